@@ -1,0 +1,271 @@
+//! Byte sizes: the reference's `author_byte_size`, and human units for editors.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use crate::json::{Int, PyStr, Value};
+use crate::limits::{MOONCAKE_BYTE_SIZE_MAX, MOONCAKE_BYTE_SIZE_MIN};
+use crate::pyrepr::{py_strip, repr_str};
+
+/// What `author_byte_size` was given, reduced to what its rules look at.
+#[derive(Debug, Clone)]
+pub enum ByteSizeArg<'a> {
+    Bool(bool),
+    Int(Int),
+    Str(Cow<'a, str>),
+    /// A string holding a lone surrogate, which `&str` cannot.
+    WideStr(PyStr),
+    /// Anything else, by Python type name (`NoneType`, `float`, `list`, `dict`).
+    Other(&'static str),
+}
+
+impl<'a> From<&'a Value> for ByteSizeArg<'a> {
+    fn from(v: &'a Value) -> Self {
+        match v {
+            Value::Bool(b) => ByteSizeArg::Bool(*b),
+            Value::Int(i) => ByteSizeArg::Int(i.clone()),
+            Value::Str(s) => match s.as_str() {
+                Some(t) => ByteSizeArg::Str(Cow::Borrowed(t)),
+                None => ByteSizeArg::WideStr(s.clone()),
+            },
+            other => ByteSizeArg::Other(other.type_name()),
+        }
+    }
+}
+
+/// Why a value is not a byte size. Each variant carries the offending value;
+/// `Display` gives the reference's message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ByteSizeError {
+    Bool(bool),
+    /// The `repr` of a string that is not all ASCII digits once stripped.
+    NotDigits(String),
+    WrongType(&'static str),
+    /// The decimal value outside `[0, 2^63-1]`.
+    OutOfRange(String),
+}
+
+impl fmt::Display for ByteSizeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ByteSizeError::Bool(b) => write!(
+                f,
+                "byte-size value must be an integer, got bool: {}",
+                if *b { "True" } else { "False" }
+            ),
+            ByteSizeError::NotDigits(repr) => write!(
+                f,
+                "byte-size value must be a base-10 integer string \
+                 (ASCII digits only, no sign, point, or exponent), got {repr}"
+            ),
+            ByteSizeError::WrongType(name) => {
+                write!(f, "byte-size value must be an int or a base-10 digit string, got {name}")
+            }
+            ByteSizeError::OutOfRange(v) => write!(
+                f,
+                "byte-size value out of range [{MOONCAKE_BYTE_SIZE_MIN}, {MOONCAKE_BYTE_SIZE_MAX}]: {v}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ByteSizeError {}
+
+/// Renders a byte size as the canonical decimal string stored in the spec,
+/// exactly as the reference's `author_byte_size`.
+pub fn author_byte_size(arg: ByteSizeArg<'_>) -> Result<String, ByteSizeError> {
+    let size = match arg {
+        ByteSizeArg::Bool(b) => return Err(ByteSizeError::Bool(b)),
+        ByteSizeArg::Int(i) => i,
+        ByteSizeArg::Str(text) => {
+            let stripped = py_strip(&text);
+            if stripped.is_empty() || !stripped.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(ByteSizeError::NotDigits(repr_str(&PyStr::from(&*text))));
+            }
+            Int::from_decimal(stripped).expect("checked: ASCII digits")
+        }
+        ByteSizeArg::WideStr(s) => return Err(ByteSizeError::NotDigits(repr_str(&s))),
+        ByteSizeArg::Other(name) => return Err(ByteSizeError::WrongType(name)),
+    };
+    if !size.in_range(MOONCAKE_BYTE_SIZE_MIN, MOONCAKE_BYTE_SIZE_MAX) {
+        return Err(ByteSizeError::OutOfRange(size.to_string()));
+    }
+    Ok(size.to_string())
+}
+
+/// Why a human byte size (`4 GiB`) could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HumanSizeError {
+    Empty,
+    /// The number part is missing or malformed: carries the input.
+    BadNumber(String),
+    /// The unit is not one of the known ones: carries the unit.
+    UnknownUnit(String),
+    /// A fraction that does not come to a whole number of bytes.
+    NotWhole(String),
+    /// Above 2^63-1 bytes or negative: carries the input.
+    OutOfRange(String),
+}
+
+impl fmt::Display for HumanSizeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HumanSizeError::Empty => f.write_str("enter a size, e.g. 4 GiB or 4294967296"),
+            HumanSizeError::BadNumber(s) => {
+                write!(f, "{s:?} is not a size: write a number then a unit, e.g. 4 GiB")
+            }
+            HumanSizeError::UnknownUnit(u) => write!(
+                f,
+                "unknown unit {u:?}: use B, KB, MB, GB, TB, PB, EB (powers of 1000) or KiB, MiB, GiB, TiB, PiB, EiB (powers of 1024)"
+            ),
+            HumanSizeError::NotWhole(s) => write!(f, "{s:?} is not a whole number of bytes"),
+            HumanSizeError::OutOfRange(s) => {
+                write!(f, "{s:?} is out of range: sizes go from 0 to {MOONCAKE_BYTE_SIZE_MAX} bytes")
+            }
+        }
+    }
+}
+
+impl std::error::Error for HumanSizeError {}
+
+/// Units an editor accepts, with their factors. Decimal units are powers of
+/// 1000 and binary ones powers of 1024, as in the IEC convention; the
+/// ambiguous single letters (`K`, `G`) are refused rather than guessed.
+const UNITS: [(&str, u128); 13] = [
+    ("B", 1),
+    ("KB", 1_000),
+    ("MB", 1_000_000),
+    ("GB", 1_000_000_000),
+    ("TB", 1_000_000_000_000),
+    ("PB", 1_000_000_000_000_000),
+    ("EB", 1_000_000_000_000_000_000),
+    ("KiB", 1 << 10),
+    ("MiB", 1 << 20),
+    ("GiB", 1 << 30),
+    ("TiB", 1 << 40),
+    ("PiB", 1 << 50),
+    ("EiB", 1 << 60),
+];
+
+/// Reads `4GiB`, `4 GB`, `1.5 GiB`, `512MiB` or `4294967296` and returns the
+/// canonical decimal string of the byte count. Units are case-sensitive in
+/// their `i` only: `gib` and `GIB` read as `GiB`, `gb` as `GB`.
+pub fn parse_byte_size(input: &str) -> Result<String, HumanSizeError> {
+    let text = input.trim();
+    if text.is_empty() {
+        return Err(HumanSizeError::Empty);
+    }
+    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_' || c == ',')).unwrap_or(text.len());
+    let (number, unit) = (&text[..split], text[split..].trim_start());
+    let number: String = number.chars().filter(|c| *c != '_' && *c != ',').collect();
+    if number.is_empty() || number.starts_with('.') || number.ends_with('.') || number.matches('.').count() > 1 {
+        if text.starts_with('-') {
+            return Err(HumanSizeError::OutOfRange(input.to_owned()));
+        }
+        return Err(HumanSizeError::BadNumber(input.to_owned()));
+    }
+    let factor = if unit.is_empty() {
+        1
+    } else {
+        UNITS
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(unit) && (name.contains('i') == unit.contains(['i', 'I'])))
+            .map(|(_, f)| *f)
+            .ok_or_else(|| HumanSizeError::UnknownUnit(unit.to_owned()))?
+    };
+    let (whole, frac) = number.split_once('.').unwrap_or((&number, ""));
+    let out_of_range = || HumanSizeError::OutOfRange(input.to_owned());
+    if whole.len() > 20 {
+        return Err(out_of_range());
+    }
+    let whole: u128 = whole.parse().map_err(|_| out_of_range())?;
+    let mut bytes = whole.checked_mul(factor).ok_or_else(out_of_range)?;
+    if !frac.is_empty() {
+        if frac.len() > 18 {
+            return Err(HumanSizeError::NotWhole(input.to_owned()));
+        }
+        let scale = 10u128.pow(frac.len() as u32);
+        let frac_value: u128 = frac.parse().map_err(|_| HumanSizeError::BadNumber(input.to_owned()))?;
+        let scaled = frac_value * factor;
+        if scaled % scale != 0 {
+            return Err(HumanSizeError::NotWhole(input.to_owned()));
+        }
+        bytes = bytes.checked_add(scaled / scale).ok_or_else(out_of_range)?;
+    }
+    if bytes > MOONCAKE_BYTE_SIZE_MAX as u128 {
+        return Err(out_of_range());
+    }
+    Ok(bytes.to_string())
+}
+
+/// Formats a canonical byte count for an editor in the unit that divides it
+/// exactly with the smallest number, binary units winning ties
+/// (`4294967296` -> `4 GiB`, `4000000000` -> `4 GB`, `1000001` -> `1000001 B`). Reading the result with
+/// [`parse_byte_size`] gives the input back. `None` when `canonical` is not a
+/// byte size.
+pub fn format_byte_size(canonical: &str) -> Option<String> {
+    let canonical = author_byte_size(ByteSizeArg::Str(Cow::Borrowed(canonical))).ok()?;
+    let bytes: u128 = canonical.parse().ok()?;
+    if bytes == 0 {
+        return Some("0 B".into());
+    }
+    let (name, factor) = UNITS
+        .iter()
+        .filter(|(_, f)| bytes % f == 0)
+        .min_by_key(|(name, f)| (bytes / f, !name.contains('i')))
+        .expect("bytes divide by 1");
+    Some(format!("{} {name}", bytes / factor))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn author(v: &str) -> Result<String, String> {
+        author_byte_size(ByteSizeArg::from(&crate::json::parse(v).unwrap())).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn authors_as_the_reference() {
+        assert_eq!(author("4294967296"), Ok("4294967296".into()));
+        assert_eq!(author("\" \\u001c0042\\t\""), Ok("42".into()));
+        assert_eq!(author("\"9223372036854775807\""), Ok("9223372036854775807".into()));
+        assert_eq!(
+            author("9223372036854775808"),
+            Err("byte-size value out of range [0, 9223372036854775807]: 9223372036854775808".into())
+        );
+        assert_eq!(author("-1"), Err("byte-size value out of range [0, 9223372036854775807]: -1".into()));
+        assert_eq!(author("true"), Err("byte-size value must be an integer, got bool: True".into()));
+        assert_eq!(author("null"), Err("byte-size value must be an int or a base-10 digit string, got NoneType".into()));
+        assert_eq!(author("2.0"), Err("byte-size value must be an int or a base-10 digit string, got float".into()));
+        assert_eq!(
+            author("\"1e3\""),
+            Err("byte-size value must be a base-10 integer string (ASCII digits only, no sign, point, or exponent), got '1e3'".into())
+        );
+        assert_eq!(
+            author("\"\\u0663\""),
+            Err("byte-size value must be a base-10 integer string (ASCII digits only, no sign, point, or exponent), got '٣'".into())
+        );
+    }
+
+    #[test]
+    fn human_sizes() {
+        assert_eq!(parse_byte_size("4GiB"), Ok("4294967296".into()));
+        assert_eq!(parse_byte_size("4 GB"), Ok("4000000000".into()));
+        assert_eq!(parse_byte_size("512MiB"), Ok("536870912".into()));
+        assert_eq!(parse_byte_size("4294967296"), Ok("4294967296".into()));
+        assert_eq!(parse_byte_size("1.5 GiB"), Ok("1610612736".into()));
+        assert_eq!(parse_byte_size("4 gib"), Ok("4294967296".into()));
+        assert!(matches!(parse_byte_size("4 G"), Err(HumanSizeError::UnknownUnit(_))));
+        assert!(matches!(parse_byte_size("1.0000001 KB"), Err(HumanSizeError::NotWhole(_))));
+        assert!(matches!(parse_byte_size("8 EiB"), Err(HumanSizeError::OutOfRange(_))));
+        assert!(matches!(parse_byte_size("-1"), Err(HumanSizeError::OutOfRange(_))));
+        assert!(matches!(parse_byte_size(""), Err(HumanSizeError::Empty)));
+        assert!(matches!(parse_byte_size("GiB"), Err(HumanSizeError::BadNumber(_))));
+        assert_eq!(format_byte_size("4294967296").as_deref(), Some("4 GiB"));
+        assert_eq!(format_byte_size("4000000000").as_deref(), Some("4 GB"));
+        assert_eq!(format_byte_size("1000001").as_deref(), Some("1000001 B"));
+        assert_eq!(format_byte_size("0").as_deref(), Some("0 B"));
+        assert_eq!(format_byte_size("x"), None);
+    }
+}

@@ -1,0 +1,87 @@
+//! Problems found in a spec, each with the place it is at.
+
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
+pub enum Severity {
+    /// The spec is refused.
+    Error,
+    /// Accepted, but probably not what the author meant.
+    Warning,
+}
+
+/// One problem: where it is (a dotted field path such as
+/// `mooncake.autoscaling.decode.max_replicas`, with `[i]` for list items),
+/// how bad it is, and the message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Diagnostic {
+    pub path: String,
+    pub severity: Severity,
+    pub message: String,
+}
+
+impl Diagnostic {
+    pub fn error(path: impl Into<String>, message: impl Into<String>) -> Diagnostic {
+        Diagnostic { path: path.into(), severity: Severity::Error, message: message.into() }
+    }
+
+    pub fn warning(path: impl Into<String>, message: impl Into<String>) -> Diagnostic {
+        Diagnostic { path: path.into(), severity: Severity::Warning, message: message.into() }
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.severity {
+            Severity::Error => write!(f, "{}: {}", self.path, self.message),
+            Severity::Warning => write!(f, "{}: warning: {}", self.path, self.message),
+        }
+    }
+}
+
+/// Every diagnostic of a check, errors first in the order the reference
+/// checks them, then warnings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Report {
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Report {
+    pub fn push(&mut self, d: Diagnostic) {
+        self.diagnostics.push(d);
+    }
+
+    pub fn extend(&mut self, other: Report) {
+        self.diagnostics.extend(other.diagnostics);
+    }
+
+    pub fn is_ok(&self) -> bool {
+        !self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| d.is_error())
+    }
+
+    pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| !d.is_error())
+    }
+
+    /// The first error: the message a fail-fast check gives.
+    pub fn first_error(&self) -> Option<&Diagnostic> {
+        self.errors().next()
+    }
+
+    /// Errors first (stable), then warnings.
+    pub fn sort(&mut self) {
+        self.diagnostics.sort_by_key(|d| d.severity);
+    }
+}

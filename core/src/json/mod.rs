@@ -1,0 +1,159 @@
+//! JSON as Python's `json` module reads and writes it.
+//!
+//! The reference validator sees JSON through `json.loads`, so parity needs
+//! Python's data model, not serde_json's: integers exact at any size, a
+//! number with a point or exponent is a float even when whole, `NaN` and
+//! `Infinity` are accepted, duplicate keys keep the first position and the
+//! last value, and strings may hold lone surrogates (`"\ud800"`).
+//!
+//! [`Value`] is that model. [`parse`] builds it from text, [`lazy`] checks
+//! text without building it (the fast path of the validator), [`write`]
+//! prints it back as `json.dumps` does.
+
+mod int;
+pub mod lazy;
+mod lex;
+mod object;
+mod parse;
+mod pystr;
+pub mod write;
+
+pub use int::Int;
+pub use lex::{JsonError, MAX_DEPTH};
+pub use object::Object;
+pub use parse::parse;
+pub use pystr::PyStr;
+pub(crate) use pystr::push_code_point as pystr_push;
+
+/// A JSON value with Python's semantics (see the module docs).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(Int),
+    Float(f64),
+    Str(PyStr),
+    List(Vec<Value>),
+    Object(Object),
+}
+
+impl Value {
+    pub fn str(s: &str) -> Value {
+        Value::Str(PyStr::from(s))
+    }
+
+    pub fn int(i: i64) -> Value {
+        Value::Int(Int::Small(i))
+    }
+
+    pub fn as_object(&self) -> Option<&Object> {
+        match self {
+            Value::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    pub fn as_object_mut(&mut self) -> Option<&mut Object> {
+        match self {
+            Value::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    /// The text of a string without lone surrogates.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => s.as_str(),
+            _ => None,
+        }
+    }
+
+    /// A plain integer: Python's `isinstance(v, int) and not isinstance(v, bool)`.
+    pub fn as_int(&self) -> Option<&Int> {
+        match self {
+            Value::Int(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// Python's `value is True`.
+    pub fn is_true(&self) -> bool {
+        matches!(self, Value::Bool(true))
+    }
+
+    /// Python's truth value (`bool(value)`).
+    pub fn is_truthy(&self) -> bool {
+        match self {
+            Value::Null => false,
+            Value::Bool(b) => *b,
+            Value::Int(i) => !i.is_zero(),
+            Value::Float(f) => *f != 0.0,
+            Value::Str(s) => !s.is_empty(),
+            Value::List(l) => !l.is_empty(),
+            Value::Object(o) => !o.is_empty(),
+        }
+    }
+
+    /// Python's `type(value).__name__` for the value `json.loads` makes.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "NoneType",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Float(_) => "float",
+            Value::Str(_) => "str",
+            Value::List(_) => "list",
+            Value::Object(_) => "dict",
+        }
+    }
+
+    /// Python's `repr(value)`.
+    pub fn repr(&self) -> String {
+        let mut out = String::new();
+        crate::pyrepr::repr_into(self, &mut out);
+        out
+    }
+
+    /// `json.dumps(value)` with its default settings.
+    pub fn to_json(&self) -> String {
+        let mut out = String::new();
+        write::dumps_into(self, &mut out);
+        out
+    }
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Value {
+        Value::str(s)
+    }
+}
+
+impl From<String> for Value {
+    fn from(s: String) -> Value {
+        Value::Str(PyStr::from(s))
+    }
+}
+
+impl From<bool> for Value {
+    fn from(b: bool) -> Value {
+        Value::Bool(b)
+    }
+}
+
+impl From<i64> for Value {
+    fn from(i: i64) -> Value {
+        Value::int(i)
+    }
+}
+
+impl From<Object> for Value {
+    fn from(o: Object) -> Value {
+        Value::Object(o)
+    }
+}
+
+impl From<Vec<Value>> for Value {
+    fn from(l: Vec<Value>) -> Value {
+        Value::List(l)
+    }
+}

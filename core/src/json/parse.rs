@@ -1,0 +1,159 @@
+//! Text to [`Value`], as `json.loads` reads it.
+
+use super::lex::{Lexer, MAX_DEPTH};
+use super::{JsonError, Object, Value};
+
+/// Parses one JSON document (surrounding whitespace allowed), as `json.loads`.
+pub fn parse(text: &str) -> Result<Value, JsonError> {
+    let mut lx = Lexer::new(text);
+    lx.skip_ws();
+    let v = value(&mut lx, 0)?;
+    lx.skip_ws();
+    if lx.pos != text.len() {
+        return Err(lx.error("Extra data"));
+    }
+    Ok(v)
+}
+
+fn value(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, JsonError> {
+    match lx.peek() {
+        Some(b'"') => Ok(Value::Str(lx.string()?.decode())),
+        Some(b'{') => object(lx, depth + 1),
+        Some(b'[') => list(lx, depth + 1),
+        Some(b'n') if lx.eat("null") => Ok(Value::Null),
+        Some(b't') if lx.eat("true") => Ok(Value::Bool(true)),
+        Some(b'f') if lx.eat("false") => Ok(Value::Bool(false)),
+        Some(b'N') if lx.eat("NaN") => Ok(Value::Float(f64::NAN)),
+        Some(b'I') if lx.eat("Infinity") => Ok(Value::Float(f64::INFINITY)),
+        Some(b'-') if lx.eat("-Infinity") => Ok(Value::Float(f64::NEG_INFINITY)),
+        _ => Ok(lx.number()?.value()),
+    }
+}
+
+fn enter(lx: &Lexer<'_>, depth: usize) -> Result<(), JsonError> {
+    if depth > MAX_DEPTH {
+        return Err(lx.error("Nesting too deep (more than 1000 levels)"));
+    }
+    Ok(())
+}
+
+fn list(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, JsonError> {
+    enter(lx, depth)?;
+    lx.pos += 1;
+    lx.skip_ws();
+    let mut items = Vec::new();
+    if lx.peek() == Some(b']') {
+        lx.pos += 1;
+        return Ok(Value::List(items));
+    }
+    loop {
+        lx.skip_ws();
+        items.push(value(lx, depth)?);
+        lx.skip_ws();
+        match lx.peek() {
+            Some(b',') => lx.pos += 1,
+            Some(b']') => {
+                lx.pos += 1;
+                return Ok(Value::List(items));
+            }
+            _ => return Err(lx.error("Expecting ',' delimiter")),
+        }
+    }
+}
+
+fn object(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, JsonError> {
+    enter(lx, depth)?;
+    lx.pos += 1;
+    lx.skip_ws();
+    let mut pairs = Vec::new();
+    if lx.peek() == Some(b'}') {
+        lx.pos += 1;
+        return Ok(Value::Object(Object::new()));
+    }
+    loop {
+        if lx.peek() != Some(b'"') {
+            return Err(lx.error("Expecting property name enclosed in double quotes"));
+        }
+        let key = lx.string()?.decode();
+        lx.skip_ws();
+        if lx.peek() != Some(b':') {
+            return Err(lx.error("Expecting ':' delimiter"));
+        }
+        lx.pos += 1;
+        lx.skip_ws();
+        pairs.push((Value::Str(key), value(lx, depth)?));
+        lx.skip_ws();
+        match lx.peek() {
+            Some(b',') => {
+                lx.pos += 1;
+                lx.skip_ws();
+            }
+            Some(b'}') => {
+                lx.pos += 1;
+                return Ok(Value::Object(Object::from_pairs(pairs)));
+            }
+            _ => return Err(lx.error("Expecting ',' delimiter")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repr(text: &str) -> String {
+        parse(text).unwrap().repr()
+    }
+
+    #[test]
+    fn numbers_as_python_reads_them() {
+        assert_eq!(repr("-0"), "0");
+        assert_eq!(repr("2.0"), "2.0");
+        assert_eq!(repr("1E2"), "100.0");
+        assert_eq!(repr("1e400"), "inf");
+        assert_eq!(repr("-1e400"), "-inf");
+        assert_eq!(repr("9223372036854775808"), "9223372036854775808");
+        assert_eq!(repr("-1000000000000000000000000000000"), "-1000000000000000000000000000000");
+        assert_eq!(repr("[NaN, Infinity, -Infinity]"), "[nan, inf, -inf]");
+        assert_eq!(repr("-0.0"), "-0.0");
+    }
+
+    #[test]
+    fn duplicate_keys_last_wins_first_position() {
+        assert_eq!(repr(r#"{"a": 1, "b": 2, "a": 3}"#), "{'a': 3, 'b': 2}");
+    }
+
+    #[test]
+    fn strings_with_escapes_and_surrogates() {
+        assert_eq!(repr(r#""\ud83d\ude00""#), "'\u{1F600}'");
+        assert_eq!(repr(r#""\ud800""#), r"'\ud800'");
+        assert_eq!(repr(r#""\ud800\u0041""#), r"'\ud800A'");
+        assert_eq!(repr(r#""\u00e9\t\"'""#), r#"'é\t"\''"#);
+    }
+
+    #[test]
+    fn rejects_what_python_rejects() {
+        for bad in [
+            "", "01", "1.", ".5", "1e", "+1", "[1,]", "{\"a\":1,}", "{'a':1}", "\"\t\"", "nul", "[1 2]",
+            "\"\\x\"", "\"\\u12G4\"", "\u{feff}1", "1 2", "-", "-Inf", "{\"a\" 1}", "[",
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?} should be rejected");
+        }
+    }
+
+    #[test]
+    fn nesting_is_bounded() {
+        let ok = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
+        assert!(parse(&ok).is_ok());
+        let deep = "[".repeat(MAX_DEPTH + 1) + &"]".repeat(MAX_DEPTH + 1);
+        assert!(parse(&deep).unwrap_err().message.starts_with("Nesting too deep"));
+        let hostile = "[".repeat(100_000);
+        assert!(parse(&hostile).is_err());
+    }
+
+    #[test]
+    fn error_positions_follow_python() {
+        let e = parse("{\n  \"a\": }").unwrap_err();
+        assert_eq!(e.to_string(), "Expecting value: line 2 column 8 (char 9)");
+    }
+}

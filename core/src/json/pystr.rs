@@ -1,0 +1,137 @@
+//! Python `str` values: Unicode code points, lone surrogates included.
+
+use std::fmt;
+
+/// A Python string held as WTF-8: UTF-8 that may also encode lone surrogate
+/// code points (U+D800 to U+DFFF), which `json.loads("\"\\ud800\"")` yields
+/// and Rust's `str` cannot hold. Text without surrogates is plain UTF-8.
+#[derive(Clone, PartialEq, Eq, Hash, Default)]
+pub struct PyStr(Box<[u8]>);
+
+impl PyStr {
+    /// Builds from WTF-8 bytes produced by this crate's decoder.
+    pub(crate) fn from_wtf8(bytes: Vec<u8>) -> PyStr {
+        PyStr(bytes.into_boxed_slice())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// The text, unless it holds a lone surrogate.
+    pub fn as_str(&self) -> Option<&str> {
+        std::str::from_utf8(&self.0).ok()
+    }
+
+    /// The text with each lone surrogate replaced by U+FFFD.
+    pub fn to_string_lossy(&self) -> String {
+        match self.as_str() {
+            Some(s) => s.to_owned(),
+            None => self
+                .code_points()
+                .map(|cp| char::from_u32(cp).unwrap_or('\u{FFFD}'))
+                .collect(),
+        }
+    }
+
+    pub fn eq_str(&self, other: &str) -> bool {
+        &*self.0 == other.as_bytes()
+    }
+
+    /// The code points, surrogates included.
+    pub fn code_points(&self) -> CodePoints<'_> {
+        CodePoints { bytes: &self.0, pos: 0 }
+    }
+}
+
+impl From<&str> for PyStr {
+    fn from(s: &str) -> PyStr {
+        PyStr(s.as_bytes().into())
+    }
+}
+
+impl From<String> for PyStr {
+    fn from(s: String) -> PyStr {
+        PyStr(s.into_bytes().into_boxed_slice())
+    }
+}
+
+impl fmt::Debug for PyStr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&crate::pyrepr::repr_str(self))
+    }
+}
+
+/// Iterator over the code points of WTF-8 bytes.
+pub struct CodePoints<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl Iterator for CodePoints<'_> {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        let b = &self.bytes[self.pos..];
+        let first = *b.first()? as u32;
+        let (cp, len) = if first < 0x80 {
+            (first, 1)
+        } else if first < 0xE0 {
+            (((first & 0x1F) << 6) | (b[1] as u32 & 0x3F), 2)
+        } else if first < 0xF0 {
+            (((first & 0x0F) << 12) | ((b[1] as u32 & 0x3F) << 6) | (b[2] as u32 & 0x3F), 3)
+        } else {
+            (
+                ((first & 0x07) << 18)
+                    | ((b[1] as u32 & 0x3F) << 12)
+                    | ((b[2] as u32 & 0x3F) << 6)
+                    | (b[3] as u32 & 0x3F),
+                4,
+            )
+        };
+        self.pos += len;
+        Some(cp)
+    }
+}
+
+/// Appends one code point (a surrogate too) as WTF-8.
+pub(crate) fn push_code_point(out: &mut Vec<u8>, cp: u32) {
+    if cp < 0x80 {
+        out.push(cp as u8);
+    } else if cp < 0x800 {
+        out.extend_from_slice(&[0xC0 | (cp >> 6) as u8, 0x80 | (cp & 0x3F) as u8]);
+    } else if cp < 0x10000 {
+        out.extend_from_slice(&[
+            0xE0 | (cp >> 12) as u8,
+            0x80 | ((cp >> 6) & 0x3F) as u8,
+            0x80 | (cp & 0x3F) as u8,
+        ]);
+    } else {
+        out.extend_from_slice(&[
+            0xF0 | (cp >> 18) as u8,
+            0x80 | ((cp >> 12) & 0x3F) as u8,
+            0x80 | ((cp >> 6) & 0x3F) as u8,
+            0x80 | (cp & 0x3F) as u8,
+        ]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_lone_surrogates() {
+        let mut bytes = b"a".to_vec();
+        push_code_point(&mut bytes, 0xD800);
+        push_code_point(&mut bytes, 0x1F600);
+        let s = PyStr::from_wtf8(bytes);
+        assert_eq!(s.as_str(), None);
+        assert_eq!(s.code_points().collect::<Vec<_>>(), vec![0x61, 0xD800, 0x1F600]);
+        assert_eq!(s.to_string_lossy(), "a\u{FFFD}\u{1F600}");
+    }
+}

@@ -1,0 +1,19 @@
+//! The GCO inference endpoint spec: types, defaults, validation and every
+//! operation on an endpoint record, as pure functions.
+//!
+//! This crate knows nothing of HTTP, DynamoDB or the DOM. The `mooncake`
+//! block's rules answer exactly as GCO's Python reference does (same
+//! accept/reject, same first message byte for byte); see `ARCHITECTURE.md`.
+
+pub mod bytesize;
+pub mod diagnostics;
+pub mod json;
+pub mod limits;
+pub mod mooncake;
+pub mod pyrepr;
+mod suggest;
+
+pub use bytesize::{author_byte_size, format_byte_size, parse_byte_size, ByteSizeArg, ByteSizeError, HumanSizeError};
+pub use diagnostics::{Diagnostic, Report, Severity};
+pub use json::{JsonError, Value};
+pub use mooncake::{check_mooncake, validate_mooncake, validate_mooncake_json, BuildArgs, BuildError, Mode, Role};

@@ -1,0 +1,67 @@
+//! The reference's vocabularies and bounds, each in one place.
+
+/// Serving modes a `mooncake` block may declare, sorted as the reference
+/// lists them in messages. `disaggregated` splits prefill and decode; `store`
+/// runs a single KV-store instance; `both` composes the two.
+pub const MOONCAKE_MODES: [&str; 3] = ["both", "disaggregated", "store"];
+
+/// KV transfer intents, sorted. `rdma` (the default) is scheduled on EFA and
+/// rendered to vLLM as `efa`; `tcp` is the non-EFA fallback.
+pub const MOONCAKE_TRANSFER_PROTOCOLS: [&str; 2] = ["rdma", "tcp"];
+
+/// The transfer protocol a block gets when `transfer.protocol` is absent.
+pub const MOONCAKE_DEFAULT_TRANSFER_PROTOCOL: &str = "rdma";
+
+/// Offload tiers the monitor understands. The reference does not enforce
+/// them, so an unknown tier is a warning here, never an error.
+pub const MOONCAKE_OFFLOAD_TIERS: [&str; 3] = ["cpu", "disk", "none"];
+
+/// PD proxy scheduling strategies the monitor understands (a warning only).
+pub const MOONCAKE_PROXY_SCHEDULING: [&str; 1] = ["round_robin"];
+
+/// Inclusive bounds of a per-role instance count in an XpYd topology.
+pub const MOONCAKE_TOPOLOGY_MIN: i64 = 1;
+/// Upper bound of a per-role instance count: the largest fleet GCO sizes.
+pub const MOONCAKE_TOPOLOGY_MAX: i64 = 1000;
+
+/// Inclusive bounds of a store byte size. The ceiling is the signed 64-bit
+/// maximum: sizes are carried as decimal strings in this range so they never
+/// pass through a float or `Decimal` on the DynamoDB round trip.
+pub const MOONCAKE_BYTE_SIZE_MIN: i64 = 0;
+/// See [`MOONCAKE_BYTE_SIZE_MIN`].
+pub const MOONCAKE_BYTE_SIZE_MAX: i64 = i64::MAX;
+
+/// Store fields authored as byte sizes, in the order the reference checks them.
+pub const MOONCAKE_STORE_BYTE_SIZE_FIELDS: [&str; 2] = ["global_segment_size", "local_buffer_size"];
+
+/// Transfer-engine defaults mirroring Mooncake's reference configuration.
+pub const MOONCAKE_DEFAULT_BOOTSTRAP_BASE_PORT: i64 = 8998;
+/// See [`MOONCAKE_DEFAULT_BOOTSTRAP_BASE_PORT`].
+pub const MOONCAKE_DEFAULT_NUM_WORKERS: i64 = 10;
+/// See [`MOONCAKE_DEFAULT_BOOTSTRAP_BASE_PORT`].
+pub const MOONCAKE_DEFAULT_ABORT_REQUEST_TIMEOUT: i64 = 480;
+
+/// The store's global segment when `mooncake.json` gets no size (4 GiB).
+pub const MOONCAKE_DEFAULT_GLOBAL_SEGMENT_SIZE: &str = "4294967296";
+/// The store's local buffer when `mooncake.json` gets no size (2 GiB).
+pub const MOONCAKE_DEFAULT_LOCAL_BUFFER_SIZE: &str = "2147483648";
+
+/// The Mooncake-enabled vLLM image GCO's current release deploys when a
+/// mooncake mode is set and no image is given. Configurable in the backend.
+pub const DEFAULT_MOONCAKE_IMAGE: &str = "vllm/vllm-openai:v0.27.1";
+
+/// Namespace GCO deploys endpoints into unless told otherwise.
+pub const DEFAULT_NAMESPACE: &str = "gco-inference";
+
+/// Longest endpoint name GCO can route: a DNS label.
+pub const ENDPOINT_NAME_MAX_LEN: usize = 63;
+
+/// Longest endpoint name whose derived object names (`-prefill`,
+/// `-mooncake`: up to 9 more characters) still fit a 63-character
+/// Kubernetes name, less a margin GCO keeps; see GCO_FACTS section 2.
+pub const SPLIT_MODE_NAME_MAX_LEN: usize = 55;
+
+/// Container ports are TCP ports.
+pub const PORT_MIN: i64 = 1;
+/// See [`PORT_MIN`].
+pub const PORT_MAX: i64 = 65535;

@@ -1,0 +1,242 @@
+//! The reference's `_build_mooncake_block`: a block from deploy arguments.
+
+use std::fmt;
+
+use super::Mode;
+use super::view::View;
+use crate::bytesize::{ByteSizeArg, author_byte_size};
+use crate::json::{Object, Value};
+use crate::limits::MOONCAKE_STORE_BYTE_SIZE_FIELDS;
+
+/// The builder's arguments as JSON values: the reference takes whatever the
+/// caller passes, so this does too, and refuses it as the reference would.
+#[derive(Debug, Clone)]
+pub struct BuildArgs {
+    pub mode: Value,
+    pub prefill_replicas: Value,
+    pub decode_replicas: Value,
+    pub store: Option<Value>,
+    pub transfer: Option<Value>,
+    pub proxy: Option<Value>,
+    pub autoscaling: Option<Value>,
+    /// Split modes default `proxy.image` to this when it is truthy.
+    pub default_proxy_image: Option<Value>,
+}
+
+impl BuildArgs {
+    /// A mode with the reference's defaults (1p1d, nothing else).
+    pub fn new(mode: impl Into<Value>) -> BuildArgs {
+        BuildArgs {
+            mode: mode.into(),
+            prefill_replicas: Value::int(1),
+            decode_replicas: Value::int(1),
+            store: None,
+            transfer: None,
+            proxy: None,
+            autoscaling: None,
+            default_proxy_image: None,
+        }
+    }
+}
+
+/// Python's exception classes, as the reference raises them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    ValueError,
+    TypeError,
+}
+
+impl ErrorKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::ValueError => "ValueError",
+            ErrorKind::TypeError => "TypeError",
+        }
+    }
+}
+
+/// Why a block could not be built: the reference's message and class, and
+/// the path of the field at fault.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildError {
+    pub path: String,
+    pub message: String,
+    pub kind: ErrorKind,
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+fn type_error(path: &str, message: String) -> BuildError {
+    BuildError { path: path.to_owned(), message, kind: ErrorKind::TypeError }
+}
+
+/// Python's `dict(value)` for a JSON value: a dict is copied, a list of pairs
+/// (two-item lists, two-character strings, two-key dicts) becomes a dict, and
+/// anything else fails with Python's message and class.
+pub fn py_dict(value: &Value, path: &str) -> Result<Object, BuildError> {
+    let elements: Vec<Value> = match value {
+        Value::Object(o) => return Ok(o.clone()),
+        Value::List(items) => items.clone(),
+        Value::Str(s) => s.code_points().map(|cp| Value::Str(one_code_point(cp))).collect(),
+        other => return Err(type_error(path, format!("'{}' object is not iterable", other.type_name()))),
+    };
+    let mut pairs = Vec::with_capacity(elements.len());
+    for (i, element) in elements.into_iter().enumerate() {
+        let pair: Vec<Value> = match element {
+            Value::List(items) => items,
+            Value::Str(s) => s.code_points().map(|cp| Value::Str(one_code_point(cp))).collect(),
+            Value::Object(o) => o.iter().map(|(k, _)| k.clone()).collect(),
+            _ => {
+                return Err(type_error(
+                    path,
+                    format!("cannot convert dictionary update sequence element #{i} to a sequence"),
+                ));
+            }
+        };
+        if pair.len() != 2 {
+            return Err(BuildError {
+                path: path.to_owned(),
+                message: format!("dictionary update sequence element #{i} has length {}; 2 is required", pair.len()),
+                kind: ErrorKind::ValueError,
+            });
+        }
+        let mut pair = pair.into_iter();
+        let (key, val) = (pair.next().expect("two items"), pair.next().expect("two items"));
+        if matches!(key, Value::List(_) | Value::Object(_)) {
+            return Err(type_error(path, format!("unhashable type: '{}'", key.type_name())));
+        }
+        pairs.push((key, val));
+    }
+    Ok(Object::from_pairs(pairs))
+}
+
+fn one_code_point(cp: u32) -> crate::json::PyStr {
+    let mut bytes = Vec::with_capacity(4);
+    crate::json::pystr_push(&mut bytes, cp);
+    crate::json::PyStr::from_wtf8(bytes)
+}
+
+/// Assembles a block as the reference does (topology for split modes, store
+/// enabled by default for store-bearing modes, byte sizes authored, proxy
+/// image defaulted for split modes), then validates it.
+pub fn build_mooncake_block(args: &BuildArgs) -> Result<Value, BuildError> {
+    // The reference's `mode in {...}` raises TypeError for a list or dict; the
+    // port answers with the message any other wrong mode gets.
+    if matches!(args.mode, Value::List(_) | Value::Object(_)) {
+        return Err(BuildError {
+            path: "mooncake.mode".into(),
+            message: format!("mooncake.mode must be one of {{both, disaggregated, store}}, got {}", args.mode.repr()),
+            kind: ErrorKind::ValueError,
+        });
+    }
+    let mode = Mode::of(&args.mode);
+    let mut block = Object::new();
+    block.insert("mode", args.mode.clone());
+
+    if mode.is_some_and(Mode::is_split) {
+        let mut topology = Object::new();
+        topology.insert("prefill", args.prefill_replicas.clone());
+        topology.insert("decode", args.decode_replicas.clone());
+        block.insert("topology", topology);
+    }
+
+    let mut store = args.store.as_ref().filter(|v| !matches!(v, Value::Null)).map(|v| py_dict(v, "mooncake.store")).transpose()?;
+    if mode.is_some_and(Mode::has_store) {
+        store.get_or_insert_with(Object::new).set_default("enabled", true);
+    }
+    if let Some(mut store) = store {
+        for field in MOONCAKE_STORE_BYTE_SIZE_FIELDS {
+            if let Some(value) = store.get(field) {
+                let authored = author_byte_size(ByteSizeArg::from(value)).map_err(|e| BuildError {
+                    path: format!("mooncake.store.{field}"),
+                    message: format!("mooncake.store.{field}: {e}"),
+                    kind: ErrorKind::ValueError,
+                })?;
+                store.insert(field, authored);
+            }
+        }
+        block.insert("store", store);
+    }
+
+    if let Some(transfer) = non_null(&args.transfer) {
+        block.insert("transfer", py_dict(transfer, "mooncake.transfer")?);
+    }
+
+    let mut proxy = non_null(&args.proxy).map(|v| py_dict(v, "mooncake.proxy")).transpose()?;
+    if let Some(image) = non_null(&args.default_proxy_image).filter(|v| v.is_truthy())
+        && mode.is_some_and(Mode::is_split)
+    {
+        proxy.get_or_insert_with(Object::new).set_default("image", image.clone());
+    }
+    if let Some(proxy) = proxy {
+        block.insert("proxy", proxy);
+    }
+
+    if let Some(autoscaling) = non_null(&args.autoscaling) {
+        block.insert("autoscaling", py_dict(autoscaling, "mooncake.autoscaling")?);
+    }
+
+    let block = Value::Object(block);
+    super::validate_mooncake(&block).map_err(|d| BuildError {
+        path: d.path,
+        message: d.message,
+        kind: ErrorKind::ValueError,
+    })?;
+    Ok(block)
+}
+
+fn non_null(v: &Option<Value>) -> Option<&Value> {
+    v.as_ref().filter(|v| !v.is_null())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parse;
+
+    fn dict(text: &str) -> Result<String, String> {
+        py_dict(&parse(text).unwrap(), "x").map(|o| Value::Object(o).repr()).map_err(|e| e.message)
+    }
+
+    #[test]
+    fn dict_conversions_follow_python() {
+        assert_eq!(dict(r#"{"a": 1}"#), Ok("{'a': 1}".into()));
+        assert_eq!(dict(r#"[["a", 1], "bc", {"d": 0, "e": 0}]"#), Ok("{'a': 1, 'b': 'c', 'd': 'e'}".into()));
+        assert_eq!(dict(r#""""#), Ok("{}".into()));
+        assert_eq!(dict(r#""ab""#), Err("dictionary update sequence element #0 has length 1; 2 is required".into()));
+        assert_eq!(dict("[[1, 2, 3]]"), Err("dictionary update sequence element #0 has length 3; 2 is required".into()));
+        assert_eq!(dict("[1]"), Err("cannot convert dictionary update sequence element #0 to a sequence".into()));
+        assert_eq!(dict("[[[], 1]]"), Err("unhashable type: 'list'".into()));
+        assert_eq!(dict("5"), Err("'int' object is not iterable".into()));
+        assert_eq!(dict("true"), Err("'bool' object is not iterable".into()));
+        assert_eq!(dict("[[1, \"a\"], [true, \"b\"]]"), Ok("{1: 'b'}".into()));
+    }
+
+    #[test]
+    fn builds_with_the_reference_defaults() {
+        let mut args = BuildArgs::new("both");
+        args.prefill_replicas = Value::int(2);
+        args.decode_replicas = Value::int(4);
+        args.store = Some(parse(r#"{"global_segment_size": " 4294967296 "}"#).unwrap());
+        args.default_proxy_image = Some(Value::str("img:1"));
+        let block = build_mooncake_block(&args).unwrap();
+        assert_eq!(
+            block.to_json(),
+            r#"{"mode": "both", "topology": {"prefill": 2, "decode": 4}, "store": {"global_segment_size": "4294967296", "enabled": true}, "proxy": {"image": "img:1"}}"#
+        );
+    }
+
+    #[test]
+    fn byte_sizes_fail_before_the_mode() {
+        let mut args = BuildArgs::new("bogus");
+        args.store = Some(parse(r#"{"local_buffer_size": -1}"#).unwrap());
+        let e = build_mooncake_block(&args).unwrap_err();
+        assert_eq!(e.message, "mooncake.store.local_buffer_size: byte-size value out of range [0, 9223372036854775807]: -1");
+    }
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what the build and the tests need, skipping what is already there.
+# Idempotent: a warm machine spends about a second here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/"/,"",$3); print $3; exit}' Cargo.lock 2>/dev/null || true)
+WASM_BINDGEN_VERSION=${WASM_BINDGEN_VERSION:-0.2.130}
+
+log() { printf '[setup] %s\n' "$*" >&2; }
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  log "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+if ! command -v wasm-bindgen >/dev/null || [ "$(wasm-bindgen --version | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
+  log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 2 minutes)"
+  # --locked fails here: its lockfile pins a crate the registry lacks.
+  cargo install -q wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+fi
+
+if [ ! -x node_modules/.bin/wasm-opt ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  log "installing npm tools (binaryen's wasm-opt, dynalite, playwright-core)"
+  if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
+fi
