@@ -7,10 +7,14 @@
 
 pub mod bytesize;
 pub mod diagnostics;
+pub mod document;
 pub mod json;
 pub mod limits;
 pub mod mooncake;
 pub mod pyrepr;
+#[cfg(feature = "cli")]
+pub mod cli;
+pub mod protocol;
 mod suggest;
 
 pub use bytesize::{author_byte_size, format_byte_size, parse_byte_size, ByteSizeArg, ByteSizeError, HumanSizeError};

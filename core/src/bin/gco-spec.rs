@@ -1,1 +1,3 @@
-fn main() {}
+fn main() {
+    std::process::exit(gco_spec::cli::main(std::env::args().skip(1).collect()));
+}

@@ -76,6 +76,10 @@ impl Value {
         }
     }
 
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
     /// Python's `value is True`.
     pub fn is_true(&self) -> bool {
         matches!(self, Value::Bool(true))

@@ -3,7 +3,6 @@
 use std::fmt;
 
 use super::Mode;
-use super::view::View;
 use crate::bytesize::{ByteSizeArg, author_byte_size};
 use crate::json::{Object, Value};
 use crate::limits::MOONCAKE_STORE_BYTE_SIZE_FIELDS;
