@@ -1,14 +1,86 @@
-//! Checks a JSON document of any of the kinds users hand in.
+//! Checks a JSON document of any kind users hand in: an endpoint record, a
+//! deploy request, a spec, or a bare `mooncake` block.
 
+use crate::deploy::{DeployContext, plan_deploy};
 use crate::diagnostics::{Diagnostic, Report};
-use crate::json;
+use crate::json::{self, Value};
+use crate::mooncake::check_mooncake;
+use crate::names::{NameIssue, endpoint_name_issues};
+use crate::record::Record;
+use crate::spec::{check_spec, spec_mode};
 
-/// Parses and checks a document: every diagnostic, errors first.
-pub fn check_document_text(text: &str) -> Report {
-    let mut report = Report::default();
-    match json::parse(text) {
-        Err(e) => report.push(Diagnostic::error("", format!("invalid JSON: {e}"))),
-        Ok(v) => report.extend(crate::mooncake::check_mooncake(&v)),
+/// What a document is, told from its keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocumentKind {
+    Record,
+    DeployRequest,
+    Spec,
+    MooncakeBlock,
+}
+
+impl DocumentKind {
+    pub fn of(v: &Value) -> DocumentKind {
+        let Some(o) = v.as_object() else { return DocumentKind::MooncakeBlock };
+        let has = |k: &str| o.contains_key(k);
+        if has("spec") && has("endpoint_name") {
+            DocumentKind::Record
+        } else if has("endpoint_name") || o.str_entries().any(|(k, _)| k.as_bytes().starts_with(b"mooncake_")) {
+            DocumentKind::DeployRequest
+        } else if has("mode") && !has("image") {
+            DocumentKind::MooncakeBlock
+        } else {
+            DocumentKind::Spec
+        }
     }
+}
+
+/// Every diagnostic of a document, errors first.
+pub fn check_document(v: &Value) -> Report {
+    match DocumentKind::of(v) {
+        DocumentKind::MooncakeBlock => check_mooncake(v),
+        DocumentKind::Spec => check_spec(v),
+        DocumentKind::DeployRequest => plan_deploy(v, &DeployContext::default()).report,
+        DocumentKind::Record => check_record(v),
+    }
+}
+
+/// Parses and checks a document.
+pub fn check_document_text(text: &str) -> Report {
+    match json::parse(text) {
+        Ok(v) => check_document(&v),
+        Err(e) => {
+            let mut report = Report::default();
+            report.push(Diagnostic::error("", format!("invalid JSON: {e}")));
+            report
+        }
+    }
+}
+
+fn check_record(v: &Value) -> Report {
+    let record = match Record::from_value(v) {
+        Ok(r) => r,
+        Err(e) => {
+            let mut report = Report::default();
+            report.push(Diagnostic::error(e.field, format!("{} {}", e.field, e.message)));
+            return report;
+        }
+    };
+    let mut report = Report::default();
+    for issue in endpoint_name_issues(&record.endpoint_name, spec_mode(&record.spec).is_some_and(|m| m.is_split())) {
+        let d = if issue == NameIssue::Empty { Diagnostic::error } else { Diagnostic::warning };
+        report.push(d("endpoint_name", issue.message(&record.endpoint_name)));
+    }
+    for (i, region) in record.target_regions.iter().enumerate() {
+        if !crate::names::is_region(region) {
+            report.push(Diagnostic::error(
+                format!("target_regions[{i}]"),
+                format!("target_regions[{i}] must be an AWS region such as 'us-east-1', got {region:?}"),
+            ));
+        }
+    }
+    for d in check_spec(&Value::Object(record.spec)).diagnostics {
+        report.push(Diagnostic { path: format!("spec.{}", d.path), ..d });
+    }
+    report.sort();
     report
 }

@@ -6,18 +6,29 @@
 //! accept/reject, same first message byte for byte); see `ARCHITECTURE.md`.
 
 pub mod bytesize;
+pub mod deploy;
+pub mod ecr;
 pub mod diagnostics;
 pub mod document;
 pub mod json;
 pub mod limits;
 pub mod mooncake;
+pub mod names;
+pub mod ops;
 pub mod pyrepr;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod protocol;
+pub mod record;
+pub mod spec;
+pub mod time;
 mod suggest;
 
 pub use bytesize::{author_byte_size, format_byte_size, parse_byte_size, ByteSizeArg, ByteSizeError, HumanSizeError};
 pub use diagnostics::{Diagnostic, Report, Severity};
 pub use json::{JsonError, Value};
 pub use mooncake::{check_mooncake, validate_mooncake, validate_mooncake_json, BuildArgs, BuildError, Mode, Role};
+pub use deploy::{plan_deploy, new_record, DeployCheck, DeployContext, Deployment};
+pub use ops::{apply, Change, OpError, OpErrorKind};
+pub use record::{DesiredState, Record};
+pub use spec::check_spec;

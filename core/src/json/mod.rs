@@ -16,6 +16,8 @@ mod lex;
 mod object;
 mod parse;
 mod pystr;
+#[cfg(feature = "serde")]
+mod serde_impl;
 pub mod write;
 
 pub use int::Int;

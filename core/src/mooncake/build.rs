@@ -123,8 +123,26 @@ fn one_code_point(cp: u32) -> crate::json::PyStr {
 
 /// Assembles a block as the reference does (topology for split modes, store
 /// enabled by default for store-bearing modes, byte sizes authored, proxy
-/// image defaulted for split modes), then validates it.
+/// image defaulted for split modes), then validates it: the reference's
+/// `_build_mooncake_block`, with its first error.
 pub fn build_mooncake_block(args: &BuildArgs) -> Result<Value, BuildError> {
+    let block = assemble(args, true)?;
+    super::validate_mooncake(&block).map_err(|d| BuildError {
+        path: d.path,
+        message: d.message,
+        kind: ErrorKind::ValueError,
+    })?;
+    Ok(block)
+}
+
+/// The block [`build_mooncake_block`] would validate, without validating it;
+/// a byte size that does not author stays as given, for a check to report.
+/// Fails only where no block can be made (`dict()` of a non-mapping).
+pub fn assemble_mooncake_block(args: &BuildArgs) -> Result<Value, BuildError> {
+    assemble(args, false)
+}
+
+fn assemble(args: &BuildArgs, strict: bool) -> Result<Value, BuildError> {
     // The reference's `mode in {...}` raises TypeError for a list or dict; the
     // port answers with the message any other wrong mode gets.
     if matches!(args.mode, Value::List(_) | Value::Object(_)) {
@@ -152,12 +170,17 @@ pub fn build_mooncake_block(args: &BuildArgs) -> Result<Value, BuildError> {
     if let Some(mut store) = store {
         for field in MOONCAKE_STORE_BYTE_SIZE_FIELDS {
             if let Some(value) = store.get(field) {
-                let authored = author_byte_size(ByteSizeArg::from(value)).map_err(|e| BuildError {
-                    path: format!("mooncake.store.{field}"),
-                    message: format!("mooncake.store.{field}: {e}"),
-                    kind: ErrorKind::ValueError,
-                })?;
-                store.insert(field, authored);
+                match author_byte_size(ByteSizeArg::from(value)) {
+                    Ok(authored) => store.insert(field, authored),
+                    Err(e) if strict => {
+                        return Err(BuildError {
+                            path: format!("mooncake.store.{field}"),
+                            message: format!("mooncake.store.{field}: {e}"),
+                            kind: ErrorKind::ValueError,
+                        });
+                    }
+                    Err(_) => {}
+                }
             }
         }
         block.insert("store", store);
@@ -181,13 +204,7 @@ pub fn build_mooncake_block(args: &BuildArgs) -> Result<Value, BuildError> {
         block.insert("autoscaling", py_dict(autoscaling, "mooncake.autoscaling")?);
     }
 
-    let block = Value::Object(block);
-    super::validate_mooncake(&block).map_err(|d| BuildError {
-        path: d.path,
-        message: d.message,
-        kind: ErrorKind::ValueError,
-    })?;
-    Ok(block)
+    Ok(Value::Object(block))
 }
 
 fn non_null(v: &Option<Value>) -> Option<&Value> {

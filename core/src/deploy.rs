@@ -1,0 +1,357 @@
+//! Deploy: a deploy request (the parameters of the reference's `deploy()`)
+//! to the spec and record GCO stores.
+
+use crate::diagnostics::{Diagnostic, Report};
+use crate::ecr::rewrite_image_for_region;
+use crate::json::{Object, Value};
+use crate::limits::{DEFAULT_MOONCAKE_IMAGE, DEFAULT_NAMESPACE};
+use crate::mooncake::{BuildArgs, Mode, assemble_mooncake_block, build_mooncake_block, check_mooncake};
+use crate::names::{NameIssue, endpoint_name_issues, is_region};
+use crate::record::{DesiredState, Record, ingress_path};
+use crate::spec::check_spec;
+use crate::suggest::did_you_mean;
+
+/// Request keys, with the spec key each becomes (`None`: not part of the spec).
+const REQUEST_KEYS: [(&str, Option<&str>); 28] = [
+    ("endpoint_name", None),
+    ("image", Some("image")),
+    ("target_regions", None),
+    ("replicas", Some("replicas")),
+    ("gpu_count", Some("gpu_count")),
+    ("gpu_type", Some("gpu_type")),
+    ("port", Some("port")),
+    ("model_path", Some("model_path")),
+    ("model_source", Some("model_source")),
+    ("health_check_path", Some("health_check_path")),
+    ("env", Some("env")),
+    ("namespace", None),
+    ("labels", None),
+    ("autoscaling", Some("autoscaling")),
+    ("capacity_type", Some("capacity_type")),
+    ("extra_args", Some("args")),
+    ("accelerator", Some("accelerator")),
+    ("node_selector", Some("node_selector")),
+    ("rewrite_image", None),
+    ("framework", Some("framework")),
+    ("mooncake_mode", None),
+    ("prefill_replicas", None),
+    ("decode_replicas", None),
+    ("mooncake_store", None),
+    ("mooncake_transfer", None),
+    ("mooncake_proxy", None),
+    ("mooncake_autoscaling", None),
+    // Accepted so a request can carry the block directly, as a spec does.
+    ("mooncake", None),
+];
+
+/// Optional request fields copied into the spec when truthy (as `deploy()`
+/// does with `if gpu_type:`), in spec order, with their spec keys.
+const OPTIONAL_SPEC_FIELDS: [(&str, &str); 7] = [
+    ("gpu_type", "gpu_type"),
+    ("model_path", "model_path"),
+    ("model_source", "model_source"),
+    ("env", "env"),
+    ("autoscaling", "autoscaling"),
+    ("capacity_type", "capacity_type"),
+    ("extra_args", "args"),
+];
+
+/// What a deploy needs from its surroundings.
+#[derive(Debug, Clone)]
+pub struct DeployContext<'a> {
+    /// Regions with GCO infrastructure: the default target regions. `None`
+    /// when not known here (a file check): a request without target regions
+    /// is then not an error.
+    pub deployed_regions: Option<&'a [String]>,
+    /// The image a mooncake deploy without one gets.
+    pub default_image: &'a str,
+}
+
+impl Default for DeployContext<'_> {
+    fn default() -> Self {
+        DeployContext { deployed_regions: None, default_image: DEFAULT_MOONCAKE_IMAGE }
+    }
+}
+
+/// A checked deploy, ready to become a record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Deployment {
+    pub endpoint_name: String,
+    pub spec: Object,
+    pub target_regions: Vec<String>,
+    pub namespace: String,
+    pub labels: Object,
+}
+
+/// The outcome of [`plan_deploy`]: the deployment when there is no error,
+/// and every diagnostic either way.
+#[derive(Debug, Clone)]
+pub struct DeployCheck {
+    pub deployment: Option<Deployment>,
+    pub report: Report,
+}
+
+/// Checks a deploy request and assembles the spec `deploy()` would store,
+/// in its key order. Every problem is reported; the first error of the
+/// mooncake block is the reference's message.
+pub fn plan_deploy(request: &Value, ctx: &DeployContext<'_>) -> DeployCheck {
+    let mut report = Report::default();
+    let Some(req) = request.as_object() else {
+        report.push(Diagnostic::error("", "a deploy request must be a mapping"));
+        return DeployCheck { deployment: None, report };
+    };
+    let present = |k: &str| req.get(k).filter(|v| !v.is_null());
+
+    for (key, _) in req.str_entries() {
+        let key = key.to_string_lossy();
+        if !REQUEST_KEYS.iter().any(|(k, _)| *k == key) {
+            let names: Vec<&str> = REQUEST_KEYS.iter().map(|(k, _)| *k).collect();
+            let hint = did_you_mean(&key, &names).map(|s| format!("; did you mean '{s}'?")).unwrap_or_default();
+            report.push(Diagnostic::warning(key.clone(), format!("unknown deploy field {key:?}, which is ignored{hint}")));
+        }
+    }
+
+    // Image: only a missing image falls back, and only for a mooncake deploy.
+    let mode_value = present("mooncake_mode");
+    let mut image = present("image").cloned();
+    if image.is_none() && mode_value.is_some() {
+        image = Some(Value::str(ctx.default_image));
+    }
+
+    let block = match (mode_value, present("mooncake")) {
+        (Some(mode), _) => {
+            let args = BuildArgs {
+                mode: mode.clone(),
+                prefill_replicas: req.get("prefill_replicas").cloned().unwrap_or(Value::int(1)),
+                decode_replicas: req.get("decode_replicas").cloned().unwrap_or(Value::int(1)),
+                store: present("mooncake_store").cloned(),
+                transfer: present("mooncake_transfer").cloned(),
+                proxy: present("mooncake_proxy").cloned(),
+                autoscaling: present("mooncake_autoscaling").cloned(),
+                default_proxy_image: image.clone(),
+            };
+            mooncake_from_args(&args, &mut report)
+        }
+        (None, Some(block)) => {
+            report.extend(check_mooncake(block));
+            Some(block.clone())
+        }
+        (None, None) => None,
+    };
+    let mode = block.as_ref().and_then(|b| b.as_object()?.get("mode")?.as_str().and_then(Mode::parse));
+
+    let endpoint_name = match present("endpoint_name") {
+        Some(Value::Str(s)) => s.to_string_lossy(),
+        Some(other) => {
+            report.push(Diagnostic::error("endpoint_name", format!("endpoint_name must be a string, got {}", other.repr())));
+            String::new()
+        }
+        None => {
+            report.push(Diagnostic::error("endpoint_name", "endpoint_name is required"));
+            String::new()
+        }
+    };
+    if present("endpoint_name").is_some() {
+        for issue in endpoint_name_issues(&endpoint_name, mode.is_some_and(Mode::is_split)) {
+            let d = if issue == NameIssue::Empty { Diagnostic::error } else { Diagnostic::warning };
+            report.push(d("endpoint_name", issue.message(&endpoint_name)));
+        }
+    }
+
+    if image.is_none() {
+        report.push(Diagnostic::error(
+            "image",
+            "an image is required (pass image, or set mooncake_mode to use the default upstream Mooncake-enabled vLLM image)",
+        ));
+    }
+
+    let target_regions = target_regions(present("target_regions"), ctx, &mut report);
+    let namespace = match present("namespace") {
+        None => DEFAULT_NAMESPACE.to_owned(),
+        Some(Value::Str(s)) if crate::names::is_dns_label(&s.to_string_lossy()) => s.to_string_lossy(),
+        Some(other) => {
+            report.push(Diagnostic::error("namespace", format!("namespace must be a DNS label, got {}", other.repr())));
+            String::new()
+        }
+    };
+    let labels = string_map(present("labels"), "labels", &mut report);
+    let rewrite = match present("rewrite_image") {
+        None => true,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => {
+            report.push(Diagnostic::error("rewrite_image", format!("rewrite_image must be a boolean, got {}", other.repr())));
+            true
+        }
+    };
+
+    let spec = assemble_spec(req, image.as_ref(), block, mode, rewrite.then_some(&target_regions[..]));
+    let spec_report = check_spec(&Value::Object(spec.clone()));
+    for d in spec_report.diagnostics {
+        // The block was checked above, with the reference's order of errors.
+        if !d.path.starts_with("mooncake") && !(d.path == "image" && image.is_none()) {
+            report.push(d);
+        }
+    }
+    report.sort();
+    let deployment = report.is_ok().then(|| Deployment { endpoint_name, spec, target_regions, namespace, labels });
+    DeployCheck { deployment, report }
+}
+
+/// Builds the block as the reference does: its first error is the reference's
+/// message; the rest of the block's problems follow it.
+fn mooncake_from_args(args: &BuildArgs, report: &mut Report) -> Option<Value> {
+    match build_mooncake_block(args) {
+        Ok(block) => {
+            report.extend(check_mooncake(&block));
+            Some(block)
+        }
+        Err(first) => {
+            report.push(Diagnostic::error(first.path.clone(), first.message.clone()));
+            if let Ok(block) = assemble_mooncake_block(args) {
+                for d in check_mooncake(&block).diagnostics {
+                    if d.message != first.message {
+                        report.push(d);
+                    }
+                }
+            }
+            None
+        }
+    }
+}
+
+fn target_regions(value: Option<&Value>, ctx: &DeployContext<'_>, report: &mut Report) -> Vec<String> {
+    let mut regions: Vec<String> = Vec::new();
+    match value {
+        None => {}
+        Some(Value::List(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                match item.as_str() {
+                    Some(r) if is_region(r) => {
+                        if !regions.iter().any(|x| x == r) {
+                            regions.push(r.to_owned());
+                        }
+                    }
+                    _ => report.push(Diagnostic::error(
+                        format!("target_regions[{i}]"),
+                        format!("target_regions[{i}] must be an AWS region such as 'us-east-1', got {}", item.repr()),
+                    )),
+                }
+            }
+        }
+        Some(other) => report.push(Diagnostic::error(
+            "target_regions",
+            format!("target_regions must be a list of regions, got {}", other.repr()),
+        )),
+    }
+    if regions.is_empty() && value.is_none_or(|v| matches!(v, Value::List(l) if l.is_empty())) {
+        let Some(deployed) = ctx.deployed_regions else { return regions };
+        regions = deployed.to_vec();
+        if regions.is_empty() {
+            report.push(Diagnostic::error("target_regions", "No deployed regions found. Deploy infrastructure first."));
+        }
+    }
+    regions
+}
+
+fn string_map(value: Option<&Value>, field: &str, report: &mut Report) -> Object {
+    let Some(value) = value else { return Object::new() };
+    let Some(map) = value.as_object() else {
+        report.push(Diagnostic::error(field, format!("{field} must be a mapping of strings, got {}", value.repr())));
+        return Object::new();
+    };
+    for (k, v) in map.str_entries() {
+        if !matches!(v, Value::Str(_)) {
+            let path = format!("{field}.{}", k.to_string_lossy());
+            report.push(Diagnostic::error(path.clone(), format!("{path} must be a string, got {}", v.repr())));
+        }
+    }
+    map.clone()
+}
+
+/// The spec in `deploy()`'s key order, leaving out empty optional keys.
+fn assemble_spec(
+    req: &Object,
+    image: Option<&Value>,
+    block: Option<Value>,
+    mode: Option<Mode>,
+    rewrite_regions: Option<&[String]>,
+) -> Object {
+    let get = |k: &str| req.get(k).filter(|v| !v.is_null());
+    let or = |k: &str, default: Value| get(k).cloned().unwrap_or(default);
+    let mut spec = Object::new();
+    let image = image.cloned().unwrap_or(Value::Null);
+    spec.insert("image", image.clone());
+    spec.insert("port", or("port", Value::int(8000)));
+    spec.insert("replicas", or("replicas", Value::int(1)));
+    spec.insert("gpu_count", or("gpu_count", Value::int(1)));
+    spec.insert("health_check_path", or("health_check_path", Value::str("/health")));
+    // Newer GCO: Mooncake runs on vLLM only, so a mode forces it.
+    match (mode, get("framework")) {
+        (Some(_), None) => spec.insert("framework", "vllm"),
+        (_, Some(f)) => spec.insert("framework", f.clone()),
+        (None, None) => {}
+    }
+    if let (Some(regions), Some(image)) = (rewrite_regions, image.as_str()) {
+        let mut uris = Object::new();
+        let mut differs = false;
+        for region in regions {
+            let uri = rewrite_image_for_region(image, region);
+            differs |= uri != image;
+            uris.insert(region, uri);
+        }
+        if differs {
+            spec.insert("region_image_uris", uris);
+        }
+    }
+    for (req_key, spec_key) in OPTIONAL_SPEC_FIELDS {
+        if let Some(v) = get(req_key).filter(|v| v.is_truthy()) {
+            spec.insert(spec_key, v.clone());
+        }
+    }
+    if let Some(accelerator) = get("accelerator").filter(|a| a.as_str() != Some("nvidia")) {
+        spec.insert("accelerator", accelerator.clone());
+    }
+    if let Some(selector) = get("node_selector").filter(|v| v.is_truthy()) {
+        spec.insert("node_selector", selector.clone());
+    }
+    if let Some(block) = block {
+        spec.insert("mooncake", block);
+    }
+    spec
+}
+
+/// Tokens a new record needs; the caller supplies randomness.
+pub trait TokenSource {
+    /// 64 lowercase hex characters.
+    fn token(&mut self) -> String;
+}
+
+impl<F: FnMut() -> String> TokenSource for F {
+    fn token(&mut self) -> String {
+        self()
+    }
+}
+
+/// The record `create_endpoint` writes for a deployment at `now`.
+pub fn new_record(d: Deployment, now: &str, tokens: &mut impl TokenSource) -> Record {
+    let mut region_generations = Object::new();
+    for region in &d.target_regions {
+        region_generations.insert(region, tokens.token());
+    }
+    Record {
+        ingress_path: ingress_path(&d.endpoint_name),
+        desired_state: DesiredState::Deploying,
+        cleanup_regions: d.target_regions.clone(),
+        target_regions: d.target_regions,
+        namespace: d.namespace,
+        spec: d.spec,
+        labels: d.labels,
+        created_at: now.to_owned(),
+        updated_at: now.to_owned(),
+        region_status: Object::new(),
+        lifecycle_id: Some(tokens.token()),
+        region_generations,
+        extra: Object::new(),
+        endpoint_name: d.endpoint_name,
+    }
+}

@@ -1,0 +1,120 @@
+//! serde for [`Value`], for crossing into JS (serde-wasm-bindgen) and typed
+//! structs. Text stays the exact path: serde's data model has no integers
+//! beyond 128 bits, so those travel as floats here.
+
+use std::fmt;
+
+use serde::de::{self, MapAccess, SeqAccess, Visitor};
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::{Int, Object, Value};
+
+impl Serialize for Value {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Value::Null => s.serialize_unit(),
+            Value::Bool(b) => s.serialize_bool(*b),
+            Value::Int(Int::Small(i)) => s.serialize_i64(*i),
+            Value::Int(Int::Big(t)) => match t.parse::<i128>() {
+                Ok(i) => s.serialize_i128(i),
+                Err(_) => s.serialize_f64(t.parse().unwrap_or(f64::NAN)),
+            },
+            Value::Float(f) => s.serialize_f64(*f),
+            Value::Str(p) => s.serialize_str(&p.to_string_lossy()),
+            Value::List(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(item)?;
+                }
+                seq.end()
+            }
+            Value::Object(o) => o.serialize(s),
+        }
+    }
+}
+
+impl Serialize for Object {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.len()))?;
+        for (k, v) in self.iter() {
+            match k {
+                Value::Str(key) => map.serialize_entry(&key.to_string_lossy(), v)?,
+                other => map.serialize_entry(&other.to_json(), v)?,
+            }
+        }
+        map.end()
+    }
+}
+
+struct ValueVisitor;
+
+impl<'de> Visitor<'de> for ValueVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        Value::deserialize(d)
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+    fn visit_i64<E>(self, i: i64) -> Result<Value, E> {
+        Ok(Value::int(i))
+    }
+    fn visit_u64<E>(self, u: u64) -> Result<Value, E> {
+        Ok(Value::Int(Int::from_decimal(&u.to_string()).expect("digits")))
+    }
+    fn visit_i128<E>(self, i: i128) -> Result<Value, E> {
+        Ok(Value::Int(Int::from_decimal(&i.to_string()).expect("digits")))
+    }
+    fn visit_u128<E>(self, u: u128) -> Result<Value, E> {
+        Ok(Value::Int(Int::from_decimal(&u.to_string()).expect("digits")))
+    }
+    fn visit_f64<E>(self, f: f64) -> Result<Value, E> {
+        Ok(Value::Float(f))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::str(s))
+    }
+    fn visit_string<E>(self, s: String) -> Result<Value, E> {
+        Ok(Value::from(s))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Value::List(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut pairs = Vec::new();
+        while let Some((k, v)) = map.next_entry::<String, Value>()? {
+            pairs.push((Value::from(k), v));
+        }
+        Ok(Value::Object(Object::from_pairs(pairs)))
+    }
+}
+
+impl<'de> Deserialize<'de> for Value {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(ValueVisitor)
+    }
+}
+
+impl<'de> Deserialize<'de> for Object {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Object, D::Error> {
+        match Value::deserialize(d)? {
+            Value::Object(o) => Ok(o),
+            other => Err(de::Error::custom(format!("expected an object, got {}", other.type_name()))),
+        }
+    }
+}

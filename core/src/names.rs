@@ -1,0 +1,130 @@
+//! Endpoint names, region names and environment variable names.
+
+use crate::limits::{ENDPOINT_NAME_MAX_LEN, SPLIT_MODE_NAME_MAX_LEN};
+
+/// Why an endpoint name is a problem. Only an empty name is refused; the
+/// others are warnings (GCO accepts the record but cannot route it or name
+/// its objects).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NameIssue {
+    Empty,
+    /// Not a DNS label `^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`.
+    NotDnsLabel,
+    /// Split modes derive `{name}-prefill` Services, which must start with a
+    /// letter.
+    SplitStartsWithDigit,
+    /// Split modes add up to 9 characters to the name.
+    SplitTooLong(usize),
+}
+
+impl NameIssue {
+    pub fn message(&self, name: &str) -> String {
+        match self {
+            NameIssue::Empty => "endpoint_name must be a non-empty string".into(),
+            NameIssue::NotDnsLabel => format!(
+                "endpoint name {name:?} is not a DNS label (lowercase letters, digits and '-', \
+                 starting and ending with a letter or digit, at most {ENDPOINT_NAME_MAX_LEN} characters): \
+                 GCO cannot route it"
+            ),
+            NameIssue::SplitStartsWithDigit => format!(
+                "endpoint name {name:?} starts with a digit: Kubernetes Service names derived from it \
+                 ({name}-prefill, {name}-decode) must start with a letter"
+            ),
+            NameIssue::SplitTooLong(len) => format!(
+                "endpoint name {name:?} has {len} characters: split modes derive longer object names \
+                 ({name}-prefill); keep it at most {SPLIT_MODE_NAME_MAX_LEN}"
+            ),
+        }
+    }
+}
+
+/// `^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`
+pub fn is_dns_label(name: &str) -> bool {
+    let b = name.as_bytes();
+    let ok = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    !b.is_empty()
+        && b.len() <= ENDPOINT_NAME_MAX_LEN
+        && ok(&b[0])
+        && ok(&b[b.len() - 1])
+        && b.iter().all(|c| ok(c) || *c == b'-')
+}
+
+/// The problems of an endpoint name, for a split-mode endpoint or not.
+pub fn endpoint_name_issues(name: &str, split_mode: bool) -> Vec<NameIssue> {
+    if name.trim().is_empty() {
+        return vec![NameIssue::Empty];
+    }
+    let mut issues = Vec::new();
+    if !is_dns_label(name) {
+        issues.push(NameIssue::NotDnsLabel);
+    }
+    if split_mode {
+        if name.starts_with(|c: char| c.is_ascii_digit()) {
+            issues.push(NameIssue::SplitStartsWithDigit);
+        }
+        let len = name.chars().count();
+        if len > SPLIT_MODE_NAME_MAX_LEN {
+            issues.push(NameIssue::SplitTooLong(len));
+        }
+    }
+    issues
+}
+
+/// An AWS region name such as `us-east-1`, `us-gov-west-1` or `cn-north-1`:
+/// a two-letter area, one or two lowercase words, and a number.
+pub fn is_region(name: &str) -> bool {
+    let parts: Vec<&str> = name.split('-').collect();
+    if !(3..=4).contains(&parts.len()) || name.len() > 32 {
+        return false;
+    }
+    let (first, middle, last) = (parts[0], &parts[1..parts.len() - 1], parts[parts.len() - 1]);
+    first.len() == 2
+        && first.bytes().all(|c| c.is_ascii_lowercase())
+        && middle.iter().all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_lowercase()))
+        && !last.is_empty()
+        && last.len() <= 2
+        && last.bytes().all(|c| c.is_ascii_digit())
+}
+
+/// A POSIX environment variable name: `^[A-Za-z_][A-Za-z0-9_]*$`.
+pub fn is_env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert!(is_dns_label("llama-3"));
+        assert!(!is_dns_label("Llama"));
+        assert!(!is_dns_label("-a"));
+        assert!(!is_dns_label(&"a".repeat(64)));
+        assert_eq!(endpoint_name_issues("3b", true), vec![NameIssue::SplitStartsWithDigit]);
+        assert_eq!(endpoint_name_issues(&"a".repeat(56), true), vec![NameIssue::SplitTooLong(56)]);
+        assert_eq!(endpoint_name_issues(&"a".repeat(56), false), vec![]);
+        assert_eq!(endpoint_name_issues(" ", false), vec![NameIssue::Empty]);
+    }
+
+    #[test]
+    fn regions() {
+        for ok in ["us-east-1", "us-gov-west-1", "cn-north-1", "ap-southeast-2", "il-central-1"] {
+            assert!(is_region(ok), "{ok}");
+        }
+        for bad in ["us-east", "US-east-1", "useast1", "us-east-1a", "u-east-1", "us--1", ""] {
+            assert!(!is_region(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn env_names() {
+        assert!(is_env_name("HF_TOKEN"));
+        assert!(is_env_name("_x1"));
+        assert!(!is_env_name("1X"));
+        assert!(!is_env_name("A-B"));
+        assert!(!is_env_name(""));
+    }
+}

@@ -1,0 +1,197 @@
+//! The endpoint record: one item of GCO's endpoints table (GCO_FACTS section 1).
+
+use std::fmt;
+
+use crate::json::{Object, Value};
+
+/// What the monitors are asked to make of an endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DesiredState {
+    Deploying,
+    Running,
+    Stopped,
+    Deleted,
+}
+
+impl DesiredState {
+    pub const ALL: [DesiredState; 4] =
+        [DesiredState::Deploying, DesiredState::Running, DesiredState::Stopped, DesiredState::Deleted];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DesiredState::Deploying => "deploying",
+            DesiredState::Running => "running",
+            DesiredState::Stopped => "stopped",
+            DesiredState::Deleted => "deleted",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<DesiredState> {
+        DesiredState::ALL.into_iter().find(|d| d.as_str() == s)
+    }
+}
+
+impl fmt::Display for DesiredState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One endpoint. Attributes this version does not know are kept in `extra`
+/// and written back unchanged, so a newer GCO's additions survive.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    pub endpoint_name: String,
+    pub desired_state: DesiredState,
+    /// Regions to serve in: de-duplicated, order kept.
+    pub target_regions: Vec<String>,
+    pub namespace: String,
+    pub spec: Object,
+    /// Strings only; stored only when non-empty.
+    pub labels: Object,
+    pub ingress_path: String,
+    pub created_at: String,
+    pub updated_at: String,
+    /// Written by the monitors; starts empty.
+    pub region_status: Object,
+    /// 64 lowercase hex characters, minted at create; older records lack it.
+    pub lifecycle_id: Option<String>,
+    /// Every region ever targeted, append-only.
+    pub cleanup_regions: Vec<String>,
+    /// Region -> 64 hex token, minted when a region is first targeted.
+    pub region_generations: Object,
+    pub extra: Object,
+}
+
+/// Why a stored item is not a record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordError {
+    pub field: &'static str,
+    pub message: String,
+}
+
+impl fmt::Display for RecordError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for RecordError {}
+
+const KNOWN: [&str; 14] = [
+    "endpoint_name",
+    "desired_state",
+    "target_regions",
+    "namespace",
+    "spec",
+    "labels",
+    "ingress_path",
+    "created_at",
+    "updated_at",
+    "region_status",
+    "lifecycle_id",
+    "cleanup_regions",
+    "region_generations",
+    // Never stored: some readers add it; dropped rather than kept as extra.
+    "etag",
+];
+
+/// The ingress path GCO routes an endpoint under.
+pub fn ingress_path(endpoint_name: &str) -> String {
+    format!("/inference/{endpoint_name}")
+}
+
+impl Record {
+    /// The item as a JSON object, in GCO's attribute order.
+    pub fn to_value(&self) -> Value {
+        let mut o = Object::new();
+        let strings = |v: &[String]| Value::List(v.iter().map(|s| Value::str(s)).collect());
+        o.insert("endpoint_name", self.endpoint_name.as_str());
+        o.insert("desired_state", self.desired_state.as_str());
+        o.insert("target_regions", strings(&self.target_regions));
+        o.insert("namespace", self.namespace.as_str());
+        o.insert("spec", self.spec.clone());
+        if !self.labels.is_empty() {
+            o.insert("labels", self.labels.clone());
+        }
+        o.insert("ingress_path", self.ingress_path.as_str());
+        o.insert("created_at", self.created_at.as_str());
+        o.insert("updated_at", self.updated_at.as_str());
+        o.insert("region_status", self.region_status.clone());
+        if let Some(id) = &self.lifecycle_id {
+            o.insert("lifecycle_id", id.as_str());
+        }
+        o.insert("cleanup_regions", strings(&self.cleanup_regions));
+        o.insert("region_generations", self.region_generations.clone());
+        for (k, v) in self.extra.str_entries() {
+            o.insert(&k.to_string_lossy(), v.clone());
+        }
+        Value::Object(o)
+    }
+
+    /// Reads an item, leniently where older GCO releases wrote less.
+    pub fn from_value(v: &Value) -> Result<Record, RecordError> {
+        let o = v.as_object().ok_or_else(|| err("endpoint_name", "a record must be a mapping"))?;
+        let string = |field: &'static str| -> Result<Option<String>, RecordError> {
+            match o.get(field) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::Str(s)) => Ok(Some(s.to_string_lossy())),
+                Some(other) => Err(err(field, &format!("must be a string, got {}", other.repr()))),
+            }
+        };
+        let strings = |field: &'static str| -> Result<Vec<String>, RecordError> {
+            match o.get(field) {
+                None | Some(Value::Null) => Ok(Vec::new()),
+                Some(Value::List(items)) => items
+                    .iter()
+                    .map(|i| i.as_str().map(str::to_owned).ok_or_else(|| err(field, "must be a list of strings")))
+                    .collect(),
+                Some(_) => Err(err(field, "must be a list of strings")),
+            }
+        };
+        let object = |field: &'static str| -> Result<Object, RecordError> {
+            match o.get(field) {
+                None | Some(Value::Null) => Ok(Object::new()),
+                Some(Value::Object(m)) => Ok(m.clone()),
+                Some(_) => Err(err(field, "must be a mapping")),
+            }
+        };
+        let endpoint_name = string("endpoint_name")?.ok_or_else(|| err("endpoint_name", "is required"))?;
+        let state = string("desired_state")?.unwrap_or_else(|| "deploying".into());
+        let desired_state = DesiredState::parse(&state)
+            .ok_or_else(|| err("desired_state", &format!("unknown state {state:?}")))?;
+        let mut extra = Object::new();
+        for (k, v) in o.str_entries() {
+            let k = k.to_string_lossy();
+            if !KNOWN.contains(&k.as_str()) {
+                extra.insert(&k, v.clone());
+            }
+        }
+        Ok(Record {
+            ingress_path: string("ingress_path")?.unwrap_or_else(|| ingress_path(&endpoint_name)),
+            desired_state,
+            target_regions: strings("target_regions")?,
+            namespace: string("namespace")?.unwrap_or_else(|| crate::limits::DEFAULT_NAMESPACE.into()),
+            spec: object("spec")?,
+            labels: object("labels")?,
+            created_at: string("created_at")?.unwrap_or_default(),
+            updated_at: string("updated_at")?.unwrap_or_default(),
+            region_status: object("region_status")?,
+            lifecycle_id: string("lifecycle_id")?,
+            cleanup_regions: strings("cleanup_regions")?,
+            region_generations: object("region_generations")?,
+            extra,
+            endpoint_name,
+        })
+    }
+
+    /// `{X}p{Y}d` for a split-mode endpoint.
+    pub fn topology_label(&self) -> Option<String> {
+        let topology = self.spec.get("mooncake")?.as_object()?.get("topology")?.as_object()?;
+        Some(format!("{}p{}d", topology.get("prefill")?.repr(), topology.get("decode")?.repr()))
+    }
+}
+
+fn err(field: &'static str, message: &str) -> RecordError {
+    RecordError { field, message: message.to_owned() }
+}

@@ -1,0 +1,211 @@
+//! The endpoint spec (`record.spec`): its fields, their checks, its key order.
+
+use crate::diagnostics::{Diagnostic, Report};
+use crate::json::{Object, Value};
+use crate::limits::{PORT_MAX, PORT_MIN};
+use crate::mooncake::{Mode, check_mooncake};
+use crate::names::is_env_name;
+use crate::suggest::did_you_mean;
+
+/// Spec keys in the order `deploy` writes them (GCO_FACTS section 2).
+pub const SPEC_KEYS: [&str; 18] = [
+    "image",
+    "port",
+    "replicas",
+    "gpu_count",
+    "health_check_path",
+    "framework",
+    "region_image_uris",
+    "gpu_type",
+    "model_path",
+    "model_source",
+    "env",
+    "autoscaling",
+    "capacity_type",
+    "args",
+    "accelerator",
+    "node_selector",
+    "mooncake",
+    // Written by newer GCO releases only when a canary is set up.
+    "canary",
+];
+
+/// Serving frameworks GCO knows; Mooncake needs vLLM.
+pub const FRAMEWORKS: [&str; 2] = ["vllm", "tgi"];
+
+/// Node capacity types GCO can schedule on.
+pub const CAPACITY_TYPES: [&str; 2] = ["spot", "on-demand"];
+
+/// Every problem of a spec: each field's type and range, and the whole
+/// `mooncake` block (its first error is the reference's message).
+pub fn check_spec(spec: &Value) -> Report {
+    let mut report = Report::default();
+    let Some(spec) = spec.as_object() else {
+        report.push(Diagnostic::error("spec", "spec must be a mapping"));
+        return report;
+    };
+    let mut r = Checker { spec, report: &mut report };
+
+    match spec.get("image") {
+        Some(Value::Str(s)) if !s.to_string_lossy().trim().is_empty() => {}
+        Some(other) => r.error("image", format!("image must be a non-empty string, got {}", other.repr())),
+        None => r.error("image", "image is required".into()),
+    }
+    r.int_in("port", PORT_MIN, PORT_MAX);
+    r.int_in("replicas", 0, i64::MAX);
+    r.int_in("gpu_count", 0, i64::MAX);
+    if let Some(path) = spec.get("health_check_path") {
+        if !path.as_str().is_some_and(|p| p.starts_with('/')) {
+            r.error("health_check_path", format!("health_check_path must be a path starting with '/', got {}", path.repr()));
+        }
+    }
+    r.one_of("framework", &FRAMEWORKS);
+    r.one_of("capacity_type", &CAPACITY_TYPES);
+    for key in ["gpu_type", "model_path", "model_source", "accelerator"] {
+        r.string(key);
+    }
+    r.string_map("region_image_uris", |_| None);
+    r.string_map("node_selector", |_| None);
+    r.string_map("env", |k| {
+        (!is_env_name(k)).then(|| format!("env key {k:?} is not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*)"))
+    });
+    if let Some(args) = spec.get("args") {
+        match args {
+            Value::List(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    if !matches!(item, Value::Str(_)) {
+                        r.error(&format!("args[{i}]"), format!("args[{i}] must be a string, got {}", item.repr()));
+                    }
+                }
+            }
+            other => r.error("args", format!("args must be a list of strings, got {}", other.repr())),
+        }
+    }
+    if let Some(a) = spec.get("autoscaling")
+        && !a.is_null()
+        && a.as_object().is_none()
+    {
+        r.error("autoscaling", "autoscaling must be a mapping".into());
+    }
+
+    if let Some(block) = spec.get("mooncake") {
+        report.extend(check_mooncake(block));
+        let tgi = spec.get("framework").and_then(Value::as_str) == Some("tgi");
+        if tgi {
+            report.push(Diagnostic::error("framework", "Mooncake serving requires the vllm framework"));
+        }
+    }
+
+    for (key, _) in spec.str_entries() {
+        let key = key.to_string_lossy();
+        if !SPEC_KEYS.contains(&key.as_str()) {
+            let hint = did_you_mean(&key, &SPEC_KEYS).map(|s| format!("; did you mean '{s}'?")).unwrap_or_default();
+            report.push(Diagnostic::warning(key.clone(), format!("unknown spec key {key:?}, which GCO ignores{hint}")));
+        }
+    }
+    report.sort();
+    report
+}
+
+/// The mode of a spec's mooncake block, when it is a valid one.
+pub fn spec_mode(spec: &Object) -> Option<Mode> {
+    spec.get("mooncake")?.as_object()?.get("mode")?.as_str().and_then(Mode::parse)
+}
+
+struct Checker<'a> {
+    spec: &'a Object,
+    report: &'a mut Report,
+}
+
+impl Checker<'_> {
+    fn error(&mut self, path: &str, message: String) {
+        self.report.push(Diagnostic::error(path, message));
+    }
+
+    fn int_in(&mut self, key: &str, low: i64, high: i64) {
+        let Some(v) = self.spec.get(key) else { return };
+        let ok = v.as_int().is_some_and(|i| i.in_range(low, high));
+        if !ok {
+            let range = if high == i64::MAX { format!(">= {low}") } else { format!("in [{low}, {high}]") };
+            self.error(key, format!("{key} must be an integer {range}, got {}", v.repr()));
+        }
+    }
+
+    fn string(&mut self, key: &str) {
+        if let Some(v) = self.spec.get(key)
+            && !matches!(v, Value::Str(_))
+        {
+            self.error(key, format!("{key} must be a string, got {}", v.repr()));
+        }
+    }
+
+    fn one_of(&mut self, key: &str, allowed: &[&str]) {
+        if let Some(v) = self.spec.get(key)
+            && !v.as_str().is_some_and(|s| allowed.contains(&s))
+        {
+            self.error(key, format!("{key} must be one of {{{}}}, got {}", allowed.join(", "), v.repr()));
+        }
+    }
+
+    /// A mapping of strings to strings; `key_problem` may refuse a key.
+    fn string_map(&mut self, key: &str, key_problem: impl Fn(&str) -> Option<String>) {
+        let Some(v) = self.spec.get(key) else { return };
+        let Some(map) = v.as_object() else {
+            self.error(key, format!("{key} must be a mapping of strings, got {}", v.repr()));
+            return;
+        };
+        for (k, value) in map.str_entries() {
+            let k = k.to_string_lossy();
+            let path = format!("{key}.{k}");
+            if let Some(problem) = key_problem(&k) {
+                self.error(&path, problem);
+            }
+            if !matches!(value, Value::Str(_)) {
+                self.error(&path, format!("{path} must be a string, got {}", value.repr()));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parse;
+
+    fn errors(spec: &str) -> Vec<String> {
+        check_spec(&parse(spec).unwrap()).errors().map(|d| format!("{}: {}", d.path, d.message)).collect()
+    }
+
+    #[test]
+    fn checks_each_field() {
+        assert_eq!(errors(r#"{"image": "x", "port": 8000, "replicas": 0, "gpu_count": 1}"#), Vec::<String>::new());
+        assert_eq!(
+            errors(r#"{"image": " ", "port": 0, "replicas": -1, "gpu_count": 1.0, "env": {"A-B": 1}, "args": ["a", 2], "framework": "x"}"#),
+            [
+                "image: image must be a non-empty string, got ' '",
+                "port: port must be an integer in [1, 65535], got 0",
+                "replicas: replicas must be an integer >= 0, got -1",
+                "gpu_count: gpu_count must be an integer >= 0, got 1.0",
+                "framework: framework must be one of {vllm, tgi}, got 'x'",
+                "env.A-B: env key \"A-B\" is not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*)",
+                "env.A-B: env.A-B must be a string, got 1",
+                "args[1]: args[1] must be a string, got 2",
+            ]
+        );
+    }
+
+    #[test]
+    fn mooncake_errors_come_with_the_spec() {
+        let e = errors(r#"{"image": "x", "framework": "tgi", "mooncake": {"mode": "store"}}"#);
+        assert_eq!(e, ["framework: Mooncake serving requires the vllm framework"]);
+        let e = errors(r#"{"image": "x", "mooncake": {"mode": "both", "topology": {"prefill": 0, "decode": 1}}}"#);
+        assert_eq!(e, ["mooncake.topology.prefill: mooncake.topology.prefill out of range [1, 1000]: 0"]);
+    }
+
+    #[test]
+    fn warns_of_unknown_keys() {
+        let r = check_spec(&parse(r#"{"image": "x", "replica": 2}"#).unwrap());
+        let w: Vec<_> = r.warnings().map(|d| d.message.clone()).collect();
+        assert_eq!(w, ["unknown spec key \"replica\", which GCO ignores; did you mean 'replicas'?"]);
+    }
+}
