@@ -22,6 +22,8 @@ pub mod protocol;
 pub mod record;
 pub mod spec;
 pub mod time;
+#[cfg(feature = "serde")]
+pub mod types;
 mod suggest;
 
 pub use bytesize::{author_byte_size, format_byte_size, parse_byte_size, ByteSizeArg, ByteSizeError, HumanSizeError};

@@ -111,10 +111,67 @@ impl<'de> Deserialize<'de> for Value {
 }
 
 impl<'de> Deserialize<'de> for Object {
+    // `deserialize_map`, not `_any`: serde's `flatten` can only hand over maps.
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Object, D::Error> {
-        match Value::deserialize(d)? {
+        match d.deserialize_map(ValueVisitor)? {
             Value::Object(o) => Ok(o),
             other => Err(de::Error::custom(format!("expected an object, got {}", other.type_name()))),
         }
+    }
+}
+
+/// Reading typed structs from a [`Value`].
+impl<'de> Deserializer<'de> for &'de Value {
+    type Error = de::value::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        match self {
+            Value::Null => visitor.visit_unit(),
+            Value::Bool(b) => visitor.visit_bool(*b),
+            Value::Int(Int::Small(i)) => visitor.visit_i64(*i),
+            Value::Int(Int::Big(t)) => match t.parse::<i128>() {
+                Ok(i) => visitor.visit_i128(i),
+                Err(_) => Err(de::Error::custom(format!("integer {t} is too large"))),
+            },
+            Value::Float(f) => visitor.visit_f64(*f),
+            Value::Str(s) => visitor.visit_string(s.to_string_lossy()),
+            Value::List(items) => visitor.visit_seq(de::value::SeqDeserializer::new(items.iter())),
+            Value::Object(o) => visitor.visit_map(de::value::MapDeserializer::new(
+                o.iter().map(|(k, v)| (k.as_str().map_or_else(|| k.to_json(), str::to_owned), v)),
+            )),
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        match self {
+            Value::Null => visitor.visit_none(),
+            other => visitor.visit_some(other),
+        }
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        match self {
+            Value::Str(s) => visitor.visit_enum(de::value::StringDeserializer::new(s.to_string_lossy())),
+            other => Err(de::Error::custom(format!("expected a string, got {}", other.repr()))),
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct identifier ignored_any
+    }
+}
+
+impl<'de> de::IntoDeserializer<'de, de::value::Error> for &'de Value {
+    type Deserializer = Self;
+
+    fn into_deserializer(self) -> Self {
+        self
     }
 }
