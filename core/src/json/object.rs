@@ -33,8 +33,8 @@ impl Object {
         }
         let mut index: HashMap<KeyId, usize> = HashMap::with_capacity(pairs.len());
         let mut entries: Vec<(Value, Value)> = Vec::with_capacity(pairs.len());
-        for (nan_serial, (k, v)) in pairs.into_iter().enumerate() {
-            let id = KeyId::of(&k, nan_serial);
+        for (serial, (k, v)) in pairs.into_iter().enumerate() {
+            let id = KeyId::of(&k, serial);
             match index.get(&id) {
                 Some(&at) => entries[at].1 = v,
                 None => {
@@ -115,19 +115,21 @@ impl Object {
 
 /// Python `==` between two hashable JSON values (`1 == 1.0 == True`).
 fn py_key_eq(a: &Value, b: &Value) -> bool {
-    // Distinct serials keep NaNs (and unhashables) unequal to everything.
+    // Distinct serials keep unhashables unequal to everything.
     KeyId::of(a, 0) == KeyId::of(b, 1)
 }
 
 /// What Python's hash-and-compare sees of a key: numbers by value across int,
-/// float and bool; every NaN distinct (each parsed NaN is its own object).
+/// float and bool. NaN is never equal to itself, but `json.loads` returns one
+/// shared NaN object and dict lookups compare identity first, so all parsed
+/// NaN keys are the same key.
 #[derive(PartialEq, Eq, Hash)]
 enum KeyId {
     None,
     Str(Box<[u8]>),
     Int(Int),
     Float(u64),
-    NaN(usize),
+    NaN,
     /// Lists and dicts are unhashable; the builder refuses them before here.
     Unhashable(usize),
 }
@@ -139,7 +141,7 @@ impl KeyId {
             Value::Str(s) => KeyId::Str(s.as_bytes().into()),
             Value::Bool(b) => KeyId::Int(Int::Small(*b as i64)),
             Value::Int(i) => KeyId::Int(i.clone()),
-            Value::Float(f) if f.is_nan() => KeyId::NaN(serial),
+            Value::Float(f) if f.is_nan() => KeyId::NaN,
             Value::Float(f) if f.fract() == 0.0 && f.is_finite() => {
                 KeyId::Int(Int::from_decimal(&format!("{f:.0}")).unwrap_or(Int::Small(0)))
             }
@@ -173,10 +175,10 @@ mod tests {
             (Value::Bool(true), Value::str("y")),
             (Value::Float(1.0), Value::str("z")),
             (Value::Float(f64::NAN), Value::Null),
-            (Value::Float(f64::NAN), Value::Null),
+            (Value::Float(f64::NAN), Value::Bool(false)),
         ]);
-        assert_eq!(o.len(), 3);
-        assert_eq!(Value::Object(o).repr(), "{1: 'z', nan: None, nan: None}");
+        assert_eq!(o.len(), 2);
+        assert_eq!(Value::Object(o).repr(), "{1: 'z', nan: False}");
     }
 
     #[test]
