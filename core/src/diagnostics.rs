@@ -39,10 +39,13 @@ impl Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.severity {
-            Severity::Error => write!(f, "{}: {}", self.path, self.message),
-            Severity::Warning => write!(f, "{}: warning: {}", self.path, self.message),
+        if !self.path.is_empty() {
+            write!(f, "{}: ", self.path)?;
         }
+        if self.severity == Severity::Warning {
+            f.write_str("warning: ")?;
+        }
+        f.write_str(&self.message)
     }
 }
 
