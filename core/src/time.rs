@@ -39,3 +39,63 @@ mod tests {
         assert_eq!(format_timestamp(951_782_400_000_001), "2000-02-29T00:00:00.000001+00:00");
     }
 }
+
+/// Microseconds since the Unix epoch of a timestamp in GCO's format
+/// (`2026-09-01T13:22:56.123456+00:00`; a missing fraction reads as zero).
+pub fn parse_timestamp(text: &str) -> Option<i64> {
+    let text = text.strip_suffix("+00:00").or_else(|| text.strip_suffix('Z'))?;
+    let (date, time) = text.split_once('T')?;
+    let mut d = date.splitn(3, '-').map(|p| p.parse::<i64>().ok());
+    let (y, m, day) = (d.next()??, d.next()??, d.next()??);
+    let (hms, frac) = time.split_once('.').unwrap_or((time, "0"));
+    let mut t = hms.splitn(3, ':').map(|p| p.parse::<i64>().ok());
+    let (h, min, s) = (t.next()??, t.next()??, t.next()??);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&day) || h > 23 || min > 59 || s > 60 || frac.len() > 6 {
+        return None;
+    }
+    let micros: i64 = format!("{frac:0<6}").parse().ok()?;
+    let days = days_from_civil(y, m as u32, day as u32);
+    Some(((days * 86_400 + h * 3600 + min * 60 + s) * 1_000_000) + micros)
+}
+
+/// Howard Hinnant's civil-to-days algorithm.
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = i64::from((m + 9) % 12);
+    let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The `updated_at` for a change made at `now_micros` to a record last
+/// updated at `previous`: strictly later, so every write gets a new version
+/// even within one microsecond.
+pub fn next_timestamp(now_micros: i64, previous: &str) -> String {
+    let floor = parse_timestamp(previous).map_or(i64::MIN, |p| p + 1);
+    format_timestamp(now_micros.max(floor))
+}
+
+#[cfg(test)]
+mod parse_tests {
+    use super::*;
+
+    #[test]
+    fn parses_what_it_formats() {
+        for micros in [0, 1_788_268_976_123_456, 951_782_400_000_001, -1] {
+            assert_eq!(parse_timestamp(&format_timestamp(micros)), Some(micros));
+        }
+        assert_eq!(parse_timestamp("2026-09-01T13:22:56+00:00"), Some(1_788_268_976_000_000));
+        assert_eq!(parse_timestamp("2026-13-01T00:00:00+00:00"), None);
+        assert_eq!(parse_timestamp("yesterday"), None);
+    }
+
+    #[test]
+    fn versions_always_move_forward() {
+        let prev = format_timestamp(1_000_000);
+        assert_eq!(next_timestamp(5, &prev), format_timestamp(1_000_001));
+        assert_eq!(next_timestamp(2_000_000, &prev), format_timestamp(2_000_000));
+        assert_eq!(next_timestamp(7, "garbage"), format_timestamp(7));
+    }
+}

@@ -5,7 +5,7 @@
 //! ([`LazyObject::fields`]) and decode only the scalars they compare. Nothing
 //! is allocated unless a value is reported in a message ([`Lazy::to_value`]).
 
-use super::lex::{Lexer, MAX_DEPTH, RawNum, RawStr};
+use super::lex::{Lexer, RawNum, RawStr};
 use super::{Int, JsonError, PyStr, Value};
 
 /// What a located value is.
@@ -69,9 +69,7 @@ fn skip_value<'a>(lx: &mut Lexer<'a>, depth: usize) -> Result<Lazy<'a>, JsonErro
 }
 
 fn skip_list(lx: &mut Lexer<'_>, depth: usize) -> Result<(), JsonError> {
-    if depth > MAX_DEPTH {
-        return Err(lx.error("Nesting too deep (more than 1000 levels)"));
-    }
+    lx.too_deep(depth)?;
     lx.pos += 1;
     lx.skip_ws();
     if lx.peek() == Some(b']') {
@@ -94,9 +92,7 @@ fn skip_list(lx: &mut Lexer<'_>, depth: usize) -> Result<(), JsonError> {
 }
 
 fn skip_object(lx: &mut Lexer<'_>, depth: usize) -> Result<(), JsonError> {
-    if depth > MAX_DEPTH {
-        return Err(lx.error("Nesting too deep (more than 1000 levels)"));
-    }
+    lx.too_deep(depth)?;
     lx.pos += 1;
     lx.skip_ws();
     if lx.peek() == Some(b'}') {

@@ -35,6 +35,8 @@ impl std::error::Error for JsonError {}
 pub(crate) struct Lexer<'a> {
     pub text: &'a str,
     pub pos: usize,
+    /// Deepest nesting accepted ([`MAX_DEPTH`] unless a caller lowers it).
+    pub max_depth: usize,
 }
 
 /// A string token: its raw content between the quotes.
@@ -53,7 +55,7 @@ pub(crate) struct RawNum<'a> {
 
 impl<'a> Lexer<'a> {
     pub fn new(text: &'a str) -> Self {
-        Lexer { text, pos: 0 }
+        Lexer { text, pos: 0, max_depth: MAX_DEPTH }
     }
 
     #[inline]
@@ -88,6 +90,13 @@ impl<'a> Lexer<'a> {
             column: before[line_start..].chars().count() + 1,
             char_offset: before.chars().count(),
         }
+    }
+
+    pub fn too_deep(&self, depth: usize) -> Result<(), JsonError> {
+        if depth > self.max_depth {
+            return Err(self.error("Nesting too deep"));
+        }
+        Ok(())
     }
 
     pub fn error(&self, message: &'static str) -> JsonError {

@@ -23,7 +23,7 @@ pub mod write;
 pub use int::Int;
 pub use lex::{JsonError, MAX_DEPTH};
 pub use object::Object;
-pub use parse::parse;
+pub use parse::{parse, parse_limited};
 pub use pystr::PyStr;
 pub(crate) use pystr::push_code_point as pystr_push;
 

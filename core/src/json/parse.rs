@@ -5,7 +5,14 @@ use super::{JsonError, Object, Value};
 
 /// Parses one JSON document (surrounding whitespace allowed), as `json.loads`.
 pub fn parse(text: &str) -> Result<Value, JsonError> {
+    parse_limited(text, MAX_DEPTH)
+}
+
+/// [`parse`] with a lower nesting limit, for untrusted input such as request
+/// bodies.
+pub fn parse_limited(text: &str, max_depth: usize) -> Result<Value, JsonError> {
     let mut lx = Lexer::new(text);
+    lx.max_depth = max_depth.min(MAX_DEPTH);
     lx.skip_ws();
     let v = value(&mut lx, 0)?;
     lx.skip_ws();
@@ -30,15 +37,8 @@ fn value(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, JsonError> {
     }
 }
 
-fn enter(lx: &Lexer<'_>, depth: usize) -> Result<(), JsonError> {
-    if depth > MAX_DEPTH {
-        return Err(lx.error("Nesting too deep (more than 1000 levels)"));
-    }
-    Ok(())
-}
-
 fn list(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, JsonError> {
-    enter(lx, depth)?;
+    lx.too_deep(depth)?;
     lx.pos += 1;
     lx.skip_ws();
     let mut items = Vec::new();
@@ -62,7 +62,7 @@ fn list(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, JsonError> {
 }
 
 fn object(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, JsonError> {
-    enter(lx, depth)?;
+    lx.too_deep(depth)?;
     lx.pos += 1;
     lx.skip_ws();
     let mut pairs = Vec::new();
@@ -146,7 +146,9 @@ mod tests {
         let ok = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
         assert!(parse(&ok).is_ok());
         let deep = "[".repeat(MAX_DEPTH + 1) + &"]".repeat(MAX_DEPTH + 1);
-        assert!(parse(&deep).unwrap_err().message.starts_with("Nesting too deep"));
+        assert_eq!(parse(&deep).unwrap_err().message, "Nesting too deep");
+        assert!(parse_limited("[[[1]]]", 2).is_err());
+        assert!(parse_limited("[[1]]", 2).is_ok());
         let hostile = "[".repeat(100_000);
         assert!(parse(&hostile).is_err());
     }
