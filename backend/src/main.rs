@@ -1,1 +1,71 @@
-fn main() {}
+use std::sync::Arc;
+
+use clap::Parser;
+use gco_console::config::Config;
+use gco_console::service::Service;
+use gco_console::store::{DynamoConfig, DynamoStore, EmbeddedStore, Store};
+use tracing_subscriber::EnvFilter;
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,tower_http=info")))
+        .init();
+    let config = Config::parse();
+    match run(config).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("{e}");
+            eprintln!("gco-console: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(config: Config) -> Result<(), String> {
+    let token = config.check()?;
+    let store: Arc<dyn Store> = match config.dynamodb_region() {
+        Some(region) => {
+            let cfg = DynamoConfig { table: config.dynamodb_table.clone(), region, endpoint: config.dynamodb_endpoint.clone() };
+            let store = DynamoStore::connect(&cfg).await;
+            if config.create_table {
+                store.create_table().await.map_err(|e| format!("creating table {}: {e}", cfg.table))?;
+            }
+            tracing::info!(table = %cfg.table, region = %cfg.region, endpoint = ?cfg.endpoint, "using DynamoDB");
+            Arc::new(store)
+        }
+        None => {
+            let store = EmbeddedStore::open(&config.data_dir).map_err(|e| format!("{}: {e}", config.data_dir.display()))?;
+            tracing::info!(dir = %config.data_dir.display(), "using the embedded store");
+            Arc::new(store)
+        }
+    };
+    if !config.dist.join("index.html").is_file() {
+        tracing::warn!(dist = %config.dist.display(), "no console build found; only the API is served");
+    }
+    let service = Service::new(store, config.regions.clone(), config.default_image.clone());
+    let app = gco_console::app::app(service, token, &config.dist);
+    let listener = tokio::net::TcpListener::bind(config.addr).await.map_err(|e| format!("{}: {e}", config.addr))?;
+    tracing::info!("listening on http://{}", listener.local_addr().map_err(|e| e.to_string())?);
+    axum::serve(listener, app).with_graceful_shutdown(shutdown()).await.map_err(|e| e.to_string())
+}
+
+/// Resolves on SIGINT or SIGTERM; in-flight requests then finish.
+async fn shutdown() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            s.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+    tracing::info!("shutting down");
+}

@@ -1,0 +1,97 @@
+//! The one error shape of the API:
+//! `{"error": "<summary>", "errors": [{"path": ..., "message": ...}]}`.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use gco_spec::json::{Object, Value};
+use gco_spec::{Diagnostic, OpErrorKind, Report};
+
+use crate::service::ServiceError;
+
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub summary: String,
+    pub errors: Vec<Diagnostic>,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, summary: impl Into<String>) -> ApiError {
+        ApiError { status, summary: summary.into(), errors: Vec::new() }
+    }
+
+    /// An error about one field.
+    pub fn field(status: StatusCode, path: &str, message: impl Into<String>) -> ApiError {
+        let message = message.into();
+        ApiError { status, summary: message.clone(), errors: vec![Diagnostic::error(path, message)] }
+    }
+}
+
+pub fn diagnostics_json(diagnostics: &[Diagnostic]) -> Value {
+    Value::List(
+        diagnostics
+            .iter()
+            .map(|d| {
+                let mut o = Object::new();
+                o.insert("path", d.path.as_str());
+                o.insert("message", d.message.as_str());
+                Value::Object(o)
+            })
+            .collect(),
+    )
+}
+
+/// A JSON response from a core value.
+pub fn json_response(status: StatusCode, body: &Value) -> Response {
+    (status, [(axum::http::header::CONTENT_TYPE, "application/json")], body.to_json()).into_response()
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut o = Object::new();
+        o.insert("error", self.summary);
+        o.insert("errors", diagnostics_json(&self.errors));
+        json_response(self.status, &Value::Object(o))
+    }
+}
+
+fn invalid(report: Report) -> ApiError {
+    let errors: Vec<Diagnostic> = report.errors().cloned().collect();
+    let summary = match errors.len() {
+        1 => "the request has 1 error".to_owned(),
+        n => format!("the request has {n} errors"),
+    };
+    ApiError { status: StatusCode::UNPROCESSABLE_ENTITY, summary, errors }
+}
+
+impl From<ServiceError> for ApiError {
+    fn from(e: ServiceError) -> ApiError {
+        match e {
+            ServiceError::NotFound(name) => {
+                ApiError::field(StatusCode::NOT_FOUND, "endpoint_name", format!("Endpoint '{name}' not found"))
+            }
+            ServiceError::Invalid(report) => invalid(report),
+            ServiceError::AlreadyExists(name) => {
+                ApiError::field(StatusCode::CONFLICT, "endpoint_name", format!("Endpoint '{name}' already exists"))
+            }
+            ServiceError::Refused(op) => {
+                let status = match op.kind {
+                    OpErrorKind::Invalid => StatusCode::UNPROCESSABLE_ENTITY,
+                    OpErrorKind::Conflict => StatusCode::CONFLICT,
+                };
+                ApiError::field(status, &op.path, op.message)
+            }
+            ServiceError::Stale => ApiError::new(
+                StatusCode::PRECONDITION_FAILED,
+                "the endpoint changed since it was read; reload it and apply the change again",
+            ),
+            ServiceError::Busy => {
+                ApiError::new(StatusCode::CONFLICT, "the endpoint is changing too often right now; try again")
+            }
+            ServiceError::Unavailable => {
+                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "the endpoint store is unavailable; try again shortly")
+            }
+            ServiceError::Corrupt => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "a stored endpoint could not be read"),
+        }
+    }
+}

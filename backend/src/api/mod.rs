@@ -1,0 +1,205 @@
+//! The JSON API (see `openapi.json` for the contract).
+
+mod body;
+mod error;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, post, put};
+use axum::Router;
+use gco_spec::json::{Object, Value};
+use gco_spec::{Change, DesiredState, Record};
+
+pub use body::{MAX_BODY_BYTES, MAX_BODY_DEPTH};
+use body::{JsonBody, object_field};
+pub use error::ApiError;
+use error::{diagnostics_json, json_response};
+
+use crate::service::{Service, etag};
+
+pub type AppState = Arc<Service>;
+
+/// The OpenAPI document served at `/api/openapi.json`.
+pub const OPENAPI: &str = include_str!("../openapi.json");
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/openapi.json", get(openapi))
+        .route("/api/validate", post(validate))
+        .route("/api/endpoints", get(list).post(deploy))
+        .route("/api/endpoints/{name}", get(show).delete(remove))
+        .route("/api/endpoints/{name}/topology", put(set_topology))
+        .route("/api/endpoints/{name}/store", put(configure_store))
+        .route("/api/endpoints/{name}/image", put(update_image))
+        .route("/api/endpoints/{name}/replicas", put(scale))
+        .route("/api/endpoints/{name}/stop", post(stop))
+        .route("/api/endpoints/{name}/start", post(start))
+        .route("/api/endpoints/{name}/regions", post(add_region))
+        .route("/api/endpoints/{name}/regions/{region}", delete(remove_region))
+}
+
+/// The API's answer to a path it does not have (instead of the console).
+pub async fn not_found() -> ApiError {
+    ApiError::new(StatusCode::NOT_FOUND, "no such API route")
+}
+
+async fn openapi() -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], OPENAPI).into_response()
+}
+
+/// A record with its `ETag`.
+fn record_response(status: StatusCode, record: &Record) -> Response {
+    let mut response = json_response(status, &record.to_value());
+    if let Ok(tag) = HeaderValue::from_str(&etag(record)) {
+        response.headers_mut().insert(header::ETAG, tag);
+    }
+    response
+}
+
+fn path_name(path: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
+    path.map(|Path(name)| name).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.body_text()))
+}
+
+fn if_match(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    match headers.get(header::IF_MATCH) {
+        None => Ok(None),
+        Some(v) => v
+            .to_str()
+            .map(|s| Some(s.to_owned()))
+            .map_err(|_| ApiError::field(StatusCode::BAD_REQUEST, "If-Match", "If-Match must be ASCII")),
+    }
+}
+
+async fn validate(State(service): State<AppState>, JsonBody(body): JsonBody) -> Response {
+    let v = service.validate(&body);
+    let mut o = Object::new();
+    o.insert("ok", v.report.is_ok());
+    o.insert("errors", diagnostics_json(&v.report.errors().cloned().collect::<Vec<_>>()));
+    o.insert("warnings", diagnostics_json(&v.report.warnings().cloned().collect::<Vec<_>>()));
+    o.insert("spec", v.spec.map_or(Value::Null, Value::Object));
+    json_response(StatusCode::OK, &Value::Object(o))
+}
+
+async fn list(
+    State(service): State<AppState>,
+    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Query(query) = query.map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.body_text()))?;
+    let state = match query.get("desired_state").filter(|s| !s.is_empty()) {
+        None => None,
+        Some(s) => Some(DesiredState::parse(s).ok_or_else(|| {
+            ApiError::field(
+                StatusCode::BAD_REQUEST,
+                "desired_state",
+                format!("desired_state must be one of deploying, running, stopped, deleted, got {s:?}"),
+            )
+        })?),
+    };
+    let region = query.get("region").filter(|s| !s.is_empty());
+    let records = service.list(state, region.map(String::as_str)).await?;
+    let mut o = Object::new();
+    o.insert("endpoints", Value::List(records.iter().map(Record::to_value).collect()));
+    Ok(json_response(StatusCode::OK, &Value::Object(o)))
+}
+
+async fn deploy(State(service): State<AppState>, JsonBody(body): JsonBody) -> Result<Response, ApiError> {
+    let record = service.deploy(&body).await?;
+    Ok(record_response(StatusCode::CREATED, &record))
+}
+
+async fn show(State(service): State<AppState>, name: Result<Path<String>, PathRejection>) -> Result<Response, ApiError> {
+    let record = service.get(&path_name(name)?).await?;
+    Ok(record_response(StatusCode::OK, &record))
+}
+
+async fn apply_change(service: &Service, name: String, headers: &HeaderMap, change: Change) -> Result<Response, ApiError> {
+    let record = service.change(&name, change, if_match(headers)?.as_deref()).await?;
+    Ok(record_response(StatusCode::OK, &record))
+}
+
+async fn set_topology(
+    State(service): State<AppState>,
+    name: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody,
+) -> Result<Response, ApiError> {
+    let change = Change::SetTopology { prefill: object_field(&body, "prefill"), decode: object_field(&body, "decode") };
+    apply_change(&service, path_name(name)?, &headers, change).await
+}
+
+async fn configure_store(
+    State(service): State<AppState>,
+    name: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody,
+) -> Result<Response, ApiError> {
+    apply_change(&service, path_name(name)?, &headers, Change::ConfigureStore { store: body }).await
+}
+
+async fn update_image(
+    State(service): State<AppState>,
+    name: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody,
+) -> Result<Response, ApiError> {
+    let change = Change::UpdateImage { image: object_field(&body, "image") };
+    apply_change(&service, path_name(name)?, &headers, change).await
+}
+
+async fn scale(
+    State(service): State<AppState>,
+    name: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody,
+) -> Result<Response, ApiError> {
+    let change = Change::Scale { replicas: object_field(&body, "replicas") };
+    apply_change(&service, path_name(name)?, &headers, change).await
+}
+
+async fn stop(
+    State(service): State<AppState>,
+    name: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    apply_change(&service, path_name(name)?, &headers, Change::Stop).await
+}
+
+async fn start(
+    State(service): State<AppState>,
+    name: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    apply_change(&service, path_name(name)?, &headers, Change::Start).await
+}
+
+async fn remove(
+    State(service): State<AppState>,
+    name: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    apply_change(&service, path_name(name)?, &headers, Change::Delete).await
+}
+
+async fn add_region(
+    State(service): State<AppState>,
+    name: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody,
+) -> Result<Response, ApiError> {
+    let change = Change::AddRegion { region: object_field(&body, "region"), generation: String::new() };
+    apply_change(&service, path_name(name)?, &headers, change).await
+}
+
+async fn remove_region(
+    State(service): State<AppState>,
+    path: Result<Path<(String, String)>, PathRejection>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let Path((name, region)) = path.map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.body_text()))?;
+    apply_change(&service, name, &headers, Change::RemoveRegion { region: Value::from(region) }).await
+}

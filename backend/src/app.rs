@@ -1,0 +1,63 @@
+//! The whole HTTP application: API, console files, and the layers around them.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::http::{HeaderName, HeaderValue, Request, header};
+use axum::routing::get;
+use tower_http::request_id::{MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
+use tower_http::services::{ServeDir, ServeFile};
+use tower_http::set_header::SetResponseHeaderLayer;
+use tower_http::trace::TraceLayer;
+
+use crate::api::{self, AppState, MAX_BODY_BYTES};
+use crate::auth::{AuthToken, require_token};
+use crate::service::Service;
+
+/// Console pages may run their own script and wasm and talk to this origin,
+/// and nothing else.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; \
+     style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; manifest-src 'self'; \
+     base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+#[derive(Clone, Default)]
+struct RequestIds(Arc<AtomicU64>);
+
+impl MakeRequestId for RequestIds {
+    fn make_request_id<B>(&mut self, _: &Request<B>) -> Option<RequestId> {
+        let n = self.0.fetch_add(1, Ordering::Relaxed);
+        HeaderValue::from_str(&format!("req-{n:08x}")).ok().map(RequestId::new)
+    }
+}
+
+pub fn app(service: Service, token: Option<String>, dist: &Path) -> Router {
+    let state: AppState = Arc::new(service);
+    let request_id = HeaderName::from_static("x-request-id");
+
+    let api = api::router()
+        .route("/healthz", get(|| async { ([(header::CONTENT_TYPE, "application/json")], r#"{"status": "ok"}"#) }))
+        .route("/api/{*rest}", axum::routing::any(api::not_found))
+        .with_state(state)
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES));
+
+    let console = ServeDir::new(dist).fallback(ServeFile::new(dist.join("index.html")));
+    let console = Router::new().fallback_service(console).layer(SetResponseHeaderLayer::overriding(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+    ));
+
+    api.merge(console)
+        .layer(axum::middleware::from_fn_with_state(AuthToken(token.map(Into::into)), require_token))
+        .layer(SetResponseHeaderLayer::overriding(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")))
+        .layer(SetResponseHeaderLayer::overriding(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY")))
+        .layer(SetResponseHeaderLayer::overriding(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer")))
+        .layer(TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
+            let id = req.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or("-");
+            tracing::info_span!("request", id, method = %req.method(), path = %req.uri().path())
+        }))
+        .layer(PropagateRequestIdLayer::new(request_id.clone()))
+        .layer(SetRequestIdLayer::new(request_id, RequestIds::default()))
+}

@@ -1,0 +1,97 @@
+//! Command-line flags, each with an environment variable.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::Parser;
+
+/// The GCO console: the endpoint editor and its API.
+///
+/// Endpoints are stored in GCO's DynamoDB table when --dynamodb-endpoint or
+/// --dynamodb-region is given, else in an embedded file-backed store under
+/// --data-dir.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "gco-console", version)]
+pub struct Config {
+    /// Address to listen on. A non-loopback address needs --auth-token-file.
+    #[arg(long, env = "GCO_CONSOLE_ADDR", default_value = "127.0.0.1:8080")]
+    pub addr: SocketAddr,
+
+    /// Directory of the embedded store (used when no DynamoDB is configured).
+    #[arg(long, env = "GCO_CONSOLE_DATA_DIR", default_value = "./.data")]
+    pub data_dir: PathBuf,
+
+    /// URL of a DynamoDB-compatible server, e.g. http://127.0.0.1:8000.
+    /// Leave out for AWS (credentials from the standard chain).
+    #[arg(long, env = "GCO_DYNAMODB_ENDPOINT")]
+    pub dynamodb_endpoint: Option<String>,
+
+    /// The endpoints table GCO's monitors read.
+    #[arg(long, env = "INFERENCE_ENDPOINTS_TABLE_NAME", default_value = "gco-inference-endpoints")]
+    pub dynamodb_table: String,
+
+    /// Region of the table (GCO's global region). Setting it selects DynamoDB;
+    /// with --dynamodb-endpoint it defaults to us-east-1.
+    #[arg(long, env = "DYNAMODB_REGION")]
+    pub dynamodb_region: Option<String>,
+
+    /// Create the table at start-up when missing (for local servers).
+    #[arg(long, env = "GCO_CREATE_TABLE")]
+    pub create_table: bool,
+
+    /// Regions with GCO infrastructure: where a deploy goes when it names
+    /// none. Comma-separated.
+    #[arg(long, env = "GCO_REGIONS", value_delimiter = ',')]
+    pub regions: Vec<String>,
+
+    /// Image of a mooncake deploy that names none.
+    #[arg(long, env = "GCO_DEFAULT_IMAGE", default_value = gco_spec::limits::DEFAULT_MOONCAKE_IMAGE)]
+    pub default_image: String,
+
+    /// File holding the bearer token every change must present.
+    #[arg(long, env = "GCO_AUTH_TOKEN_FILE")]
+    pub auth_token_file: Option<PathBuf>,
+
+    /// Directory of the built console (index.html and its assets).
+    #[arg(long, env = "GCO_CONSOLE_DIST", default_value = "./dist")]
+    pub dist: PathBuf,
+}
+
+impl Config {
+    /// The DynamoDB region, when DynamoDB is configured.
+    pub fn dynamodb_region(&self) -> Option<String> {
+        match (&self.dynamodb_region, &self.dynamodb_endpoint) {
+            (Some(r), _) => Some(r.clone()),
+            (None, Some(_)) => Some("us-east-1".into()),
+            (None, None) => None,
+        }
+    }
+
+    /// Checks what clap cannot: regions, the token file, the bind address.
+    pub fn check(&self) -> Result<Option<String>, String> {
+        for region in &self.regions {
+            if !gco_spec::names::is_region(region) {
+                return Err(format!("--regions: {region:?} is not an AWS region such as us-east-1"));
+            }
+        }
+        let token = match &self.auth_token_file {
+            None => None,
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| format!("--auth-token-file {}: {e}", path.display()))?;
+                let token = text.trim().to_owned();
+                if token.len() < 16 {
+                    return Err(format!("--auth-token-file {}: the token must have at least 16 characters", path.display()));
+                }
+                Some(token)
+            }
+        };
+        if token.is_none() && !self.addr.ip().is_loopback() {
+            return Err(format!(
+                "refusing to listen on {} without --auth-token-file: anyone who can reach it could change endpoints",
+                self.addr
+            ));
+        }
+        Ok(token)
+    }
+}

@@ -1,0 +1,181 @@
+//! The endpoint service: deploys and changes records through a [`Store`]
+//! with the core's rules. It knows nothing of HTTP.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use gco_spec::json::{Object, Value};
+use gco_spec::time::{format_timestamp, next_timestamp, parse_timestamp};
+use gco_spec::{Change, DeployContext, DesiredState, OpError, Record, Report, apply, new_record, plan_deploy};
+
+use crate::store::{Expected, Store, StoreError};
+
+/// Read-modify-write attempts before a change under heavy contention gives
+/// up. Each lost race means another writer made progress, so 50 writers on
+/// one record need at most 50 rounds; the margin absorbs backoff jitter.
+const MAX_ATTEMPTS: u32 = 256;
+
+/// Upper bound of the random pause after a lost race.
+const MAX_BACKOFF: Duration = Duration::from_millis(20);
+
+#[derive(Debug)]
+pub enum ServiceError {
+    NotFound(String),
+    /// The request or the spec it makes is invalid (every diagnostic).
+    Invalid(Report),
+    AlreadyExists(String),
+    /// The core refused the change.
+    Refused(OpError),
+    /// `If-Match` named a version that is no longer current.
+    Stale,
+    /// Contention outlasted every retry.
+    Busy,
+    /// The store failed (details logged).
+    Unavailable,
+    /// A stored record could not be read (details logged).
+    Corrupt,
+}
+
+impl From<StoreError> for ServiceError {
+    fn from(e: StoreError) -> ServiceError {
+        match e {
+            StoreError::Unavailable(detail) => {
+                tracing::error!(%detail, "store unavailable");
+                ServiceError::Unavailable
+            }
+            StoreError::Corrupt(detail) => {
+                tracing::error!(%detail, "corrupt record in store");
+                ServiceError::Corrupt
+            }
+            StoreError::AlreadyExists | StoreError::ConditionFailed => ServiceError::Busy,
+        }
+    }
+}
+
+/// What a validation returns: the diagnostics, and the spec a deploy would
+/// store when there is no error.
+pub struct Validation {
+    pub report: Report,
+    pub spec: Option<Object>,
+}
+
+pub struct Service {
+    store: Arc<dyn Store>,
+    deployed_regions: Vec<String>,
+    default_image: String,
+}
+
+/// The version clients send back in `If-Match`: the record's lifecycle and
+/// last update, which every write moves forward.
+pub fn etag(record: &Record) -> String {
+    let lifecycle = record.lifecycle_id.as_deref().unwrap_or("legacy");
+    let version = parse_timestamp(&record.updated_at).map_or_else(|| record.updated_at.clone(), |m| m.to_string());
+    format!("\"{}-{version}\"", &lifecycle[..lifecycle.len().min(12)])
+}
+
+fn now_micros() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64)
+}
+
+/// 64 lowercase hex characters from the OS's random source.
+pub fn random_token() -> String {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).expect("the OS random source is available");
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn jitter() -> Duration {
+    let mut b = [0u8; 2];
+    let _ = getrandom::fill(&mut b);
+    MAX_BACKOFF.mul_f64(f64::from(u16::from_le_bytes(b)) / f64::from(u16::MAX))
+}
+
+impl Service {
+    pub fn new(store: Arc<dyn Store>, deployed_regions: Vec<String>, default_image: String) -> Service {
+        Service { store, deployed_regions, default_image }
+    }
+
+    fn context(&self) -> DeployContext<'_> {
+        DeployContext { deployed_regions: Some(&self.deployed_regions), default_image: &self.default_image }
+    }
+
+    /// Checks a deploy request (or a bare spec) without storing anything.
+    pub fn validate(&self, body: &Value) -> Validation {
+        use gco_spec::document::DocumentKind;
+        match DocumentKind::of(body) {
+            DocumentKind::DeployRequest => {
+                let check = plan_deploy(body, &self.context());
+                Validation { report: check.report, spec: check.deployment.map(|d| d.spec) }
+            }
+            _ => {
+                let report = gco_spec::document::check_document(body);
+                let spec = report.is_ok().then(|| body.as_object().cloned()).flatten();
+                Validation { report, spec }
+            }
+        }
+    }
+
+    pub async fn deploy(&self, request: &Value) -> Result<Record, ServiceError> {
+        let check = plan_deploy(request, &self.context());
+        let Some(deployment) = check.deployment else {
+            return Err(ServiceError::Invalid(check.report));
+        };
+        let name = deployment.endpoint_name.clone();
+        let record = new_record(deployment, &format_timestamp(now_micros()), &mut random_token);
+        match self.store.create(&record).await {
+            Ok(()) => Ok(record),
+            Err(StoreError::AlreadyExists) => Err(ServiceError::AlreadyExists(name)),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    pub async fn get(&self, name: &str) -> Result<Record, ServiceError> {
+        self.store.get(name).await?.ok_or_else(|| ServiceError::NotFound(name.to_owned()))
+    }
+
+    /// Records filtered by state and region, newest first.
+    pub async fn list(&self, state: Option<DesiredState>, region: Option<&str>) -> Result<Vec<Record>, ServiceError> {
+        let mut records = self.store.list().await?;
+        records.retain(|r| {
+            state.is_none_or(|s| r.desired_state == s) && region.is_none_or(|g| r.target_regions.iter().any(|t| t == g))
+        });
+        records.sort_by(|a, b| b.created_at.cmp(&a.created_at).then_with(|| a.endpoint_name.cmp(&b.endpoint_name)));
+        Ok(records)
+    }
+
+    /// Applies a change with optimistic concurrency. With `if_match`, a
+    /// record that is not at that version is [`ServiceError::Stale`] and
+    /// nothing is written; without it, a lost race is retried on a fresh read.
+    pub async fn change(&self, name: &str, change: Change, if_match: Option<&str>) -> Result<Record, ServiceError> {
+        change.check_arguments().map_err(ServiceError::Refused)?;
+        for _ in 0..MAX_ATTEMPTS {
+            let current = self.get(name).await?;
+            if if_match.is_some_and(|tag| !tag_matches(tag, &current)) {
+                return Err(ServiceError::Stale);
+            }
+            if change == Change::Delete && current.desired_state == DesiredState::Deleted {
+                return Ok(current);
+            }
+            let change = match &change {
+                // A fresh generation token for a region seen for the first time.
+                Change::AddRegion { region, .. } => Change::AddRegion { region: region.clone(), generation: random_token() },
+                other => other.clone(),
+            };
+            let now = next_timestamp(now_micros(), &current.updated_at);
+            let next = apply(&current, &change, &now).map_err(ServiceError::Refused)?;
+            match self.store.update(&next, Expected::of(&current, change == Change::Delete)).await {
+                Ok(()) => return Ok(next),
+                Err(StoreError::ConditionFailed) if if_match.is_some() => return Err(ServiceError::Stale),
+                Err(StoreError::ConditionFailed) => tokio::time::sleep(jitter()).await,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(ServiceError::Busy)
+    }
+}
+
+/// `If-Match: *` matches any current record; otherwise one of the listed tags.
+fn tag_matches(header: &str, record: &Record) -> bool {
+    let current = etag(record);
+    header.split(',').map(str::trim).any(|t| t == "*" || t == current || t.strip_prefix("W/") == Some(&current))
+}

@@ -1,0 +1,91 @@
+//! Records as DynamoDB items, in the encoding GCO's Python store uses:
+//! integers are N, strings S, booleans BOOL, null NULL, maps M, lists L.
+//! Floats never reach here (see `storable`): they are stored as strings.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use gco_spec::json::{Int, Object, Value};
+
+/// The most digits a DynamoDB number holds. Larger integers are stored as
+/// strings rather than refused or rounded.
+const DYNAMO_NUMBER_DIGITS: usize = 38;
+
+pub fn to_attr(v: &Value) -> AttributeValue {
+    match v {
+        Value::Null => AttributeValue::Null(true),
+        Value::Bool(b) => AttributeValue::Bool(*b),
+        Value::Int(i) => {
+            let text = i.to_string();
+            if text.trim_start_matches('-').len() <= DYNAMO_NUMBER_DIGITS {
+                AttributeValue::N(text)
+            } else {
+                AttributeValue::S(text)
+            }
+        }
+        Value::Float(f) => AttributeValue::S(gco_spec::pyrepr::float_repr(*f)),
+        Value::Str(s) => AttributeValue::S(s.to_string_lossy()),
+        Value::List(items) => AttributeValue::L(items.iter().map(to_attr).collect()),
+        Value::Object(o) => AttributeValue::M(to_item(o)),
+    }
+}
+
+pub fn to_item(o: &Object) -> HashMap<String, AttributeValue> {
+    o.str_entries().map(|(k, v)| (k.to_string_lossy(), to_attr(v))).collect()
+}
+
+/// Reads an attribute back. A whole N is an integer (as GCO's reader turns
+/// whole `Decimal`s into ints); a fractional N, which GCO never writes but
+/// another writer might, is a float.
+pub fn from_attr(a: &AttributeValue) -> Value {
+    match a {
+        AttributeValue::Null(_) => Value::Null,
+        AttributeValue::Bool(b) => Value::Bool(*b),
+        AttributeValue::N(n) => match Int::from_decimal(n) {
+            Some(i) => Value::Int(i),
+            None => match n.parse::<f64>() {
+                Ok(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Value::int(f as i64),
+                Ok(f) => Value::Float(f),
+                Err(_) => Value::from(n.clone()),
+            },
+        },
+        AttributeValue::S(s) => Value::from(s.clone()),
+        AttributeValue::L(items) => Value::List(items.iter().map(from_attr).collect()),
+        AttributeValue::M(m) => Value::Object(from_item(m)),
+        AttributeValue::Ss(items) => Value::List(items.iter().map(|s| Value::from(s.clone())).collect()),
+        AttributeValue::Ns(items) => {
+            Value::List(items.iter().map(|n| from_attr(&AttributeValue::N(n.clone()))).collect())
+        }
+        // Binary attributes are not part of GCO's layout.
+        _ => Value::Null,
+    }
+}
+
+/// Map attributes come back unordered; keys are sorted so reads are stable.
+pub fn from_item(m: &HashMap<String, AttributeValue>) -> Object {
+    let mut keys: Vec<&String> = m.keys().collect();
+    keys.sort();
+    let mut o = Object::new();
+    for k in keys {
+        o.insert(k, from_attr(&m[k]));
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gco_spec::json::parse;
+
+    #[test]
+    fn round_trips_gco_encoding() {
+        let v = parse(r#"{"a": 1, "b": "x", "c": [true, null], "d": {"e": "4294967296"}, "big": 100000000000000000000000000000000000000000}"#).unwrap();
+        let back = from_attr(&to_attr(&v));
+        assert_eq!(
+            back.to_json(),
+            r#"{"a": 1, "b": "x", "big": "100000000000000000000000000000000000000000", "c": [true, null], "d": {"e": "4294967296"}}"#
+        );
+        assert_eq!(from_attr(&AttributeValue::N("3.0".into())), Value::int(3));
+        assert_eq!(from_attr(&AttributeValue::N("1.5".into())), Value::Float(1.5));
+    }
+}

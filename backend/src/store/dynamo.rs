@@ -1,0 +1,208 @@
+//! The DynamoDB store: GCO's own table and item layout, written with
+//! conditional expressions so no change is lost or applied twice.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::config::{Credentials, Region};
+use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType, TableStatus,
+};
+use gco_spec::Record;
+
+use super::attr::{from_item, to_attr, to_item};
+use super::{BoxFuture, Expected, MUTABLE_ATTRIBUTES, Store, StoreError, decode, storable};
+
+/// Where the table is.
+#[derive(Debug, Clone)]
+pub struct DynamoConfig {
+    pub table: String,
+    /// The "global region" of the GCO deployment.
+    pub region: String,
+    /// A DynamoDB-compatible server (`http://127.0.0.1:8000`); `None` for AWS.
+    pub endpoint: Option<String>,
+}
+
+pub struct DynamoStore {
+    client: Client,
+    table: String,
+}
+
+fn unavailable<E: std::error::Error + 'static, R: std::fmt::Debug>(e: SdkError<E, R>) -> StoreError {
+    StoreError::Unavailable(DisplayErrorContext(&e).to_string())
+}
+
+impl DynamoStore {
+    pub async fn connect(cfg: &DynamoConfig) -> DynamoStore {
+        let timeouts = aws_config::timeout::TimeoutConfig::builder()
+            .connect_timeout(Duration::from_secs(2))
+            .operation_attempt_timeout(Duration::from_secs(5))
+            .operation_timeout(Duration::from_secs(12))
+            .build();
+        let mut loader = aws_config::defaults(aws_config::BehaviorVersion::latest())
+            .region(Region::new(cfg.region.clone()))
+            .timeout_config(timeouts);
+        if let Some(endpoint) = &cfg.endpoint {
+            loader = loader.endpoint_url(endpoint);
+            // Local servers accept any key; don't make users invent one.
+            if std::env::var_os("AWS_ACCESS_KEY_ID").is_none() && std::env::var_os("AWS_PROFILE").is_none() {
+                loader = loader.credentials_provider(Credentials::new("local", "local", None, None, "gco-console"));
+            }
+        }
+        let sdk = loader.load().await;
+        DynamoStore { client: Client::new(&sdk), table: cfg.table.clone() }
+    }
+
+    /// Creates the table (key `endpoint_name`, on-demand) unless it exists.
+    pub async fn create_table(&self) -> Result<(), StoreError> {
+        let built = (|| {
+            Ok::<_, aws_sdk_dynamodb::error::BuildError>((
+                AttributeDefinition::builder()
+                    .attribute_name("endpoint_name")
+                    .attribute_type(ScalarAttributeType::S)
+                    .build()?,
+                KeySchemaElement::builder().attribute_name("endpoint_name").key_type(KeyType::Hash).build()?,
+            ))
+        })();
+        let (attr, key) = built.map_err(|e| StoreError::Unavailable(e.to_string()))?;
+        let result = self
+            .client
+            .create_table()
+            .table_name(&self.table)
+            .attribute_definitions(attr)
+            .key_schema(key)
+            .billing_mode(BillingMode::PayPerRequest)
+            .send()
+            .await;
+        match result {
+            Ok(_) => {}
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_resource_in_use_exception()) => {}
+            Err(e) => return Err(unavailable(e)),
+        }
+        self.wait_until_active().await
+    }
+
+    /// A new table takes writes only once it is ACTIVE.
+    async fn wait_until_active(&self) -> Result<(), StoreError> {
+        for _ in 0..300 {
+            let out = self.client.describe_table().table_name(&self.table).send().await.map_err(unavailable)?;
+            if out.table().and_then(|t| t.table_status()) == Some(&TableStatus::Active) {
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Err(StoreError::Unavailable(format!("table {} did not become active within 30 s", self.table)))
+    }
+}
+
+impl Store for DynamoStore {
+    fn create<'a>(&'a self, record: &'a Record) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let item = to_item(storable(record).as_object().expect("a record is an object"));
+            let result = self
+                .client
+                .put_item()
+                .table_name(&self.table)
+                .set_item(Some(item))
+                .condition_expression("attribute_not_exists(endpoint_name)")
+                .send()
+                .await;
+            match result {
+                Ok(_) => Ok(()),
+                Err(e) if e.as_service_error().is_some_and(|s| s.is_conditional_check_failed_exception()) => {
+                    Err(StoreError::AlreadyExists)
+                }
+                Err(e) => Err(unavailable(e)),
+            }
+        })
+    }
+
+    fn get<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<Option<Record>, StoreError>> {
+        Box::pin(async move {
+            let out = self
+                .client
+                .get_item()
+                .table_name(&self.table)
+                .key("endpoint_name", AttributeValue::S(name.to_owned()))
+                .consistent_read(true)
+                .send()
+                .await
+                .map_err(unavailable)?;
+            out.item().map(|item| decode(&gco_spec::Value::Object(from_item(item)))).transpose()
+        })
+    }
+
+    fn update<'a>(&'a self, record: &'a Record, expected: Expected<'a>) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let value = storable(record);
+            let item = value.as_object().expect("a record is an object");
+            let mut names = HashMap::new();
+            let mut values = HashMap::new();
+            let mut sets = Vec::new();
+            for (i, attr) in MUTABLE_ATTRIBUTES.iter().enumerate() {
+                let Some(v) = item.get(attr) else { continue };
+                names.insert(format!("#a{i}"), (*attr).to_owned());
+                values.insert(format!(":v{i}"), to_attr(v));
+                sets.push(format!("#a{i} = :v{i}"));
+            }
+            let mut condition = "attribute_exists(endpoint_name) AND updated_at = :expected_at".to_owned();
+            values.insert(":expected_at".into(), AttributeValue::S(expected.updated_at.to_owned()));
+            match expected.lifecycle_id {
+                Some(id) => {
+                    condition.push_str(" AND lifecycle_id = :lifecycle");
+                    values.insert(":lifecycle".into(), AttributeValue::S(id.to_owned()));
+                }
+                None => condition.push_str(" AND attribute_not_exists(lifecycle_id)"),
+            }
+            if !expected.allow_deleted {
+                condition.push_str(" AND desired_state <> :deleted");
+                values.insert(":deleted".into(), AttributeValue::S("deleted".into()));
+            }
+            let result = self
+                .client
+                .update_item()
+                .table_name(&self.table)
+                .key("endpoint_name", AttributeValue::S(record.endpoint_name.clone()))
+                .update_expression(format!("SET {}", sets.join(", ")))
+                .condition_expression(condition)
+                .set_expression_attribute_names(Some(names))
+                .set_expression_attribute_values(Some(values))
+                .send()
+                .await;
+            match result {
+                Ok(_) => Ok(()),
+                Err(e) if e.as_service_error().is_some_and(|s| s.is_conditional_check_failed_exception()) => {
+                    Err(StoreError::ConditionFailed)
+                }
+                Err(e) => Err(unavailable(e)),
+            }
+        })
+    }
+
+    fn list(&self) -> BoxFuture<'_, Result<Vec<Record>, StoreError>> {
+        Box::pin(async move {
+            let mut out = Vec::new();
+            let mut start: Option<HashMap<String, AttributeValue>> = None;
+            loop {
+                let page = self
+                    .client
+                    .scan()
+                    .table_name(&self.table)
+                    .consistent_read(true)
+                    .set_exclusive_start_key(start.take())
+                    .send()
+                    .await
+                    .map_err(unavailable)?;
+                for item in page.items() {
+                    out.push(decode(&gco_spec::Value::Object(from_item(item)))?);
+                }
+                match page.last_evaluated_key() {
+                    Some(key) if !key.is_empty() => start = Some(key.clone()),
+                    _ => return Ok(out),
+                }
+            }
+        })
+    }
+}

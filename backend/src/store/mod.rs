@@ -1,0 +1,108 @@
+//! Where endpoint records live: one trait, two implementations with the same
+//! semantics (conditional create, conditional update of the attributes a
+//! change touches, full scans), checked by one conformance suite.
+
+mod attr;
+mod dynamo;
+mod embedded;
+
+use std::future::Future;
+use std::pin::Pin;
+
+use gco_spec::Record;
+use gco_spec::json::Value;
+
+pub use dynamo::{DynamoConfig, DynamoStore};
+pub use embedded::EmbeddedStore;
+
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreError {
+    /// Create: an endpoint with this name exists.
+    AlreadyExists,
+    /// Update: the record changed, vanished or was deleted since it was read.
+    ConditionFailed,
+    /// The store failed or could not be reached. The text is for the log,
+    /// never for clients.
+    Unavailable(String),
+    /// A stored item is not a readable record (text for the log).
+    Corrupt(String),
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::AlreadyExists => f.write_str("already exists"),
+            StoreError::ConditionFailed => f.write_str("condition failed"),
+            StoreError::Unavailable(e) => write!(f, "store unavailable: {e}"),
+            StoreError::Corrupt(e) => write!(f, "corrupt record: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// What an update requires of the stored record: optimistic concurrency on
+/// `updated_at`, the same lifecycle, and (unless deleting) not deleted.
+#[derive(Debug, Clone, Copy)]
+pub struct Expected<'a> {
+    pub updated_at: &'a str,
+    pub lifecycle_id: Option<&'a str>,
+    pub allow_deleted: bool,
+}
+
+impl<'a> Expected<'a> {
+    pub fn of(read: &'a Record, allow_deleted: bool) -> Expected<'a> {
+        Expected { updated_at: &read.updated_at, lifecycle_id: read.lifecycle_id.as_deref(), allow_deleted }
+    }
+
+    /// Whether `stored` still meets the expectation.
+    pub fn holds_for(&self, stored: &Record) -> bool {
+        stored.updated_at == self.updated_at
+            && stored.lifecycle_id.as_deref() == self.lifecycle_id
+            && (self.allow_deleted || stored.desired_state != gco_spec::DesiredState::Deleted)
+    }
+}
+
+/// The attributes an operation may change. Everything else (notably
+/// `region_status`, which the monitors write) is left as stored.
+pub const MUTABLE_ATTRIBUTES: [&str; 6] =
+    ["desired_state", "target_regions", "spec", "updated_at", "cleanup_regions", "region_generations"];
+
+pub trait Store: Send + Sync + 'static {
+    /// Writes a new record; [`StoreError::AlreadyExists`] when the name is taken.
+    fn create<'a>(&'a self, record: &'a Record) -> BoxFuture<'a, Result<(), StoreError>>;
+    fn get<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<Option<Record>, StoreError>>;
+    /// Writes the [`MUTABLE_ATTRIBUTES`] of `record` when `expected` holds,
+    /// else [`StoreError::ConditionFailed`] and nothing changes.
+    fn update<'a>(&'a self, record: &'a Record, expected: Expected<'a>) -> BoxFuture<'a, Result<(), StoreError>>;
+    /// Every record (all pages).
+    fn list(&self) -> BoxFuture<'_, Result<Vec<Record>, StoreError>>;
+}
+
+/// The record as it is stored: GCO writes floats as strings (DynamoDB numbers
+/// would turn them into `Decimal`), so both stores do, and a float comes back
+/// as its string as it does for GCO's own readers.
+pub fn storable(record: &Record) -> Value {
+    floats_to_strings(record.to_value())
+}
+
+fn floats_to_strings(v: Value) -> Value {
+    match v {
+        Value::Float(f) => Value::from(gco_spec::pyrepr::float_repr(f)),
+        Value::List(items) => Value::List(items.into_iter().map(floats_to_strings).collect()),
+        Value::Object(o) => {
+            let mut out = gco_spec::json::Object::new();
+            for (k, v) in o.str_entries() {
+                out.insert(&k.to_string_lossy(), floats_to_strings(v.clone()));
+            }
+            Value::Object(out)
+        }
+        other => other,
+    }
+}
+
+pub fn decode(value: &Value) -> Result<Record, StoreError> {
+    Record::from_value(value).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
