@@ -9,6 +9,7 @@ pub mod bytesize;
 pub mod deploy;
 pub mod ecr;
 pub mod diagnostics;
+pub mod diff;
 pub mod document;
 pub mod json;
 pub mod limits;
