@@ -120,6 +120,13 @@ impl Value {
         out
     }
 
+    /// Indented JSON for people (`json.dumps(value, indent=2)`, ASCII only).
+    pub fn to_json_pretty(&self) -> String {
+        let mut out = String::new();
+        write::pretty_into(self, 0, &mut out);
+        out
+    }
+
     /// `json.dumps(value)` with its default settings.
     pub fn to_json(&self) -> String {
         let mut out = String::new();

@@ -41,6 +41,36 @@ pub(crate) fn dumps_into(v: &Value, out: &mut String) {
     }
 }
 
+/// Indented JSON (two spaces), for people to read and edit.
+pub(crate) fn pretty_into(v: &Value, indent: usize, out: &mut String) {
+    let pad = |out: &mut String, n: usize| out.extend(std::iter::repeat_n(' ', n));
+    match v {
+        Value::List(items) if !items.is_empty() => {
+            out.push_str("[\n");
+            for (i, item) in items.iter().enumerate() {
+                pad(out, indent + 2);
+                pretty_into(item, indent + 2, out);
+                out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
+            }
+            pad(out, indent);
+            out.push(']');
+        }
+        Value::Object(obj) if !obj.is_empty() => {
+            out.push_str("{\n");
+            for (i, (k, v)) in obj.iter().enumerate() {
+                pad(out, indent + 2);
+                key_into(k, out);
+                out.push_str(": ");
+                pretty_into(v, indent + 2, out);
+                out.push_str(if i + 1 < obj.len() { ",\n" } else { "\n" });
+            }
+            pad(out, indent);
+            out.push('}');
+        }
+        other => dumps_into(other, out),
+    }
+}
+
 fn json_float(f: f64) -> String {
     if f.is_nan() {
         "NaN".into()
@@ -92,6 +122,14 @@ pub fn string_into(s: &PyStr, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use crate::json::parse;
+
+    #[test]
+    fn pretty_prints_and_parses_back() {
+        let v = parse(r#"{"a": [1, {"b": []}], "c": {}}"#).unwrap();
+        let text = v.to_json_pretty();
+        assert_eq!(text, "{\n  \"a\": [\n    1,\n    {\n      \"b\": []\n    }\n  ],\n  \"c\": {}\n}");
+        assert_eq!(parse(&text).unwrap(), v);
+    }
 
     #[test]
     fn dumps_as_python() {
