@@ -74,6 +74,12 @@ impl std::error::Error for ByteSizeError {}
 /// Renders a byte size as the canonical decimal string stored in the spec,
 /// exactly as the reference's `author_byte_size`.
 pub fn author_byte_size(arg: ByteSizeArg<'_>) -> Result<String, ByteSizeError> {
+    byte_size_value(arg).map(|size| size.to_string())
+}
+
+/// [`author_byte_size`]'s verdict and value, without rendering the text (the
+/// validator needs only the verdict).
+pub fn byte_size_value(arg: ByteSizeArg<'_>) -> Result<Int, ByteSizeError> {
     let size = match arg {
         ByteSizeArg::Bool(b) => return Err(ByteSizeError::Bool(b)),
         ByteSizeArg::Int(i) => i,
@@ -90,7 +96,7 @@ pub fn author_byte_size(arg: ByteSizeArg<'_>) -> Result<String, ByteSizeError> {
     if !size.in_range(MOONCAKE_BYTE_SIZE_MIN, MOONCAKE_BYTE_SIZE_MAX) {
         return Err(ByteSizeError::OutOfRange(size.to_string()));
     }
-    Ok(size.to_string())
+    Ok(size)
 }
 
 /// Why a human byte size (`4 GiB`) could not be read.

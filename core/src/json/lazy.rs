@@ -1,11 +1,14 @@
 //! Checks JSON text and locates values in it without building a tree.
 //!
-//! The validator's fast path: [`parse`] checks the whole document's syntax
-//! once, then the rules look up only the members they read
-//! ([`LazyObject::fields`]) and decode only the scalars they compare. Nothing
-//! is allocated unless a value is reported in a message ([`Lazy::to_value`]).
+//! The validator's fast path: [`parse_captured`] checks the whole document's
+//! syntax in one pass and, on the way, records where the members a
+//! [`CapturePlan`] names are (the last occurrence of each, as Python's dict
+//! keeps). The rules then read those members without scanning again, and
+//! decode only the scalars they compare. Members outside the plan are found
+//! by a scan of the already checked text ([`LazyObject::fields`]). Nothing is
+//! allocated unless a value is reported in a message ([`Lazy::to_value`]).
 
-use super::lex::{Lexer, RawNum, RawStr};
+use super::lex::{Lexer, RawNum, RawStr, checked_string_end};
 use super::{Int, JsonError, PyStr, Value};
 
 /// What a located value is.
@@ -32,28 +35,141 @@ pub struct Lazy<'a> {
 
 /// Checks a whole document and returns its root.
 pub fn parse(text: &str) -> Result<Lazy<'_>, JsonError> {
+    const NONE: CapturePlan = CapturePlan { slots: &[] };
+    Ok(parse_captured(text, &NONE)?.0)
+}
+
+/// The members to record during the pass: each slot is a key of an object
+/// identified by the slot that holds it (`None`: the root object).
+#[derive(Debug)]
+pub struct CapturePlan {
+    pub slots: &'static [CaptureSlot],
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct CaptureSlot {
+    /// The slot whose value is the object holding this key; `None` for the root.
+    pub parent: Option<u8>,
+    pub key: &'static str,
+}
+
+/// Most slots a plan may have.
+pub const MAX_SLOTS: usize = 32;
+
+/// Where the planned members are: by slot, the last occurrence's value.
+#[derive(Debug, Clone, Copy)]
+pub struct Captures<'a> {
+    pub plan: &'static CapturePlan,
+    pub values: [Option<Lazy<'a>>; MAX_SLOTS],
+}
+
+impl<'a> Captures<'a> {
+    /// The slot of `key` in the object that is slot `parent`'s value.
+    pub fn slot(&self, parent: Option<u8>, key: &str) -> Option<u8> {
+        self.plan.slots.iter().position(|s| s.parent == parent && s.key == key).map(|i| i as u8)
+    }
+
+    /// Forgets everything recorded inside slot `parent`'s value (a repeated
+    /// key replaces the whole earlier value).
+    fn clear_inside(&mut self, parent: u8) {
+        for i in 0..self.plan.slots.len() {
+            if self.plan.slots[i].parent == Some(parent) && self.values[i].take().is_some() {
+                self.clear_inside(i as u8);
+            }
+        }
+    }
+}
+
+/// Checks a whole document and records the members `plan` names.
+pub fn parse_captured<'a>(
+    text: &'a str,
+    plan: &'static CapturePlan,
+) -> Result<(Lazy<'a>, Captures<'a>), JsonError> {
+    assert!(plan.slots.len() <= MAX_SLOTS, "a capture plan has at most {MAX_SLOTS} slots");
+    let mut caps = Captures { plan, values: [None; MAX_SLOTS] };
     let mut lx = Lexer::new(text);
     lx.skip_ws();
-    let root = skip_value(&mut lx, 0)?;
+    let root = skip_value(&mut lx, 0, Some(Holder::Root), &mut caps)?;
     lx.skip_ws();
     if lx.pos != text.len() {
         return Err(lx.error("Extra data"));
     }
-    Ok(root)
+    Ok((root, caps))
+}
+
+/// Which planned object a value is, when it is an object.
+#[derive(Clone, Copy)]
+enum Holder {
+    Root,
+    Slot(u8),
 }
 
 /// Scans one value at `lx.pos` (whitespace already skipped), checking it.
-fn skip_value<'a>(lx: &mut Lexer<'a>, depth: usize) -> Result<Lazy<'a>, JsonError> {
+/// Containers are scanned in this one function, so nesting costs one stack
+/// frame per level (deep documents run in small stacks, wasm's included).
+fn skip_value<'a>(
+    lx: &mut Lexer<'a>,
+    depth: usize,
+    holder: Option<Holder>,
+    caps: &mut Captures<'a>,
+) -> Result<Lazy<'a>, JsonError> {
     let start = lx.pos;
     let kind = match lx.peek() {
         Some(b'"') => Kind::Str { escaped: lx.string()?.escaped },
-        Some(b'{') => {
-            skip_object(lx, depth + 1)?;
-            Kind::Object
-        }
-        Some(b'[') => {
-            skip_list(lx, depth + 1)?;
-            Kind::List
+        Some(open @ (b'{' | b'[')) => {
+            lx.too_deep(depth + 1)?;
+            let is_object = open == b'{';
+            let close = if is_object { b'}' } else { b']' };
+            // The planned object this is, as a slot parent.
+            let parent = match holder {
+                Some(Holder::Root) if is_object => Some(None),
+                Some(Holder::Slot(s)) if is_object => Some(Some(s)),
+                _ => None,
+            };
+            lx.pos += 1;
+            lx.skip_ws();
+            if lx.peek() == Some(close) {
+                lx.pos += 1;
+            } else {
+                loop {
+                    let mut slot = None;
+                    if is_object {
+                        if lx.peek() != Some(b'"') {
+                            return Err(lx.error("Expecting property name enclosed in double quotes"));
+                        }
+                        let key = lx.string()?;
+                        lx.skip_ws();
+                        if lx.peek() != Some(b':') {
+                            return Err(lx.error("Expecting ':' delimiter"));
+                        }
+                        lx.pos += 1;
+                        lx.skip_ws();
+                        slot = parent.and_then(|p| {
+                            caps.plan.slots.iter().position(|s| s.parent == p && key.eq_str(s.key)).map(|i| i as u8)
+                        });
+                        if let Some(slot) = slot {
+                            caps.clear_inside(slot);
+                        }
+                    }
+                    let v = skip_value(lx, depth + 1, slot.map(Holder::Slot), caps)?;
+                    if let Some(slot) = slot {
+                        caps.values[slot as usize] = Some(v);
+                    }
+                    lx.skip_ws();
+                    match lx.peek() {
+                        Some(b',') => {
+                            lx.pos += 1;
+                            lx.skip_ws();
+                        }
+                        Some(c) if c == close => {
+                            lx.pos += 1;
+                            break;
+                        }
+                        _ => return Err(lx.error("Expecting ',' delimiter")),
+                    }
+                }
+            }
+            if is_object { Kind::Object } else { Kind::List }
         }
         Some(b'n') if lx.eat("null") => Kind::Null,
         Some(b't') if lx.eat("true") => Kind::True,
@@ -66,70 +182,6 @@ fn skip_value<'a>(lx: &mut Lexer<'a>, depth: usize) -> Result<Lazy<'a>, JsonErro
         }
     };
     Ok(Lazy { text: lx.text, start, end: lx.pos, kind })
-}
-
-fn skip_list(lx: &mut Lexer<'_>, depth: usize) -> Result<(), JsonError> {
-    lx.too_deep(depth)?;
-    lx.pos += 1;
-    lx.skip_ws();
-    if lx.peek() == Some(b']') {
-        lx.pos += 1;
-        return Ok(());
-    }
-    loop {
-        lx.skip_ws();
-        skip_value(lx, depth)?;
-        lx.skip_ws();
-        match lx.peek() {
-            Some(b',') => lx.pos += 1,
-            Some(b']') => {
-                lx.pos += 1;
-                return Ok(());
-            }
-            _ => return Err(lx.error("Expecting ',' delimiter")),
-        }
-    }
-}
-
-fn skip_object(lx: &mut Lexer<'_>, depth: usize) -> Result<(), JsonError> {
-    lx.too_deep(depth)?;
-    lx.pos += 1;
-    lx.skip_ws();
-    if lx.peek() == Some(b'}') {
-        lx.pos += 1;
-        return Ok(());
-    }
-    loop {
-        member(lx, depth)?;
-        match lx.peek() {
-            Some(b',') => {
-                lx.pos += 1;
-                lx.skip_ws();
-            }
-            Some(b'}') => {
-                lx.pos += 1;
-                return Ok(());
-            }
-            _ => return Err(lx.error("Expecting ',' delimiter")),
-        }
-    }
-}
-
-/// Scans `"key": value` and the whitespace after it.
-fn member<'a>(lx: &mut Lexer<'a>, depth: usize) -> Result<(RawStr<'a>, Lazy<'a>), JsonError> {
-    if lx.peek() != Some(b'"') {
-        return Err(lx.error("Expecting property name enclosed in double quotes"));
-    }
-    let key = lx.string()?;
-    lx.skip_ws();
-    if lx.peek() != Some(b':') {
-        return Err(lx.error("Expecting ':' delimiter"));
-    }
-    lx.pos += 1;
-    lx.skip_ws();
-    let v = skip_value(lx, depth)?;
-    lx.skip_ws();
-    Ok((key, v))
 }
 
 impl<'a> Lazy<'a> {
@@ -203,8 +255,7 @@ impl<'a> LazyObject<'a> {
             return found;
         }
         loop {
-            // Depth no longer matters: the document was checked as a whole.
-            let (key, v) = member(&mut lx, 0).expect("a located object is valid JSON");
+            let (key, v) = checked_member(&mut lx);
             if let Some(i) = keys.iter().position(|k| key.eq_str(k)) {
                 found[i] = Some(v);
             }
@@ -222,6 +273,59 @@ impl<'a> LazyObject<'a> {
     }
 }
 
+/// `"key": value` in text already checked: no validation, containers
+/// skipped by counting brackets outside strings.
+fn checked_member<'a>(lx: &mut Lexer<'a>) -> (RawStr<'a>, Lazy<'a>) {
+    let b = lx.text.as_bytes();
+    let (key_end, key_escaped) = checked_string_end(b, lx.pos);
+    let key = RawStr { raw: &lx.text[lx.pos + 1..key_end - 1], escaped: key_escaped };
+    lx.pos = key_end;
+    lx.skip_ws();
+    lx.pos += 1; // the colon
+    lx.skip_ws();
+    let start = lx.pos;
+    let (end, kind) = match b[start] {
+        b'"' => {
+            let (end, escaped) = checked_string_end(b, start);
+            (end, Kind::Str { escaped })
+        }
+        open @ (b'{' | b'[') => {
+            let mut depth = 1usize;
+            let mut i = start + 1;
+            while depth > 0 {
+                match b[i] {
+                    b'"' => i = checked_string_end(b, i).0,
+                    b'{' | b'[' => {
+                        depth += 1;
+                        i += 1;
+                    }
+                    b'}' | b']' => {
+                        depth -= 1;
+                        i += 1;
+                    }
+                    _ => i += 1,
+                }
+            }
+            (i, if open == b'{' { Kind::Object } else { Kind::List })
+        }
+        b'n' => (start + 4, Kind::Null),
+        b't' => (start + 4, Kind::True),
+        b'f' => (start + 5, Kind::False),
+        _ => {
+            let mut i = start;
+            let mut float = false;
+            while i < b.len() && !matches!(b[i], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
+                float |= matches!(b[i], b'.' | b'e' | b'E' | b'N' | b'I');
+                i += 1;
+            }
+            (i, if float { Kind::Float } else { Kind::Int })
+        }
+    };
+    lx.pos = end;
+    lx.skip_ws();
+    (key, Lazy { text: lx.text, start, end, kind })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,6 +337,22 @@ mod tests {
         assert!(mode.unwrap().str_eq("both"));
         assert_eq!(x.unwrap().kind(), Kind::List);
         assert!(missing.is_none());
+    }
+
+    #[test]
+    fn captures_the_last_occurrence_and_forgets_replaced_values() {
+        static PLAN: CapturePlan = CapturePlan {
+            slots: &[
+                CaptureSlot { parent: None, key: "store" },
+                CaptureSlot { parent: Some(0), key: "enabled" },
+                CaptureSlot { parent: None, key: "mode" },
+            ],
+        };
+        let text = r#"{"store": {"enabled": true}, "mode": 1, "x": {"store": 2}, "st\u006fre": {"size": 1}, "mode": "both"}"#;
+        let (_, caps) = parse_captured(text, &PLAN).unwrap();
+        assert_eq!(caps.values[0].unwrap().source(), r#"{"size": 1}"#);
+        assert!(caps.values[1].is_none(), "the replaced store's members are forgotten");
+        assert!(caps.values[2].unwrap().str_eq("both"));
     }
 
     #[test]

@@ -71,6 +71,12 @@ impl<'a> Lexer<'a> {
     #[inline]
     pub fn skip_ws(&mut self) {
         let b = self.bytes();
+        // Indentation: whole words of spaces at once.
+        while self.pos + 8 <= b.len()
+            && u64::from_le_bytes(b[self.pos..self.pos + 8].try_into().expect("eight bytes")) == SPACES
+        {
+            self.pos += 8;
+        }
         while let Some(&c) = b.get(self.pos) {
             if matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
                 self.pos += 1;
@@ -121,6 +127,17 @@ impl<'a> Lexer<'a> {
         let mut i = start;
         let mut escaped = false;
         loop {
+            // Eight bytes at a time to the next quote, backslash or control
+            // character: strings are most of a spec's bytes.
+            while i + 8 <= b.len() {
+                let word = u64::from_le_bytes(b[i..i + 8].try_into().expect("eight bytes"));
+                let hit = string_special(word);
+                if hit != 0 {
+                    i += (hit.trailing_zeros() / 8) as usize;
+                    break;
+                }
+                i += 8;
+            }
             let Some(&c) = b.get(i) else {
                 return Err(self.error_at(start - 1, "Unterminated string starting at"));
             };
@@ -264,6 +281,53 @@ impl RawNum<'_> {
         match self.text.parse::<i64>() {
             Ok(v) => Int::Small(v),
             Err(_) => Int::from_decimal(self.text).unwrap_or(Int::Small(0)),
+        }
+    }
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+const SPACES: u64 = ONES * b' ' as u64;
+
+/// High bits of the bytes of `x` that are zero. Only the lowest flagged byte
+/// is sure to be a hit (borrows may flag bytes above it), which is all the
+/// scanners use.
+#[inline(always)]
+fn zero_bytes(x: u64) -> u64 {
+    x.wrapping_sub(ONES) & !x & HIGHS
+}
+
+/// Flags `"`, `\\` and control characters (below 0x20) in a word of text.
+#[inline(always)]
+fn string_special(w: u64) -> u64 {
+    zero_bytes(w ^ (ONES * b'"' as u64))
+        | zero_bytes(w ^ (ONES * b'\\' as u64))
+        | (w.wrapping_sub(ONES * 0x20) & !w & HIGHS)
+}
+
+/// The end (after the closing quote) of the string opening at `i`, and
+/// whether it has escapes, in text already checked.
+#[inline]
+pub(crate) fn checked_string_end(b: &[u8], mut i: usize) -> (usize, bool) {
+    i += 1;
+    let mut escaped = false;
+    loop {
+        while i + 8 <= b.len() {
+            let word = u64::from_le_bytes(b[i..i + 8].try_into().expect("eight bytes"));
+            let hit = zero_bytes(word ^ (ONES * b'"' as u64)) | zero_bytes(word ^ (ONES * b'\\' as u64));
+            if hit != 0 {
+                i += (hit.trailing_zeros() / 8) as usize;
+                break;
+            }
+            i += 8;
+        }
+        match b[i] {
+            b'"' => return (i + 1, escaped),
+            b'\\' => {
+                escaped = true;
+                i += 2;
+            }
+            _ => i += 1,
         }
     }
 }

@@ -101,8 +101,8 @@ pub fn validate_mooncake(block: &Value) -> Result<(), Diagnostic> {
 /// [`validate_mooncake`] on JSON text, without building a tree: the fast
 /// path. The outer error is a syntax error.
 pub fn validate_mooncake_json(text: &str) -> Result<Result<(), Diagnostic>, JsonError> {
-    let root = lazy::parse(text)?;
-    Ok(first_error(root))
+    let (root, captures) = lazy::parse_captured(text, &view::MOONCAKE_PLAN)?;
+    Ok(first_error(view::Captured::root(root, &captures)))
 }
 
 fn first_error<V: View>(block: V) -> Result<(), Diagnostic> {

@@ -8,7 +8,7 @@ use std::ops::ControlFlow;
 
 use super::view::{ObjectView, View, non_null, repr_opt};
 use super::{Mode, Role};
-use crate::bytesize::author_byte_size;
+use crate::bytesize::byte_size_value;
 use crate::limits::{MOONCAKE_STORE_BYTE_SIZE_FIELDS, MOONCAKE_TOPOLOGY_MAX, MOONCAKE_TOPOLOGY_MIN};
 
 /// Where rule violations go. `Break` stops the check.
@@ -83,7 +83,7 @@ pub(crate) fn check<V: View, S: Sink>(block: V, sink: &mut S) -> ControlFlow<()>
     if let Some([gss, lbs, ..]) = store_fields {
         for (field, value) in MOONCAKE_STORE_BYTE_SIZE_FIELDS.iter().zip([gss, lbs]) {
             if let Some(value) = value
-                && let Err(e) = author_byte_size(value.byte_size_arg())
+                && let Err(e) = byte_size_value(value.byte_size_arg())
             {
                 let path = if *field == "global_segment_size" {
                     "mooncake.store.global_segment_size"

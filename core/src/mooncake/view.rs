@@ -1,11 +1,12 @@
 //! What the rules need to read of a value, over a tree or over raw text.
 //!
 //! The rules are written once against [`View`]; [`Value`] serves the
-//! collecting check and the builder, [`Lazy`] the fast fail-fast check of
-//! JSON text, so both give the same verdict by construction.
+//! collecting check and the builder, [`Captured`] (text checked in one pass
+//! that records the members the rules read) the fast fail-fast check of JSON
+//! text, so both give the same verdict by construction.
 
 use crate::bytesize::ByteSizeArg;
-use crate::json::lazy::{Kind, Lazy, LazyObject};
+use crate::json::lazy::{CapturePlan, CaptureSlot, Captures, Kind, Lazy, LazyObject};
 use crate::json::{Int, Object, Value};
 
 pub(crate) trait View: Copy {
@@ -127,5 +128,104 @@ impl<'a> ObjectView for LazyObject<'a> {
 
     fn fields<const N: usize>(self, keys: [&str; N]) -> [Option<Lazy<'a>>; N] {
         LazyObject::fields(&self, keys)
+    }
+}
+
+const fn slot(parent: Option<u8>, key: &'static str) -> CaptureSlot {
+    CaptureSlot { parent, key }
+}
+
+/// The members `rules::check` reads, so one pass over the text can record
+/// them. A member missing here is still found (by a scan), only slower; the
+/// rule tests compare this path with the tree path on every branch.
+pub(crate) static MOONCAKE_PLAN: CapturePlan = CapturePlan {
+    slots: &[
+        slot(None, "mode"),                    // 0
+        slot(None, "store"),                   // 1
+        slot(None, "transfer"),                // 2
+        slot(None, "topology"),                // 3
+        slot(None, "autoscaling"),             // 4
+        slot(Some(1), "global_segment_size"),  // 5
+        slot(Some(1), "local_buffer_size"),    // 6
+        slot(Some(1), "cold_tier_enabled"),    // 7
+        slot(Some(1), "enabled"),              // 8
+        slot(Some(2), "protocol"),             // 9
+        slot(Some(2), "device_name"),          // 10
+        slot(Some(3), "prefill"),              // 11
+        slot(Some(3), "decode"),               // 12
+        slot(Some(4), "enabled"),              // 13
+        slot(Some(4), "prefill"),              // 14
+        slot(Some(4), "decode"),               // 15
+        slot(Some(14), "min_replicas"),        // 16
+        slot(Some(14), "max_replicas"),        // 17
+        slot(Some(15), "min_replicas"),        // 18
+        slot(Some(15), "max_replicas"),        // 19
+    ],
+};
+
+/// A value in checked text, with the recorded members of the text.
+#[derive(Clone, Copy)]
+pub(crate) struct Captured<'a, 'c> {
+    value: Lazy<'a>,
+    /// Which planned object this value is: `Some(None)` the root,
+    /// `Some(Some(slot))` a slot's value, `None` not planned.
+    holder: Option<Option<u8>>,
+    caps: &'c Captures<'a>,
+}
+
+impl<'a, 'c> Captured<'a, 'c> {
+    pub(crate) fn root(value: Lazy<'a>, caps: &'c Captures<'a>) -> Self {
+        Captured { value, holder: Some(None), caps }
+    }
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct CapturedObject<'a, 'c>(Captured<'a, 'c>);
+
+impl<'a, 'c> View for Captured<'a, 'c> {
+    type Obj = CapturedObject<'a, 'c>;
+
+    fn as_object(self) -> Option<Self::Obj> {
+        (self.value.kind() == Kind::Object).then_some(CapturedObject(self))
+    }
+    fn is_null(self) -> bool {
+        self.value.is_null()
+    }
+    fn is_true(self) -> bool {
+        self.value.is_true()
+    }
+    fn is_str(self) -> bool {
+        self.value.is_str()
+    }
+    fn str_eq(self, s: &str) -> bool {
+        self.value.str_eq(s)
+    }
+    fn as_int(self) -> Option<Int> {
+        View::as_int(self.value)
+    }
+    fn byte_size_arg(&self) -> ByteSizeArg<'_> {
+        self.value.byte_size_arg()
+    }
+    fn repr(self) -> String {
+        View::repr(self.value)
+    }
+}
+
+impl<'a, 'c> ObjectView for CapturedObject<'a, 'c> {
+    type V = Captured<'a, 'c>;
+
+    fn fields<const N: usize>(self, keys: [&str; N]) -> [Option<Self::V>; N] {
+        let Captured { value, holder, caps } = self.0;
+        if let Some(parent) = holder {
+            let slots = keys.map(|k| caps.slot(parent, k));
+            if slots.iter().all(Option::is_some) {
+                return slots.map(|s| {
+                    let s = s.expect("checked above");
+                    caps.values[s as usize].map(|value| Captured { value, holder: Some(Some(s)), caps })
+                });
+            }
+        }
+        let object = value.as_object().expect("a captured object is an object");
+        object.fields(keys).map(|v| v.map(|value| Captured { value, holder: None, caps }))
     }
 }
