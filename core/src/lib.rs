@@ -26,6 +26,7 @@ pub mod time;
 #[cfg(feature = "serde")]
 pub mod types;
 mod suggest;
+#[cfg(feature = "wasm")] mod wasm;
 
 pub use bytesize::{author_byte_size, format_byte_size, parse_byte_size, ByteSizeArg, ByteSizeError, HumanSizeError};
 pub use diagnostics::{Diagnostic, Report, Severity};

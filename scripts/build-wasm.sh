@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Builds the validator's JS/TS API (core/src/wasm.rs) for browsers and node:
+#   core/pkg/web   ES module for browsers (wasm-bindgen --target web)
+#   core/pkg/node  CommonJS for node     (wasm-bindgen --target nodejs)
+# then shrinks both .wasm files with binaryen's wasm-opt -Oz (the npm one:
+# Debian's binaryen 108 emits wasm that fails at start-up) and prints the
+# size of the web one. Fails when the gzipped web wasm exceeds the budget
+# (GZIP_BUDGET, default 40960 bytes).
+#
+# Idempotent; runs from any directory. Calls scripts/setup.sh only when the
+# wasm target, the matching wasm-bindgen or wasm-opt is missing.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+GZIP_BUDGET=${GZIP_BUDGET:-40960}   # bytes, gzip -9 of the web wasm
+PROFILE=wasm-release
+TARGET=wasm32-unknown-unknown
+WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"
+
+log() { printf '[build-wasm] %s\n' "$*" >&2; }
+
+# The wasm-bindgen CLI must match the wasm-bindgen crate in Cargo.lock.
+WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/"/,"",$3); print $3; exit}' Cargo.lock)
+need_setup=
+rustup target list --installed | grep -qx "$TARGET" || need_setup=1
+if ! command -v wasm-bindgen >/dev/null || [ "$(wasm-bindgen --version | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
+  need_setup=1
+fi
+[ -x "$WASM_OPT" ] || need_setup=1
+if [ -n "$need_setup" ]; then
+  log "toolchain incomplete: running scripts/setup.sh"
+  bash scripts/setup.sh
+fi
+
+log "cargo build ($PROFILE, $TARGET)"
+# strip=false here: a stripped module loses its `target_features` section and
+# wasm-bindgen then cannot tell which wasm features it may use (it warns).
+# wasm-opt strips names, debug info and producers below instead.
+CARGO_PROFILE_WASM_RELEASE_STRIP=false cargo build -q -p gco-spec --lib --no-default-features --features wasm --target "$TARGET" --profile "$PROFILE"
+RAW="$ROOT/target/$TARGET/$PROFILE/gco_spec.wasm"
+
+for target in web nodejs; do
+  out="core/pkg/${target/nodejs/node}"
+  log "wasm-bindgen --target $target -> $out"
+  rm -rf "$out"
+  wasm-bindgen "$RAW" --target "$target" --out-dir "$out" --out-name gco_spec
+  # The flags are the features rustc's wasm32 target emits by default and
+  # wasm-bindgen keeps; wasm-opt must be allowed to keep them too.
+  "$WASM_OPT" -Oz --converge \
+    --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+    --enable-mutable-globals --enable-multivalue --enable-reference-types \
+    --strip-debug --strip-producers --strip-target-features \
+    "$out/gco_spec_bg.wasm" -o "$out/gco_spec_bg.wasm.opt"
+  mv "$out/gco_spec_bg.wasm.opt" "$out/gco_spec_bg.wasm"
+done
+
+# wasm-bindgen writes no package.json for these targets. Say what each module
+# system is, so a "type" in a package.json further up cannot break them (node
+# reads core/pkg/web as ES modules too, e.g. in tests/wasm/web.test.cjs).
+printf '{ "type": "commonjs" }\n' > core/pkg/node/package.json
+printf '{ "type": "module" }\n' > core/pkg/web/package.json
+
+WEB_WASM=core/pkg/web/gco_spec_bg.wasm
+size=$(wc -c < "$WEB_WASM")
+gz_size=$(gzip -9 -c "$WEB_WASM" | wc -c)
+printf '%s: %d bytes raw, %d bytes gzip -9 (budget %d)\n' "$WEB_WASM" "$size" "$gz_size" "$GZIP_BUDGET"
+if [ "$gz_size" -gt "$GZIP_BUDGET" ]; then
+  log "FAIL: gzipped web wasm is $gz_size bytes, over the $GZIP_BUDGET-byte budget"
+  exit 1
+fi

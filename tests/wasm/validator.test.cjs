@@ -1,0 +1,307 @@
+// The JS/TS API of the validator (core/src/wasm.rs), under node's built-in
+// test runner:
+//
+//   bash scripts/build-wasm.sh && node --test tests/wasm/
+//
+// The expected messages are the Python reference's, byte for byte (taken
+// from /work/shared/reference/mooncake_reference.py; oracle.test.cjs checks
+// more cases against it live when it is present).
+'use strict';
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { loadPackage } = require('./load.cjs');
+
+const gco = loadPackage();
+
+const err = (path, message) => ({ path, message });
+
+// --- validateJson / validate: exact reference messages --------------------
+
+test('topology out of range: the reference message, as object and as text', () => {
+  const block = { mode: 'both', topology: { prefill: 1001, decode: 1 } };
+  const expected = {
+    ok: false,
+    errors: [err('mooncake.topology.prefill', 'mooncake.topology.prefill out of range [1, 1000]: 1001')],
+    warnings: [],
+  };
+  assert.deepEqual(gco.validate(block), expected);
+  assert.deepEqual(gco.validateJson(JSON.stringify(block)), expected);
+});
+
+test('validateJson keeps integers beyond 2^53 exact', () => {
+  const r = gco.validateJson('{"mode":"both","topology":{"prefill":100000000000000000000,"decode":1}}');
+  assert.equal(r.ok, false);
+  assert.deepEqual(r.errors, [
+    err('mooncake.topology.prefill', 'mooncake.topology.prefill out of range [1, 1000]: 100000000000000000000'),
+  ]);
+});
+
+test('validateJson keeps float-ness: 2.0 is not an integer', () => {
+  const r = gco.validateJson('{"mode":"both","topology":{"prefill":2.0,"decode":1}}');
+  assert.deepEqual(r.errors, [
+    err('mooncake.topology.prefill', 'mooncake.topology.prefill must be an integer in [1, 1000], got 2.0'),
+  ]);
+  // A JS number cannot tell 2.0 from 2: through validate() it is the int 2.
+  assert.equal(gco.validate({ mode: 'both', topology: { prefill: 2.0, decode: 1 } }).ok, true);
+});
+
+test('duplicate keys: the last value wins, as in json.loads', () => {
+  assert.equal(gco.validateJson('{"mode":"both","topology":{"prefill":1001,"prefill":2,"decode":1}}').ok, true);
+  assert.deepEqual(gco.validateJson('{"mode":"both","topology":{"prefill":2,"prefill":1001,"decode":1}}').errors, [
+    err('mooncake.topology.prefill', 'mooncake.topology.prefill out of range [1, 1000]: 1001'),
+  ]);
+});
+
+test('byte sizes: the reference messages', () => {
+  const store = (v) => gco.validate({ mode: 'store', store: { global_segment_size: v } }).errors;
+  const path = 'mooncake.store.global_segment_size';
+  assert.deepEqual(store('4GiB'), [
+    err(path, `${path}: byte-size value must be a base-10 integer string (ASCII digits only, no sign, point, or exponent), got '4GiB'`),
+  ]);
+  assert.deepEqual(store(-1), [err(path, `${path}: byte-size value out of range [0, 9223372036854775807]: -1`)]);
+  assert.deepEqual(store(true), [err(path, `${path}: byte-size value must be an integer, got bool: True`)]);
+  assert.deepEqual(
+    gco.validateJson('{"mode":"store","store":{"local_buffer_size":9223372036854775808}}').errors,
+    [err('mooncake.store.local_buffer_size',
+      'mooncake.store.local_buffer_size: byte-size value out of range [0, 9223372036854775807]: 9223372036854775808')],
+  );
+  assert.equal(store('4294967296').length, 0);
+  assert.equal(store(' 4294967296 ').length, 0);
+});
+
+test('mode [] is refused with the ValueError message', () => {
+  const expected = [err('mooncake.mode', 'mooncake.mode must be one of {both, disaggregated, store}, got []')];
+  assert.deepEqual(gco.validate({ mode: [] }).errors, expected);
+  assert.deepEqual(gco.validateJson('{"mode": []}').errors, expected);
+});
+
+test('None and missing counts are reported as Python prints them', () => {
+  assert.deepEqual(gco.validate({ mode: 'both', topology: { prefill: null, decode: 1 } }).errors, [
+    err('mooncake.topology.prefill', 'mooncake.topology.prefill must be an integer in [1, 1000], got None'),
+  ]);
+  assert.deepEqual(gco.validate({ mode: 'disaggregated' }).errors, [
+    err('mooncake.topology',
+      "mooncake.topology is required for mode 'disaggregated' with integer 'prefill' and 'decode' counts"),
+  ]);
+});
+
+test('every error is listed, the reference\'s first one first', () => {
+  const r = gco.validateJson('{"mode":"both","topology":{"prefill":1001,"decode":0}}');
+  assert.deepEqual(r.errors, [
+    err('mooncake.topology.prefill', 'mooncake.topology.prefill out of range [1, 1000]: 1001'),
+    err('mooncake.topology.decode', 'mooncake.topology.decode out of range [1, 1000]: 0'),
+  ]);
+});
+
+test('a valid block is ok with no diagnostics', () => {
+  const block = { mode: 'both', topology: { prefill: 2, decode: 4 }, store: { global_segment_size: '4294967296' } };
+  assert.deepEqual(gco.validate(block), { ok: true, errors: [], warnings: [] });
+  assert.deepEqual(gco.validateJson(JSON.stringify(block)), { ok: true, errors: [], warnings: [] });
+});
+
+test('text that is not JSON is an answer, not an exception', () => {
+  const r = gco.validateJson('{"mode":"both","topology":{"prefill":1,"decode":1}');
+  assert.equal(r.ok, false);
+  assert.equal(r.errors.length, 1);
+  assert.equal(r.errors[0].path, '');
+  assert.match(r.errors[0].message, /^invalid JSON: Expecting ',' delimiter: line 1 column 51 \(char 50\)$/);
+  assert.match(gco.validateJson('').errors[0].message, /^invalid JSON: /);
+  assert.match(gco.validateJson('['.repeat(1001) + ']'.repeat(1001)).errors[0].message, /^invalid JSON: /);
+});
+
+// --- warnings ---------------------------------------------------------------
+
+test('warnings: an unknown key with a did-you-mean, without failing', () => {
+  const r = gco.validate({ mode: 'both', topology: { prefil: 1, prefill: 1, decode: 1 } });
+  assert.equal(r.ok, true);
+  assert.deepEqual(r.errors, []);
+  assert.deepEqual(r.warnings, [
+    err('mooncake.topology.prefil',
+      "unknown key 'prefil' in mooncake.topology, which GCO ignores; did you mean 'prefill'?"),
+  ]);
+});
+
+test('warnings come with errors too', () => {
+  const r = gco.validate({ mode: 'both', topology: { prefil: 1, decode: 1 } });
+  assert.equal(r.ok, false);
+  assert.deepEqual(r.errors.map((d) => d.path), ['mooncake.topology.prefill']);
+  assert.deepEqual(r.warnings.map((d) => d.path), ['mooncake.topology.prefil']);
+});
+
+test('warnings: topology in store mode', () => {
+  const r = gco.validate({ mode: 'store', topology: { prefill: 1, decode: 1 } });
+  assert.deepEqual(r, {
+    ok: true,
+    errors: [],
+    warnings: [err('mooncake.topology',
+      "mooncake.topology is ignored in 'store' mode, which runs a single instance")],
+  });
+});
+
+// --- other documents ----------------------------------------------------------
+
+test('documents other than a bare block are told apart by their keys', () => {
+  const spec = gco.validate({});
+  assert.equal(spec.ok, false);
+  assert.ok(spec.errors.some((d) => d.path === 'image'), JSON.stringify(spec));
+  assert.deepEqual(gco.validate([]).errors, [err('mooncake', 'mooncake block must be a mapping')]);
+});
+
+// --- results are plain data ----------------------------------------------------
+
+test('results are plain objects that survive JSON.stringify', () => {
+  const results = [
+    gco.validate({ mode: 'both', topology: { prefil: 1, decode: 1 } }),
+    gco.authorByteSize('42'),
+    gco.parseByteSize('4 GiB'),
+    gco.buildMooncakeBlock({ mode: 'both', store: { global_segment_size: 1 } }),
+  ];
+  for (const r of results) {
+    assert.equal(Object.getPrototypeOf(r), Object.prototype);
+    assert.deepEqual(JSON.parse(JSON.stringify(r)), r);
+  }
+});
+
+// --- byte sizes -------------------------------------------------------------------
+
+test('authorByteSize: the canonical string, or the reference message', () => {
+  assert.deepEqual(gco.authorByteSize('4294967296'), { ok: true, value: '4294967296' });
+  assert.deepEqual(gco.authorByteSize(4294967296), { ok: true, value: '4294967296' });
+  assert.deepEqual(gco.authorByteSize(' 42\t'), { ok: true, value: '42' });
+  assert.deepEqual(gco.authorByteSize(9223372036854775807n), { ok: true, value: '9223372036854775807' });
+  const fail = (error) => ({ ok: false, error });
+  assert.deepEqual(gco.authorByteSize(true), fail('byte-size value must be an integer, got bool: True'));
+  assert.deepEqual(gco.authorByteSize(2n ** 63n),
+    fail('byte-size value out of range [0, 9223372036854775807]: 9223372036854775808'));
+  assert.deepEqual(gco.authorByteSize(-1), fail('byte-size value out of range [0, 9223372036854775807]: -1'));
+  assert.deepEqual(gco.authorByteSize(null), fail('byte-size value must be an int or a base-10 digit string, got NoneType'));
+  assert.deepEqual(gco.authorByteSize(2.5), fail('byte-size value must be an int or a base-10 digit string, got float'));
+  assert.deepEqual(gco.authorByteSize([]), fail('byte-size value must be an int or a base-10 digit string, got list'));
+  assert.deepEqual(gco.authorByteSize('1e3'), fail(
+    "byte-size value must be a base-10 integer string (ASCII digits only, no sign, point, or exponent), got '1e3'"));
+});
+
+test('parseByteSize: human units to the canonical string', () => {
+  assert.deepEqual(gco.parseByteSize('4 GiB'), { ok: true, value: '4294967296' });
+  assert.deepEqual(gco.parseByteSize('4GB'), { ok: true, value: '4000000000' });
+  assert.deepEqual(gco.parseByteSize('1.5 GiB'), { ok: true, value: '1610612736' });
+  assert.deepEqual(gco.parseByteSize('512MiB'), { ok: true, value: '536870912' });
+  assert.deepEqual(gco.parseByteSize('4294967296'), { ok: true, value: '4294967296' });
+  assert.deepEqual(gco.parseByteSize(''), { ok: false, error: 'enter a size, e.g. 4 GiB or 4294967296' });
+  const unit = gco.parseByteSize('4 G');
+  assert.equal(unit.ok, false);
+  assert.match(unit.error, /^unknown unit "G": use B, KB, MB/);
+  assert.deepEqual(gco.parseByteSize('8 EiB'),
+    { ok: false, error: '"8 EiB" is out of range: sizes go from 0 to 9223372036854775807 bytes' });
+  assert.deepEqual(gco.parseByteSize('1.0000001 KB'), { ok: false, error: '"1.0000001 KB" is not a whole number of bytes' });
+});
+
+test('formatByteSize: the largest exact unit, or null', () => {
+  assert.equal(gco.formatByteSize('4294967296'), '4 GiB');
+  assert.equal(gco.formatByteSize('4000000000'), '4 GB');
+  assert.equal(gco.formatByteSize('1000001'), '1000001 B');
+  assert.equal(gco.formatByteSize('0'), '0 B');
+  assert.equal(gco.formatByteSize('x'), null);
+  assert.equal(gco.formatByteSize('-1'), null);
+  for (const canonical of ['1', '1024', '1536', '4294967296', '9223372036854775807']) {
+    assert.deepEqual(gco.parseByteSize(gco.formatByteSize(canonical)), { ok: true, value: canonical });
+  }
+});
+
+// --- buildMooncakeBlock -----------------------------------------------------------
+
+test('buildMooncakeBlock: the reference defaults, as a value and as json.dumps text', () => {
+  const r = gco.buildMooncakeBlock({
+    mode: 'both',
+    prefillReplicas: 2,
+    decodeReplicas: 4,
+    store: { global_segment_size: ' 4294967296 ' },
+    defaultProxyImage: 'img:1',
+  });
+  assert.deepEqual(r, {
+    ok: true,
+    value: {
+      mode: 'both',
+      topology: { prefill: 2, decode: 4 },
+      store: { global_segment_size: '4294967296', enabled: true },
+      proxy: { image: 'img:1' },
+    },
+    json: '{"mode": "both", "topology": {"prefill": 2, "decode": 4}, "store": {"global_segment_size": "4294967296", "enabled": true}, "proxy": {"image": "img:1"}}',
+  });
+  assert.deepEqual(gco.buildMooncakeBlock({ mode: 'store' }).value, { mode: 'store', store: { enabled: true } });
+  assert.deepEqual(gco.buildMooncakeBlock({ mode: 'disaggregated' }).value,
+    { mode: 'disaggregated', topology: { prefill: 1, decode: 1 } });
+  assert.deepEqual(gco.buildMooncakeBlock({ mode: 'disaggregated', prefillReplicas: 3n, decodeReplicas: undefined }).value,
+    { mode: 'disaggregated', topology: { prefill: 3, decode: 1 } });
+});
+
+test('buildMooncakeBlock: the reference message, path and exception class', () => {
+  assert.deepEqual(gco.buildMooncakeBlock({ mode: 'bogus', store: { local_buffer_size: -1 } }), {
+    ok: false,
+    error: 'mooncake.store.local_buffer_size: byte-size value out of range [0, 9223372036854775807]: -1',
+    path: 'mooncake.store.local_buffer_size',
+    kind: 'ValueError',
+  });
+  assert.deepEqual(gco.buildMooncakeBlock({ mode: 'disaggregated', prefillReplicas: 0 }), {
+    ok: false,
+    error: 'mooncake.topology.prefill out of range [1, 1000]: 0',
+    path: 'mooncake.topology.prefill',
+    kind: 'ValueError',
+  });
+  assert.deepEqual(gco.buildMooncakeBlock({ mode: 'both', store: 5 }), {
+    ok: false, error: "'int' object is not iterable", path: 'mooncake.store', kind: 'TypeError',
+  });
+  // null is Python's None, not "use the default".
+  assert.deepEqual(gco.buildMooncakeBlock({ mode: 'both', prefillReplicas: null }), {
+    ok: false,
+    error: 'mooncake.topology.prefill must be an integer in [1, 1000], got None',
+    path: 'mooncake.topology.prefill',
+    kind: 'ValueError',
+  });
+  assert.equal(gco.buildMooncakeBlock({ mode: null }).error,
+    'mooncake.mode must be one of {both, disaggregated, store}, got None');
+  assert.equal(gco.buildMooncakeBlock({ mode: [] }).error,
+    'mooncake.mode must be one of {both, disaggregated, store}, got []');
+});
+
+// --- misuse throws --------------------------------------------------------------------
+
+test('misuse throws a TypeError naming the function', () => {
+  const cyclic = []; cyclic.push(cyclic);
+  let deep = 1; for (let i = 0; i < 1001; i++) deep = [deep];
+  const cases = [
+    [() => gco.validate(), /^validate: expected a JSON value, got undefined$/],
+    [() => gco.validate(undefined), /^validate: /],
+    [() => gco.validate(() => 1), /^validate: invalid type/],
+    [() => gco.validate(Symbol('x')), /^validate: invalid type/],
+    [() => gco.validate(cyclic), /^validate: value is nested too deeply \(or is cyclic\)$/],
+    [() => gco.validate(deep), /^validate: value is nested too deeply/],
+    [() => gco.validate({ mode: 'both', topology: { prefill: 2n ** 70n, decode: 1 } }), /^validate: .*BigInt/],
+    [() => gco.validateJson(), /^validateJson: expected a string$/],
+    [() => gco.validateJson(42), /^validateJson: expected a string$/],
+    [() => gco.validateJson({ mode: 'both' }), /^validateJson: expected a string$/],
+    [() => gco.authorByteSize(), /^authorByteSize: expected a JSON value, got undefined$/],
+    [() => gco.authorByteSize(2n ** 70n), /^authorByteSize: .*BigInt/],
+    [() => gco.parseByteSize(4), /^parseByteSize: expected a string$/],
+    [() => gco.formatByteSize(4294967296), /^formatByteSize: expected a string$/],
+    [() => gco.buildMooncakeBlock(), /^buildMooncakeBlock: expected an options object$/],
+    [() => gco.buildMooncakeBlock(null), /^buildMooncakeBlock: expected an options object$/],
+    [() => gco.buildMooncakeBlock(['both']), /^buildMooncakeBlock: expected an options object$/],
+    [() => gco.buildMooncakeBlock('both'), /^buildMooncakeBlock: expected an options object$/],
+    [() => gco.buildMooncakeBlock({}), /^buildMooncakeBlock: option "mode" is required$/],
+    [() => gco.buildMooncakeBlock({ mode: 'both', prefill_replicas: 2 }),
+      /^buildMooncakeBlock: unknown option "prefill_replicas"; expected one of mode, prefillReplicas, /],
+    [() => gco.buildMooncakeBlock({ mode: 'both', store: { x: () => 1 } }), /^buildMooncakeBlock: invalid type/],
+  ];
+  for (const [call, message] of cases) {
+    assert.throws(call, (e) => e instanceof TypeError && message.test(e.message), String(call));
+  }
+  // The module is still usable after a throw.
+  assert.equal(gco.validate({ mode: 'store' }).ok, true);
+});
+
+test('a value nested as deep as the text parser allows is accepted', () => {
+  let deep = 1; for (let i = 0; i < 1000; i++) deep = [deep];
+  assert.deepEqual(gco.validate(deep).errors, [err('mooncake', 'mooncake block must be a mapping')]);
+});
