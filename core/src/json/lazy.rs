@@ -46,6 +46,25 @@ pub struct CapturePlan {
     pub slots: &'static [CaptureSlot],
 }
 
+impl CapturePlan {
+    /// The slots of one object. A plan lists each object's slots together,
+    /// so they are one range (checked by the tests of each plan).
+    #[inline]
+    pub fn children(&self, parent: Option<u8>) -> std::ops::Range<usize> {
+        let start = self.slots.iter().position(|s| s.parent == parent).unwrap_or(self.slots.len());
+        let len = self.slots[start..].iter().take_while(|s| s.parent == parent).count();
+        start..start + len
+    }
+
+    /// Whether each object's slots are contiguous, as [`Self::children`] needs.
+    pub fn is_grouped(&self) -> bool {
+        self.slots.iter().enumerate().all(|(i, s)| {
+            let range = self.children(s.parent);
+            range.contains(&i)
+        })
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 pub struct CaptureSlot {
     /// The slot whose value is the object holding this key; `None` for the root.
@@ -66,7 +85,8 @@ pub struct Captures<'a> {
 impl<'a> Captures<'a> {
     /// The slot of `key` in the object that is slot `parent`'s value.
     pub fn slot(&self, parent: Option<u8>, key: &str) -> Option<u8> {
-        self.plan.slots.iter().position(|s| s.parent == parent && s.key == key).map(|i| i as u8)
+        let range = self.plan.children(parent);
+        self.plan.slots[range.clone()].iter().position(|s| s.key == key).map(|i| (range.start + i) as u8)
     }
 
     /// Forgets everything recorded inside slot `parent`'s value (a repeated
@@ -120,11 +140,11 @@ fn skip_value<'a>(
             lx.too_deep(depth + 1)?;
             let is_object = open == b'{';
             let close = if is_object { b'}' } else { b']' };
-            // The planned object this is, as a slot parent.
-            let parent = match holder {
-                Some(Holder::Root) if is_object => Some(None),
-                Some(Holder::Slot(s)) if is_object => Some(Some(s)),
-                _ => None,
+            // The slots of this object, when the plan names it.
+            let planned = match holder {
+                Some(Holder::Root) if is_object => caps.plan.children(None),
+                Some(Holder::Slot(s)) if is_object => caps.plan.children(Some(s)),
+                _ => 0..0,
             };
             lx.pos += 1;
             lx.skip_ws();
@@ -144,10 +164,14 @@ fn skip_value<'a>(
                         }
                         lx.pos += 1;
                         lx.skip_ws();
-                        slot = parent.and_then(|p| {
-                            caps.plan.slots.iter().position(|s| s.parent == p && key.eq_str(s.key)).map(|i| i as u8)
-                        });
-                        if let Some(slot) = slot {
+                        slot = caps.plan.slots[planned.clone()]
+                            .iter()
+                            .position(|s| key.eq_str(s.key))
+                            .map(|i| (planned.start + i) as u8);
+                        // A repeated key replaces the earlier value whole.
+                        if let Some(slot) = slot
+                            && caps.values[slot as usize].is_some()
+                        {
                             caps.clear_inside(slot);
                         }
                     }

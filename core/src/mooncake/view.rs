@@ -163,6 +163,12 @@ pub(crate) static MOONCAKE_PLAN: CapturePlan = CapturePlan {
     ],
 };
 
+#[cfg(test)]
+#[test]
+fn the_plan_groups_each_objects_slots() {
+    assert!(MOONCAKE_PLAN.is_grouped());
+}
+
 /// A value in checked text, with the recorded members of the text.
 #[derive(Clone, Copy)]
 pub(crate) struct Captured<'a, 'c> {
@@ -217,12 +223,26 @@ impl<'a, 'c> ObjectView for CapturedObject<'a, 'c> {
     fn fields<const N: usize>(self, keys: [&str; N]) -> [Option<Self::V>; N] {
         let Captured { value, holder, caps } = self.0;
         if let Some(parent) = holder {
-            let slots = keys.map(|k| caps.slot(parent, k));
-            if slots.iter().all(Option::is_some) {
-                return slots.map(|s| {
-                    let s = s.expect("checked above");
-                    caps.values[s as usize].map(|value| Captured { value, holder: Some(Some(s)), caps })
-                });
+            let mut found = [None; N];
+            let mut all_planned = true;
+            let range = caps.plan.children(parent);
+            for (i, (out, key)) in found.iter_mut().zip(keys).enumerate() {
+                // The rules ask in plan order: try the slot at the same place first.
+                let positional = range.start + i;
+                let slot = if range.contains(&positional) && caps.plan.slots[positional].key == key {
+                    Some(positional as u8)
+                } else {
+                    caps.slot(parent, key)
+                };
+                match slot {
+                    Some(s) => {
+                        *out = caps.values[s as usize].map(|value| Captured { value, holder: Some(Some(s)), caps });
+                    }
+                    None => all_planned = false,
+                }
+            }
+            if all_planned {
+                return found;
             }
         }
         let object = value.as_object().expect("a captured object is an object");
