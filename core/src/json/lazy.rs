@@ -368,15 +368,16 @@ mod tests {
         static PLAN: CapturePlan = CapturePlan {
             slots: &[
                 CaptureSlot { parent: None, key: "store" },
-                CaptureSlot { parent: Some(0), key: "enabled" },
                 CaptureSlot { parent: None, key: "mode" },
+                CaptureSlot { parent: Some(0), key: "enabled" },
             ],
         };
         let text = r#"{"store": {"enabled": true}, "mode": 1, "x": {"store": 2}, "st\u006fre": {"size": 1}, "mode": "both"}"#;
         let (_, caps) = parse_captured(text, &PLAN).unwrap();
         assert_eq!(caps.values[0].unwrap().source(), r#"{"size": 1}"#);
-        assert!(caps.values[1].is_none(), "the replaced store's members are forgotten");
-        assert!(caps.values[2].unwrap().str_eq("both"));
+        assert!(caps.values[2].is_none(), "the replaced store's members are forgotten");
+        assert!(caps.values[1].unwrap().str_eq("both"));
+        assert!(PLAN.is_grouped());
     }
 
     #[test]
