@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Builds the console into dist/: the Leptos app (web/) compiled to wasm with
+# the size profile, bound with wasm-bindgen, shrunk with wasm-opt -Oz, plus
+# index.html, web/boot.js and web/style.css. Prints the gzipped size of what
+# a browser downloads and fails beyond the budget.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+BUDGET=${WEB_GZIP_BUDGET:-256000}   # bytes: wasm + JS, gzip -9
+PROFILE=wasm-release
+TARGET=wasm32-unknown-unknown
+WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"
+log() { printf '[build-web] %s\n' "$*" >&2; }
+
+[ -x "$WASM_OPT" ] && command -v wasm-bindgen >/dev/null || bash scripts/setup.sh
+
+log "cargo build -p gco-web ($PROFILE)"
+# Not stripped here: wasm-bindgen reads the target_features section; wasm-opt strips below.
+CARGO_PROFILE_WASM_RELEASE_STRIP=false cargo build -q -p gco-web --target "$TARGET" --profile "$PROFILE"
+
+rm -rf dist && mkdir -p dist
+wasm-bindgen "target/$TARGET/$PROFILE/gco-web.wasm" --target web --no-typescript --out-dir dist --out-name gco-web
+"$WASM_OPT" -Oz --converge \
+  --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+  --enable-mutable-globals --enable-multivalue --enable-reference-types \
+  --strip-debug --strip-producers --strip-target-features \
+  dist/gco-web_bg.wasm -o dist/gco-web_bg.wasm.opt
+mv dist/gco-web_bg.wasm.opt dist/gco-web_bg.wasm
+cp index.html web/boot.js web/style.css dist/
+
+total=0
+for f in dist/gco-web_bg.wasm dist/gco-web.js dist/boot.js; do
+  total=$((total + $(gzip -9 -c "$f" | wc -c)))
+done
+printf 'console: wasm %d bytes raw; wasm + JS %d bytes gzip -9 (budget %d)\n' \
+  "$(wc -c < dist/gco-web_bg.wasm)" "$total" "$BUDGET"
+if [ "$total" -gt "$BUDGET" ]; then
+  log "FAIL: the console is $total bytes gzipped, over the $BUDGET-byte budget"
+  exit 1
+fi

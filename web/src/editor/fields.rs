@@ -1,0 +1,287 @@
+//! The form: one definition per field of a deploy request, and the input
+//! that edits it. Every input has a visible label and shows the messages of
+//! its diagnostic path next to it.
+
+use gco_spec::json::{Object, Value};
+use gco_spec::{Severity, format_byte_size, parse_byte_size};
+use leptos::prelude::*;
+
+use super::state::{Editor, is_under};
+use crate::paths;
+
+#[derive(Clone, Copy)]
+pub enum Kind {
+    Text,
+    /// Integers, kept as typed when they are not numbers (the rules say why).
+    Number,
+    /// A byte size typed with a unit (`4 GiB`), stored as the decimal string.
+    ByteSize,
+    Check,
+    Select(&'static [(&'static str, &'static str)]),
+    /// A list of strings, one per line.
+    Lines,
+    /// A list of strings, comma-separated.
+    Csv,
+    /// A string map, `KEY=VALUE` per line.
+    Pairs,
+}
+
+pub struct FieldDef {
+    pub label: &'static str,
+    /// Where the value lives in the deploy request.
+    pub path: &'static [&'static str],
+    /// The diagnostic path whose messages belong to this field.
+    pub diag: &'static str,
+    pub kind: Kind,
+    pub hint: &'static str,
+}
+
+const MODES: &[(&str, &str)] = &[("", "none (plain endpoint)"), ("disaggregated", "disaggregated"), ("store", "store"), ("both", "both")];
+const PROTOCOLS: &[(&str, &str)] = &[("", "default (rdma)"), ("rdma", "rdma"), ("tcp", "tcp")];
+const OFFLOAD: &[(&str, &str)] = &[("", "not set"), ("cpu", "cpu"), ("disk", "disk"), ("none", "none")];
+const SCHEDULING: &[(&str, &str)] = &[("", "not set"), ("round_robin", "round_robin")];
+const CAPACITY: &[(&str, &str)] = &[("", "not set"), ("on-demand", "on-demand"), ("spot", "spot")];
+const FRAMEWORKS: &[(&str, &str)] = &[("", "default"), ("vllm", "vllm"), ("tgi", "tgi")];
+const METRICS: &[(&str, &str)] = &[("", "default (cpu 70)"), ("cpu", "cpu"), ("memory", "memory"), ("gpu", "gpu"), ("gpu_memory", "gpu_memory")];
+
+macro_rules! field {
+    ($label:expr, [$($p:expr),+], $diag:expr, $kind:expr) => {
+        FieldDef { label: $label, path: &[$($p),+], diag: $diag, kind: $kind, hint: "" }
+    };
+    ($label:expr, [$($p:expr),+], $diag:expr, $kind:expr, $hint:expr) => {
+        FieldDef { label: $label, path: &[$($p),+], diag: $diag, kind: $kind, hint: $hint }
+    };
+}
+
+pub static ENDPOINT: &[FieldDef] = &[
+    field!("Endpoint name", ["endpoint_name"], "endpoint_name", Kind::Text, "a DNS label, e.g. llama-3-pd"),
+    field!("Image", ["image"], "image", Kind::Text, "defaults to the Mooncake vLLM image when a mode is set"),
+    field!("Target regions", ["target_regions"], "target_regions", Kind::Csv, "comma-separated; empty: every deployed region"),
+    field!("Replicas", ["replicas"], "replicas", Kind::Number),
+    field!("GPU count", ["gpu_count"], "gpu_count", Kind::Number),
+    field!("GPU type", ["gpu_type"], "gpu_type", Kind::Text, "instance type hint, e.g. g5.12xlarge"),
+    field!("Port", ["port"], "port", Kind::Number),
+    field!("Health check path", ["health_check_path"], "health_check_path", Kind::Text),
+    field!("Framework", ["framework"], "framework", Kind::Select(FRAMEWORKS)),
+    field!("Model path", ["model_path"], "model_path", Kind::Text),
+    field!("Model source", ["model_source"], "model_source", Kind::Text),
+    field!("Capacity type", ["capacity_type"], "capacity_type", Kind::Select(CAPACITY)),
+    field!("Accelerator", ["accelerator"], "accelerator", Kind::Text, "nvidia unless set, e.g. neuron"),
+    field!("Namespace", ["namespace"], "namespace", Kind::Text),
+    field!("Environment", ["env"], "env", Kind::Pairs, "KEY=VALUE per line"),
+    field!("Labels", ["labels"], "labels", Kind::Pairs, "key=value per line"),
+    field!("Node selector", ["node_selector"], "node_selector", Kind::Pairs, "key=value per line"),
+    field!("Extra args", ["extra_args"], "args", Kind::Lines, "one argument per line"),
+];
+
+pub static MOONCAKE: &[FieldDef] = &[
+    field!("Mooncake mode", ["mooncake_mode"], "mooncake.mode", Kind::Select(MODES)),
+    field!("Prefill instances", ["prefill_replicas"], "mooncake.topology.prefill", Kind::Number, "X in XpYd, 1 to 1000"),
+    field!("Decode instances", ["decode_replicas"], "mooncake.topology.decode", Kind::Number, "Y in XpYd, 1 to 1000"),
+];
+
+pub static STORE: &[FieldDef] = &[
+    field!("Store enabled", ["mooncake_store", "enabled"], "mooncake.store.enabled", Kind::Check),
+    field!("Global segment size", ["mooncake_store", "global_segment_size"], "mooncake.store.global_segment_size", Kind::ByteSize, "e.g. 4 GiB"),
+    field!("Local buffer size", ["mooncake_store", "local_buffer_size"], "mooncake.store.local_buffer_size", Kind::ByteSize, "e.g. 2 GiB"),
+    field!("Cold tier", ["mooncake_store", "cold_tier_enabled"], "mooncake.store.cold_tier_enabled", Kind::Check, "object-store tier; needs the store enabled"),
+    field!("Offload", ["mooncake_store", "offload"], "mooncake.store.offload", Kind::Select(OFFLOAD)),
+];
+
+pub static TRANSFER: &[FieldDef] = &[
+    field!("Transfer protocol", ["mooncake_transfer", "protocol"], "mooncake.transfer.protocol", Kind::Select(PROTOCOLS)),
+    field!("Transfer device", ["mooncake_transfer", "device_name"], "mooncake.transfer.device_name", Kind::Text, "empty: detected"),
+];
+
+pub static PROXY: &[FieldDef] = &[
+    field!("Proxy image", ["mooncake_proxy", "image"], "mooncake.proxy.image", Kind::Text, "defaults to the endpoint image"),
+    field!("Proxy scheduling", ["mooncake_proxy", "scheduling"], "mooncake.proxy.scheduling", Kind::Select(SCHEDULING)),
+    field!("Admin key Secret", ["mooncake_proxy", "admin_api_key_secret"], "mooncake.proxy.admin_api_key_secret", Kind::Text, "name of a Kubernetes Secret; never the key"),
+];
+
+pub static AUTOSCALING: &[FieldDef] = &[
+    field!("Autoscaling enabled", ["mooncake_autoscaling", "enabled"], "mooncake.autoscaling.enabled", Kind::Check),
+    field!("Prefill min", ["mooncake_autoscaling", "prefill", "min_replicas"], "mooncake.autoscaling.prefill.min_replicas", Kind::Number),
+    field!("Prefill max", ["mooncake_autoscaling", "prefill", "max_replicas"], "mooncake.autoscaling.prefill.max_replicas", Kind::Number),
+    field!("Prefill metric", ["mooncake_autoscaling", "prefill", "metrics"], "mooncake.autoscaling.prefill.metrics", Kind::Select(METRICS)),
+    field!("Decode min", ["mooncake_autoscaling", "decode", "min_replicas"], "mooncake.autoscaling.decode.min_replicas", Kind::Number),
+    field!("Decode max", ["mooncake_autoscaling", "decode", "max_replicas"], "mooncake.autoscaling.decode.max_replicas", Kind::Number),
+    field!("Decode metric", ["mooncake_autoscaling", "decode", "metrics"], "mooncake.autoscaling.decode.metrics", Kind::Select(METRICS)),
+];
+
+pub fn all_fields() -> impl Iterator<Item = &'static FieldDef> {
+    [ENDPOINT, MOONCAKE, STORE, TRANSFER, PROXY, AUTOSCALING].into_iter().flatten()
+}
+
+/// The element id of the field showing diagnostic `diag`.
+pub fn field_id(diag: &str) -> String {
+    let mut id = String::from("f-");
+    id.extend(diag.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }));
+    id
+}
+
+/// The field a diagnostic belongs to: the one whose path holds it (the most
+/// specific), or the mode for block-level messages.
+pub fn field_for(path: &str) -> Option<&'static FieldDef> {
+    let path = match path {
+        "mooncake" | "mooncake.topology" => if path == "mooncake" { "mooncake.mode" } else { "mooncake.topology.prefill" },
+        p => p,
+    };
+    all_fields().filter(|f| is_under(path, f.diag)).max_by_key(|f| f.diag.len())
+}
+
+fn metric_value(v: Option<&Value>) -> String {
+    paths::display(v.and_then(|m| match m {
+        Value::List(items) => items.first().and_then(|i| paths::get(i, &["type"])),
+        _ => None,
+    }))
+}
+
+fn render(kind: Kind, v: Option<&Value>) -> String {
+    match kind {
+        Kind::ByteSize => match v {
+            Some(Value::Str(s)) => s.as_str().and_then(format_byte_size).unwrap_or_else(|| s.to_string_lossy()),
+            other => paths::display(other),
+        },
+        Kind::Lines | Kind::Csv => match v {
+            Some(Value::List(items)) => {
+                items.iter().map(|i| paths::display(Some(i))).collect::<Vec<_>>().join(if matches!(kind, Kind::Csv) { ", " } else { "\n" })
+            }
+            other => paths::display(other),
+        },
+        Kind::Pairs => match v {
+            Some(Value::Object(o)) => {
+                o.str_entries().map(|(k, v)| format!("{}={}", k.to_string_lossy(), paths::display(Some(v)))).collect::<Vec<_>>().join("\n")
+            }
+            other => paths::display(other),
+        },
+        _ => paths::display(v),
+    }
+}
+
+fn parse(kind: Kind, text: &str) -> Option<Value> {
+    let blank = text.trim().is_empty();
+    match kind {
+        Kind::Text | Kind::Select(_) => (!text.is_empty()).then(|| Value::from(text.to_owned())),
+        Kind::Number => paths::typed_number(text),
+        Kind::ByteSize if blank => None,
+        Kind::ByteSize => Some(Value::from(parse_byte_size(text).unwrap_or_else(|_| text.to_owned()))),
+        Kind::Check => None,
+        Kind::Lines | Kind::Csv if blank => None,
+        Kind::Lines => Some(Value::List(text.lines().filter(|l| !l.trim().is_empty()).map(|l| Value::from(l.to_owned())).collect())),
+        Kind::Csv => Some(Value::List(
+            text.split(',').map(str::trim).filter(|s| !s.is_empty()).map(|s| Value::from(s.to_owned())).collect(),
+        )),
+        Kind::Pairs if blank => None,
+        Kind::Pairs => {
+            let mut o = Object::new();
+            for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                let (k, v) = line.split_once('=').unwrap_or((line, ""));
+                o.insert(k.trim(), v.to_owned());
+            }
+            Some(Value::Object(o))
+        }
+    }
+}
+
+/// One field: label, input, hint, and its messages.
+#[component]
+pub fn Field(ed: Editor, def: &'static FieldDef) -> impl IntoView {
+    let id = field_id(def.diag);
+    let msg_id = format!("{id}-msg");
+    let path = def.path;
+    let kind = def.kind;
+    let current = move || ed.state.with(|s| paths::get(s, path).cloned());
+    // The input keeps what was typed; it follows the state only when the
+    // state changes elsewhere (undo, the JSON view, a link).
+    let text = RwSignal::new(render(kind, current().as_ref()));
+    let written = StoredValue::new(current());
+    Effect::new(move |_| {
+        let now = current();
+        if now != written.get_value() {
+            written.set_value(now.clone());
+            text.set(render(kind, now.as_ref()));
+        }
+    });
+    let write = move |t: String| {
+        text.set(t.clone());
+        let v = if matches!(kind, Kind::Select(METRICS)) && !t.is_empty() {
+            let mut m = Object::new();
+            m.insert("type", t);
+            Some(Value::List(vec![Value::Object(m)]))
+        } else {
+            parse(kind, &t)
+        };
+        written.set_value(v.clone());
+        ed.set_field(path, v);
+    };
+    let messages = move || ed.messages(def.diag);
+    let has_error = move || messages().iter().any(|d| d.severity == Severity::Error);
+    let describedby = msg_id.clone();
+    let input = match kind {
+        Kind::Check => {
+            let checked = move || current().is_some_and(|v| v.is_true());
+            view! {
+                <input type="checkbox" id=id.clone() aria-describedby=describedby.clone()
+                    prop:checked=checked
+                    on:change=move |ev| {
+                        let on = event_target_checked(&ev);
+                        let v = on.then_some(Value::Bool(true));
+                        written.set_value(v.clone());
+                        ed.set_field(path, v);
+                    }/>
+            }
+            .into_any()
+        }
+        Kind::Select(options) => {
+            let value = move || {
+                if matches!(kind, Kind::Select(METRICS)) { metric_value(current().as_ref()) } else { text.get() }
+            };
+            view! {
+                <select id=id.clone() aria-describedby=describedby.clone() aria-invalid=move || has_error().to_string()
+                    prop:value=value on:change=move |ev| write(event_target_value(&ev))>
+                    {options.iter().map(|(v, l)| view! { <option value=*v>{*l}</option> }).collect_view()}
+                </select>
+            }
+            .into_any()
+        }
+        Kind::Lines | Kind::Pairs => view! {
+            <textarea id=id.clone() rows="3" aria-describedby=describedby.clone() aria-invalid=move || has_error().to_string()
+                spellcheck="false" prop:value=move || text.get() on:input=move |ev| write(event_target_value(&ev))></textarea>
+        }
+        .into_any(),
+        _ => view! {
+            <input type="text" id=id.clone() aria-describedby=describedby.clone() aria-invalid=move || has_error().to_string()
+                spellcheck="false" autocomplete="off" prop:value=move || text.get()
+                on:input=move |ev| write(event_target_value(&ev))/>
+        }
+        .into_any(),
+    };
+    let hint = def.hint;
+    view! {
+        <div class="field" class:invalid=has_error data-path=def.diag>
+            <label for=id.clone()>{def.label}</label>
+            {input}
+            {(!hint.is_empty()).then(|| view! { <p class="hint">{hint}</p> })}
+            <ul class="messages" id=msg_id aria-live="polite">
+                {move || messages().into_iter().map(|d| {
+                    let class = if d.severity == Severity::Error { "error" } else { "warning" };
+                    view! { <li class=class>{d.message}</li> }
+                }).collect_view()}
+            </ul>
+        </div>
+    }
+}
+
+/// A titled group of fields.
+#[component]
+pub fn Section(ed: Editor, title: &'static str, fields: &'static [FieldDef]) -> impl IntoView {
+    view! {
+        <fieldset class="section">
+            <legend>{title}</legend>
+            <div class="grid">
+                {fields.iter().map(|def| view! { <Field ed=ed def=def/> }).collect_view()}
+            </div>
+        </fieldset>
+    }
+}

@@ -1,0 +1,144 @@
+//! The editor's one state (a deploy request as JSON), its history, and the
+//! core's verdict on it.
+
+use gco_spec::json::{Object, Value};
+use gco_spec::{DeployContext, Diagnostic, Report, plan_deploy};
+use leptos::prelude::*;
+
+use crate::paths;
+
+/// Edits of one field within this many milliseconds are one undo step.
+const COALESCE_MS: f64 = 1000.0;
+/// Undo steps kept.
+const HISTORY_LIMIT: usize = 200;
+
+#[derive(Default)]
+struct History {
+    past: Vec<Value>,
+    future: Vec<Value>,
+    last_field: Option<(String, f64)>,
+}
+
+#[derive(Clone, Copy)]
+pub struct Editor {
+    pub state: RwSignal<Value>,
+    history: StoredValue<History>,
+    /// The core's check of the state: runs on every change, no network.
+    pub report: Memo<Report>,
+    /// Diagnostics the backend returned for the last submit.
+    pub server: RwSignal<Vec<Diagnostic>>,
+    version: RwSignal<u32>,
+}
+
+impl Editor {
+    pub fn new(initial: Value) -> Editor {
+        let state = RwSignal::new(initial);
+        let report = Memo::new(move |_| {
+            state.with(|s| plan_deploy(s, &DeployContext { deployed_regions: None, ..DeployContext::default() }).report)
+        });
+        Editor {
+            state,
+            history: StoredValue::new(History::default()),
+            report,
+            server: RwSignal::new(Vec::new()),
+            version: RwSignal::new(0),
+        }
+    }
+
+    fn record(&self, field: Option<&str>) {
+        let now = js_sys::Date::now();
+        let before = self.state.get_untracked();
+        self.history.update_value(|h| {
+            let same_field = match (&h.last_field, field) {
+                (Some((f, t)), Some(g)) => f == g && now - t < COALESCE_MS,
+                _ => false,
+            };
+            if !same_field {
+                h.past.push(before);
+                if h.past.len() > HISTORY_LIMIT {
+                    h.past.remove(0);
+                }
+            }
+            h.future.clear();
+            h.last_field = field.map(|f| (f.to_owned(), now));
+        });
+        self.version.update(|v| *v += 1);
+        self.server.set(Vec::new());
+    }
+
+    /// Sets one field (`None` removes it).
+    pub fn set_field(&self, path: &[&str], value: Option<Value>) {
+        self.record(Some(&path.join(".")));
+        self.state.update(|s| paths::set(s, path, value));
+    }
+
+    /// Replaces the whole state (JSON view, a link).
+    pub fn replace(&self, value: Value) {
+        self.record(None);
+        self.state.set(value);
+    }
+
+    fn step(&self, back: bool) {
+        let current = self.state.get_untracked();
+        let mut target = None;
+        self.history.update_value(|h| {
+            let (from, to) = if back { (&mut h.past, &mut h.future) } else { (&mut h.future, &mut h.past) };
+            target = from.pop();
+            if target.is_some() {
+                to.push(current);
+            }
+            h.last_field = None;
+        });
+        if let Some(t) = target {
+            self.state.set(t);
+            self.version.update(|v| *v += 1);
+        }
+    }
+
+    pub fn undo(&self) {
+        self.step(true);
+    }
+
+    pub fn redo(&self) {
+        self.step(false);
+    }
+
+    pub fn can_undo(&self) -> bool {
+        self.version.get();
+        self.history.with_value(|h| !h.past.is_empty())
+    }
+
+    pub fn can_redo(&self) -> bool {
+        self.version.get();
+        self.history.with_value(|h| !h.future.is_empty())
+    }
+
+    /// Local and server diagnostics at `path` or below it.
+    pub fn messages(&self, path: &str) -> Vec<Diagnostic> {
+        let under = |d: &&Diagnostic| is_under(&d.path, path);
+        let mut out: Vec<Diagnostic> = self.report.with(|r| r.diagnostics.iter().filter(under).cloned().collect());
+        out.extend(self.server.with(|s| s.iter().filter(under).cloned().collect::<Vec<_>>()));
+        out
+    }
+
+    /// Every diagnostic, local then server, errors first.
+    pub fn all(&self) -> Vec<Diagnostic> {
+        let mut out: Vec<Diagnostic> = self.report.with(|r| r.diagnostics.clone());
+        out.extend(self.server.get());
+        out.sort_by_key(|d| d.severity);
+        out
+    }
+
+    pub fn has_errors(&self) -> bool {
+        !self.report.with(Report::is_ok)
+    }
+}
+
+/// Whether diagnostic path `path` is `field` or inside it.
+pub fn is_under(path: &str, field: &str) -> bool {
+    path == field || path.strip_prefix(field).is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
+}
+
+pub fn empty_request() -> Value {
+    Value::Object(Object::new())
+}

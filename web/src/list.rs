@@ -1,0 +1,116 @@
+//! The endpoint list: name, state, regions with their status, mode and
+//! XpYd, last update; filtered by state and region.
+
+use gco_spec::Record;
+use gco_spec::json::Value;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::api;
+use crate::paths;
+use crate::route::{Link, Page};
+
+enum Load {
+    Loading,
+    Failed(String),
+    Ready(Vec<Record>),
+}
+
+fn region_status(r: &Record, region: &str) -> String {
+    let state = r.region_status.get(region).map(|s| paths::display(paths::get(s, &["state"]))).unwrap_or_default();
+    if state.is_empty() { "pending".into() } else { state }
+}
+
+fn mode(r: &Record) -> String {
+    r.spec.get("mooncake").map(|m| paths::display(paths::get(m, &["mode"]))).unwrap_or_else(|| "plain".into())
+}
+
+#[component]
+pub fn ListPage() -> impl IntoView {
+    let state_filter = RwSignal::new(String::new());
+    let region_filter = RwSignal::new(String::new());
+    let load = RwSignal::new(Load::Loading);
+    let refresh = move || {
+        load.set(Load::Loading);
+        let mut query = Vec::new();
+        let s = state_filter.get_untracked();
+        if !s.is_empty() {
+            query.push(format!("desired_state={}", api::segment(&s)));
+        }
+        let r = region_filter.get_untracked();
+        if !r.trim().is_empty() {
+            query.push(format!("region={}", api::segment(r.trim())));
+        }
+        let url = if query.is_empty() { "/api/endpoints".to_owned() } else { format!("/api/endpoints?{}", query.join("&")) };
+        spawn_local(async move {
+            let next = match api::call("GET", &url, None, None).await {
+                Ok(reply) if reply.ok() => match paths::get(&reply.body, &["endpoints"]) {
+                    Some(Value::List(items)) => Load::Ready(items.iter().filter_map(|i| Record::from_value(i).ok()).collect()),
+                    _ => Load::Failed("the server sent an unexpected answer".into()),
+                },
+                Ok(reply) => Load::Failed(reply.summary()),
+                Err(e) => Load::Failed(e),
+            };
+            // The page may have been left meanwhile.
+            let _ = load.try_set(next);
+        });
+    };
+    refresh();
+    view! {
+        <div class="list">
+            <header class="page-head">
+                <h1>"Endpoints"</h1>
+                <div class="toolbar">
+                    <Link to=Page::New><span class="button primary">"New endpoint"</span></Link>
+                </div>
+            </header>
+            <form class="filters" on:submit=move |ev| { ev.prevent_default(); refresh(); }>
+                <div class="field">
+                    <label for="filter-state">"State"</label>
+                    <select id="filter-state" prop:value=move || state_filter.get()
+                        on:change=move |ev| { state_filter.set(event_target_value(&ev)); refresh(); }>
+                        <option value="">"any"</option>
+                        <option value="deploying">"deploying"</option>
+                        <option value="running">"running"</option>
+                        <option value="stopped">"stopped"</option>
+                        <option value="deleted">"deleted"</option>
+                    </select>
+                </div>
+                <div class="field">
+                    <label for="filter-region">"Region"</label>
+                    <input id="filter-region" type="text" placeholder="e.g. us-east-1" prop:value=move || region_filter.get()
+                        on:input=move |ev| region_filter.set(event_target_value(&ev))/>
+                </div>
+                <button type="submit">"Refresh"</button>
+            </form>
+            {move || load.with(|load| match load {
+                Load::Loading => view! { <p class="muted" role="status">"Loading endpoints…"</p> }.into_any(),
+                Load::Failed(e) => view! { <p class="banner error" role="alert">{format!("Could not load endpoints: {e}")}</p> }.into_any(),
+                Load::Ready(records) if records.is_empty() => view! { <p class="muted">"No endpoints match."</p> }.into_any(),
+                Load::Ready(records) => view! {
+                    <table>
+                        <thead><tr><th>"Name"</th><th>"State"</th><th>"Regions"</th><th>"Mode"</th><th>"Topology"</th><th>"Updated"</th></tr></thead>
+                        <tbody>
+                            {records.iter().map(|r| {
+                                let regions = r.target_regions.iter().map(|g| view! {
+                                    <span class="chip">{g.clone()}" · "{region_status(r, g)}</span>
+                                }).collect_view();
+                                let name = r.endpoint_name.clone();
+                                view! {
+                                    <tr>
+                                        <td><Link to=Page::Endpoint(name.clone())>{name}</Link></td>
+                                        <td><span class=format!("state {}", r.desired_state)>{r.desired_state.to_string()}</span></td>
+                                        <td>{regions}</td>
+                                        <td>{mode(r)}</td>
+                                        <td>{r.topology_label().unwrap_or_default()}</td>
+                                        <td><time>{r.updated_at.get(..19).unwrap_or(&r.updated_at).replace('T', " ")}</time></td>
+                                    </tr>
+                                }
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                }.into_any(),
+            })}
+        </div>
+    }
+}
