@@ -24,3 +24,9 @@ if [ ! -x node_modules/.bin/wasm-opt ] || [ package-lock.json -nt node_modules/.
   log "installing npm tools (binaryen's wasm-opt, dynalite, playwright-core)"
   if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
 fi
+
+if [ ! -x /usr/bin/chromium ]; then
+  log "installing Debian's Chromium for the browser tests (about 20 s)"
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq && $SUDO apt-get install -y -qq chromium >/dev/null
+fi
