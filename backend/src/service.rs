@@ -8,7 +8,7 @@ use gco_spec::json::{Object, Value};
 use gco_spec::time::{format_timestamp, next_timestamp, parse_timestamp};
 use gco_spec::{Change, DeployContext, DesiredState, OpError, Record, Report, apply, new_record, plan_deploy};
 
-use crate::store::{Expected, Store, StoreError};
+use crate::store::{Expected, Store, StoreError, Stored};
 
 /// Read-modify-write attempts before a change under heavy contention gives
 /// up. Each lost race means another writer made progress, so 50 writers on
@@ -131,6 +131,11 @@ impl Service {
 
     pub async fn get(&self, name: &str) -> Result<Record, ServiceError> {
         self.store.get(name).await?.ok_or_else(|| ServiceError::NotFound(name.to_owned()))
+    }
+
+    /// A record with its JSON as stored, for sending on unchanged.
+    pub async fn get_stored(&self, name: &str) -> Result<Arc<Stored>, ServiceError> {
+        self.store.get_stored(name).await?.ok_or_else(|| ServiceError::NotFound(name.to_owned()))
     }
 
     /// Records filtered by state and region, newest first.

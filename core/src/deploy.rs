@@ -8,7 +8,7 @@ use crate::limits::{DEFAULT_MOONCAKE_IMAGE, DEFAULT_NAMESPACE};
 use crate::mooncake::{BuildArgs, Mode, assemble_mooncake_block, build_mooncake_block, check_mooncake};
 use crate::names::{NameIssue, endpoint_name_issues, is_region};
 use crate::record::{DesiredState, Record, ingress_path};
-use crate::spec::check_spec;
+use crate::spec::check_spec_fields;
 use crate::suggest::did_you_mean;
 
 /// Request keys, with the spec key each becomes (`None`: not part of the spec).
@@ -185,10 +185,11 @@ pub fn plan_deploy(request: &Value, ctx: &DeployContext<'_>) -> DeployCheck {
     };
 
     let spec = assemble_spec(req, image.as_ref(), block, mode, rewrite.then_some(&target_regions[..]));
-    let spec_report = check_spec(&Value::Object(spec.clone()));
-    for d in spec_report.diagnostics {
-        // The block was checked above, with the reference's order of errors.
-        if !d.path.starts_with("mooncake") && !(d.path == "image" && image.is_none()) {
+    // The block was checked above, with the reference's order of errors.
+    let mut fields = Report::default();
+    check_spec_fields(&spec, &mut fields);
+    for d in fields.diagnostics {
+        if !(d.path == "image" && image.is_none()) {
             report.push(d);
         }
     }

@@ -83,8 +83,34 @@ impl Report {
         self.errors().next()
     }
 
-    /// Errors first (stable), then warnings.
+    /// Errors first, then warnings, each in their order (a stable partition:
+    /// no sort, which would cost the wasm build its merge-sort code).
     pub fn sort(&mut self) {
-        self.diagnostics.sort_by_key(|d| d.severity);
+        let (mut errors, warnings): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.diagnostics).into_iter().partition(Diagnostic::is_error);
+        errors.extend(warnings);
+        self.diagnostics = errors;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sort_puts_errors_first_keeping_order() {
+        let mut report = Report::default();
+        for d in [
+            Diagnostic::warning("w1", "a"),
+            Diagnostic::error("e1", "b"),
+            Diagnostic::warning("w2", "c"),
+            Diagnostic::error("e2", "d"),
+            Diagnostic::error("e3", "e"),
+        ] {
+            report.push(d);
+        }
+        report.sort();
+        let paths: Vec<&str> = report.diagnostics.iter().map(|d| d.path.as_str()).collect();
+        assert_eq!(paths, ["e1", "e2", "e3", "w1", "w2"]);
     }
 }

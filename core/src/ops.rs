@@ -11,7 +11,7 @@ use crate::limits::{MOONCAKE_STORE_BYTE_SIZE_FIELDS, MOONCAKE_TOPOLOGY_MAX, MOON
 use crate::mooncake::{Mode, Role, validate_mooncake};
 use crate::names::is_region;
 use crate::record::{DesiredState, Record};
-use crate::spec::{check_spec, spec_mode};
+use crate::spec::{check_spec_fields, spec_mode};
 
 /// A change to one endpoint, with its arguments as the client sent them.
 #[derive(Debug, Clone, PartialEq)]
@@ -266,7 +266,9 @@ fn set_block(next: &mut Record, block: Object) -> Result<(), OpError> {
     let block = Value::Object(block);
     validate_mooncake(&block).map_err(|d| OpError::invalid(d.path, d.message))?;
     next.spec.insert("mooncake", block);
-    if let Some(d) = check_spec(&Value::Object(next.spec.clone())).first_error() {
+    let mut report = crate::diagnostics::Report::default();
+    check_spec_fields(&next.spec, &mut report);
+    if let Some(d) = report.first_error() {
         return Err(OpError::invalid(d.path.clone(), d.message.clone()));
     }
     next.desired_state = DesiredState::Deploying;

@@ -44,7 +44,18 @@ pub fn check_spec(spec: &Value) -> Report {
         report.push(Diagnostic::error("spec", "spec must be a mapping"));
         return report;
     };
-    let mut r = Checker { spec, report: &mut report };
+    if let Some(block) = spec.get("mooncake") {
+        report.extend(check_mooncake(block));
+    }
+    check_spec_fields(spec, &mut report);
+    report.sort();
+    report
+}
+
+/// The checks of [`check_spec`] but the `mooncake` block's own (for callers
+/// that checked the block already), added to `report` unsorted.
+pub fn check_spec_fields(spec: &Object, report: &mut Report) {
+    let mut r = Checker { spec, report };
 
     match spec.get("image") {
         Some(Value::Str(s)) if !s.to_string_lossy().trim().is_empty() => {}
@@ -88,23 +99,17 @@ pub fn check_spec(spec: &Value) -> Report {
         r.error("autoscaling", "autoscaling must be a mapping".into());
     }
 
-    if let Some(block) = spec.get("mooncake") {
-        report.extend(check_mooncake(block));
-        let tgi = spec.get("framework").and_then(Value::as_str) == Some("tgi");
-        if tgi {
-            report.push(Diagnostic::error("framework", "Mooncake serving requires the vllm framework"));
-        }
+    if spec.contains_key("mooncake") && spec.get("framework").and_then(Value::as_str) == Some("tgi") {
+        r.error("framework", "Mooncake serving requires the vllm framework".into());
     }
 
     for (key, _) in spec.str_entries() {
         let key = key.to_string_lossy();
         if !SPEC_KEYS.contains(&key.as_str()) {
             let hint = did_you_mean(&key, &SPEC_KEYS).map(|s| format!("; did you mean '{s}'?")).unwrap_or_default();
-            report.push(Diagnostic::warning(key.clone(), format!("unknown spec key {key:?}, which GCO ignores{hint}")));
+            r.report.push(Diagnostic::warning(key.clone(), format!("unknown spec key {key:?}, which GCO ignores{hint}")));
         }
     }
-    report.sort();
-    report
 }
 
 /// The mode of a spec's mooncake block, when it is a valid one.

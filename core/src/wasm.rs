@@ -2,7 +2,11 @@
 //! `scripts/build-wasm.sh` into `core/pkg/web` and `core/pkg/node`.
 //!
 //! A thin layer: each function reads its JS arguments, calls the core and
-//! hands the answer back as plain JS objects. No rule lives here. Invalid
+//! hands the answer back as plain JS objects. No rule lives here. It checks
+//! `mooncake` blocks only: whole documents (specs, deploy requests, records)
+//! are checked natively (the CLI, the backend), which keeps the package
+//! small. JS values cross by hand with js_sys (no serde, for the same
+//! reason). Invalid
 //! specs and bad values are answers (`ok: false`); only misuse throws a
 //! `TypeError` (an argument of the wrong JS type, a missing argument, an
 //! unknown option name, a value that is not JSON-like: a function, a
@@ -11,15 +15,14 @@
 //! The TypeScript declarations are written by hand below, so the generated
 //! `.d.ts` has real interfaces; keep them in step with the shapes built here.
 
-use js_sys::{Array, Object, Reflect};
-use serde::Serialize;
+use js_sys::{Array, BigInt, Object, Reflect, Symbol};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
 use crate::diagnostics::{Diagnostic, Report};
-use crate::json::{MAX_DEPTH, Value};
+use crate::json::{self, Int, MAX_DEPTH, Value};
 use crate::mooncake::{BuildArgs, build_mooncake_block};
-use crate::{ByteSizeArg, author_byte_size, document};
+use crate::{ByteSizeArg, author_byte_size, check_mooncake};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = r#"
@@ -30,9 +33,10 @@ export interface Diagnostic {
 }
 
 /**
- * What `validate` and `validateJson` answer. `ok` is false when there is at
- * least one error; warnings never make it false. Errors come in the
- * reference's order: the first is the message GCO's Python validator gives.
+ * What `validate` and `validateJson` answer for a `mooncake` block. `ok` is
+ * false when there is at least one error; warnings never make it false.
+ * Errors come in the reference's order: the first is the message GCO's
+ * Python validator (`_validate_mooncake`) gives.
  */
 export interface ValidationResult {
   ok: boolean;
@@ -139,98 +143,141 @@ fn misuse(function: &str, what: &str) -> JsValue {
     js_sys::TypeError::new(&format!("{function}: {what}")).into()
 }
 
-/// Plain objects (not `Map`s) and `null`, so results can go to `JSON.stringify`.
-fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(JsValue::from)
-}
+/// The largest integer a JS number holds exactly (`Number.MAX_SAFE_INTEGER`).
+const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
 
 /// A JS value as the core's JSON model: JS numbers that are safe integers
 /// become ints, others floats (JS cannot tell `2.0` from `2`; use
-/// `validateJson` for that); a BigInt within 64 bits is an int.
-fn from_js(function: &str, value: JsValue) -> Result<Value, JsValue> {
+/// `validateJson` for that); a BigInt within 64 bits is an int; `null` and
+/// `undefined` inside a value are `None`; arrays are lists and other
+/// objects dicts of their own enumerable string keys, except iterables
+/// (`Map`, `Set`, typed arrays), which are refused.
+fn from_js(function: &str, value: &JsValue) -> Result<Value, JsValue> {
     if value.is_undefined() {
         return Err(misuse(function, "expected a JSON value, got undefined"));
     }
-    check_depth(function, &value)?;
-    serde_wasm_bindgen::from_value(value).map_err(|e| {
-        let message = e.to_string();
-        misuse(function, message.strip_prefix("Error: ").unwrap_or(&message))
-    })
+    to_value(value, 0).map_err(|what| misuse(function, what))
 }
 
 /// Refuses values nested deeper than the text parser accepts (which also
-/// stops cycles) before serde-wasm-bindgen recurses into them: the core's
-/// checks are written for what `json::parse` can produce.
-fn check_depth(function: &str, root: &JsValue) -> Result<(), JsValue> {
-    let mut stack: Vec<(JsValue, usize)> = vec![(root.clone(), 0)];
-    while let Some((value, depth)) = stack.pop() {
-        if !value.is_object() || value.is_function() {
-            continue;
-        }
-        if depth >= MAX_DEPTH {
-            return Err(misuse(function, "value is nested too deeply (or is cyclic)"));
-        }
-        let children = if Array::is_array(&value) {
-            value.unchecked_into::<Array>()
-        } else if let Some(map) = value.dyn_ref::<js_sys::Map>() {
-            Array::from(&map.values())
-        } else {
-            Object::values(value.unchecked_ref::<Object>())
-        };
-        stack.extend(children.iter().filter(JsValue::is_object).map(|v| (v, depth + 1)));
+/// stops cycles): the core's checks are written for what `json::parse` can
+/// produce.
+fn to_value(value: &JsValue, depth: usize) -> Result<Value, &'static str> {
+    if value.is_null() || value.is_undefined() {
+        return Ok(Value::Null);
     }
-    Ok(())
+    if let Some(b) = value.as_bool() {
+        return Ok(Value::Bool(b));
+    }
+    if let Some(f) = value.as_f64() {
+        return Ok(if f.fract() == 0.0 && f.abs() <= MAX_SAFE { Value::int(f as i64) } else { Value::Float(f) });
+    }
+    if let Some(s) = value.as_string() {
+        return Ok(Value::from(s));
+    }
+    if value.is_bigint() {
+        let text = value.unchecked_ref::<BigInt>().to_string(10).map(String::from).unwrap_or_default();
+        // An i64, or a u64 (up to 18446744073709551615: 20 digits).
+        return match Int::from_decimal(&text) {
+            Some(Int::Small(i)) => Ok(Value::int(i)),
+            Some(big) if !text.starts_with('-') && (text.len(), text.as_str()) <= (20, "18446744073709551615") => {
+                Ok(Value::Int(big))
+            }
+            _ => Err("a BigInt beyond 64 bits (use validateJson for integers of any size)"),
+        };
+    }
+    if !value.is_object() {
+        return Err(if value.is_function() {
+            "invalid type: function, expected a JSON value"
+        } else {
+            "invalid type: symbol, expected a JSON value"
+        });
+    }
+    if depth >= MAX_DEPTH {
+        return Err("value is nested too deeply (or is cyclic)");
+    }
+    if Array::is_array(value) {
+        let items = value.unchecked_ref::<Array>();
+        return items.iter().map(|item| to_value(&item, depth + 1)).collect::<Result<_, _>>().map(Value::List);
+    }
+    if Reflect::has(value, &Symbol::iterator()).unwrap_or(false) {
+        return Err("invalid type: an iterable object (a Map, a Set ...), expected an array or a plain object");
+    }
+    let entries = Object::entries(value.unchecked_ref::<Object>());
+    let mut pairs = Vec::with_capacity(entries.length() as usize);
+    for entry in entries.iter() {
+        let entry = entry.unchecked_into::<Array>();
+        let key = entry.get(0).as_string().unwrap_or_default();
+        pairs.push((Value::from(key), to_value(&entry.get(1), depth + 1)?));
+    }
+    Ok(Value::Object(json::Object::from_pairs(pairs)))
+}
+
+/// A value as plain JS data: numbers, with integers beyond 2^53 as BigInts;
+/// dicts as plain objects (keys that are not strings as `json.dumps`
+/// writes them).
+fn to_js(value: &Value) -> JsValue {
+    match value {
+        Value::Null => JsValue::NULL,
+        Value::Bool(b) => JsValue::from_bool(*b),
+        Value::Int(Int::Small(i)) if (*i as f64).abs() <= MAX_SAFE => JsValue::from_f64(*i as f64),
+        Value::Int(i) => BigInt::new(&JsValue::from_str(&i.to_string())).map_or(JsValue::NULL, JsValue::from),
+        Value::Float(f) => JsValue::from_f64(*f),
+        Value::Str(s) => JsValue::from_str(&s.to_string_lossy()),
+        Value::List(items) => items.iter().map(to_js).collect::<Array>().into(),
+        Value::Object(o) => {
+            let entries: Array = o
+                .iter()
+                .map(|(k, v)| {
+                    let key = match k {
+                        Value::Str(s) => s.to_string_lossy(),
+                        other => other.to_json(),
+                    };
+                    Array::of2(&JsValue::from_str(&key), &to_js(v))
+                })
+                .collect();
+            // fromEntries, not assignment: a "__proto__" key stays a key.
+            Object::from_entries(&entries).map_or(JsValue::NULL, JsValue::from)
+        }
+    }
+}
+
+/// A plain object with these properties, in this order.
+fn record(fields: &[(&str, JsValue)]) -> JsValue {
+    let object = Object::new();
+    for (name, value) in fields {
+        let _ = Reflect::set(&object, &JsValue::from_str(name), value);
+    }
+    object.into()
 }
 
 fn string_arg(function: &str, value: JsValue) -> Result<String, JsValue> {
     value.as_string().ok_or_else(|| misuse(function, "expected a string"))
 }
 
-#[derive(Serialize)]
-struct Diag<'a> {
-    path: &'a str,
-    message: &'a str,
-}
-
-#[derive(Serialize)]
-struct Validation<'a> {
-    ok: bool,
-    errors: Vec<Diag<'a>>,
-    warnings: Vec<Diag<'a>>,
-}
-
-fn report_to_js(report: &Report) -> Result<JsValue, JsValue> {
-    fn diag(d: &Diagnostic) -> Diag<'_> {
-        Diag { path: &d.path, message: &d.message }
+fn report_to_js(report: &Report) -> JsValue {
+    fn list<'a>(diagnostics: impl Iterator<Item = &'a Diagnostic>) -> JsValue {
+        diagnostics
+            .map(|d| record(&[("path", JsValue::from_str(&d.path)), ("message", JsValue::from_str(&d.message))]))
+            .collect::<Array>()
+            .into()
     }
-    to_js(&Validation {
-        ok: report.is_ok(),
-        errors: report.errors().map(diag).collect(),
-        warnings: report.warnings().map(diag).collect(),
-    })
+    record(&[
+        ("ok", JsValue::from_bool(report.is_ok())),
+        ("errors", list(report.errors())),
+        ("warnings", list(report.warnings())),
+    ])
 }
 
-#[derive(Serialize)]
-struct Done<'a, T: Serialize> {
-    ok: bool,
-    value: &'a T,
-}
-
-#[derive(Serialize)]
-struct Failed<'a> {
-    ok: bool,
-    error: &'a str,
-}
-
-fn outcome_to_js<T: Serialize, E: std::fmt::Display>(result: Result<T, E>) -> Result<JsValue, JsValue> {
+fn outcome_to_js<E: std::fmt::Display>(result: Result<String, E>) -> JsValue {
     match result {
-        Ok(value) => to_js(&Done { ok: true, value: &value }),
-        Err(e) => to_js(&Failed { ok: false, error: &e.to_string() }),
+        Ok(value) => record(&[("ok", JsValue::TRUE), ("value", JsValue::from_str(&value))]),
+        Err(e) => record(&[("ok", JsValue::FALSE), ("error", JsValue::from_str(&e.to_string()))]),
     }
 }
 
-/// Checks a document given as a JS value: an endpoint record, a deploy
-/// request, a spec or a bare `mooncake` block, told apart by their keys.
+/// Checks a `mooncake` block given as a JS value, as GCO's
+/// `_validate_mooncake` does, and lists every error and warning.
 ///
 /// JS numbers are read as JSON numbers are by JS: a safe integer is an int,
 /// anything else (`2.5`, `2 ** 53`) a float, and `2.0` is the int 2; a
@@ -239,19 +286,27 @@ fn outcome_to_js<T: Serialize, E: std::fmt::Display>(result: Result<T, E>) -> Re
 /// `undefined`, functions, symbols, BigInts beyond 64 bits, and values
 /// nested deeper than 1000 levels or cyclic.
 #[wasm_bindgen(unchecked_return_type = "ValidationResult")]
-pub fn validate(#[wasm_bindgen(unchecked_param_type = "unknown")] document: JsValue) -> Result<JsValue, JsValue> {
-    let value = from_js("validate", document)?;
-    report_to_js(&document::check_document(&value))
+pub fn validate(#[wasm_bindgen(unchecked_param_type = "unknown")] block: JsValue) -> Result<JsValue, JsValue> {
+    let value = from_js("validate", &block)?;
+    Ok(report_to_js(&check_mooncake(&value)))
 }
 
-/// Checks a document given as JSON text, read as Python's `json` reads it:
-/// integers exact at any size, `2.0` a float, the last of duplicate keys
-/// wins. Text that is not JSON is an error at path `""`, not an exception;
-/// throws a `TypeError` only when `text` is not a string.
+/// Checks a `mooncake` block given as JSON text, read as Python's `json`
+/// reads it: integers exact at any size, `2.0` a float, the last of
+/// duplicate keys wins. Text that is not JSON is an error at path `""`, not
+/// an exception; throws a `TypeError` only when `text` is not a string.
 #[wasm_bindgen(js_name = validateJson, unchecked_return_type = "ValidationResult")]
 pub fn validate_json(#[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> Result<JsValue, JsValue> {
     let text = string_arg("validateJson", text)?;
-    report_to_js(&document::check_document_text(&text))
+    let report = match json::parse(&text) {
+        Ok(block) => check_mooncake(&block),
+        Err(e) => {
+            let mut report = Report::default();
+            report.push(Diagnostic::error("", format!("invalid JSON: {e}")));
+            report
+        }
+    };
+    Ok(report_to_js(&report))
 }
 
 /// The reference's `author_byte_size`: the canonical decimal string of a
@@ -262,8 +317,8 @@ pub fn validate_json(#[wasm_bindgen(unchecked_param_type = "string")] text: JsVa
 pub fn author_byte_size_js(
     #[wasm_bindgen(unchecked_param_type = "number | bigint | string")] value: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let value = from_js("authorByteSize", value)?;
-    outcome_to_js(author_byte_size(ByteSizeArg::from(&value)))
+    let value = from_js("authorByteSize", &value)?;
+    Ok(outcome_to_js(author_byte_size(ByteSizeArg::from(&value))))
 }
 
 /// Reads a human byte size (`4 GiB`, `1.5 GB`, `4294967296`) as the
@@ -272,7 +327,7 @@ pub fn author_byte_size_js(
 #[wasm_bindgen(js_name = parseByteSize, unchecked_return_type = "Outcome<string>")]
 pub fn parse_byte_size_js(#[wasm_bindgen(unchecked_param_type = "string")] input: JsValue) -> Result<JsValue, JsValue> {
     let input = string_arg("parseByteSize", input)?;
-    outcome_to_js(crate::parse_byte_size(&input))
+    Ok(outcome_to_js(crate::parse_byte_size(&input)))
 }
 
 /// Formats a canonical byte count in the largest exact unit (`4 GiB`);
@@ -288,21 +343,6 @@ pub fn format_byte_size_js(
 const BUILD_OPTIONS: [&str; 8] =
     ["mode", "prefillReplicas", "decodeReplicas", "store", "transfer", "proxy", "autoscaling", "defaultProxyImage"];
 
-#[derive(Serialize)]
-struct Built<'a> {
-    ok: bool,
-    value: &'a Value,
-    json: String,
-}
-
-#[derive(Serialize)]
-struct BuildFailed<'a> {
-    ok: bool,
-    error: &'a str,
-    path: &'a str,
-    kind: &'a str,
-}
-
 /// The reference's `_build_mooncake_block`: assembles a block from deploy
 /// arguments (topology for split modes, the store enabled for store-bearing
 /// ones, byte sizes authored, the proxy image defaulted) and validates it.
@@ -314,7 +354,7 @@ pub fn build_mooncake_block_js(
     #[wasm_bindgen(unchecked_param_type = "BuildOptions")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
     const F: &str = "buildMooncakeBlock";
-    if !options.is_object() || Array::is_array(&options) || options.is_function() {
+    if !options.is_object() || Array::is_array(&options) {
         return Err(misuse(F, "expected an options object"));
     }
     for key in Object::keys(options.unchecked_ref::<Object>()).iter() {
@@ -325,7 +365,7 @@ pub fn build_mooncake_block_js(
     }
     let option = |name: &str| -> Result<Option<Value>, JsValue> {
         let value = Reflect::get(&options, &JsValue::from_str(name))?;
-        if value.is_undefined() { Ok(None) } else { from_js(F, value).map(Some) }
+        if value.is_undefined() { Ok(None) } else { from_js(F, &value).map(Some) }
     };
     let mode = option("mode")?.ok_or_else(|| misuse(F, "option \"mode\" is required"))?;
     let mut args = BuildArgs::new(mode);
@@ -340,8 +380,123 @@ pub fn build_mooncake_block_js(
     args.proxy = option("proxy")?;
     args.autoscaling = option("autoscaling")?;
     args.default_proxy_image = option("defaultProxyImage")?;
-    match build_mooncake_block(&args) {
-        Ok(block) => to_js(&Built { ok: true, value: &block, json: block.to_json() }),
-        Err(e) => to_js(&BuildFailed { ok: false, error: &e.message, path: &e.path, kind: e.kind.as_str() }),
+    Ok(match build_mooncake_block(&args) {
+        Ok(block) => record(&[
+            ("ok", JsValue::TRUE),
+            ("value", to_js(&block)),
+            ("json", JsValue::from_str(&block.to_json())),
+        ]),
+        Err(e) => record(&[
+            ("ok", JsValue::FALSE),
+            ("error", JsValue::from_str(&e.message)),
+            ("path", JsValue::from_str(&e.path)),
+            ("kind", JsValue::from_str(e.kind.as_str())),
+        ]),
+    })
+}
+
+/// The package's allocator, in place of std's dlmalloc (about 3 KB of the
+/// gzipped module, most of what the size budget lacked). Power-of-two size
+/// classes from 16 bytes, each with a free list threaded through its free
+/// blocks; new blocks are cut from pages taken with `memory.grow`, each
+/// aligned to its size (to 64 KiB at most), so a block of a class serves any
+/// alignment up to the class size. Blocks are never split or merged: a live
+/// block wastes less than half of itself, and the memory a class once held
+/// stays with it for reuse (wasm memory never shrinks anyway). The module is
+/// single-threaded: it is built without the `atomics` feature.
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+mod allocator {
+    use std::alloc::{GlobalAlloc, Layout};
+    use std::arch::wasm32;
+    use std::cell::UnsafeCell;
+    use std::ptr::null_mut;
+
+    const PAGE: usize = 65536;
+    const MIN_BLOCK: usize = 16;
+
+    struct Heap {
+        /// The first free block of each class (size `1 << class`); a free
+        /// block's first word points to the next.
+        free: [*mut u8; usize::BITS as usize],
+        /// The untouched memory: from `next` to `end`.
+        next: usize,
+        end: usize,
+    }
+
+    struct Allocator(UnsafeCell<Heap>);
+
+    // One thread: nothing is shared.
+    unsafe impl Sync for Allocator {}
+
+    #[global_allocator]
+    static ALLOCATOR: Allocator =
+        Allocator(UnsafeCell::new(Heap { free: [null_mut(); usize::BITS as usize], next: 0, end: 0 }));
+
+    /// The block size for a layout, a power of two; `None` beyond 2 GiB.
+    fn block_size(layout: Layout) -> Option<usize> {
+        layout.size().max(layout.align()).max(MIN_BLOCK).checked_next_power_of_two()
+    }
+
+    unsafe impl GlobalAlloc for Allocator {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            let Some(size) = block_size(layout) else { return null_mut() };
+            // SAFETY: one thread, and nothing here re-enters the allocator.
+            let heap = unsafe { &mut *self.0.get() };
+            let class = size.trailing_zeros() as usize;
+            let head = heap.free[class];
+            if !head.is_null() {
+                // SAFETY: a free block of this class holds the next one.
+                heap.free[class] = unsafe { *head.cast::<*mut u8>() };
+                return head;
+            }
+            let align = size.min(PAGE);
+            let mut start = (heap.next + align - 1) & !(align - 1);
+            if heap.end.checked_sub(start).is_none_or(|room| room < size) {
+                let pages = size.div_ceil(PAGE);
+                let old = wasm32::memory_grow(0, pages);
+                if old == usize::MAX {
+                    return null_mut();
+                }
+                let base = old * PAGE;
+                if base != heap.end {
+                    // Not right after ours (the first time): start there.
+                    heap.next = base;
+                }
+                heap.end = base + pages * PAGE;
+                // `end` is page-aligned, so `start` stays within the old
+                // memory and the new pages make room for the block.
+                start = (heap.next + align - 1) & !(align - 1);
+            }
+            heap.next = start + size;
+            start as *mut u8
+        }
+
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            let Some(size) = block_size(layout) else { return };
+            let class = size.trailing_zeros() as usize;
+            // SAFETY: one thread; `ptr` is a block of this class, now free.
+            unsafe {
+                let heap = &mut *self.0.get();
+                *ptr.cast::<*mut u8>() = heap.free[class];
+                heap.free[class] = ptr;
+            }
+        }
+
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            // SAFETY: the caller's promises for `realloc` (a valid layout).
+            let new_layout = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
+            if block_size(new_layout) == block_size(layout) {
+                return ptr;
+            }
+            // SAFETY: as in `GlobalAlloc::realloc`'s default.
+            unsafe {
+                let new = self.alloc(new_layout);
+                if !new.is_null() {
+                    std::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size));
+                    self.dealloc(ptr, layout);
+                }
+                new
+            }
+        }
     }
 }

@@ -54,7 +54,8 @@ async fn openapi() -> Response {
 
 /// A record with its `ETag`.
 fn record_response(status: StatusCode, record: &Record) -> Response {
-    let mut response = json_response(status, &record.to_value());
+    // As stored (floats as strings), so a write answers what a read returns.
+    let mut response = json_response(status, &crate::store::storable(record));
     if let Ok(tag) = HeaderValue::from_str(&etag(record)) {
         response.headers_mut().insert(header::ETAG, tag);
     }
@@ -113,8 +114,12 @@ async fn deploy(State(service): State<AppState>, JsonBody(body): JsonBody) -> Re
 }
 
 async fn show(State(service): State<AppState>, name: Result<Path<String>, PathRejection>) -> Result<Response, ApiError> {
-    let record = service.get(&path_name(name)?).await?;
-    Ok(record_response(StatusCode::OK, &record))
+    let stored = service.get_stored(&path_name(name)?).await?;
+    let mut response = ([(header::CONTENT_TYPE, "application/json")], stored.json.clone()).into_response();
+    if let Ok(tag) = HeaderValue::from_str(&etag(&stored.record)) {
+        response.headers_mut().insert(header::ETAG, tag);
+    }
+    Ok(response)
 }
 
 async fn apply_change(service: &Service, name: String, headers: &HeaderMap, change: Change) -> Result<Response, ApiError> {

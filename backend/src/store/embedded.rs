@@ -1,21 +1,36 @@
 //! The embedded store: one redb file, each record a JSON document keyed by
 //! name. redb commits are durable (fsync) before they return, so an
 //! acknowledged write survives a crash; one writer at a time makes the
-//! conditional writes atomic.
+//! conditional writes atomic. redb locks its file to one process, so a read
+//! cache in front of it, updated after each commit, stays exact.
 
+use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use gco_spec::Record;
 use gco_spec::json;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 
-use super::{BoxFuture, Expected, MUTABLE_ATTRIBUTES, Store, StoreError, decode, storable};
+use super::{BoxFuture, Expected, MUTABLE_ATTRIBUTES, Store, StoreError, Stored, decode, storable};
 
 const ENDPOINTS: TableDefinition<&str, &str> = TableDefinition::new("endpoints");
 
+type Cache = Arc<RwLock<HashMap<String, Arc<Stored>>>>;
+
 pub struct EmbeddedStore {
     db: Arc<Database>,
+    /// Records read or written since start-up, as stored.
+    cache: Cache,
+}
+
+/// Caches what was just committed (a record that cannot be read back is
+/// left out, and the next read reports it).
+fn remember(cache: &Cache, name: &str, text: &str) {
+    if let Ok(record) = read_record(text) {
+        let stored = Arc::new(Stored { record, json: text.to_owned() });
+        cache.write().unwrap_or_else(|e| e.into_inner()).insert(name.to_owned(), stored);
+    }
 }
 
 fn unavailable(e: impl std::fmt::Display) -> StoreError {
@@ -30,7 +45,7 @@ impl EmbeddedStore {
         let txn = db.begin_write().map_err(unavailable)?;
         txn.open_table(ENDPOINTS).map_err(unavailable)?;
         txn.commit().map_err(unavailable)?;
-        Ok(EmbeddedStore { db: Arc::new(db) })
+        Ok(EmbeddedStore { db: Arc::new(db), cache: Cache::default() })
     }
 
     async fn blocking<T: Send + 'static>(
@@ -50,6 +65,7 @@ impl Store for EmbeddedStore {
     fn create<'a>(&'a self, record: &'a Record) -> BoxFuture<'a, Result<(), StoreError>> {
         let name = record.endpoint_name.clone();
         let text = storable(record).to_json();
+        let cache = Arc::clone(&self.cache);
         Box::pin(self.blocking(move |db| {
             let txn = db.begin_write().map_err(unavailable)?;
             {
@@ -59,18 +75,33 @@ impl Store for EmbeddedStore {
                 }
                 table.insert(name.as_str(), text.as_str()).map_err(unavailable)?;
             }
-            txn.commit().map_err(unavailable)
+            txn.commit().map_err(unavailable)?;
+            remember(&cache, &name, &text);
+            Ok(())
         }))
     }
 
     fn get<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<Option<Record>, StoreError>> {
-        let name = name.to_owned();
-        Box::pin(self.blocking(move |db| {
-            let txn = db.begin_read().map_err(unavailable)?;
-            let table = txn.open_table(ENDPOINTS).map_err(unavailable)?;
-            let found = table.get(name.as_str()).map_err(unavailable)?;
-            found.map(|text| read_record(text.value())).transpose()
-        }))
+        Box::pin(async move { Ok(self.get_stored(name).await?.map(|s| s.record.clone())) })
+    }
+
+    fn get_stored<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<Option<Arc<Stored>>, StoreError>> {
+        Box::pin(async move {
+            if let Some(hit) = self.cache.read().unwrap_or_else(|e| e.into_inner()).get(name) {
+                return Ok(Some(Arc::clone(hit)));
+            }
+            let name = name.to_owned();
+            let cache = Arc::clone(&self.cache);
+            self.blocking(move |db| {
+                let txn = db.begin_read().map_err(unavailable)?;
+                let table = txn.open_table(ENDPOINTS).map_err(unavailable)?;
+                let Some(text) = table.get(name.as_str()).map_err(unavailable)? else { return Ok(None) };
+                let stored = Arc::new(Stored { record: read_record(text.value())?, json: text.value().to_owned() });
+                cache.write().unwrap_or_else(|e| e.into_inner()).insert(name, Arc::clone(&stored));
+                Ok(Some(stored))
+            })
+            .await
+        })
     }
 
     fn update<'a>(&'a self, record: &'a Record, expected: Expected<'a>) -> BoxFuture<'a, Result<(), StoreError>> {
@@ -78,10 +109,11 @@ impl Store for EmbeddedStore {
         let new = storable(record);
         let (updated_at, lifecycle_id, allow_deleted) =
             (expected.updated_at.to_owned(), expected.lifecycle_id.map(str::to_owned), expected.allow_deleted);
+        let cache = Arc::clone(&self.cache);
         Box::pin(self.blocking(move |db| {
             let expected = Expected { updated_at: &updated_at, lifecycle_id: lifecycle_id.as_deref(), allow_deleted };
             let txn = db.begin_write().map_err(unavailable)?;
-            {
+            let text = {
                 let mut table = txn.open_table(ENDPOINTS).map_err(unavailable)?;
                 let current = match table.get(name.as_str()).map_err(unavailable)? {
                     Some(text) => json::parse(text.value()).map_err(|e| StoreError::Corrupt(e.to_string()))?,
@@ -99,8 +131,11 @@ impl Store for EmbeddedStore {
                 }
                 let text = json::Value::Object(merged).to_json();
                 table.insert(name.as_str(), text.as_str()).map_err(unavailable)?;
-            }
-            txn.commit().map_err(unavailable)
+                text
+            };
+            txn.commit().map_err(unavailable)?;
+            remember(&cache, &name, &text);
+            Ok(())
         }))
     }
 

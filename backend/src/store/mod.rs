@@ -8,6 +8,7 @@ mod embedded;
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use gco_spec::Record;
 use gco_spec::json::Value;
@@ -70,6 +71,20 @@ impl<'a> Expected<'a> {
 pub const MUTABLE_ATTRIBUTES: [&str; 6] =
     ["desired_state", "target_regions", "spec", "updated_at", "cleanup_regions", "region_generations"];
 
+/// A record as stored, with the JSON text a read returns.
+#[derive(Debug)]
+pub struct Stored {
+    pub record: Record,
+    pub json: String,
+}
+
+impl Stored {
+    pub fn of(record: Record) -> Stored {
+        let json = record.to_value().to_json();
+        Stored { record, json }
+    }
+}
+
 pub trait Store: Send + Sync + 'static {
     /// Writes a new record; [`StoreError::AlreadyExists`] when the name is taken.
     fn create<'a>(&'a self, record: &'a Record) -> BoxFuture<'a, Result<(), StoreError>>;
@@ -79,6 +94,12 @@ pub trait Store: Send + Sync + 'static {
     fn update<'a>(&'a self, record: &'a Record, expected: Expected<'a>) -> BoxFuture<'a, Result<(), StoreError>>;
     /// Every record (all pages).
     fn list(&self) -> BoxFuture<'_, Result<Vec<Record>, StoreError>>;
+
+    /// A record with its JSON, for reads that send it on as it is. Stores
+    /// that can keep it ready (the embedded one caches it) do so.
+    fn get_stored<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<Option<Arc<Stored>>, StoreError>> {
+        Box::pin(async move { Ok(self.get(name).await?.map(|r| Arc::new(Stored::of(r)))) })
+    }
 }
 
 /// The record as it is stored: GCO writes floats as strings (DynamoDB numbers

@@ -269,9 +269,9 @@ fn hex4(h: &[u8]) -> u32 {
 impl RawNum<'_> {
     pub fn value(&self) -> Value {
         if self.is_float {
-            // Rust's parse is correctly rounded like Python's float(), and
-            // gives ±inf on overflow as float('1e400') does.
-            Value::Float(self.text.parse().unwrap_or(f64::NAN))
+            // Correctly rounded like Python's float(), and ±inf on overflow
+            // as float('1e400') gives.
+            Value::Float(super::float::parse_float(self.text))
         } else {
             Value::Int(self.int())
         }

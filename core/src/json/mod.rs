@@ -10,6 +10,7 @@
 //! text without building it (the fast path of the validator), [`write`]
 //! prints it back as `json.dumps` does.
 
+pub(crate) mod float;
 mod int;
 pub mod lazy;
 mod lex;

@@ -1,7 +1,5 @@
 //! Python `dict` semantics over an insertion-ordered list of entries.
 
-use std::collections::HashMap;
-
 use super::{Int, Value};
 
 /// A JSON object as Python's `dict`: insertion order, and a repeated key keeps
@@ -14,7 +12,7 @@ pub struct Object {
 }
 
 /// Objects up to this size find duplicate keys by a linear scan; larger ones
-/// use a hash index, so a hostile object with many keys stays linear.
+/// sort their keys, so a hostile object with many keys stays O(n log n).
 const LINEAR_DEDUP_LIMIT: usize = 16;
 
 impl Object {
@@ -31,16 +29,30 @@ impl Object {
             }
             return obj;
         }
-        let mut index: HashMap<KeyId, usize> = HashMap::with_capacity(pairs.len());
-        let mut entries: Vec<(Value, Value)> = Vec::with_capacity(pairs.len());
-        for (serial, (k, v)) in pairs.into_iter().enumerate() {
-            let id = KeyId::of(&k, serial);
-            match index.get(&id) {
-                Some(&at) => entries[at].1 = v,
-                None => {
-                    index.insert(id, entries.len());
-                    entries.push((k, v));
-                }
+        // (key, position) pairs sorted: equal keys become neighbours, the
+        // first of each run at the key's first position, the last at its
+        // last value. A heapsort, not a HashMap or slice::sort: far less code
+        // in the wasm build, and O(n log n) whatever the keys.
+        let mut ids: Vec<(Vec<u8>, usize)> =
+            pairs.iter().enumerate().map(|(at, (k, _))| (key_id(k, at), at)).collect();
+        heapsort(&mut ids, |a, b| a < b);
+        // last[at]: for a key's first position, the position of its last
+        // value; usize::MAX elsewhere.
+        let mut last = vec![usize::MAX; pairs.len()];
+        let mut first = 0;
+        for (i, (id, at)) in ids.iter().enumerate() {
+            if i == 0 || *id != ids[i - 1].0 {
+                first = *at;
+            }
+            last[first] = *at;
+        }
+        drop(ids);
+        let mut pairs = pairs;
+        let mut entries: Vec<(Value, Value)> = Vec::new();
+        for at in 0..pairs.len() {
+            if last[at] != usize::MAX {
+                let value = std::mem::replace(&mut pairs[last[at]].1, Value::Null);
+                entries.push((std::mem::replace(&mut pairs[at].0, Value::Null), value));
             }
         }
         Object { entries }
@@ -115,40 +127,112 @@ impl Object {
 
 /// Python `==` between two hashable JSON values (`1 == 1.0 == True`).
 fn py_key_eq(a: &Value, b: &Value) -> bool {
-    // Distinct serials keep unhashables unequal to everything.
-    KeyId::of(a, 0) == KeyId::of(b, 1)
+    match (a, b) {
+        // Parsed JSON: every key a string.
+        (Value::Str(a), Value::Str(b)) => a == b,
+        // Distinct serials keep unhashables unequal to everything.
+        _ => key_id(a, 0) == key_id(b, 1),
+    }
 }
 
-/// What Python's hash-and-compare sees of a key: numbers by value across int,
-/// float and bool. NaN is never equal to itself, but `json.loads` returns one
-/// shared NaN object and dict lookups compare identity first, so all parsed
-/// NaN keys are the same key.
-#[derive(PartialEq, Eq, Hash)]
-enum KeyId {
-    None,
-    Str(Box<[u8]>),
-    Int(Int),
-    Float(u64),
-    NaN,
-    /// Lists and dicts are unhashable; the builder refuses them before here.
-    Unhashable(usize),
-}
-
-impl KeyId {
-    fn of(v: &Value, serial: usize) -> KeyId {
-        match v {
-            Value::Null => KeyId::None,
-            Value::Str(s) => KeyId::Str(s.as_bytes().into()),
-            Value::Bool(b) => KeyId::Int(Int::Small(*b as i64)),
-            Value::Int(i) => KeyId::Int(i.clone()),
-            Value::Float(f) if f.is_nan() => KeyId::NaN,
-            Value::Float(f) if f.fract() == 0.0 && f.is_finite() => {
-                KeyId::Int(Int::from_decimal(&format!("{f:.0}")).unwrap_or(Int::Small(0)))
+/// What Python's hash-and-compare sees of a key, as bytes that are equal
+/// exactly when the keys are: numbers by value across int, float and bool
+/// (the decimal text of the integer they are, when they are one). NaN is
+/// never equal to itself, but `json.loads` returns one shared NaN object and
+/// dict lookups compare identity first, so all parsed NaN keys are the same
+/// key. Bytes rather than an enum: comparing and ordering them is a
+/// `memcmp`, which keeps the wasm build small.
+fn key_id(v: &Value, serial: usize) -> Vec<u8> {
+    let mut id = Vec::new();
+    let int = match v {
+        Value::Bool(b) => Int::Small(i64::from(*b)),
+        Value::Int(i) => i.clone(),
+        Value::Float(f) if f.fract() == 0.0 && f.is_finite() => integral_float(*f),
+        other => {
+            match other {
+                Value::Str(s) => {
+                    id.push(b'S');
+                    id.extend_from_slice(s.as_bytes());
+                }
+                Value::Float(f) if f.is_nan() => id.push(b'n'),
+                Value::Float(f) => {
+                    id.push(b'F');
+                    id.extend_from_slice(&f.to_bits().to_le_bytes());
+                }
+                // Lists and dicts are unhashable; the builder refuses them before here.
+                Value::List(_) | Value::Object(_) => {
+                    id.push(b'U');
+                    id.extend_from_slice(&serial.to_le_bytes());
+                }
+                _ => id.push(b'N'),
             }
-            Value::Float(f) => KeyId::Float(f.to_bits()),
-            Value::List(_) | Value::Object(_) => KeyId::Unhashable(serial),
+            return id;
+        }
+    };
+    id.push(b'I');
+    id.extend_from_slice(int.to_string().as_bytes());
+    id
+}
+
+/// Sorts `v` by `less` in place, in O(n log n) time and no extra space.
+fn heapsort<T>(v: &mut [T], less: impl Fn(&T, &T) -> bool) {
+    let sift_down = |v: &mut [T], mut node: usize, end: usize| loop {
+        let mut child = 2 * node + 1;
+        if child >= end {
+            break;
+        }
+        if child + 1 < end && less(&v[child], &v[child + 1]) {
+            child += 1;
+        }
+        if !less(&v[node], &v[child]) {
+            break;
+        }
+        v.swap(node, child);
+        node = child;
+    };
+    for node in (0..v.len() / 2).rev() {
+        sift_down(v, node, v.len());
+    }
+    for end in (1..v.len()).rev() {
+        v.swap(0, end);
+        sift_down(v, 0, end);
+    }
+}
+
+/// The exact integer a finite whole float is (`int(f)`; Python compares a
+/// float key with ints by that value), without float formatting.
+fn integral_float(f: f64) -> Int {
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if (-TWO_63..TWO_63).contains(&f) {
+        return Int::Small(f as i64);
+    }
+    // |f| >= 2^63: mantissa * 2^exp with exp > 0. Decimal digits, least
+    // significant first, doubled exp times.
+    let bits = f.to_bits();
+    let exp = ((bits >> 52) & 0x7FF) as u32 - 1075;
+    let mut mantissa = (bits & ((1 << 52) - 1)) | (1 << 52);
+    let mut digits = Vec::with_capacity(310);
+    while mantissa > 0 {
+        digits.push((mantissa % 10) as u8);
+        mantissa /= 10;
+    }
+    for _ in 0..exp {
+        let mut carry = 0;
+        for d in digits.iter_mut() {
+            let twice = *d * 2 + carry;
+            *d = twice % 10;
+            carry = twice / 10;
+        }
+        if carry > 0 {
+            digits.push(carry);
         }
     }
+    let mut text = String::with_capacity(digits.len() + 1);
+    if f < 0.0 {
+        text.push('-');
+    }
+    text.extend(digits.iter().rev().map(|d| (b'0' + d) as char));
+    Int::from_decimal(&text).unwrap_or(Int::Small(0))
 }
 
 #[cfg(test)]
@@ -179,6 +263,66 @@ mod tests {
         ]);
         assert_eq!(o.len(), 2);
         assert_eq!(Value::Object(o).repr(), "{1: 'z', nan: False}");
+    }
+
+    #[test]
+    fn whole_floats_are_their_exact_integers() {
+        let int = |t: &str| Int::from_decimal(t).unwrap();
+        assert_eq!(integral_float(0.0), Int::Small(0));
+        assert_eq!(integral_float(-0.0), Int::Small(0));
+        assert_eq!(integral_float(-3.0), Int::Small(-3));
+        assert_eq!(integral_float(9007199254740992.0), Int::Small(1 << 53));
+        assert_eq!(integral_float(-9223372036854775808.0), Int::Small(i64::MIN));
+        assert_eq!(integral_float(9223372036854775808.0), int("9223372036854775808"));
+        // 1e23 is not 10**23 as a float: Python's 1e23 == 99999999999999991611392.
+        assert_eq!(integral_float(1e23), int("99999999999999991611392"));
+        assert_eq!(integral_float(-1e23), int("-99999999999999991611392"));
+        assert_eq!(integral_float(2f64.powi(100)), int("1267650600228229401496703205376"));
+        assert_eq!(integral_float(f64::MAX).to_string(), concat!(
+            "17976931348623157081452742373170435679807056752584499659891747680315726078002853876058955863276687817154",
+            "04589535143824642343213268894641827684675467035375169860499105765512820762454900903893289440758685084551",
+            "33942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368"
+        ));
+    }
+
+    #[test]
+    fn float_keys_equal_ints_by_exact_value() {
+        let o = Object::from_pairs(vec![
+            (Value::Float(1e23), Value::str("float")),
+            (Value::Int(Int::from_decimal("100000000000000000000000").unwrap()), Value::str("10**23")),
+            (Value::Int(Int::from_decimal("99999999999999991611392").unwrap()), Value::str("int")),
+        ]);
+        assert_eq!(Value::Object(o).repr(), "{1e+23: 'int', 100000000000000000000000: '10**23'}");
+    }
+
+    #[test]
+    fn heapsort_sorts() {
+        for n in 0..40usize {
+            let mut v: Vec<usize> = (0..n).map(|i| (i * 7919 + 13) % 31).collect();
+            let mut expected = v.clone();
+            expected.sort();
+            heapsort(&mut v, |a, b| a < b);
+            assert_eq!(v, expected);
+        }
+    }
+
+    #[test]
+    fn large_objects_keep_python_dict_order() {
+        let key = |i: i64| match i % 4 {
+            0 => Value::int(i % 10),
+            1 => Value::Float((i % 10) as f64),
+            2 => Value::Bool(i % 10 == 1),
+            _ => Value::str(&format!("k{}", i % 10)),
+        };
+        let pairs: Vec<(Value, Value)> = (0..60).map(|i| (key(i), Value::int(i))).collect();
+        // The same dict through the linear path, 16 pairs at a time.
+        let mut linear = Object::new();
+        for chunk in pairs.chunks(LINEAR_DEDUP_LIMIT) {
+            for (k, v) in Object::from_pairs(chunk.to_vec()).iter() {
+                linear.insert_value_key(k.clone(), v.clone());
+            }
+        }
+        assert_eq!(Object::from_pairs(pairs), linear);
     }
 
     #[test]

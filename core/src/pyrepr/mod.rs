@@ -20,7 +20,31 @@ fn in_table(table: &[(u32, u32)], cp: u32) -> bool {
 
 /// `str.isprintable()` for one code point.
 pub fn is_printable(cp: u32) -> bool {
-    !in_table(tables::NON_PRINTABLE, cp)
+    use tables::{NON_PRINTABLE_INDEX as INDEX, NON_PRINTABLE_RUNS as RUNS, NON_PRINTABLE_STRIDE as STRIDE};
+    // The last indexed run starting at or before `cp` (the first starts at 0),
+    // then the runs after it until the one holding `cp`: odd runs are printable.
+    let k = INDEX.partition_point(|&(start, _)| start <= cp).saturating_sub(1);
+    let (mut end, at) = INDEX[k];
+    let mut run = k * STRIDE;
+    let mut bytes = RUNS[at as usize..].iter();
+    loop {
+        let mut len = 0;
+        let mut shift = 0;
+        loop {
+            // Past the last run (U+10FFFF): not a code point.
+            let Some(&b) = bytes.next() else { return false };
+            len |= u32::from(b & 0x7F) << shift;
+            shift += 7;
+            if b < 0x80 {
+                break;
+            }
+        }
+        end += len;
+        if cp < end {
+            return run % 2 == 1;
+        }
+        run += 1;
+    }
 }
 
 /// `str.isspace()` for one code point.
@@ -121,36 +145,38 @@ fn repr_str_into(s: &PyStr, out: &mut String) {
 /// for exponents -4 to 15 (`0.0001`, `2.0`) and scientific outside (`1e-05`,
 /// `1e+16`), as CPython's `float_repr_style = 'short'`.
 pub fn float_repr(f: f64) -> String {
+    let mut out = String::new();
     if f.is_nan() {
-        return "nan".into();
+        out.push_str("nan");
+        return out;
     }
-    if f.is_infinite() {
-        return if f > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    // Rust's `{:e}` gives the same shortest round-trip digits: "d.ddde<exp>".
-    let sci = format!("{:e}", f.abs());
-    let (mantissa, exp) = sci.split_once('e').expect("`{:e}` has an exponent");
-    let exp: i32 = exp.parse().expect("`{:e}` exponent is an integer");
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    let n = digits.len() as i32;
-    let decpt = exp + 1;
-    let mut out = String::with_capacity(24);
     if f.is_sign_negative() {
         out.push('-');
     }
-    if (-3..=16).contains(&decpt) {
-        if decpt <= 0 {
+    if f.is_infinite() {
+        out.push_str("inf");
+        return out;
+    }
+    // The same shortest round-trip digits as CPython's repr.
+    let (digits, exp) = crate::json::float::shortest_digits(f);
+    let n = digits.len() as i32;
+    if (-4..16).contains(&exp) {
+        // Positional, with zeros where the digits do not reach.
+        let point = exp + 1;
+        if point <= 0 {
             out.push_str("0.");
-            out.extend(std::iter::repeat_n('0', (-decpt) as usize));
+            for _ in point..0 {
+                out.push('0');
+            }
             out.push_str(&digits);
-        } else if decpt >= n {
-            out.push_str(&digits);
-            out.extend(std::iter::repeat_n('0', (decpt - n) as usize));
-            out.push_str(".0");
         } else {
-            out.push_str(&digits[..decpt as usize]);
+            let whole = point.min(n) as usize;
+            out.push_str(&digits[..whole]);
+            for _ in n..point {
+                out.push('0');
+            }
             out.push('.');
-            out.push_str(&digits[decpt as usize..]);
+            out.push_str(if point < n { &digits[whole..] } else { "0" });
         }
     } else {
         out.push_str(&digits[..1]);
@@ -158,10 +184,11 @@ pub fn float_repr(f: f64) -> String {
             out.push('.');
             out.push_str(&digits[1..]);
         }
-        let e = decpt - 1;
-        out.push('e');
-        out.push(if e < 0 { '-' } else { '+' });
-        out.push_str(&format!("{:02}", e.abs()));
+        out.push_str(if exp < 0 { "e-" } else { "e+" });
+        if exp.abs() < 10 {
+            out.push('0');
+        }
+        out.push_str(&exp.unsigned_abs().to_string());
     }
     out
 }
@@ -207,6 +234,48 @@ mod tests {
         assert_eq!(r("\u{85}\u{a0}\u{ad}é"), "'\\x85\\xa0\\xadé'");
         assert_eq!(r("\u{2028}\u{200b}\u{fffe}"), "'\\u2028\\u200b\\ufffe'");
         assert_eq!(r("\u{e0001}\u{1f600}"), "'\\U000e0001\u{1f600}'");
+    }
+
+    #[test]
+    fn printable_as_python_3_11() {
+        let printable = [0x20, 0x7E, 0xA1, 0x37A, 0xFFFD, 0x1B000, 0x1F600, 0x30000, 0x3134A, 0xE0100, 0xE01EF];
+        let not = [0x0, 0x1F, 0x7F, 0xA0, 0xAD, 0x378, 0x200B, 0x2028, 0x3000, 0xFFFE, 0x2FFFE, 0x3134B, 0xE0001, 0xE01F0, 0x10FFFF];
+        for cp in printable {
+            assert!(is_printable(cp), "{cp:#x}");
+        }
+        for cp in not {
+            assert!(!is_printable(cp), "{cp:#x}");
+        }
+        assert!(!is_printable(0x110000));
+    }
+
+    #[test]
+    fn printable_table_is_consistent() {
+        // The runs cover the code space exactly and the index points at them.
+        let (mut end, mut at, mut run) = (0u32, 0usize, 0usize);
+        while at < tables::NON_PRINTABLE_RUNS.len() {
+            if run % tables::NON_PRINTABLE_STRIDE == 0 {
+                assert_eq!(tables::NON_PRINTABLE_INDEX[run / tables::NON_PRINTABLE_STRIDE], (end, at as u16));
+            }
+            let (mut len, mut shift) = (0u32, 0);
+            loop {
+                let b = tables::NON_PRINTABLE_RUNS[at];
+                at += 1;
+                len |= u32::from(b & 0x7F) << shift;
+                shift += 7;
+                if b < 0x80 {
+                    break;
+                }
+            }
+            assert!(len > 0);
+            // A run's first code point, and the one before it, differ.
+            assert_ne!(is_printable(end), run % 2 == 0, "run {run} at {end:#x}");
+            end += len;
+            run += 1;
+        }
+        assert_eq!(end, 0x110000);
+        assert_eq!(run % 2, 1, "the last run is non-printable");
+        assert_eq!(tables::NON_PRINTABLE_INDEX.len(), run.div_ceil(tables::NON_PRINTABLE_STRIDE));
     }
 
     #[test]
