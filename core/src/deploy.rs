@@ -103,8 +103,11 @@ pub fn plan_deploy(request: &Value, ctx: &DeployContext<'_>) -> DeployCheck {
     let present = |k: &str| req.get(k).filter(|v| !v.is_null());
 
     for (key, _) in req.str_entries() {
+        if key.as_str().is_some_and(|key| REQUEST_KEYS.iter().any(|(k, _)| *k == key)) {
+            continue;
+        }
         let key = key.to_string_lossy();
-        if !REQUEST_KEYS.iter().any(|(k, _)| *k == key) {
+        {
             let names: Vec<&str> = REQUEST_KEYS.iter().map(|(k, _)| *k).collect();
             let hint = did_you_mean(&key, &names).map(|s| format!("; did you mean '{s}'?")).unwrap_or_default();
             report.push(Diagnostic::warning(key.clone(), format!("unknown deploy field {key:?}, which is ignored{hint}")));

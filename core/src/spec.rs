@@ -104,8 +104,11 @@ pub fn check_spec_fields(spec: &Object, report: &mut Report) {
     }
 
     for (key, _) in spec.str_entries() {
+        if key.as_str().is_some_and(|k| SPEC_KEYS.contains(&k)) {
+            continue;
+        }
         let key = key.to_string_lossy();
-        if !SPEC_KEYS.contains(&key.as_str()) {
+        {
             let hint = did_you_mean(&key, &SPEC_KEYS).map(|s| format!("; did you mean '{s}'?")).unwrap_or_default();
             r.report.push(Diagnostic::warning(key.clone(), format!("unknown spec key {key:?}, which GCO ignores{hint}")));
         }

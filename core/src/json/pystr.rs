@@ -6,25 +6,36 @@ use std::fmt;
 /// code points (U+D800 to U+DFFF), which `json.loads("\"\\ud800\"")` yields
 /// and Rust's `str` cannot hold. Text without surrogates is plain UTF-8.
 #[derive(Clone, PartialEq, Eq, Hash, Default)]
-pub struct PyStr(Box<[u8]>);
+pub struct PyStr {
+    bytes: Box<[u8]>,
+    /// Whether `bytes` encodes a lone surrogate; when not, it is UTF-8.
+    surrogates: bool,
+}
 
 impl PyStr {
     /// Builds from WTF-8 bytes produced by this crate's decoder.
     pub(crate) fn from_wtf8(bytes: Vec<u8>) -> PyStr {
-        PyStr(bytes.into_boxed_slice())
+        // Surrogates are the only 3-byte sequences ED A0..BF xx.
+        let surrogates = bytes.windows(2).any(|w| w[0] == 0xED && w[1] >= 0xA0);
+        PyStr { bytes: bytes.into_boxed_slice(), surrogates }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.bytes.is_empty()
     }
 
     pub fn as_bytes(&self) -> &[u8] {
-        &self.0
+        &self.bytes
     }
 
     /// The text, unless it holds a lone surrogate.
     pub fn as_str(&self) -> Option<&str> {
-        std::str::from_utf8(&self.0).ok()
+        if self.surrogates {
+            return None;
+        }
+        // SAFETY: without surrogates, the bytes came from a `str` or from
+        // `push_code_point` of scalar values, which is UTF-8.
+        Some(unsafe { std::str::from_utf8_unchecked(&self.bytes) })
     }
 
     /// The text with each lone surrogate replaced by U+FFFD.
@@ -39,24 +50,29 @@ impl PyStr {
     }
 
     pub fn eq_str(&self, other: &str) -> bool {
-        &*self.0 == other.as_bytes()
+        &*self.bytes == other.as_bytes()
     }
 
     /// The code points, surrogates included.
     pub fn code_points(&self) -> CodePoints<'_> {
-        CodePoints { bytes: &self.0, pos: 0 }
+        CodePoints { bytes: &self.bytes, pos: 0 }
+    }
+
+    /// The code points of a WTF-8 tail of a `PyStr` (cut at a code point).
+    pub(crate) fn code_points_of(bytes: &[u8]) -> CodePoints<'_> {
+        CodePoints { bytes, pos: 0 }
     }
 }
 
 impl From<&str> for PyStr {
     fn from(s: &str) -> PyStr {
-        PyStr(s.as_bytes().into())
+        PyStr { bytes: s.as_bytes().into(), surrogates: false }
     }
 }
 
 impl From<String> for PyStr {
     fn from(s: String) -> PyStr {
-        PyStr(s.into_bytes().into_boxed_slice())
+        PyStr { bytes: s.into_bytes().into_boxed_slice(), surrogates: false }
     }
 }
 
@@ -123,6 +139,16 @@ pub(crate) fn push_code_point(out: &mut Vec<u8>, cp: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_without_surrogates_is_utf8() {
+        let mut bytes = Vec::new();
+        for cp in [0x41, 0xE9, 0xD7FF, 0xE000, 0xFFFF, 0x10FFFF] {
+            push_code_point(&mut bytes, cp);
+        }
+        let s = PyStr::from_wtf8(bytes);
+        assert_eq!(s.as_str(), Some("A\u{e9}\u{d7ff}\u{e000}\u{ffff}\u{10ffff}"));
+    }
 
     #[test]
     fn keeps_lone_surrogates() {

@@ -97,7 +97,15 @@ fn key_into(k: &Value, out: &mut String) {
 /// A JSON string with every code point outside printable ASCII escaped.
 pub fn string_into(s: &PyStr, out: &mut String) {
     out.push('"');
-    for cp in s.code_points() {
+    let bytes = s.as_bytes();
+    // Most text is printable ASCII needing no escape: copy it in one go.
+    let plain = bytes.iter().position(|&b| !(0x20..0x7F).contains(&b) || b == b'"' || b == b'\\').unwrap_or(bytes.len());
+    out.push_str(std::str::from_utf8(&bytes[..plain]).expect("printable ASCII"));
+    if plain == bytes.len() {
+        out.push('"');
+        return;
+    }
+    for cp in PyStr::code_points_of(&bytes[plain..]) {
         match cp {
             0x22 => out.push_str("\\\""),
             0x5C => out.push_str("\\\\"),

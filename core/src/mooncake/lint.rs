@@ -70,10 +70,10 @@ pub(super) fn lint(block: &Value, report: &mut Report) {
 fn unknown_keys(obj: &Object, path: &str, known: &[&str], report: &mut Report) {
     for (key, _) in obj.iter() {
         let Value::Str(key) = key else { continue };
-        let text = key.to_string_lossy();
-        if known.contains(&text.as_str()) {
+        if key.as_str().is_some_and(|k| known.contains(&k)) {
             continue;
         }
+        let text = key.to_string_lossy();
         let hint = match did_you_mean(&text, known) {
             Some(s) => format!("; did you mean '{s}'?"),
             None => format!("; known keys: {}", known.join(", ")),
