@@ -1,15 +1,21 @@
 //! "Did you mean" suggestions for misspelt names.
 
 /// The known name closest to `input`, when it is close enough to be a typo:
-/// at most one edit for short names, two for longer ones.
+/// at most one edit for short names, two for longer ones; else a known name
+/// that starts with it (`prefill` -> `prefill_replicas`).
 pub fn did_you_mean<'a>(input: &str, known: &[&'a str]) -> Option<&'a str> {
+    let input = input.to_ascii_lowercase();
     let limit = if input.chars().count() <= 4 { 1 } else { 2 };
-    known
+    let close = known
         .iter()
-        .map(|k| (edit_distance(&input.to_ascii_lowercase(), k), *k))
+        .map(|k| (edit_distance(&input, k), *k))
         .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, _)| *d)
-        .map(|(_, k)| k)
+        .map(|(_, k)| k);
+    close.or_else(|| {
+        let stem = input.get(..input.len().saturating_sub(1)).unwrap_or("");
+        (stem.len() >= 4).then(|| known.iter().filter(|k| k.starts_with(stem)).min_by_key(|k| k.len()).copied()).flatten()
+    })
 }
 
 /// Levenshtein distance over chars, with one row of memory.
@@ -40,5 +46,6 @@ mod tests {
         assert_eq!(did_you_mean("mdoe", &known), None);
         assert_eq!(did_you_mean("nodes", &known), Some("mode"));
         assert_eq!(did_you_mean("zzzzzz", &known), None);
+        assert_eq!(did_you_mean("prefil", &["prefill_replicas", "decode_replicas"]), Some("prefill_replicas"));
     }
 }
