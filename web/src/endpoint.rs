@@ -122,7 +122,15 @@ pub fn EndpointPage(name: String) -> impl IntoView {
         stale.set(false);
         let Some(l) = loaded.get_untracked() else { return };
         match preview(&l.record, &change) {
-            Ok(lines) => pending.set(Some(Pending { title: title.to_owned(), change, lines })),
+            Ok(lines) => {
+                pending.set(Some(Pending { title: title.to_owned(), change, lines }));
+                // The review opens at the top: bring it to where the user is.
+                request_animation_frame(|| {
+                    if let Some(el) = document().get_element_by_id("review-title") {
+                        el.scroll_into_view();
+                    }
+                });
+            }
             Err(e) => {
                 pending.set(None);
                 outcome.set(Some((false, e)));
@@ -169,6 +177,27 @@ pub fn EndpointPage(name: String) -> impl IntoView {
     let store_gss = RwSignal::new(String::new());
     let store_lbs = RwSignal::new(String::new());
     let store_offload = RwSignal::new(String::new());
+
+    // Action inputs start from the endpoint's current values.
+    Effect::new(move |_| {
+        let Some(l) = loaded.get() else { return };
+        let spec = &l.record.spec;
+        let at = |path: &[&str]| paths::display(path.split_first().and_then(|(k, rest)| paths::get(spec.get(k)?, rest)));
+        topo_p.set(at(&["mooncake", "topology", "prefill"]));
+        topo_d.set(at(&["mooncake", "topology", "decode"]));
+        image.set(at(&["image"]));
+        replicas.set(at(&["replicas"]));
+        let store = |k: &str| spec.get("mooncake").and_then(|m| paths::get(m, &["store", k])).cloned();
+        store_enabled.set(store("enabled").is_some_and(|v| v.is_true()));
+        store_cold.set(store("cold_tier_enabled").is_some_and(|v| v.is_true()));
+        let size = |k: &str| {
+            let text = paths::display(store(k).as_ref());
+            gco_spec::format_byte_size(&text).unwrap_or(text)
+        };
+        store_gss.set(size("global_segment_size"));
+        store_lbs.set(size("local_buffer_size"));
+        store_offload.set(paths::display(store("offload").as_ref()));
+    });
 
     let store_settings = move || {
         let mut o = Object::new();
@@ -248,6 +277,7 @@ pub fn EndpointPage(name: String) -> impl IntoView {
                     let split = spec_mode(&r.spec).is_some_and(|m| m.is_split());
                     let plain = !r.spec.contains_key("mooncake");
                     let stopped = r.desired_state == DesiredState::Stopped;
+                    let deleted = r.desired_state == DesiredState::Deleted;
                     view! {
                         <div class="columns">
                             <section class="record">
@@ -268,6 +298,10 @@ pub fn EndpointPage(name: String) -> impl IntoView {
                                 <pre class="spec">{Value::Object(r.spec.clone()).to_json_pretty()}</pre>
                             </section>
                             <aside class="actions">
+                                <Show when=move || deleted>
+                                    <p class="banner">"This endpoint is deleted: GCO's monitors are removing it. Redeploy it under its name once they are done."</p>
+                                </Show>
+                                <Show when=move || !deleted>
                                 <Show when=move || split>
                                     <form class="action" on:submit=move |ev| { ev.prevent_default();
                                         review("set topology", Change::SetTopology { prefill: number(&topo_p.get_untracked()), decode: number(&topo_d.get_untracked()) }); }>
@@ -288,7 +322,7 @@ pub fn EndpointPage(name: String) -> impl IntoView {
                                             on:change=move |ev| store_cold.set(event_target_checked(&ev))/><label for="store-cold">"Cold tier"</label></div>
                                         <div class="field">
                                             <label for="store-offload">"Offload"</label>
-                                            <select id="store-offload" on:change=move |ev| store_offload.set(event_target_value(&ev))>
+                                            <select id="store-offload" prop:value=move || store_offload.get() on:change=move |ev| store_offload.set(event_target_value(&ev))>
                                                 <option value="">"not set"</option><option value="cpu">"cpu"</option>
                                                 <option value="disk">"disk"</option><option value="none">"none"</option>
                                             </select>
@@ -325,6 +359,7 @@ pub fn EndpointPage(name: String) -> impl IntoView {
                                         <button type="button" class="danger" on:click=move |_| review("delete", Change::Delete)>"Delete…"</button>
                                     </div>
                                 </div>
+                                </Show>
                             </aside>
                         </div>
                     }.into_any()

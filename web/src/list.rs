@@ -88,7 +88,7 @@ pub fn ListPage() -> impl IntoView {
                 Load::Failed(e) => view! { <p class="banner error" role="alert">{format!("Could not load endpoints: {e}")}</p> }.into_any(),
                 Load::Ready(records) if records.is_empty() => view! { <p class="muted">"No endpoints match."</p> }.into_any(),
                 Load::Ready(records) => view! {
-                    <table>
+                    <div class="table-wrap"><table>
                         <thead><tr><th>"Name"</th><th>"State"</th><th>"Regions"</th><th>"Mode"</th><th>"Topology"</th><th>"Updated"</th></tr></thead>
                         <tbody>
                             {records.iter().map(|r| {
@@ -108,7 +108,7 @@ pub fn ListPage() -> impl IntoView {
                                 }
                             }).collect_view()}
                         </tbody>
-                    </table>
+                    </table></div>
                 }.into_any(),
             })}
         </div>

@@ -62,7 +62,7 @@ fn Group(ed: Editor, role: &'static str, key: &'static str, label: &'static str)
                 <button type="button" aria-label=format!("Add a {role} instance")
                     on:click=move |_| set(n().unwrap_or(0) + 1)>"+"</button>
             </div>
-            <p class="range">{range}</p>
+            {move || range().map(|r| view! { <p class="range">{r}</p> })}
         </div>
     }
 }
@@ -92,7 +92,9 @@ pub fn Topology(ed: Editor) -> impl IntoView {
         tiers
     };
     let label = move || match (mode(), count(&ed, "prefill_replicas"), count(&ed, "decode_replicas")) {
-        (Some(m), Some(p), Some(d)) if m.is_split() => format!("{p}p{d}d"),
+        (Some(m), Some(p), Some(d)) if m.is_split() && [p, d].iter().all(|n| (MOONCAKE_TOPOLOGY_MIN..=MOONCAKE_TOPOLOGY_MAX).contains(n)) => {
+            format!("{p}p{d}d")
+        }
         (Some(Mode::Store), ..) => "single store instance".into(),
         (Some(_), ..) => "invalid counts".into(),
         (None, ..) => "plain endpoint".into(),

@@ -145,8 +145,16 @@ pub fn EditorPage() -> impl IntoView {
                 spawn_local(async move {
                     if state.as_object().is_some_and(|o| o.is_empty()) {
                         share::set_fragment("");
-                    } else if let Ok(f) = share::encode(&state).await {
-                        share::set_fragment(&f);
+                        return;
+                    }
+                    match share::encode(&state).await {
+                        Ok(f) => share::set_fragment(&f),
+                        // Never leave an older state in the URL: a reload
+                        // would bring it back and drop these edits.
+                        Err(e) => {
+                            share::set_fragment("");
+                            let _ = status.try_set(Some(format!("The address no longer follows the editor: {e}.")));
+                        }
                     }
                 });
             },

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Runs the console's browser end-to-end tests (tests/e2e/) in headless
+# Chromium: Debian's /usr/bin/chromium driven by npm playwright-core, against
+# the real backend with a fresh data directory. Builds dist/ when it is
+# missing or older than the console's sources (web/, index.html), and the
+# backend. Installs nothing scripts/setup.sh does not, apart from
+# Chromium when it is missing. Exits non-zero when a test fails.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+log() { printf '[test-e2e] %s\n' "$*" >&2; }
+
+if [ ! -x /usr/bin/chromium ]; then
+  log "installing Chromium (apt-get)"
+  apt-get update && apt-get install -y chromium
+fi
+if [ ! -f node_modules/playwright-core/package.json ]; then
+  bash scripts/setup.sh
+fi
+
+# dist/ is stale when a console source or the page's own files are newer.
+stale=""
+if [ ! -f dist/index.html ]; then
+  stale="missing"
+elif [ -n "$(find web index.html -newer dist/index.html -type f -print -quit 2>/dev/null)" ]; then
+  stale="older than its sources"
+fi
+if [ -n "$stale" ]; then
+  log "building the console (dist/ $stale): scripts/build-web.sh"
+  bash scripts/build-web.sh
+fi
+
+log "building the backend: cargo build --release -p gco-console"
+cargo build --release -q -p gco-console
+
+rm -rf tests/e2e/artifacts
+log "running node --test tests/e2e/"
+node --test tests/e2e/

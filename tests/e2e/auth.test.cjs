@@ -1,0 +1,61 @@
+// A server with a bearer token: the console asks for it on the first 401,
+// keeps it for the tab only (sessionStorage), sends it with changes, and
+// never puts it in a link.
+'use strict';
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const h = require('./harness.cjs');
+
+const TOKEN = 'e2e-bearer-token-4f9c2a7d1b';
+const env = h.suite({ token: TOKEN });
+
+test('a 401 asks for the token; the retried deploy carries it and no link does', async () => {
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    const sent = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/api/')) sent.push({ method: r.method(), url: r.url(), auth: r.headers()['authorization'] || null });
+    });
+    // Reading needs no token.
+    await page.goto(`${env.base}/`);
+    await page.getByText('No endpoints match.').waitFor();
+    assert.equal(await page.getByRole('dialog').count(), 0);
+
+    await h.openEditor(page, env.base);
+    await page.getByLabel('Endpoint name', { exact: true }).fill('e2e-with-token');
+    await page.getByLabel('Mooncake mode', { exact: true }).selectOption('disaggregated');
+    await page.waitForTimeout(500);
+    await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'This server needs a token' });
+    await dialog.waitFor();
+    await page.getByRole('status').filter({ hasText: 'Not deployed: this change needs a valid bearer token' }).waitFor();
+    await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'token-input');
+    await h.screenshot(page, 'token-prompt', { fullPage: false });
+
+    await page.getByLabel('Token', { exact: true }).fill(TOKEN);
+    await page.getByRole('button', { name: 'Save token', exact: true }).click();
+    await dialog.waitFor({ state: 'detached' });
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('gco-console-token')), TOKEN);
+    await page.waitForTimeout(500);
+    assert.ok(!page.url().includes(TOKEN), 'no token in the URL');
+
+    await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+    await page.waitForURL(`${env.base}/endpoints/e2e-with-token`);
+    await page.locator('.record').waitFor();
+    const posts = sent.filter((s) => s.method === 'POST');
+    assert.deepEqual(posts.map((s) => s.auth), [null, `Bearer ${TOKEN}`]);
+    for (const s of sent) assert.ok(!s.url.includes(TOKEN), `no token in ${s.url}`);
+
+    // Another tab (a new context) does not have it.
+    const other = await env.browser.newContext();
+    const p2 = await h.newPage(other);
+    await h.openEditor(p2, env.base);
+    assert.equal(await p2.evaluate(() => sessionStorage.getItem('gco-console-token')), null);
+    await other.close();
+    h.assertNoProblems(page, [401]);
+  } finally {
+    await context.close();
+  }
+});

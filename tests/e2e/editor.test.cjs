@@ -1,0 +1,463 @@
+// The endpoint editor in Chromium: deploy through the form, messages at the
+// field, undo/redo across views, the JSON view, Copy link, and timings.
+'use strict';
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const h = require('./harness.cjs');
+
+const env = h.suite();
+
+const PREFILL = 'mooncake.topology.prefill';
+const DECODE = 'mooncake.topology.decode';
+
+/** Fills a disaggregated request with store, transfer and autoscaling through the form. */
+async function fillFullRequest(page, name) {
+  await page.getByLabel('Endpoint name', { exact: true }).fill(name);
+  await page.getByLabel('Target regions', { exact: true }).fill('us-east-1, eu-west-1');
+  await page.getByLabel('Mooncake mode', { exact: true }).selectOption('both');
+  await page.getByLabel('Prefill instances', { exact: true }).fill('2');
+  await page.getByLabel('Decode instances', { exact: true }).fill('3');
+  await page.getByLabel('Store enabled', { exact: true }).check();
+  await page.getByLabel('Global segment size', { exact: true }).fill('4 GiB');
+  await page.getByLabel('Local buffer size', { exact: true }).fill('2 GiB');
+  await page.getByLabel('Offload', { exact: true }).selectOption('cpu');
+  await page.getByLabel('Transfer protocol', { exact: true }).selectOption('tcp');
+  await page.getByLabel('Autoscaling enabled', { exact: true }).check();
+  await page.getByLabel('Prefill min', { exact: true }).fill('1');
+  await page.getByLabel('Prefill max', { exact: true }).fill('4');
+  await page.getByLabel('Prefill metric', { exact: true }).selectOption('cpu');
+  await page.getByLabel('Decode min', { exact: true }).fill('2');
+  await page.getByLabel('Decode max', { exact: true }).fill('6');
+  await page.getByLabel('Decode metric', { exact: true }).selectOption('gpu');
+}
+
+const deployButton = (page) => page.getByRole('button', { name: 'Deploy', exact: true });
+
+test('first render of the editor (timing)', async () => {
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    // Records, inside the page, when the "Endpoint name" label first exists.
+    await page.addInitScript(() => {
+      const seen = () => document.querySelector('label[for="f-endpoint-name"]');
+      const obs = new MutationObserver(() => {
+        if (seen() && window.__labelAt === undefined) {
+          window.__labelAt = performance.now();
+          obs.disconnect();
+          requestAnimationFrame(() => (window.__labelFrameAt = performance.now()));
+        }
+      });
+      obs.observe(document, { childList: true, subtree: true });
+    });
+    const t0 = Date.now();
+    await page.goto(`${env.base}/new`, { waitUntil: 'commit' });
+    await page.getByText('Endpoint name', { exact: true }).waitFor({ state: 'visible' });
+    const wall = Date.now() - t0;
+    await page.waitForFunction(() => window.__labelFrameAt !== undefined);
+    const t = await page.evaluate(() => {
+      const nav = performance.getEntriesByType('navigation')[0];
+      const wasm = performance.getEntriesByType('resource').find((r) => r.name.endsWith('.wasm'));
+      return {
+        label: window.__labelAt,
+        frame: window.__labelFrameAt,
+        responseEnd: nav.responseEnd,
+        domContentLoaded: nav.domContentLoadedEventEnd,
+        wasmBytes: wasm ? wasm.transferSize || wasm.encodedBodySize : null,
+        wasmEnd: wasm ? wasm.responseEnd : null,
+      };
+    });
+    console.log(
+      `TIMING first render (cold cache): "Endpoint name" label in the DOM at ${t.label.toFixed(1)} ms after navigation start ` +
+        `(next frame ${t.frame.toFixed(1)} ms; HTML responseEnd ${t.responseEnd.toFixed(1)} ms, DOMContentLoaded ${t.domContentLoaded.toFixed(1)} ms, ` +
+        `wasm loaded at ${t.wasmEnd === null ? '?' : t.wasmEnd.toFixed(1)} ms); playwright wall clock goto->label visible ${wall} ms`,
+    );
+    // Warm: the same context again, files from the cache.
+    await page.goto(`${env.base}/`);
+    const t1 = Date.now();
+    await page.goto(`${env.base}/new`, { waitUntil: 'commit' });
+    await page.getByText('Endpoint name', { exact: true }).waitFor({ state: 'visible' });
+    const wallWarm = Date.now() - t1;
+    const warm = await page.evaluate(async () => {
+      for (let i = 0; i < 100 && window.__labelFrameAt === undefined; i++) await new Promise((r) => setTimeout(r, 10));
+      return { label: window.__labelAt, frame: window.__labelFrameAt };
+    });
+    console.log(
+      `TIMING first render (warm cache): label at ${warm.label.toFixed(1)} ms (next frame ${warm.frame.toFixed(1)} ms); wall clock ${wallWarm} ms`,
+    );
+    assert.ok(t.label < 10_000, 'the editor renders within 10 s');
+    h.assertNoProblems(page);
+  } finally {
+    await context.close();
+  }
+});
+
+test('deploy a disaggregated endpoint through the form and find it in the list', async () => {
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    await h.openEditor(page, env.base);
+    await page.getByLabel('Endpoint name', { exact: true }).fill('e2e-form-pd');
+    await page.getByLabel('Mooncake mode', { exact: true }).selectOption('disaggregated');
+    await page.getByLabel('Prefill instances', { exact: true }).fill('2');
+    await page.getByLabel('Decode instances', { exact: true }).fill('1');
+    await assert.doesNotReject(deployButton(page).waitFor());
+    await page.waitForFunction(() => !document.querySelector('.toolbar button.primary').disabled);
+    assert.equal(await page.locator('.topology .badge').textContent(), '2p1d');
+    await deployButton(page).click();
+    await page.waitForURL(`${env.base}/endpoints/e2e-form-pd`);
+    await page.getByRole('heading', { level: 1, name: 'e2e-form-pd' }).waitFor();
+    await page.locator('.record').getByText('2p1d', { exact: true }).waitFor();
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Endpoints', exact: true }).click();
+    await page.waitForURL(`${env.base}/`);
+    const row = page.locator('table tbody tr', { has: page.getByRole('link', { name: 'e2e-form-pd', exact: true }) });
+    await row.waitFor();
+    const cells = await row.locator('td').allTextContents();
+    assert.equal(cells[0], 'e2e-form-pd');
+    assert.equal(cells[3], 'disaggregated');
+    assert.equal(cells[4], '2p1d');
+    // Both configured regions, since the form named none.
+    assert.match(cells[2], /us-east-1/);
+    assert.match(cells[2], /eu-west-1/);
+    await h.screenshot(page, 'list');
+
+    // The link opens the endpoint page.
+    await row.getByRole('link', { name: 'e2e-form-pd' }).click();
+    await page.waitForURL(`${env.base}/endpoints/e2e-form-pd`);
+    await page.locator('.record').waitFor();
+    h.assertNoProblems(page);
+  } finally {
+    await context.close();
+  }
+});
+
+test('Deploy right after an edit (inside the 400 ms link throttle) leaves no error behind', async () => {
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    await h.openEditor(page, env.base);
+    await page.getByLabel('Endpoint name', { exact: true }).fill('e2e-quick-deploy');
+    await page.getByLabel('Mooncake mode', { exact: true }).selectOption('disaggregated');
+    // No wait: the URL-follows-edits timers are still pending when the editor goes away.
+    await deployButton(page).click();
+    await page.waitForURL(`${env.base}/endpoints/e2e-quick-deploy`);
+    await page.locator('.record').waitFor();
+    await page.waitForTimeout(800); // past every pending timer
+    assert.equal(new URL(page.url()).hash, '', 'no share fragment on the endpoint page');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Endpoints', exact: true }).click();
+    await page.getByRole('link', { name: 'e2e-quick-deploy', exact: true }).waitFor();
+    h.assertNoProblems(page);
+  } finally {
+    await context.close();
+  }
+});
+
+test('an invalid topology count shows the reference message at its field, and fixing it clears it', async () => {
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    await h.openEditor(page, env.base);
+    await fillFullRequest(page, 'e2e-invalid');
+    await page.waitForFunction(() => !document.querySelector('.toolbar button.primary').disabled);
+    assert.deepEqual(await h.messagesAt(page, PREFILL), []);
+
+    await page.getByLabel('Prefill instances', { exact: true }).fill('1001');
+    const prefillMsg = h.field(page, PREFILL).locator('.messages li.error');
+    await prefillMsg.waitFor();
+    assert.deepEqual(await h.messagesAt(page, PREFILL), ['mooncake.topology.prefill out of range [1, 1000]: 1001']);
+    assert.equal(await page.getByLabel('Prefill instances', { exact: true }).getAttribute('aria-invalid'), 'true');
+    assert.equal(await deployButton(page).isDisabled(), true, 'Deploy is disabled while there are errors');
+
+    await page.getByLabel('Decode instances', { exact: true }).fill('x');
+    await h.field(page, DECODE).locator('.messages li.error').waitFor();
+    assert.deepEqual(await h.messagesAt(page, DECODE), ["mooncake.topology.decode must be an integer in [1, 1000], got 'x'"]);
+    // The same messages in the summary.
+    const summary = await page.locator('.summary li').allTextContents();
+    assert.ok(summary.some((s) => s.includes('mooncake.topology.prefill out of range [1, 1000]: 1001')), summary.join('\n'));
+    assert.ok(summary.some((s) => s.includes("got 'x'")), summary.join('\n'));
+    await h.screenshot(page, 'new-endpoint-errors');
+
+    await page.getByLabel('Prefill instances', { exact: true }).fill('1000');
+    await page.getByLabel('Decode instances', { exact: true }).fill('1');
+    await prefillMsg.waitFor({ state: 'detached' });
+    assert.deepEqual(await h.messagesAt(page, PREFILL), []);
+    assert.deepEqual(await h.messagesAt(page, DECODE), []);
+    assert.equal(await page.getByLabel('Prefill instances', { exact: true }).getAttribute('aria-invalid'), 'false');
+    await page.waitForFunction(() => !document.querySelector('.toolbar button.primary').disabled);
+    assert.equal(await deployButton(page).isEnabled(), true, 'Deploy is enabled again');
+    h.assertNoProblems(page);
+  } finally {
+    await context.close();
+  }
+});
+
+test('deploying a name that exists shows the server message at the name field (409)', async () => {
+  await h.deployViaApi(env.base, h.fullRequest('e2e-taken'));
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    await h.openEditor(page, env.base);
+    await page.getByLabel('Endpoint name', { exact: true }).fill('e2e-taken');
+    await page.getByLabel('Mooncake mode', { exact: true }).selectOption('disaggregated');
+    await page.waitForTimeout(500);
+    await deployButton(page).click();
+    await page.getByRole('status').filter({ hasText: "Not deployed: Endpoint 'e2e-taken' already exists" }).waitFor();
+    assert.equal(new URL(page.url()).pathname, '/new', 'the editor stays');
+    assert.deepEqual(await h.messagesAt(page, 'endpoint_name'), ["Endpoint 'e2e-taken' already exists"]);
+    // An edit clears the server's verdict.
+    await page.getByLabel('Endpoint name', { exact: true }).fill('e2e-taken-2');
+    await page.waitForFunction(() => !document.querySelector('[data-path="endpoint_name"] .messages li'));
+    await deployButton(page).click();
+    await page.waitForURL(`${env.base}/endpoints/e2e-taken-2`);
+    h.assertNoProblems(page, [409]);
+  } finally {
+    await context.close();
+  }
+});
+
+test('the summary leads to the field, and the topology picture edits the same state as the form', async () => {
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    await h.openEditor(page, env.base);
+    await page.getByLabel('Endpoint name', { exact: true }).fill('e2e-summary');
+    await page.getByLabel('Mooncake mode', { exact: true }).selectOption('both');
+    await page.getByLabel('Prefill instances', { exact: true }).fill('0');
+    await page.getByRole('button', { name: 'JSON', exact: true }).click();
+    await page.getByLabel('Deploy request (JSON)', { exact: true }).waitFor();
+    // A summary entry switches back to the form and focuses its field.
+    await page.locator('.summary li button', { hasText: 'mooncake.topology.prefill out of range [1, 1000]: 0' }).click();
+    await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'f-mooncake-topology-prefill');
+    assert.equal(await page.getByRole('button', { name: 'Form', exact: true }).getAttribute('aria-pressed'), 'true');
+
+    // The picture's stepper and the form's field are one value.
+    await page.getByRole('button', { name: 'Add a prefill instance' }).click();
+    await page.waitForFunction(() => document.getElementById('f-mooncake-topology-prefill').value === '1');
+    assert.deepEqual(await h.messagesAt(page, PREFILL), []);
+    for (let i = 0; i < 7; i++) await page.getByRole('button', { name: 'Add a decode instance' }).click();
+    await page.waitForFunction(() => document.getElementById('f-mooncake-topology-decode').value === '8');
+    assert.equal(await page.locator('.topology .badge').textContent(), '1p8d');
+    assert.equal(await page.locator('.topology .group.decode .more').textContent(), '… 8 in all');
+    await page.getByLabel('Prefill count', { exact: true }).fill('12');
+    await page.waitForFunction(() => document.getElementById('f-mooncake-topology-prefill').value === '12');
+    assert.equal(await page.locator('.topology .badge').textContent(), '12p8d');
+    // One undo step per stepper click or typed value.
+    await page.getByRole('button', { name: 'Undo', exact: true }).click();
+    await page.waitForFunction(() => document.getElementById('f-mooncake-topology-prefill').value === '1');
+    h.assertNoProblems(page);
+  } finally {
+    await context.close();
+  }
+});
+
+test('keystroke to message for a full block (timing)', async () => {
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    await h.openEditor(page, env.base);
+    await fillFullRequest(page, 'e2e-timing');
+    await page.waitForFunction(() => !document.querySelector('.toolbar button.primary').disabled);
+    const input = page.getByLabel('Prefill instances', { exact: true });
+    const samples = [];
+    for (let i = 0; i < 7; i++) {
+      await input.fill('100');
+      await page.waitForFunction(() => !document.querySelector('[data-path="mooncake.topology.prefill"] .messages li'));
+      await input.press('End');
+      // Arms an observer: from the keydown of the next key to the message in the DOM (and the next frame).
+      await page.evaluate(() => {
+        const el = document.getElementById('f-mooncake-topology-prefill');
+        const list = document.querySelector('[data-path="mooncake.topology.prefill"] .messages');
+        window.__keyTiming = new Promise((resolve) => {
+          let down = null;
+          el.addEventListener('keydown', (e) => (down = e.timeStamp), { once: true, capture: true });
+          const obs = new MutationObserver(() => {
+            const li = list.querySelector('li.error');
+            if (li && down !== null) {
+              const dom = performance.now();
+              obs.disconnect();
+              requestAnimationFrame(() =>
+                setTimeout(() => resolve({ text: li.textContent, dom: dom - down, frame: performance.now() - down })),
+              );
+            }
+          });
+          obs.observe(list, { childList: true, subtree: true, characterData: true });
+        });
+      });
+      await input.pressSequentially('1');
+      const r = await page.evaluate(() => window.__keyTiming);
+      assert.equal(r.text, 'mooncake.topology.prefill out of range [1, 1000]: 1001');
+      samples.push(r);
+    }
+    const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const dom = samples.map((s) => s.dom);
+    const frame = samples.map((s) => s.frame);
+    console.log(
+      `TIMING keystroke to message (full block, "Prefill instances" 100 -> 1001): median ${median(dom).toFixed(1)} ms to the message in the DOM ` +
+        `(min ${Math.min(...dom).toFixed(1)}, max ${Math.max(...dom).toFixed(1)}), median ${median(frame).toFixed(1)} ms to the frame after; ` +
+        `${samples.length} samples`,
+    );
+    assert.ok(median(dom) < 1000, 'the message appears within a second of the keystroke');
+    h.assertNoProblems(page);
+  } finally {
+    await context.close();
+  }
+});
+
+test('undo and redo survive switching between the Form and JSON views', async () => {
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    await h.openEditor(page, env.base);
+    const name = page.getByLabel('Endpoint name', { exact: true });
+    const undo = page.getByRole('button', { name: 'Undo', exact: true });
+    const redo = page.getByRole('button', { name: 'Redo', exact: true });
+    const formBtn = page.getByRole('button', { name: 'Form', exact: true });
+    const jsonBtn = page.getByRole('button', { name: 'JSON', exact: true });
+    const json = page.getByLabel('Deploy request (JSON)', { exact: true });
+
+    await name.fill('first-name');
+    await page.waitForTimeout(1100); // past the 1 s coalescing of one field's edits
+    await page.getByLabel('Mooncake mode', { exact: true }).selectOption('disaggregated');
+    assert.equal(await undo.isEnabled(), true);
+
+    await jsonBtn.click();
+    await json.waitFor();
+    assert.equal(await formBtn.getAttribute('aria-pressed'), 'false');
+    assert.deepEqual(JSON.parse(await json.inputValue()), { endpoint_name: 'first-name', mooncake_mode: 'disaggregated' });
+    assert.equal(await undo.isEnabled(), true, 'the history survives the switch to JSON');
+
+    await undo.click();
+    await page.waitForFunction(() => !document.getElementById('json-editor').value.includes('mooncake_mode'));
+    assert.deepEqual(JSON.parse(await json.inputValue()), { endpoint_name: 'first-name' });
+    assert.equal(await redo.isEnabled(), true);
+
+    await formBtn.click();
+    await name.waitFor();
+    assert.equal(await name.inputValue(), 'first-name');
+    assert.equal(await page.getByLabel('Mooncake mode', { exact: true }).inputValue(), '');
+    assert.equal(await redo.isEnabled(), true, 'redo survives the switch back to the form');
+
+    await redo.click();
+    await page.waitForFunction(() => document.getElementById('f-mooncake-mode').value === 'disaggregated');
+    await jsonBtn.click();
+    assert.deepEqual(JSON.parse(await json.inputValue()), { endpoint_name: 'first-name', mooncake_mode: 'disaggregated' });
+    await formBtn.click();
+
+    await undo.click();
+    await undo.click();
+    await page.waitForFunction(() => document.getElementById('f-endpoint-name').value === '');
+    assert.equal(await undo.isDisabled(), true, 'back at the start');
+    assert.equal(await page.getByLabel('Mooncake mode', { exact: true }).inputValue(), '');
+    h.assertNoProblems(page);
+  } finally {
+    await context.close();
+  }
+});
+
+test('editing the JSON view updates the form', async () => {
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    await h.openEditor(page, env.base);
+    await page.getByRole('button', { name: 'JSON', exact: true }).click();
+    const json = page.getByLabel('Deploy request (JSON)', { exact: true });
+    const request = {
+      endpoint_name: 'from-json',
+      mooncake_mode: 'both',
+      prefill_replicas: 4,
+      decode_replicas: 2,
+      mooncake_store: { enabled: true, global_segment_size: '8589934592' },
+      env: { HF_HOME: '/cache' },
+    };
+    await json.fill(JSON.stringify(request, null, 2));
+    // The topology picture follows at once.
+    await page.locator('.topology .badge', { hasText: '4p2d' }).waitFor();
+
+    // Invalid JSON: a message at the JSON field, the state unchanged.
+    await json.fill('{"endpoint_name": ');
+    await page.locator('.field.json .messages li.error').waitFor();
+    assert.match(await page.locator('.field.json .messages li.error').textContent(), /^invalid JSON: /);
+    await json.fill(JSON.stringify(request));
+    await page.locator('.field.json .messages li').waitFor({ state: 'detached' });
+
+    await page.getByRole('button', { name: 'Form', exact: true }).click();
+    await page.getByLabel('Endpoint name', { exact: true }).waitFor();
+    const value = (label) => page.getByLabel(label, { exact: true }).inputValue();
+    assert.equal(await value('Endpoint name'), 'from-json');
+    assert.equal(await value('Mooncake mode'), 'both');
+    assert.equal(await value('Prefill instances'), '4');
+    assert.equal(await value('Decode instances'), '2');
+    assert.equal(await value('Global segment size'), '8 GiB');
+    assert.equal(await value('Environment'), 'HF_HOME=/cache');
+    assert.equal(await page.getByLabel('Store enabled', { exact: true }).isChecked(), true);
+    assert.equal(await page.getByLabel('Prefill count', { exact: true }).inputValue(), '4');
+    h.assertNoProblems(page);
+  } finally {
+    await context.close();
+  }
+});
+
+test('Copy link puts the state in the URL and no token anywhere', async () => {
+  const context = await env.browser.newContext();
+  try {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.base });
+    const page = await h.newPage(context);
+    await h.openEditor(page, env.base);
+    const token = 'e2e-secret-token-0123456789';
+    await page.evaluate((t) => sessionStorage.setItem('gco-console-token', t), token);
+    await page.getByLabel('Endpoint name', { exact: true }).fill('copy-me');
+    await page.getByRole('button', { name: 'Copy link', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Link copied' }).waitFor();
+    const url = page.url();
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    assert.equal(copied, url, 'the clipboard holds the page URL');
+    assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/new#s=[A-Za-z0-9_-]+$/);
+    const decoded = await page.evaluate(async (u) => {
+      const data = u.split('#s=')[1].replace(/-/g, '+').replace(/_/g, '/');
+      const bytes = Uint8Array.from(atob(data + '='.repeat((4 - (data.length % 4)) % 4)), (c) => c.charCodeAt(0));
+      const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+      return new Response(stream).text();
+    }, url);
+    assert.deepEqual(JSON.parse(decoded), { endpoint_name: 'copy-me' });
+    for (const text of [url, copied, decoded]) {
+      assert.ok(!text.includes(token), 'no token in the link');
+      assert.ok(!/token|bearer|authorization/i.test(text), `no token-like text in ${text}`);
+    }
+    h.assertNoProblems(page);
+  } finally {
+    await context.close();
+  }
+});
+
+test('the editor at 420x800', async () => {
+  const context = await env.browser.newContext({ viewport: { width: 420, height: 800 } });
+  try {
+    const page = await h.newPage(context);
+    await h.openEditor(page, env.base);
+    await page.getByLabel('Endpoint name', { exact: true }).fill('narrow');
+    await page.getByLabel('Mooncake mode', { exact: true }).selectOption('both');
+    await page.getByLabel('Prefill instances', { exact: true }).fill('1001');
+    await h.field(page, PREFILL).locator('.messages li.error').waitFor();
+    const overflow = await page.evaluate(() => ({
+      scrollWidth: document.documentElement.scrollWidth,
+      clientWidth: document.documentElement.clientWidth,
+      wide: [...document.querySelectorAll('body *')]
+        .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+        .map((e) => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}${e.className && typeof e.className === 'string' ? '.' + e.className.trim().replace(/\s+/g, '.') : ''}`)
+        .slice(0, 10),
+    }));
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await h.screenshot(page, 'editor-narrow-420x800', { fullPage: false });
+    await page.locator('.topology').scrollIntoViewIfNeeded();
+    await h.screenshot(page, 'editor-narrow-420x800-topology', { fullPage: false });
+    await h.screenshot(page, 'editor-narrow-420x800-full');
+    assert.ok(
+      overflow.scrollWidth <= overflow.clientWidth,
+      `no horizontal scrolling at 420 px (scrollWidth ${overflow.scrollWidth} > ${overflow.clientWidth}; wide: ${overflow.wide.join(', ')})`,
+    );
+    h.assertNoProblems(page);
+  } finally {
+    await context.close();
+  }
+});

@@ -1,0 +1,204 @@
+// The endpoint page in Chromium: a topology change previewed as a diff and
+// applied, and a 412 (the endpoint changed behind the page's back) recovered
+// from with "Reload and re-apply".
+'use strict';
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const h = require('./harness.cjs');
+
+const env = h.suite();
+
+/** The diff table's rows as [field, now, after]. */
+async function diffRows(page) {
+  return page.locator('table.diff tbody tr').evaluateAll((rows) =>
+    rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)),
+  );
+}
+
+/** The record's "Topology" value on the endpoint page. */
+async function shownTopology(page) {
+  return page.locator('.record dl dt', { hasText: /^Topology$/ }).locator('xpath=following-sibling::dd[1]').textContent();
+}
+
+async function openEndpoint(page, name) {
+  await page.goto(`${env.base}/endpoints/${name}`);
+  await page.getByRole('heading', { level: 1, name }).waitFor();
+  await page.locator('.record').waitFor();
+}
+
+async function reviewTopology(page, prefill, decode) {
+  await page.getByLabel('New prefill count', { exact: true }).fill(String(prefill));
+  await page.getByLabel('New decode count', { exact: true }).fill(String(decode));
+  await page.getByRole('button', { name: 'Review topology', exact: true }).click();
+  await page.locator('section.review').waitFor();
+}
+
+test('changing the topology of an existing endpoint shows the diff, then applies it', async () => {
+  await h.deployViaApi(env.base, h.fullRequest('e2e-topology'));
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    await openEndpoint(page, 'e2e-topology');
+    assert.equal(await shownTopology(page), '2p3d');
+
+    await reviewTopology(page, 4, 5);
+    assert.equal(await page.getByRole('heading', { name: 'Review: set topology' }).count(), 1);
+    const rows = await diffRows(page);
+    const prefill = rows.find(([f]) => /(^|\.)mooncake\.topology\.prefill$/.test(f));
+    const decode = rows.find(([f]) => /(^|\.)mooncake\.topology\.decode$/.test(f));
+    assert.ok(prefill, `a diff row for mooncake.topology.prefill in ${JSON.stringify(rows)}`);
+    assert.deepEqual(prefill.slice(1), ['2', '4']);
+    assert.deepEqual(decode.slice(1), ['3', '5']);
+    await h.screenshot(page, 'endpoint-diff');
+
+    // Nothing is sent before Apply.
+    assert.equal((await h.api(env.base, 'GET', '/api/endpoints/e2e-topology')).body.spec.mooncake.topology.prefill, 2);
+
+    await page.getByRole('button', { name: 'Apply', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'set topology: done.' }).waitFor();
+    await page.locator('section.review').waitFor({ state: 'detached' });
+    assert.equal(await shownTopology(page), '4p5d');
+    const stored = await h.api(env.base, 'GET', '/api/endpoints/e2e-topology');
+    assert.deepEqual(stored.body.spec.mooncake.topology, { prefill: 4, decode: 5 });
+
+    // An invalid count is refused in the preview, with the operation's message, and nothing is sent.
+    await page.getByLabel('New prefill count', { exact: true }).fill('1001');
+    await page.getByRole('button', { name: 'Review topology', exact: true }).click();
+    await page.locator('.banner.error').filter({ hasText: 'topology prefill count out of range [1, 1000]: 1001' }).waitFor();
+    assert.equal(await page.locator('section.review').count(), 0);
+    h.assertNoProblems(page);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a 412 (changed behind the page) is reported, and Reload and re-apply recovers', async () => {
+  await h.deployViaApi(env.base, h.fullRequest('e2e-stale'));
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    await openEndpoint(page, 'e2e-stale');
+    await reviewTopology(page, 3, 3);
+    assert.deepEqual((await diffRows(page)).find(([f]) => f.endsWith('topology.prefill')).slice(1), ['2', '3']);
+
+    // Someone else changes the endpoint (through the API, with its current ETag).
+    const current = await h.api(env.base, 'GET', '/api/endpoints/e2e-stale');
+    assert.ok(current.etag, 'GET returns an ETag');
+    const other = await h.api(env.base, 'PUT', '/api/endpoints/e2e-stale/topology', { prefill: 7, decode: 2 }, { 'If-Match': current.etag });
+    assert.equal(other.status, 200, JSON.stringify(other.body));
+
+    await page.getByRole('button', { name: 'Apply', exact: true }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'Someone changed this endpoint' });
+    await alert.waitFor();
+    assert.equal(await alert.textContent(), 'Someone changed this endpoint since you loaded it; nothing was applied.');
+    assert.equal(await page.getByRole('button', { name: 'Apply', exact: true }).count(), 0, 'Apply is replaced while stale');
+    assert.deepEqual((await h.api(env.base, 'GET', '/api/endpoints/e2e-stale')).body.spec.mooncake.topology, { prefill: 7, decode: 2 });
+    await h.screenshot(page, 'endpoint-412');
+
+    await page.getByRole('button', { name: 'Reload and re-apply', exact: true }).click();
+    await alert.waitFor({ state: 'detached' });
+    // The preview is recomputed against what is stored now.
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('table.diff tbody tr')].some(
+        (r) => r.cells[0].textContent.endsWith('topology.prefill') && r.cells[1].textContent === '7',
+      ),
+    );
+    const rows = await diffRows(page);
+    assert.deepEqual(rows.find(([f]) => f.endsWith('topology.prefill')).slice(1), ['7', '3']);
+    assert.deepEqual(rows.find(([f]) => f.endsWith('topology.decode')).slice(1), ['2', '3']);
+    assert.equal(await shownTopology(page), '7p2d', 'the page shows the reloaded record');
+
+    await page.getByRole('button', { name: 'Apply', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'set topology: done.' }).waitFor();
+    assert.equal(await shownTopology(page), '3p3d');
+    assert.deepEqual((await h.api(env.base, 'GET', '/api/endpoints/e2e-stale')).body.spec.mooncake.topology, { prefill: 3, decode: 3 });
+    // Chromium logs the expected 412 response; nothing else.
+    assert.ok(
+      page.problems.some((p) => /status of 412/.test(p.text)),
+      `Chromium logged the 412: ${JSON.stringify(page.problems)}`,
+    );
+    h.assertNoProblems(page, [412]);
+  } finally {
+    await context.close();
+  }
+});
+
+test('an endpoint that does not exist is reported on its page', async () => {
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    await page.goto(`${env.base}/endpoints/e2e-nowhere`);
+    const alert = page.getByRole('alert').filter({ hasText: 'Could not load the endpoint' });
+    await alert.waitFor();
+    assert.equal(await alert.textContent(), "Could not load the endpoint: Endpoint 'e2e-nowhere' not found");
+    assert.equal(await page.locator('.record').count(), 0);
+    h.assertNoProblems(page, [404]);
+  } finally {
+    await context.close();
+  }
+});
+
+test('the list at 420x800 (screenshot)', async () => {
+  await h.deployViaApi(env.base, h.fullRequest('e2e-narrow-list-with-a-long-name', { target_regions: ['us-east-1', 'eu-west-1'] }));
+  const context = await env.browser.newContext({ viewport: { width: 420, height: 800 } });
+  try {
+    const page = await h.newPage(context);
+    await page.goto(`${env.base}/`);
+    await page.getByRole('link', { name: 'e2e-narrow-list-with-a-long-name' }).waitFor();
+    await h.screenshot(page, 'list-narrow-420x800', { fullPage: false });
+    const width = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+    assert.ok(width[0] <= width[1], `no horizontal scrolling (${width})`);
+    h.assertNoProblems(page);
+  } finally {
+    await context.close();
+  }
+});
+
+test(
+  'the endpoint page at 420x800 keeps its margins',
+  {},
+  async () => {
+    await h.deployViaApi(env.base, h.fullRequest('e2e-narrow-page'));
+    const context = await env.browser.newContext({ viewport: { width: 420, height: 800 } });
+    try {
+      const page = await h.newPage(context);
+      await openEndpoint(page, 'e2e-narrow-page');
+      await h.screenshot(page, 'endpoint-narrow-420x800', { fullPage: false });
+      const m = await page.evaluate(() => {
+        const main = document.querySelector('main').getBoundingClientRect();
+        const pad = parseFloat(getComputedStyle(document.querySelector('main')).paddingRight);
+        const card = document.querySelector('.record').getBoundingClientRect();
+        return { left: card.left - main.left, right: main.right - card.right, pad };
+      });
+      assert.ok(m.right >= m.pad - 1, `the record card keeps main's right padding (${m.right.toFixed(0)} px right vs ${m.left.toFixed(0)} px left, padding ${m.pad} px)`);
+      h.assertNoProblems(page);
+    } finally {
+      await context.close();
+    }
+  },
+);
+
+test(
+  'at 420x800, Review shows the preview where the user is',
+  {},
+  async () => {
+    await h.deployViaApi(env.base, h.fullRequest('e2e-narrow-review'));
+    const context = await env.browser.newContext({ viewport: { width: 420, height: 800 } });
+    try {
+      const page = await h.newPage(context);
+      await openEndpoint(page, 'e2e-narrow-review');
+      await reviewTopology(page, 4, 5);
+      await page.waitForTimeout(300);
+      await h.screenshot(page, 'endpoint-narrow-after-review', { fullPage: false });
+      const inView = await page.evaluate(() => {
+        const r = document.querySelector('section.review').getBoundingClientRect();
+        return r.bottom > 0 && r.top < window.innerHeight;
+      });
+      assert.ok(inView, 'after "Review topology" the diff and its Apply button are scrolled into view (or focused)');
+      h.assertNoProblems(page);
+    } finally {
+      await context.close();
+    }
+  },
+);
