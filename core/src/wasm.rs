@@ -5,12 +5,15 @@
 //! hands the answer back as plain JS objects. No rule lives here. It checks
 //! `mooncake` blocks only: whole documents (specs, deploy requests, records)
 //! are checked natively (the CLI, the backend), which keeps the package
-//! small. JS values cross by hand with js_sys (no serde, for the same
-//! reason). Invalid
-//! specs and bad values are answers (`ok: false`); only misuse throws a
-//! `TypeError` (an argument of the wrong JS type, a missing argument, an
-//! unknown option name, a value that is not JSON-like: a function, a
-//! symbol, a cyclic or too deeply nested object, a BigInt beyond 64 bits).
+//! small (its gzipped size has a budget: scripts/build-wasm.sh). For the
+//! same reason JS values cross by hand with js_sys rather than serde, and
+//! the crate's own allocator (below) replaces std's.
+//!
+//! Invalid blocks and bad values are answers (`ok: false`); only misuse
+//! throws a `TypeError` (an argument of the wrong JS type, a missing
+//! argument, an unknown option name, a value that is not JSON-like: a
+//! function, a symbol, a `Map` or other iterable that is not an array, a
+//! cyclic or too deeply nested object, a BigInt beyond 64 bits).
 //!
 //! The TypeScript declarations are written by hand below, so the generated
 //! `.d.ts` has real interfaces; keep them in step with the shapes built here.
@@ -26,7 +29,7 @@ use crate::{ByteSizeArg, author_byte_size, check_mooncake};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = r#"
-/** One problem: a dotted field path (`[i]` for list items; `""` for the whole document) and its message. */
+/** One problem: a dotted field path (`mooncake.topology.prefill`; `""` for text that is not JSON) and its message. */
 export interface Diagnostic {
   path: string;
   message: string;
@@ -36,7 +39,7 @@ export interface Diagnostic {
  * What `validate` and `validateJson` answer for a `mooncake` block. `ok` is
  * false when there is at least one error; warnings never make it false.
  * Errors come in the reference's order: the first is the message GCO's
- * Python validator (`_validate_mooncake`) gives.
+ * Python validator (`validate_mooncake_spec`) gives.
  */
 export interface ValidationResult {
   ok: boolean;
@@ -163,7 +166,8 @@ fn from_js(function: &str, value: &JsValue) -> Result<Value, JsValue> {
 /// stops cycles): the core's checks are written for what `json::parse` can
 /// produce.
 fn to_value(value: &JsValue, depth: usize) -> Result<Value, &'static str> {
-    if value.is_null() || value.is_undefined() {
+    // `null` or `undefined`.
+    if value.loose_eq(&JsValue::NULL) {
         return Ok(Value::Null);
     }
     if let Some(b) = value.as_bool() {
@@ -197,14 +201,17 @@ fn to_value(value: &JsValue, depth: usize) -> Result<Value, &'static str> {
         return Err("value is nested too deeply (or is cyclic)");
     }
     if Array::is_array(value) {
-        let items = value.unchecked_ref::<Array>();
-        return items.iter().map(|item| to_value(&item, depth + 1)).collect::<Result<_, _>>().map(Value::List);
+        let mut items = Vec::new();
+        for item in value.unchecked_ref::<Array>().iter() {
+            items.push(to_value(&item, depth + 1)?);
+        }
+        return Ok(Value::List(items));
     }
     if Reflect::has(value, &Symbol::iterator()).unwrap_or(false) {
         return Err("invalid type: an iterable object (a Map, a Set ...), expected an array or a plain object");
     }
     let entries = Object::entries(value.unchecked_ref::<Object>());
-    let mut pairs = Vec::with_capacity(entries.length() as usize);
+    let mut pairs = Vec::new();
     for entry in entries.iter() {
         let entry = entry.unchecked_into::<Array>();
         let key = entry.get(0).as_string().unwrap_or_default();
@@ -224,18 +231,22 @@ fn to_js(value: &Value) -> JsValue {
         Value::Int(i) => BigInt::new(&JsValue::from_str(&i.to_string())).map_or(JsValue::NULL, JsValue::from),
         Value::Float(f) => JsValue::from_f64(*f),
         Value::Str(s) => JsValue::from_str(&s.to_string_lossy()),
-        Value::List(items) => items.iter().map(to_js).collect::<Array>().into(),
+        Value::List(items) => {
+            let list = Array::new();
+            for item in items {
+                list.push(&to_js(item));
+            }
+            list.into()
+        }
         Value::Object(o) => {
-            let entries: Array = o
-                .iter()
-                .map(|(k, v)| {
-                    let key = match k {
-                        Value::Str(s) => s.to_string_lossy(),
-                        other => other.to_json(),
-                    };
-                    Array::of2(&JsValue::from_str(&key), &to_js(v))
-                })
-                .collect();
+            let entries = Array::new();
+            for (k, v) in o.iter() {
+                let key = match k {
+                    Value::Str(s) => s.to_string_lossy(),
+                    other => other.to_json(),
+                };
+                entries.push(&Array::of2(&JsValue::from_str(&key), &to_js(v)));
+            }
             // fromEntries, not assignment: a "__proto__" key stays a key.
             Object::from_entries(&entries).map_or(JsValue::NULL, JsValue::from)
         }
@@ -256,17 +267,12 @@ fn string_arg(function: &str, value: JsValue) -> Result<String, JsValue> {
 }
 
 fn report_to_js(report: &Report) -> JsValue {
-    fn list<'a>(diagnostics: impl Iterator<Item = &'a Diagnostic>) -> JsValue {
-        diagnostics
-            .map(|d| record(&[("path", JsValue::from_str(&d.path)), ("message", JsValue::from_str(&d.message))]))
-            .collect::<Array>()
-            .into()
+    let (errors, warnings) = (Array::new(), Array::new());
+    for d in &report.diagnostics {
+        let list = if d.is_error() { &errors } else { &warnings };
+        list.push(&record(&[("path", JsValue::from_str(&d.path)), ("message", JsValue::from_str(&d.message))]));
     }
-    record(&[
-        ("ok", JsValue::from_bool(report.is_ok())),
-        ("errors", list(report.errors())),
-        ("warnings", list(report.warnings())),
-    ])
+    record(&[("ok", JsValue::from_bool(errors.length() == 0)), ("errors", errors.into()), ("warnings", warnings.into())])
 }
 
 fn outcome_to_js<E: std::fmt::Display>(result: Result<String, E>) -> JsValue {
@@ -277,14 +283,16 @@ fn outcome_to_js<E: std::fmt::Display>(result: Result<String, E>) -> JsValue {
 }
 
 /// Checks a `mooncake` block given as a JS value, as GCO's
-/// `_validate_mooncake` does, and lists every error and warning.
+/// `validate_mooncake_spec` does, and lists every error and warning.
 ///
 /// JS numbers are read as JSON numbers are by JS: a safe integer is an int,
 /// anything else (`2.5`, `2 ** 53`) a float, and `2.0` is the int 2; a
 /// BigInt is an int. For Python's reading of text (`2.0` a float, integers
-/// exact at any size) use `validateJson`. Throws a `TypeError` for
-/// `undefined`, functions, symbols, BigInts beyond 64 bits, and values
-/// nested deeper than 1000 levels or cyclic.
+/// exact at any size) use `validateJson`. The argument is the block itself
+/// (`{ mode: "both", ... }`), not a spec holding one. Throws a `TypeError`
+/// for `undefined`, functions, symbols, `Map`s and other iterables that are
+/// not arrays, BigInts beyond 64 bits, and values nested deeper than 1000
+/// levels or cyclic.
 #[wasm_bindgen(unchecked_return_type = "ValidationResult")]
 pub fn validate(#[wasm_bindgen(unchecked_param_type = "unknown")] block: JsValue) -> Result<JsValue, JsValue> {
     let value = from_js("validate", &block)?;
@@ -292,8 +300,8 @@ pub fn validate(#[wasm_bindgen(unchecked_param_type = "unknown")] block: JsValue
 }
 
 /// Checks a `mooncake` block given as JSON text, read as Python's `json`
-/// reads it: integers exact at any size, `2.0` a float, the last of
-/// duplicate keys wins. Text that is not JSON is an error at path `""`, not
+/// reads it: integers exact at any size, `2.0` a float (`1e400` is `inf`),
+/// the last of duplicate keys wins. Text that is not JSON is an error at path `""`, not
 /// an exception; throws a `TypeError` only when `text` is not a string.
 #[wasm_bindgen(js_name = validateJson, unchecked_return_type = "ValidationResult")]
 pub fn validate_json(#[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> Result<JsValue, JsValue> {
@@ -439,6 +447,10 @@ mod allocator {
 
     unsafe impl GlobalAlloc for Allocator {
         unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            // Blocks are aligned to their size up to a page, no further.
+            if layout.align() > PAGE {
+                return null_mut();
+            }
             let Some(size) = block_size(layout) else { return null_mut() };
             // SAFETY: one thread, and nothing here re-enters the allocator.
             let heap = unsafe { &mut *self.0.get() };

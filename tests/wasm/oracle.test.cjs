@@ -36,6 +36,14 @@ const BLOCKS = [
   '{"mode":"both","topology":{"prefill":true,"decode":1}}',
   '{"mode":"both","topology":{"prefill":1.0,"decode":1}}',
   '{"mode":"both","topology":{"prefill":1e400,"decode":1}}',
+  '{"mode":"both","topology":{"prefill":1E2,"decode":1}}',
+  '{"mode":"both","topology":{"prefill":1e21,"decode":1}}',
+  '{"mode":"both","topology":{"prefill":1e-5,"decode":1}}',
+  '{"mode":"both","topology":{"prefill":-0.0,"decode":1}}',
+  '{"mode":"both","topology":{"prefill":5e-324,"decode":1}}',
+  '{"mode":"both","topology":{"prefill":1.7976931348623157e308,"decode":1}}',
+  '{"mode":"both","topology":{"prefill":123456789012345678.0,"decode":1}}',
+  '{"mode":"both","topology":{"prefill":0.30000000000000004,"decode":1}}',
   '{"mode":"both","topology":{"prefill":NaN,"decode":1}}',
   '{"mode":"both","topology":{"prefill":-0,"decode":1}}',
   '{"mode":"both","topology":{"prefill":"1","decode":1}}',
@@ -124,6 +132,8 @@ const BUILDS = [
   { mode: 'both', prefillReplicas: null },
   { mode: 'both', prefillReplicas: 1001 },
   { mode: 'store', store: { global_segment_size: '4 GiB' } },
+  // More pairs than the linear duplicate scan takes, numbers as keys.
+  { mode: 'both', proxy: Array.from({ length: 20 }, (_, i) => [i % 5, i]).concat([[1.0, 'x'], [true, 'y'], [2.5, 'z']]) },
 ];
 
 const SNAKE = {

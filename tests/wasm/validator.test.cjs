@@ -139,13 +139,85 @@ test('warnings: topology in store mode', () => {
   });
 });
 
-// --- other documents ----------------------------------------------------------
+// --- the mooncake block only ---------------------------------------------------
 
-test('documents other than a bare block are told apart by their keys', () => {
-  const spec = gco.validate({});
+test('the argument is the mooncake block itself: documents are not unwrapped', () => {
+  // Whole specs, deploy requests and records are checked natively (CLI, backend).
+  const spec = gco.validate({ image: 'img:1', mooncake: { mode: 'both' } });
   assert.equal(spec.ok, false);
-  assert.ok(spec.errors.some((d) => d.path === 'image'), JSON.stringify(spec));
+  assert.deepEqual(spec.errors, [
+    err('mooncake.mode', 'mooncake.mode must be one of {both, disaggregated, store}, got None'),
+  ]);
+  assert.deepEqual(spec.warnings.map((d) => d.path), ['mooncake.image', 'mooncake.mooncake']);
+  assert.deepEqual(gco.validate({}).errors.map((d) => d.path), ['mooncake.mode']);
   assert.deepEqual(gco.validate([]).errors, [err('mooncake', 'mooncake block must be a mapping')]);
+  assert.deepEqual(gco.validateJson('null').errors, [err('mooncake', 'mooncake block must be a mapping')]);
+});
+
+// --- floats, as Python reads and prints them -------------------------------------
+
+test('validateJson: floats read and printed as Python does', () => {
+  const got = (number) =>
+    gco.validateJson(`{"mode":"both","topology":{"prefill":${number},"decode":1}}`).errors[0].message;
+  const prefix = 'mooncake.topology.prefill must be an integer in [1, 1000], got ';
+  for (const [text, repr] of [
+    ['1E2', '100.0'],
+    ['1e21', '1e+21'],
+    ['1e-5', '1e-05'],
+    ['1e-4', '0.0001'],
+    ['1e400', 'inf'],
+    ['-1e400', '-inf'],
+    ['-0.0', '-0.0'],
+    ['0.1', '0.1'],
+    ['2.5e-7', '2.5e-07'],
+    ['1e15', '1000000000000000.0'],
+    ['1e16', '1e+16'],
+    ['123456789012345678.0', '1.2345678901234568e+17'],
+    ['5e-324', '5e-324'],
+    ['2e-324', '0.0'],
+    ['1.7976931348623157e308', '1.7976931348623157e+308'],
+    ['1.7976931348623159e308', 'inf'],
+    ['9007199254740993.0', '9007199254740992.0'],
+    ['NaN', 'nan'],
+    ['-Infinity', '-inf'],
+  ]) {
+    assert.equal(got(text), prefix + repr, text);
+  }
+});
+
+test('validate: JS numbers that are not safe integers are floats', () => {
+  const got = (prefill) => gco.validate({ mode: 'both', topology: { prefill, decode: 1 } }).errors[0].message;
+  const prefix = 'mooncake.topology.prefill must be an integer in [1, 1000], got ';
+  assert.equal(got(2.5), prefix + '2.5');
+  assert.equal(got(1e21), prefix + '1e+21');
+  assert.equal(got(2 ** 53), prefix + '9007199254740992.0');
+  assert.equal(got(NaN), prefix + 'nan');
+  assert.equal(got(-Infinity), prefix + '-inf');
+  assert.equal(got(-0), 'mooncake.topology.prefill out of range [1, 1000]: 0');
+});
+
+// --- objects past the linear duplicate scan (more than 16 keys) -------------------
+
+test('large objects: the last of duplicate keys wins, at its first position', () => {
+  const members = [];
+  for (let i = 0; i < 20; i++) members.push(`"k${i % 7}":${i}`);
+  const text = `{"mode":"both","topology":{"prefill":1001,${members.join(',')},"decode":1,"prefill":2}}`;
+  const r = gco.validateJson(text);
+  assert.equal(r.ok, true, JSON.stringify(r));
+  assert.deepEqual(r.warnings.map((d) => d.path), [0, 1, 2, 3, 4, 5, 6].map((i) => `mooncake.topology.k${i}`));
+  const last = gco.validateJson(text.replace('"prefill":2}', '"prefill":0}'));
+  assert.deepEqual(last.errors, [err('mooncake.topology.prefill', 'mooncake.topology.prefill out of range [1, 1000]: 0')]);
+});
+
+test('large dicts from pairs compare keys as Python does (1 == 1.0 == True)', () => {
+  const proxy = Array.from({ length: 20 }, (_, i) => [i % 5, i]).concat([[1.0, 'x'], [true, 'y'], [2.5, 'z'], [null, 'n']]);
+  const r = gco.buildMooncakeBlock({ mode: 'both', proxy });
+  assert.equal(r.ok, true);
+  assert.equal(
+    r.json,
+    '{"mode": "both", "topology": {"prefill": 1, "decode": 1}, "store": {"enabled": true}, '
+      + '"proxy": {"0": 15, "1": "y", "2": 17, "3": 18, "4": 19, "2.5": "z", "null": "n"}}',
+  );
 });
 
 // --- results are plain data ----------------------------------------------------
@@ -236,6 +308,22 @@ test('buildMooncakeBlock: the reference defaults, as a value and as json.dumps t
     { mode: 'disaggregated', topology: { prefill: 3, decode: 1 } });
 });
 
+test('buildMooncakeBlock: integers beyond 2^53 come back as BigInts', () => {
+  const r = gco.buildMooncakeBlock({
+    mode: 'both',
+    autoscaling: { prefill: { min_replicas: 1, max_replicas: 2n ** 60n } },
+  });
+  assert.equal(r.ok, true);
+  assert.equal(r.value.autoscaling.prefill.max_replicas, 2n ** 60n);
+  assert.equal(r.value.autoscaling.prefill.min_replicas, 1);
+  assert.match(r.json, /"max_replicas": 1152921504606846976\}/);
+  assert.equal(
+    gco.buildMooncakeBlock({ mode: 'both', autoscaling: { decode: { max_replicas: 2n ** 64n - 1n } } })
+      .value.autoscaling.decode.max_replicas,
+    2n ** 64n - 1n,
+  );
+});
+
 test('buildMooncakeBlock: the reference message, path and exception class', () => {
   assert.deepEqual(gco.buildMooncakeBlock({ mode: 'bogus', store: { local_buffer_size: -1 } }), {
     ok: false,
@@ -278,6 +366,8 @@ test('misuse throws a TypeError naming the function', () => {
     [() => gco.validate(cyclic), /^validate: value is nested too deeply \(or is cyclic\)$/],
     [() => gco.validate(deep), /^validate: value is nested too deeply/],
     [() => gco.validate({ mode: 'both', topology: { prefill: 2n ** 70n, decode: 1 } }), /^validate: .*BigInt/],
+    [() => gco.validate(new Map([['mode', 'both']])), /^validate: invalid type: an iterable object/],
+    [() => gco.validate({ mode: 'both', store: new Set() }), /^validate: invalid type: an iterable object/],
     [() => gco.validateJson(), /^validateJson: expected a string$/],
     [() => gco.validateJson(42), /^validateJson: expected a string$/],
     [() => gco.validateJson({ mode: 'both' }), /^validateJson: expected a string$/],

@@ -72,8 +72,8 @@ impl<'a> Lexer<'a> {
     pub fn skip_ws(&mut self) {
         let b = self.bytes();
         // Indentation: whole words of spaces at once.
-        while self.pos + 8 <= b.len()
-            && u64::from_le_bytes(b[self.pos..self.pos + 8].try_into().expect("eight bytes")) == SPACES
+        while let Some(word) = b[self.pos..].first_chunk::<8>()
+            && u64::from_le_bytes(*word) == SPACES
         {
             self.pos += 8;
         }
@@ -129,9 +129,8 @@ impl<'a> Lexer<'a> {
         loop {
             // Eight bytes at a time to the next quote, backslash or control
             // character: strings are most of a spec's bytes.
-            while i + 8 <= b.len() {
-                let word = u64::from_le_bytes(b[i..i + 8].try_into().expect("eight bytes"));
-                let hit = string_special(word);
+            while let Some(word) = b[i..].first_chunk::<8>() {
+                let hit = string_special(u64::from_le_bytes(*word));
                 if hit != 0 {
                     i += (hit.trailing_zeros() / 8) as usize;
                     break;
@@ -312,8 +311,8 @@ pub(crate) fn checked_string_end(b: &[u8], mut i: usize) -> (usize, bool) {
     i += 1;
     let mut escaped = false;
     loop {
-        while i + 8 <= b.len() {
-            let word = u64::from_le_bytes(b[i..i + 8].try_into().expect("eight bytes"));
+        while let Some(word) = b[i..].first_chunk::<8>() {
+            let word = u64::from_le_bytes(*word);
             let hit = zero_bytes(word ^ (ONES * b'"' as u64)) | zero_bytes(word ^ (ONES * b'\\' as u64));
             if hit != 0 {
                 i += (hit.trailing_zeros() / 8) as usize;

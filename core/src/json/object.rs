@@ -12,7 +12,7 @@ pub struct Object {
 }
 
 /// Objects up to this size find duplicate keys by a linear scan; larger ones
-/// sort their keys, so a hostile object with many keys stays O(n log n).
+/// use an index of their keys, so a hostile object with many keys stays linear.
 const LINEAR_DEDUP_LIMIT: usize = 16;
 
 impl Object {
@@ -29,30 +29,12 @@ impl Object {
             }
             return obj;
         }
-        // (key, position) pairs sorted: equal keys become neighbours, the
-        // first of each run at the key's first position, the last at its
-        // last value. A heapsort, not a HashMap or slice::sort: far less code
-        // in the wasm build, and O(n log n) whatever the keys.
-        let mut ids: Vec<(Vec<u8>, usize)> =
-            pairs.iter().enumerate().map(|(at, (k, _))| (key_id(k, at), at)).collect();
-        heapsort(&mut ids, |a, b| a < b);
-        // last[at]: for a key's first position, the position of its last
-        // value; usize::MAX elsewhere.
-        let mut last = vec![usize::MAX; pairs.len()];
-        let mut first = 0;
-        for (i, (id, at)) in ids.iter().enumerate() {
-            if i == 0 || *id != ids[i - 1].0 {
-                first = *at;
-            }
-            last[first] = *at;
-        }
-        drop(ids);
-        let mut pairs = pairs;
-        let mut entries: Vec<(Value, Value)> = Vec::new();
-        for at in 0..pairs.len() {
-            if last[at] != usize::MAX {
-                let value = std::mem::replace(&mut pairs[last[at]].1, Value::Null);
-                entries.push((std::mem::replace(&mut pairs[at].0, Value::Null), value));
+        let mut index = KeyIndex::default();
+        let mut entries: Vec<(Value, Value)> = Vec::with_capacity(pairs.len());
+        for (serial, (k, v)) in pairs.into_iter().enumerate() {
+            match index.find_or_insert(key_id(&k, serial), entries.len()) {
+                Some(at) => entries[at].1 = v,
+                None => entries.push((k, v)),
             }
         }
         Object { entries }
@@ -174,28 +156,52 @@ fn key_id(v: &Value, serial: usize) -> Vec<u8> {
     id
 }
 
-/// Sorts `v` by `less` in place, in O(n log n) time and no extra space.
-fn heapsort<T>(v: &mut [T], less: impl Fn(&T, &T) -> bool) {
-    let sift_down = |v: &mut [T], mut node: usize, end: usize| loop {
-        let mut child = 2 * node + 1;
-        if child >= end {
-            break;
+/// Where each key of a large object went (by [`key_id`]): std's `HashMap`
+/// natively.
+#[cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
+#[derive(Default)]
+struct KeyIndex(std::collections::HashMap<Vec<u8>, usize>);
+
+#[cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
+impl KeyIndex {
+    /// The entry of the key `id` when it has one; else `None`, and the key
+    /// is recorded as going to entry `at`.
+    fn find_or_insert(&mut self, id: Vec<u8>, at: usize) -> Option<usize> {
+        use std::collections::hash_map::Entry;
+        match self.0.entry(id) {
+            Entry::Occupied(e) => Some(*e.get()),
+            Entry::Vacant(e) => {
+                e.insert(at);
+                None
+            }
         }
-        if child + 1 < end && less(&v[child], &v[child + 1]) {
-            child += 1;
-        }
-        if !less(&v[node], &v[child]) {
-            break;
-        }
-        v.swap(node, child);
-        node = child;
-    };
-    for node in (0..v.len() / 2).rev() {
-        sift_down(v, node, v.len());
     }
-    for end in (1..v.len()).rev() {
-        v.swap(0, end);
-        sift_down(v, 0, end);
+}
+
+/// In the wasm build, a JS `Map` keyed by the id's bytes as a Latin-1
+/// string: the engine's hashing, none in the module (a HashMap is about 1 KB
+/// of the gzipped package).
+#[cfg(all(target_arch = "wasm32", feature = "wasm"))]
+struct KeyIndex(js_sys::Map);
+
+#[cfg(all(target_arch = "wasm32", feature = "wasm"))]
+impl Default for KeyIndex {
+    fn default() -> KeyIndex {
+        KeyIndex(js_sys::Map::new())
+    }
+}
+
+#[cfg(all(target_arch = "wasm32", feature = "wasm"))]
+impl KeyIndex {
+    fn find_or_insert(&mut self, id: Vec<u8>, at: usize) -> Option<usize> {
+        use wasm_bindgen::JsValue;
+        let key: String = id.into_iter().map(char::from).collect();
+        let key = JsValue::from_str(&key);
+        let found = self.0.get(&key).as_f64();
+        if found.is_none() {
+            self.0.set(&key, &JsValue::from_f64(at as f64));
+        }
+        found.map(|at| at as usize)
     }
 }
 
@@ -293,17 +299,6 @@ mod tests {
             (Value::Int(Int::from_decimal("99999999999999991611392").unwrap()), Value::str("int")),
         ]);
         assert_eq!(Value::Object(o).repr(), "{1e+23: 'int', 100000000000000000000000: '10**23'}");
-    }
-
-    #[test]
-    fn heapsort_sorts() {
-        for n in 0..40usize {
-            let mut v: Vec<usize> = (0..n).map(|i| (i * 7919 + 13) % 31).collect();
-            let mut expected = v.clone();
-            expected.sort();
-            heapsort(&mut v, |a, b| a < b);
-            assert_eq!(v, expected);
-        }
     }
 
     #[test]

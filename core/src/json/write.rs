@@ -100,7 +100,7 @@ pub fn string_into(s: &PyStr, out: &mut String) {
     let bytes = s.as_bytes();
     // Most text is printable ASCII needing no escape: copy it in one go.
     let plain = bytes.iter().position(|&b| !(0x20..0x7F).contains(&b) || b == b'"' || b == b'\\').unwrap_or(bytes.len());
-    out.push_str(std::str::from_utf8(&bytes[..plain]).expect("printable ASCII"));
+    out.push_str(std::str::from_utf8(&bytes[..plain]).unwrap_or_default());
     if plain == bytes.len() {
         out.push('"');
         return;

@@ -11,7 +11,8 @@ use super::{Mode, Role};
 use crate::bytesize::byte_size_value;
 use crate::limits::{MOONCAKE_STORE_BYTE_SIZE_FIELDS, MOONCAKE_TOPOLOGY_MAX, MOONCAKE_TOPOLOGY_MIN};
 
-/// Where rule violations go. `Break` stops the check.
+/// Where rule violations go. `Break` stops the check. Taken as `dyn`: one
+/// copy of the rules per view serves both sinks (errors are the rare path).
 pub(crate) trait Sink {
     fn error(&mut self, path: &'static str, message: String) -> ControlFlow<()>;
 }
@@ -40,9 +41,9 @@ impl Sink for AllErrors {
 
 /// `mooncake.store` and the other sub-blocks: absent or `null` is fine, a
 /// mapping is read, anything else is the given error.
-fn sub_block<V: View, S: Sink>(
+fn sub_block<V: View>(
     value: Option<V>,
-    sink: &mut S,
+    sink: &mut dyn Sink,
     path: &'static str,
     message: &'static str,
 ) -> ControlFlow<(), Option<V::Obj>> {
@@ -58,7 +59,7 @@ fn sub_block<V: View, S: Sink>(
     }
 }
 
-pub(crate) fn check<V: View, S: Sink>(block: V, sink: &mut S) -> ControlFlow<()> {
+pub(crate) fn check<V: View>(block: V, sink: &mut dyn Sink) -> ControlFlow<()> {
     let Some(block) = block.as_object() else {
         return sink.error("mooncake", "mooncake block must be a mapping".into());
     };
@@ -134,7 +135,7 @@ pub(crate) fn check<V: View, S: Sink>(block: V, sink: &mut S) -> ControlFlow<()>
     ControlFlow::Continue(())
 }
 
-fn check_transfer<O: ObjectView, S: Sink>(transfer: O, sink: &mut S) -> ControlFlow<()> {
+fn check_transfer<O: ObjectView>(transfer: O, sink: &mut dyn Sink) -> ControlFlow<()> {
     let [protocol, device_name] = transfer.fields(["protocol", "device_name"]);
     // `transfer.get("protocol", "rdma")`: only an absent key takes the default.
     if let Some(protocol) = protocol
@@ -156,7 +157,7 @@ fn check_transfer<O: ObjectView, S: Sink>(transfer: O, sink: &mut S) -> ControlF
     ControlFlow::Continue(())
 }
 
-fn check_topology<V: View, S: Sink>(mode: Mode, topology: Option<V>, sink: &mut S) -> ControlFlow<()> {
+fn check_topology<V: View>(mode: Mode, topology: Option<V>, sink: &mut dyn Sink) -> ControlFlow<()> {
     let Some(topology) = topology.and_then(View::as_object) else {
         return sink.error(
             "mooncake.topology",
@@ -189,7 +190,7 @@ fn check_topology<V: View, S: Sink>(mode: Mode, topology: Option<V>, sink: &mut 
     ControlFlow::Continue(())
 }
 
-fn check_role_bounds<O: ObjectView, S: Sink>(role: Role, block: O, sink: &mut S) -> ControlFlow<()> {
+fn check_role_bounds<O: ObjectView>(role: Role, block: O, sink: &mut dyn Sink) -> ControlFlow<()> {
     let [min, max] = block.fields(["min_replicas", "max_replicas"]);
     let (min, max) = (non_null(min), non_null(max));
     let r = role.as_str();
