@@ -5,7 +5,7 @@ use crate::diagnostics::{Diagnostic, Report};
 use crate::ecr::rewrite_image_for_region;
 use crate::json::{Object, Value};
 use crate::limits::{DEFAULT_MOONCAKE_IMAGE, DEFAULT_NAMESPACE};
-use crate::mooncake::{BuildArgs, Mode, assemble_mooncake_block, build_mooncake_block, check_mooncake};
+use crate::mooncake::{BuildArgs, Mode, assemble_mooncake_block, author_mooncake_block, check_mooncake};
 use crate::names::{NameIssue, endpoint_name_issues, is_region};
 use crate::record::{DesiredState, Record, ingress_path};
 use crate::spec::check_spec_fields;
@@ -204,7 +204,9 @@ pub fn plan_deploy(request: &Value, ctx: &DeployContext<'_>) -> DeployCheck {
 /// Builds the block as the reference does: its first error is the reference's
 /// message; the rest of the block's problems follow it.
 fn mooncake_from_args(args: &BuildArgs, report: &mut Report) -> Option<Value> {
-    match build_mooncake_block(args) {
+    match author_mooncake_block(args) {
+        // The collecting check's first error is the one the reference's
+        // validation raises, so the block is checked once.
         Ok(block) => {
             report.extend(check_mooncake(&block));
             Some(block)

@@ -126,13 +126,20 @@ fn one_code_point(cp: u32) -> crate::json::PyStr {
 /// image defaulted for split modes), then validates it: the reference's
 /// `_build_mooncake_block`, with its first error.
 pub fn build_mooncake_block(args: &BuildArgs) -> Result<Value, BuildError> {
-    let block = assemble(args, true)?;
+    let block = author_mooncake_block(args)?;
     super::validate_mooncake(&block).map_err(|d| BuildError {
         path: d.path,
         message: d.message,
         kind: ErrorKind::ValueError,
     })?;
     Ok(block)
+}
+
+/// The block [`build_mooncake_block`] validates, with the errors it raises
+/// before validating (`dict()` of a non-mapping, a byte size that does not
+/// author), in its order.
+pub fn author_mooncake_block(args: &BuildArgs) -> Result<Value, BuildError> {
+    assemble(args, true)
 }
 
 /// The block [`build_mooncake_block`] would validate, without validating it;

@@ -5,7 +5,9 @@ mod lint;
 pub(crate) mod rules;
 pub(crate) mod view;
 
-pub use build::{BuildArgs, BuildError, ErrorKind, assemble_mooncake_block, build_mooncake_block, py_dict};
+pub use build::{
+    BuildArgs, BuildError, ErrorKind, assemble_mooncake_block, author_mooncake_block, build_mooncake_block, py_dict,
+};
 
 use crate::diagnostics::{Diagnostic, Report};
 use crate::json::{JsonError, Value, lazy};
