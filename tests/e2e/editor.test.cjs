@@ -132,6 +132,29 @@ test('deploy a disaggregated endpoint through the form and find it in the list',
   }
 });
 
+test('per-role autoscaling metrics: type and target edit one metric, as JSON shows', async () => {
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    await h.openEditor(page, env.base);
+    await page.getByLabel('Prefill metric', { exact: true }).selectOption('gpu');
+    await page.getByLabel('Prefill metric target', { exact: true }).fill('80');
+    await page.getByLabel('Decode metric target', { exact: true }).fill('65');
+    await page.getByRole('button', { name: 'JSON', exact: true }).click();
+    const json = JSON.parse(await page.getByLabel('Deploy request (JSON)').inputValue());
+    assert.deepEqual(json.mooncake_autoscaling, {
+      prefill: { metrics: [{ type: 'gpu', target: 80 }] },
+      decode: { metrics: [{ target: 65 }] },
+    });
+    await page.getByRole('button', { name: 'Form', exact: true }).click();
+    assert.equal(await page.getByLabel('Prefill metric', { exact: true }).inputValue(), 'gpu');
+    assert.equal(await page.getByLabel('Prefill metric target', { exact: true }).inputValue(), '80');
+    h.assertNoProblems(page);
+  } finally {
+    await context.close();
+  }
+});
+
 test('Deploy right after an edit (inside the 400 ms link throttle) leaves no error behind', async () => {
   const context = await env.browser.newContext();
   try {

@@ -24,6 +24,8 @@ pub enum Kind {
     Csv,
     /// A string map, `KEY=VALUE` per line.
     Pairs,
+    /// One part (`type` or `target`) of an autoscaling role's first metric.
+    Metric(&'static str),
 }
 
 pub struct FieldDef {
@@ -103,10 +105,12 @@ pub static AUTOSCALING: &[FieldDef] = &[
     field!("Autoscaling enabled", ["mooncake_autoscaling", "enabled"], "mooncake.autoscaling.enabled", Kind::Check),
     field!("Prefill min", ["mooncake_autoscaling", "prefill", "min_replicas"], "mooncake.autoscaling.prefill.min_replicas", Kind::Number),
     field!("Prefill max", ["mooncake_autoscaling", "prefill", "max_replicas"], "mooncake.autoscaling.prefill.max_replicas", Kind::Number),
-    field!("Prefill metric", ["mooncake_autoscaling", "prefill", "metrics"], "mooncake.autoscaling.prefill.metrics", Kind::Select(METRICS)),
+    field!("Prefill metric", ["mooncake_autoscaling", "prefill", "metrics"], "mooncake.autoscaling.prefill.metrics", Kind::Metric("type")),
+    field!("Prefill metric target", ["mooncake_autoscaling", "prefill", "metrics"], "mooncake.autoscaling.prefill.metrics[0].target", Kind::Metric("target"), "e.g. 70 (percent)"),
     field!("Decode min", ["mooncake_autoscaling", "decode", "min_replicas"], "mooncake.autoscaling.decode.min_replicas", Kind::Number),
     field!("Decode max", ["mooncake_autoscaling", "decode", "max_replicas"], "mooncake.autoscaling.decode.max_replicas", Kind::Number),
-    field!("Decode metric", ["mooncake_autoscaling", "decode", "metrics"], "mooncake.autoscaling.decode.metrics", Kind::Select(METRICS)),
+    field!("Decode metric", ["mooncake_autoscaling", "decode", "metrics"], "mooncake.autoscaling.decode.metrics", Kind::Metric("type")),
+    field!("Decode metric target", ["mooncake_autoscaling", "decode", "metrics"], "mooncake.autoscaling.decode.metrics[0].target", Kind::Metric("target"), "e.g. 70 (percent)"),
 ];
 
 pub fn all_fields() -> impl Iterator<Item = &'static FieldDef> {
@@ -130,11 +134,24 @@ pub fn field_for(path: &str) -> Option<&'static FieldDef> {
     all_fields().filter(|f| is_under(path, f.diag)).max_by_key(|f| f.diag.len())
 }
 
-fn metric_value(v: Option<&Value>) -> String {
-    paths::display(v.and_then(|m| match m {
-        Value::List(items) => items.first().and_then(|i| paths::get(i, &["type"])),
-        _ => None,
-    }))
+/// The first metric of a role's `metrics` list, as an object.
+fn first_metric(v: Option<&Value>) -> Object {
+    match v {
+        Some(Value::List(items)) => items.first().and_then(Value::as_object).cloned().unwrap_or_default(),
+        _ => Object::new(),
+    }
+}
+
+/// `metrics` with one part of its first metric set (or removed).
+fn with_metric(current: Option<&Value>, part: &str, value: Option<Value>) -> Option<Value> {
+    let mut metric = first_metric(current);
+    match value {
+        Some(v) => metric.insert(part, v),
+        None => {
+            metric.remove(part);
+        }
+    }
+    (!metric.is_empty()).then(|| Value::List(vec![Value::Object(metric)]))
 }
 
 fn render(kind: Kind, v: Option<&Value>) -> String {
@@ -155,6 +172,7 @@ fn render(kind: Kind, v: Option<&Value>) -> String {
             }
             other => paths::display(other),
         },
+        Kind::Metric(part) => paths::display(first_metric(v).get(part)),
         _ => paths::display(v),
     }
 }
@@ -166,7 +184,7 @@ fn parse(kind: Kind, text: &str) -> Option<Value> {
         Kind::Number => paths::typed_number(text),
         Kind::ByteSize if blank => None,
         Kind::ByteSize => Some(Value::from(parse_byte_size(text).unwrap_or_else(|_| text.to_owned()))),
-        Kind::Check => None,
+        Kind::Check | Kind::Metric(_) => None,
         Kind::Lines | Kind::Csv if blank => None,
         Kind::Lines => Some(Value::List(text.lines().filter(|l| !l.trim().is_empty()).map(|l| Value::from(l.to_owned())).collect())),
         Kind::Csv => Some(Value::List(
@@ -205,12 +223,12 @@ pub fn Field(ed: Editor, def: &'static FieldDef) -> impl IntoView {
     });
     let write = move |t: String| {
         text.set(t.clone());
-        let v = if matches!(kind, Kind::Select(METRICS)) && !t.is_empty() {
-            let mut m = Object::new();
-            m.insert("type", t);
-            Some(Value::List(vec![Value::Object(m)]))
-        } else {
-            parse(kind, &t)
+        let v = match kind {
+            Kind::Metric(part) => {
+                let typed = if part == "type" { (!t.is_empty()).then(|| Value::from(t.clone())) } else { paths::typed_number(&t) };
+                with_metric(current().as_ref(), part, typed)
+            }
+            _ => parse(kind, &t),
         };
         written.set_value(v.clone());
         ed.set_field(path, v);
@@ -233,10 +251,12 @@ pub fn Field(ed: Editor, def: &'static FieldDef) -> impl IntoView {
             }
             .into_any()
         }
-        Kind::Select(options) => {
-            let value = move || {
-                if matches!(kind, Kind::Select(METRICS)) { metric_value(current().as_ref()) } else { text.get() }
+        Kind::Select(_) | Kind::Metric("type") => {
+            let options = match kind {
+                Kind::Select(options) => options,
+                _ => METRICS,
             };
+            let value = move || text.get();
             view! {
                 <select id=id.clone() aria-describedby=describedby.clone() aria-invalid=move || has_error().to_string()
                     prop:value=value on:change=move |ev| write(event_target_value(&ev))>
