@@ -11,37 +11,37 @@ use crate::record::{DesiredState, Record, ingress_path};
 use crate::spec::check_spec_fields;
 use crate::suggest::did_you_mean;
 
-/// Request keys, with the spec key each becomes (`None`: not part of the spec).
-const REQUEST_KEYS: [(&str, Option<&str>); 28] = [
-    ("endpoint_name", None),
-    ("image", Some("image")),
-    ("target_regions", None),
-    ("replicas", Some("replicas")),
-    ("gpu_count", Some("gpu_count")),
-    ("gpu_type", Some("gpu_type")),
-    ("port", Some("port")),
-    ("model_path", Some("model_path")),
-    ("model_source", Some("model_source")),
-    ("health_check_path", Some("health_check_path")),
-    ("env", Some("env")),
-    ("namespace", None),
-    ("labels", None),
-    ("autoscaling", Some("autoscaling")),
-    ("capacity_type", Some("capacity_type")),
-    ("extra_args", Some("args")),
-    ("accelerator", Some("accelerator")),
-    ("node_selector", Some("node_selector")),
-    ("rewrite_image", None),
-    ("framework", Some("framework")),
-    ("mooncake_mode", None),
-    ("prefill_replicas", None),
-    ("decode_replicas", None),
-    ("mooncake_store", None),
-    ("mooncake_transfer", None),
-    ("mooncake_proxy", None),
-    ("mooncake_autoscaling", None),
+/// Every key a deploy request may have (the parameters of `deploy()`).
+const REQUEST_KEYS: [&str; 28] = [
+    "endpoint_name",
+    "image",
+    "target_regions",
+    "replicas",
+    "gpu_count",
+    "gpu_type",
+    "port",
+    "model_path",
+    "model_source",
+    "health_check_path",
+    "env",
+    "namespace",
+    "labels",
+    "autoscaling",
+    "capacity_type",
+    "extra_args",
+    "accelerator",
+    "node_selector",
+    "rewrite_image",
+    "framework",
+    "mooncake_mode",
+    "prefill_replicas",
+    "decode_replicas",
+    "mooncake_store",
+    "mooncake_transfer",
+    "mooncake_proxy",
+    "mooncake_autoscaling",
     // Accepted so a request can carry the block directly, as a spec does.
-    ("mooncake", None),
+    "mooncake",
 ];
 
 /// Optional request fields copied into the spec when truthy (as `deploy()`
@@ -103,13 +103,12 @@ pub fn plan_deploy(request: &Value, ctx: &DeployContext<'_>) -> DeployCheck {
     let present = |k: &str| req.get(k).filter(|v| !v.is_null());
 
     for (key, _) in req.str_entries() {
-        if key.as_str().is_some_and(|key| REQUEST_KEYS.iter().any(|(k, _)| *k == key)) {
+        if key.as_str().is_some_and(|key| REQUEST_KEYS.contains(&key)) {
             continue;
         }
         let key = key.to_string_lossy();
         {
-            let names: Vec<&str> = REQUEST_KEYS.iter().map(|(k, _)| *k).collect();
-            let hint = did_you_mean(&key, &names).map(|s| format!("; did you mean '{s}'?")).unwrap_or_default();
+            let hint = did_you_mean(&key, &REQUEST_KEYS).map(|s| format!("; did you mean '{s}'?")).unwrap_or_default();
             report.push(Diagnostic::warning(key.clone(), format!("unknown deploy field {key:?}, which is ignored{hint}")));
         }
     }

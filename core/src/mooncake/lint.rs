@@ -80,14 +80,11 @@ fn unknown_keys(obj: &Object, path: &str, known: &[&str], report: &mut Report) {
         };
         report.push(Diagnostic::warning(
             format!("{path}.{text}"),
-            format!("unknown key {} in {path}, which GCO ignores{hint}", key_repr(key)),
+            format!("unknown key {} in {path}, which GCO ignores{hint}", crate::pyrepr::repr_str(key)),
         ));
     }
 }
 
-fn key_repr(key: &crate::json::PyStr) -> String {
-    crate::pyrepr::repr_str(key)
-}
 
 fn vocabulary(obj: &Object, key: &str, path: &str, allowed: &[&str], report: &mut Report) {
     let Some(value) = obj.get(key) else { return };

@@ -128,7 +128,8 @@ pub fn field_id(diag: &str) -> String {
 /// specific), or the mode for block-level messages.
 pub fn field_for(path: &str) -> Option<&'static FieldDef> {
     let path = match path {
-        "mooncake" | "mooncake.topology" => if path == "mooncake" { "mooncake.mode" } else { "mooncake.topology.prefill" },
+        "mooncake" => "mooncake.mode",
+        "mooncake.topology" => "mooncake.topology.prefill",
         p => p,
     };
     all_fields().filter(|f| is_under(path, f.diag)).max_by_key(|f| f.diag.len())
