@@ -2,7 +2,13 @@
 
 use std::io::{self, BufRead, Read, Write};
 
+use crate::commands::record_commands;
+use crate::deploy::DeployContext;
+use crate::document::record_of_document;
+use crate::json::{self, Value};
+use crate::plan::plan;
 use crate::protocol;
+use crate::record::Record;
 
 const USAGE: &str = "\
 gco-spec: check GCO inference endpoint specs
@@ -12,6 +18,13 @@ USAGE:
                                 deploy request, an endpoint record or a bare
                                 mooncake block. Prints FILE: path: message per
                                 problem; exits 1 when any file has an error.
+    gco-spec plan FILE [--region R]
+                                what GCO's monitor creates for the endpoint
+                                (a deploy request or a record) in region R,
+                                or in each target region, as JSON
+    gco-spec cli FILE           the `gco inference` commands that produce the
+                                same endpoint, one per line; what they cannot
+                                express is reported on stderr
     gco-spec --jsonl            answer the reference oracle's JSON-lines
                                 protocol on stdin/stdout (ops validate,
                                 author_byte_size, build)
@@ -23,15 +36,25 @@ pub fn main(args: Vec<String>) -> i32 {
     match args.first().map(String::as_str) {
         Some("--jsonl") => jsonl(),
         Some("validate") if args.len() > 1 => validate_files(&args[1..]),
+        Some("plan") => match args[1..] {
+            [ref file] => plan_file(file, None),
+            [ref file, ref flag, ref region] | [ref flag, ref region, ref file] if flag == "--region" => {
+                plan_file(file, Some(region))
+            }
+            _ => usage_error(),
+        },
+        Some("cli") if args.len() == 2 => cli_file(&args[1]),
         Some("--help" | "-h" | "help") => {
             print!("{USAGE}");
             0
         }
-        _ => {
-            eprint!("{USAGE}");
-            2
-        }
+        _ => usage_error(),
     }
+}
+
+fn usage_error() -> i32 {
+    eprint!("{USAGE}");
+    2
 }
 
 fn jsonl() -> i32 {
@@ -56,19 +79,9 @@ fn jsonl() -> i32 {
 fn validate_files(files: &[String]) -> i32 {
     let mut failed = false;
     for file in files {
-        let text = if file == "-" {
-            let mut s = String::new();
-            io::stdin().read_to_string(&mut s).map(|_| s)
-        } else {
-            std::fs::read_to_string(file)
-        };
-        let text = match text {
-            Ok(t) => t,
-            Err(e) => {
-                println!("{file}: {e}");
-                failed = true;
-                continue;
-            }
+        let Some(text) = read(file) else {
+            failed = true;
+            continue;
         };
         let report = crate::document::check_document_text(&text);
         for d in &report.diagnostics {
@@ -77,4 +90,68 @@ fn validate_files(files: &[String]) -> i32 {
         failed |= !report.is_ok();
     }
     i32::from(failed)
+}
+
+/// A file's text (`-`: stdin); a read error is printed.
+fn read(file: &str) -> Option<String> {
+    let text = if file == "-" {
+        let mut s = String::new();
+        io::stdin().read_to_string(&mut s).map(|_| s)
+    } else {
+        std::fs::read_to_string(file)
+    };
+    text.map_err(|e| println!("{file}: {e}")).ok()
+}
+
+/// The record a file stands for; its problems are printed.
+fn read_record(file: &str, region: Option<&str>) -> Option<Record> {
+    let text = read(file)?;
+    let regions = region.map(|r| vec![r.to_owned()]);
+    // A request naming no regions is planned for the one asked about.
+    let ctx = DeployContext { deployed_regions: regions.as_deref(), ..DeployContext::default() };
+    let parsed = json::parse(&text).map_err(|e| println!("{file}: invalid JSON: {e}")).ok()?;
+    match record_of_document(&parsed, &ctx) {
+        Ok(record) => Some(record),
+        Err(report) => {
+            for d in report.errors() {
+                println!("{file}: {d}");
+            }
+            None
+        }
+    }
+}
+
+fn plan_file(file: &str, region: Option<&str>) -> i32 {
+    let Some(record) = read_record(file, region) else { return 1 };
+    let plans = match region {
+        Some(region) => plan(&record, region).map(|p| p.to_value()),
+        None => record
+            .target_regions
+            .iter()
+            .map(|r| plan(&record, r).map(|p| p.to_value()))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Value::List),
+    };
+    match plans {
+        Ok(v) => {
+            println!("{}", v.to_json_pretty());
+            0
+        }
+        Err(e) => {
+            println!("{file}: {}: {}", e.path, e.message);
+            1
+        }
+    }
+}
+
+fn cli_file(file: &str) -> i32 {
+    let Some(record) = read_record(file, None) else { return 1 };
+    let commands = record_commands(&record);
+    for line in &commands.lines {
+        println!("{line}");
+    }
+    for note in &commands.notes {
+        eprintln!("{file}: {note}");
+    }
+    0
 }

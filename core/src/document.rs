@@ -84,3 +84,26 @@ fn check_record(v: &Value) -> Report {
     report.sort();
     report
 }
+
+/// The record a document stands for: a stored record as it is, or the one a
+/// deploy request would create. Errors when it is neither, or invalid.
+pub fn record_of_document(v: &Value, ctx: &DeployContext<'_>) -> Result<Record, Report> {
+    match DocumentKind::of(v) {
+        DocumentKind::Record => {
+            let report = check_record(v);
+            match Record::from_value(v) {
+                Ok(record) if report.is_ok() => Ok(record),
+                _ => Err(report),
+            }
+        }
+        DocumentKind::DeployRequest => {
+            let check = plan_deploy(v, ctx);
+            check.deployment.map(crate::plan::preview_record).ok_or(check.report)
+        }
+        DocumentKind::Spec | DocumentKind::MooncakeBlock => {
+            let mut report = Report::default();
+            report.push(Diagnostic::error("", "expected a deploy request or an endpoint record"));
+            Err(report)
+        }
+    }
+}

@@ -6,6 +6,7 @@
 //! accept/reject, same first message byte for byte); see `ARCHITECTURE.md`.
 
 pub mod bytesize;
+pub mod commands;
 pub mod deploy;
 pub mod ecr;
 pub mod diagnostics;
@@ -16,6 +17,7 @@ pub mod limits;
 pub mod mooncake;
 pub mod names;
 pub mod ops;
+pub mod plan;
 pub mod pyrepr;
 #[cfg(feature = "cli")]
 pub mod cli;
@@ -34,5 +36,7 @@ pub use json::{JsonError, Value};
 pub use mooncake::{check_mooncake, validate_mooncake, validate_mooncake_json, BuildArgs, BuildError, Mode, Role};
 pub use deploy::{plan_deploy, new_record, DeployCheck, DeployContext, Deployment};
 pub use ops::{apply, Change, OpError, OpErrorKind};
+pub use plan::{plan, plan_deployment, Plan, PlanError};
+pub use commands::{change_commands, deploy_commands, record_commands, Commands};
 pub use record::{DesiredState, Record};
 pub use spec::check_spec;

@@ -65,3 +65,25 @@ pub const SPLIT_MODE_NAME_MAX_LEN: usize = 55;
 pub const PORT_MIN: i64 = 1;
 /// See [`PORT_MIN`].
 pub const PORT_MAX: i64 = 65535;
+
+/// The shared Mooncake master: one StatefulSet and Service per namespace,
+/// serving the store's RPC and the transfer engine's metadata.
+pub const MOONCAKE_MASTER_NAME: &str = "mooncake-master";
+/// The master's RPC port (`master_server_address`).
+pub const MOONCAKE_MASTER_RPC_PORT: i64 = 50051;
+/// The master's HTTP metadata port (`metadata_server`).
+pub const MOONCAKE_MASTER_METADATA_PORT: i64 = 8080;
+
+/// The metric a role autoscales on when its block names none: CPU at 70%.
+pub const MOONCAKE_DEFAULT_AUTOSCALE_METRIC: (&str, i64) = ("cpu", 70);
+
+/// Autoscaling metrics KEDA serves (from GPU exporters); the others (`cpu`,
+/// `memory`) are resource metrics a plain HPA reads.
+pub const KEDA_METRICS: [&str; 2] = ["gpu", "gpu_memory"];
+
+/// The PD proxy's replicas when `proxy.replicas` is not set.
+pub const MOONCAKE_DEFAULT_PROXY_REPLICAS: i64 = 1;
+
+/// The EFA device each GPU container of an RDMA pod requests, and the taint
+/// EFA nodes carry.
+pub const EFA_RESOURCE: &str = "vpc.amazonaws.com/efa";

@@ -71,3 +71,62 @@ fn jsonl_answers_one_line_per_request_and_skips_blank_lines() {
         "{\"ok\": true}\n{\"error\": \"byte-size value must be an integer, got bool: True\", \"kind\": \"ValueError\"}\n"
     );
 }
+
+#[test]
+fn plan_prints_the_objects_of_one_region_or_of_each() {
+    let request = temp_file(
+        "plan.json",
+        r#"{"endpoint_name": "chat", "mooncake_mode": "store", "target_regions": ["us-east-1", "eu-west-1"]}"#,
+    );
+    let (code, out) = run(&["plan", &request, "--region", "eu-west-1"], "");
+    assert_eq!(code, 0, "{out}");
+    let plan = gco_spec::json::parse(&out).unwrap();
+    let plan = plan.as_object().unwrap();
+    assert_eq!(plan.get("region").and_then(|r| r.as_str()), Some("eu-west-1"));
+    let kinds: Vec<String> = match plan.get("objects") {
+        Some(gco_spec::Value::List(objects)) => objects
+            .iter()
+            .map(|o| {
+                let o = o.as_object().unwrap();
+                format!("{} {}", o.get("kind").unwrap().as_str().unwrap(), o.get("name").unwrap().as_str().unwrap())
+            })
+            .collect(),
+        _ => panic!("no objects"),
+    };
+    assert_eq!(
+        kinds,
+        ["ConfigMap chat-mooncake", "StatefulSet mooncake-master", "Service mooncake-master", "Deployment chat", "Service chat"]
+    );
+    let (code, out) = run(&["plan", &request], "");
+    assert_eq!(code, 0);
+    assert!(matches!(gco_spec::json::parse(&out).unwrap(), gco_spec::Value::List(plans) if plans.len() == 2));
+
+    let (code, out) = run(&["plan", &request, "--region", "ap-south-1"], "");
+    assert_eq!(code, 1);
+    assert_eq!(
+        out,
+        format!("{request}: region: endpoint 'chat' does not target region 'ap-south-1' (its regions: us-east-1, eu-west-1)\n")
+    );
+    let invalid = temp_file("plan-bad.json", r#"{"endpoint_name": "chat", "mooncake_mode": "both", "prefill_replicas": 0}"#);
+    let (code, out) = run(&["plan", &invalid, "--region", "us-east-1"], "");
+    assert_eq!(code, 1);
+    assert_eq!(out, format!("{invalid}: mooncake.topology.prefill: mooncake.topology.prefill out of range [1, 1000]: 0\n"));
+}
+
+#[test]
+fn cli_prints_the_gco_commands_one_per_line() {
+    let request = temp_file(
+        "cli.json",
+        r#"{"endpoint_name": "chat", "image": "vllm:1", "env": {"TOKEN": "a b$c"}, "mooncake_mode": "both",
+            "mooncake_store": {"offload": "cpu"}}"#,
+    );
+    let (code, out) = run(&["cli", &request], "");
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        "gco inference deploy chat -i vllm:1 -e 'TOKEN=a b$c' --mooncake-mode both --prefill-replicas 1 --decode-replicas 1\n\
+         gco inference configure-store chat --offload cpu --enable-store\n"
+    );
+    let (code, _) = run(&["cli"], "");
+    assert_eq!(code, 2);
+}

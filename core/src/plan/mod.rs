@@ -1,0 +1,207 @@
+//! What GCO's monitor makes of an endpoint in one region (GCO_FACTS section
+//! 4): the Kubernetes objects, each with the settings a reviewer checks
+//! before deploying. A pure function of the record, so the console can show
+//! it as the user types and the CLI can print it.
+
+mod kv;
+mod objects;
+
+use std::fmt;
+
+use crate::deploy::{Deployment, new_record};
+use crate::diagnostics::Diagnostic;
+use crate::json::{Object, Value};
+use crate::mooncake::{Mode, check_mooncake};
+use crate::record::{DesiredState, Record};
+use crate::spec::spec_mode;
+
+pub(crate) use kv::Block;
+
+/// A Kubernetes object kind the monitor manages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Deployment,
+    Service,
+    ConfigMap,
+    Secret,
+    StatefulSet,
+    HorizontalPodAutoscaler,
+    /// KEDA's autoscaler, for metrics a plain HPA cannot read (GPU).
+    ScaledObject,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Deployment => "Deployment",
+            Kind::Service => "Service",
+            Kind::ConfigMap => "ConfigMap",
+            Kind::Secret => "Secret",
+            Kind::StatefulSet => "StatefulSet",
+            Kind::HorizontalPodAutoscaler => "HorizontalPodAutoscaler",
+            Kind::ScaledObject => "ScaledObject",
+        }
+    }
+}
+
+/// What the monitor does with an object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// Created, or updated to match the spec.
+    Apply,
+    /// Kept, with no pods: a stopped endpoint's Deployments.
+    ScaleToZero,
+    /// Left as it is: the rest of a stopped endpoint, and objects other
+    /// endpoints share.
+    Keep,
+    /// Removed: a deleted endpoint, or a region no longer targeted.
+    Delete,
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Apply => "apply",
+            Action::ScaleToZero => "scale_to_zero",
+            Action::Keep => "keep",
+            Action::Delete => "delete",
+        }
+    }
+}
+
+/// One object of a plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedObject {
+    pub kind: Kind,
+    pub name: String,
+    pub action: Action,
+    /// Shared by every endpoint of the namespace (the Mooncake master), so
+    /// never removed with one endpoint.
+    pub shared: bool,
+    /// The settings that matter for review, in a stable order.
+    pub settings: Object,
+}
+
+/// The objects of one endpoint in one region.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub endpoint_name: String,
+    pub region: String,
+    pub namespace: String,
+    pub desired_state: DesiredState,
+    pub objects: Vec<PlannedObject>,
+}
+
+/// Why there is no plan: the field at fault and the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanError {
+    pub path: String,
+    pub message: String,
+}
+
+impl fmt::Display for PlanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for PlanError {}
+
+impl From<Diagnostic> for PlanError {
+    fn from(d: Diagnostic) -> PlanError {
+        PlanError { path: d.path, message: d.message }
+    }
+}
+
+/// The plan for `record` in `region`.
+///
+/// A targeted region gets the spec's objects (scaled to zero while stopped,
+/// removed once deleted); a region the endpoint left gets the removal of
+/// what it had there. A region it never targeted is an error, as is a spec
+/// the monitor would refuse.
+pub fn plan(record: &Record, region: &str) -> Result<Plan, PlanError> {
+    let targeted = record.target_regions.iter().any(|r| r == region);
+    if !targeted && !record.cleanup_regions.iter().any(|r| r == region) {
+        let regions = record.target_regions.join(", ");
+        return Err(PlanError {
+            path: "region".into(),
+            message: format!(
+                "endpoint '{}' does not target region '{region}' (its regions: {regions})",
+                record.endpoint_name
+            ),
+        });
+    }
+    let mut objects = spec_objects(record, region)?;
+    for object in &mut objects {
+        object.action = match (targeted, record.desired_state) {
+            (true, DesiredState::Deploying | DesiredState::Running) => Action::Apply,
+            (true, DesiredState::Stopped) if object.kind == Kind::Deployment && !object.shared => {
+                object.settings.insert("replicas", 0);
+                Action::ScaleToZero
+            }
+            (true, DesiredState::Stopped) => Action::Keep,
+            (_, _) if object.shared => Action::Keep,
+            (_, _) => Action::Delete,
+        };
+    }
+    Ok(Plan {
+        endpoint_name: record.endpoint_name.clone(),
+        region: region.to_owned(),
+        namespace: record.namespace.clone(),
+        desired_state: record.desired_state,
+        objects,
+    })
+}
+
+/// Plans for every target region of a checked deploy, in region order.
+pub fn plan_deployment(deployment: &Deployment) -> Result<Vec<Plan>, PlanError> {
+    let record = preview_record(deployment.clone());
+    record.target_regions.iter().map(|region| plan(&record, region)).collect()
+}
+
+/// The record a deployment would create, with placeholder tokens and time:
+/// plans do not read them.
+pub fn preview_record(deployment: Deployment) -> Record {
+    new_record(deployment, "", &mut || "0".repeat(64))
+}
+
+/// The objects the spec asks for in `region`, all to be applied.
+fn spec_objects(record: &Record, region: &str) -> Result<Vec<PlannedObject>, PlanError> {
+    let Some(block) = record.spec.get("mooncake").filter(|b| !b.is_null()) else {
+        return objects::plain(record, region);
+    };
+    if let Some(first) = check_mooncake(block).first_error() {
+        return Err(PlanError { path: format!("spec.{}", first.path), message: first.message.clone() });
+    }
+    let mode: Mode = spec_mode(&record.spec).expect("a valid block has a mode");
+    let block = Block { mode, block: block.as_object().expect("a valid block is a mapping") };
+    objects::mooncake(record, region, block)
+}
+
+impl Plan {
+    /// The plan as JSON, for the CLI and the console.
+    pub fn to_value(&self) -> Value {
+        let mut o = Object::new();
+        o.insert("endpoint_name", self.endpoint_name.as_str());
+        o.insert("region", self.region.as_str());
+        o.insert("namespace", self.namespace.as_str());
+        o.insert("desired_state", self.desired_state.as_str());
+        let objects = self.objects.iter().map(PlannedObject::to_value).collect::<Vec<_>>();
+        o.insert("objects", objects);
+        Value::Object(o)
+    }
+}
+
+impl PlannedObject {
+    pub fn to_value(&self) -> Value {
+        let mut o = Object::new();
+        o.insert("kind", self.kind.as_str());
+        o.insert("name", self.name.as_str());
+        o.insert("action", self.action.as_str());
+        if self.shared {
+            o.insert("shared", true);
+        }
+        o.insert("settings", self.settings.clone());
+        Value::Object(o)
+    }
+}

@@ -1,0 +1,279 @@
+//! Plans against what GCO_FACTS section 4 says the monitor creates. The
+//! expected texts are written out here from the facts, independently of the
+//! code that renders them.
+
+use gco_spec::json::parse;
+use gco_spec::plan::{Action, Kind, Plan, plan, preview_record};
+use gco_spec::{DeployContext, DesiredState, Record, Value, plan_deploy};
+
+fn record(request: &str) -> Record {
+    let deployed = vec!["us-east-1".to_owned(), "cn-north-1".to_owned()];
+    let ctx = DeployContext { deployed_regions: Some(&deployed), ..DeployContext::default() };
+    let check = plan_deploy(&parse(request).unwrap(), &ctx);
+    preview_record(check.deployment.unwrap_or_else(|| panic!("invalid request {request}: {:?}", check.report)))
+}
+
+fn plan_in(r: &Record, region: &str) -> Plan {
+    plan(r, region).unwrap()
+}
+
+fn names(p: &Plan) -> Vec<String> {
+    p.objects.iter().map(|o| format!("{} {}", o.kind.as_str(), o.name)).collect()
+}
+
+fn setting<'a>(p: &'a Plan, kind: Kind, name: &str, key: &str) -> Option<&'a Value> {
+    let o = p.objects.iter().find(|o| o.kind == kind && o.name == name)?;
+    o.settings.get(key)
+}
+
+fn text(p: &Plan, kind: Kind, name: &str, key: &str) -> String {
+    setting(p, kind, name, key).and_then(Value::as_str).unwrap_or_else(|| panic!("{name}.{key}")).to_owned()
+}
+
+fn int(p: &Plan, kind: Kind, name: &str, key: &str) -> i64 {
+    setting(p, kind, name, key).and_then(Value::as_int).and_then(|i| i.as_i64()).unwrap()
+}
+
+/// The facts' connector entries, spelled out.
+fn transfer_entry(role: &str, protocol: &str, device: &str) -> String {
+    format!(
+        r#"{{"kv_connector": "MooncakeConnector", "kv_role": "{role}", "kv_connector_extra_config": {{"mooncake_protocol": "{protocol}", "device_name": "{device}"}}}}"#
+    )
+}
+
+fn store_entry(role: &str) -> String {
+    format!(r#"{{"kv_connector": "MooncakeStoreConnector", "kv_role": "{role}"}}"#)
+}
+
+fn expected_kv(mode: &str, role: &str, protocol: &str, device: &str) -> String {
+    match mode {
+        "disaggregated" => transfer_entry(role, protocol, device),
+        "store" => store_entry(role),
+        _ => format!(
+            r#"{{"kv_connector": "MultiConnector", "kv_role": "{role}", "kv_connector_extra_config": {{"connectors": [{}, {}]}}}}"#,
+            transfer_entry(role, protocol, device),
+            store_entry(role)
+        ),
+    }
+}
+
+#[test]
+fn disaggregated_prefill_matches_the_facts_text_byte_for_byte() {
+    let r = record(r#"{"endpoint_name": "pd", "mooncake_mode": "disaggregated"}"#);
+    let p = plan_in(&r, "us-east-1");
+    assert_eq!(
+        text(&p, Kind::Deployment, "pd-prefill", "kv_transfer_config"),
+        r#"{"kv_connector": "MooncakeConnector", "kv_role": "kv_producer", "kv_connector_extra_config": {"mooncake_protocol": "efa", "device_name": ""}}"#
+    );
+}
+
+/// Every mode x transfer protocol x store on/off x autoscaling on/off.
+#[test]
+fn every_mode_transfer_store_and_autoscaling_combination() {
+    let mut checked = 0;
+    for mode in ["disaggregated", "store", "both"] {
+        for transfer in [None, Some("rdma"), Some("tcp")] {
+            for store_on in [false, true] {
+                for autoscale in [false, true] {
+                    if autoscale && mode == "store" {
+                        continue; // refused by the rules: autoscaling needs a split mode
+                    }
+                    check_combination(mode, transfer, store_on, autoscale);
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(checked, 30);
+}
+
+fn check_combination(mode: &str, transfer: Option<&str>, store_on: bool, autoscale: bool) {
+    let transfer_json = transfer.map_or(String::new(), |p| format!(r#", "mooncake_transfer": {{"protocol": "{p}", "device_name": "eth9"}}"#));
+    let store_json = format!(r#", "mooncake_store": {{"enabled": {store_on}, "global_segment_size": 1024}}"#);
+    let autoscale_json = if autoscale {
+        r#", "mooncake_autoscaling": {"enabled": true, "prefill": {"min_replicas": 2, "max_replicas": 6}, "decode": {"min_replicas": 3, "max_replicas": 9, "metrics": [{"type": "gpu", "target": 75}]}}"#
+    } else {
+        ""
+    };
+    let request = format!(
+        r#"{{"endpoint_name": "ep", "mooncake_mode": "{mode}", "prefill_replicas": 4, "decode_replicas": 5, "replicas": 7{transfer_json}{store_json}{autoscale_json}}}"#
+    );
+    let r = record(&request);
+    let p = plan_in(&r, "us-east-1");
+    let case = format!("{mode} {transfer:?} store={store_on} autoscale={autoscale}");
+    let protocol = transfer.unwrap_or("rdma");
+    let device = if transfer.is_some() { "eth9" } else { "" };
+    let vllm_protocol = if protocol == "rdma" { "efa" } else { "tcp" };
+    let split = mode != "store";
+    let has_store = mode != "disaggregated";
+
+    // Objects, in order.
+    let mut expected = vec!["ConfigMap ep-mooncake".to_owned()];
+    if has_store || protocol == "rdma" {
+        expected.extend(["StatefulSet mooncake-master".into(), "Service mooncake-master".into()]);
+    }
+    if split {
+        expected.extend(["Deployment ep-prefill".into(), "Service ep-prefill".into()]);
+        if autoscale {
+            expected.push("HorizontalPodAutoscaler ep-prefill".into());
+        }
+        expected.extend(["Deployment ep-decode".into(), "Service ep-decode".into()]);
+        if autoscale {
+            expected.push("ScaledObject ep-decode".into());
+        }
+        expected.extend([
+            "ConfigMap ep-pd-proxy".into(),
+            "Secret ep-admin".into(),
+            "Deployment ep-proxy".into(),
+            "Service ep-proxy".into(),
+        ]);
+    } else {
+        expected.extend(["Deployment ep".into(), "Service ep".into()]);
+    }
+    assert_eq!(names(&p), expected, "{case}");
+
+    // Replicas and kv-transfer-config per role.
+    if split {
+        for (role, kv_role, count, min) in [("prefill", "kv_producer", 4, 2), ("decode", "kv_consumer", 5, 3)] {
+            let name = format!("ep-{role}");
+            let want = if autoscale { min } else { count };
+            assert_eq!(int(&p, Kind::Deployment, &name, "replicas"), want, "{case} {role}");
+            assert_eq!(
+                text(&p, Kind::Deployment, &name, "kv_transfer_config"),
+                expected_kv(mode, kv_role, vllm_protocol, device),
+                "{case} {role}"
+            );
+            let efa = setting(&p, Kind::Deployment, &name, "efa").is_some();
+            assert_eq!(efa, protocol == "rdma", "{case} {role} EFA placement");
+        }
+        if autoscale {
+            assert_eq!(int(&p, Kind::HorizontalPodAutoscaler, "ep-prefill", "max_replicas"), 6);
+            let metrics = setting(&p, Kind::HorizontalPodAutoscaler, "ep-prefill", "metrics").unwrap();
+            assert_eq!(metrics.to_json(), r#"[{"type": "cpu", "target": 70}]"#, "default metric");
+            let metrics = setting(&p, Kind::ScaledObject, "ep-decode", "metrics").unwrap();
+            assert_eq!(metrics.to_json(), r#"[{"type": "gpu", "target": 75}]"#);
+        }
+    } else {
+        assert_eq!(int(&p, Kind::Deployment, "ep", "replicas"), 7, "{case}");
+        assert_eq!(text(&p, Kind::Deployment, "ep", "kv_transfer_config"), store_entry("kv_both"), "{case}");
+    }
+
+    // mooncake.json: keys sorted; store keys only for an enabled store.
+    let store_enabled = store_on;
+    let mut json = format!(r#"{{"device_name": "{device}", "#);
+    if store_enabled {
+        json.push_str(r#""global_segment_size": "1024", "local_buffer_size": "2147483648", "master_server_address": "mooncake-master:50051", "#);
+    }
+    json.push_str(&format!(r#""metadata_server": "http://mooncake-master:8080/metadata", "protocol": "{protocol}"}}"#));
+    assert_eq!(text(&p, Kind::ConfigMap, "ep-mooncake", "mooncake.json"), json, "{case}");
+}
+
+#[test]
+fn store_defaults_and_cold_tier_in_mooncake_json() {
+    let r = record(r#"{"endpoint_name": "kv", "mooncake_mode": "store", "mooncake_store": {"cold_tier_enabled": true}}"#);
+    let p = plan_in(&r, "us-east-1");
+    assert_eq!(
+        text(&p, Kind::ConfigMap, "kv-mooncake", "mooncake.json"),
+        r#"{"cold_tier_s3_uri": "<the cold-tier bucket the monitor resolves in us-east-1>", "device_name": "", "global_segment_size": "4294967296", "local_buffer_size": "2147483648", "master_server_address": "mooncake-master:50051", "metadata_server": "http://mooncake-master:8080/metadata", "protocol": "rdma"}"#
+    );
+}
+
+#[test]
+fn tcp_disaggregated_needs_no_master_and_no_efa() {
+    let r = record(r#"{"endpoint_name": "pd", "mooncake_mode": "disaggregated", "mooncake_transfer": {"protocol": "tcp"}}"#);
+    let p = plan_in(&r, "us-east-1");
+    assert!(!names(&p).iter().any(|n| n.contains("mooncake-master")));
+    assert!(setting(&p, Kind::Deployment, "pd-decode", "efa").is_none());
+}
+
+#[test]
+fn efa_placement_as_the_facts_list_it() {
+    let r = record(r#"{"endpoint_name": "pd", "mooncake_mode": "disaggregated", "gpu_count": 8}"#);
+    let p = plan_in(&r, "us-east-1");
+    assert_eq!(
+        setting(&p, Kind::Deployment, "pd-prefill", "efa").unwrap().to_json(),
+        r#"{"tolerations": [{"key": "vpc.amazonaws.com/efa", "operator": "Exists"}], "node_selector": {"efa": "true", "mooncake-efa": "true"}, "gpu_container_resources": {"vpc.amazonaws.com/efa": 1}}"#
+    );
+}
+
+#[test]
+fn named_admin_secret_replaces_the_generated_one() {
+    let r = record(
+        r#"{"endpoint_name": "pd", "mooncake_mode": "both", "mooncake_proxy": {"admin_api_key_secret": "team-key", "image": "proxy:2", "replicas": 3}}"#,
+    );
+    let p = plan_in(&r, "us-east-1");
+    assert!(!names(&p).iter().any(|n| n.starts_with("Secret")));
+    assert_eq!(text(&p, Kind::Deployment, "pd-proxy", "admin_key_secret"), "team-key");
+    assert_eq!(text(&p, Kind::Deployment, "pd-proxy", "image"), "proxy:2");
+    assert_eq!(int(&p, Kind::Deployment, "pd-proxy", "replicas"), 3);
+}
+
+#[test]
+fn ecr_images_are_pulled_from_each_regions_copy() {
+    let r = record(
+        r#"{"endpoint_name": "pd", "image": "111122223333.dkr.ecr.us-east-1.amazonaws.com/vllm:1", "mooncake_mode": "disaggregated"}"#,
+    );
+    let east = plan_in(&r, "us-east-1");
+    let china = plan_in(&r, "cn-north-1");
+    assert_eq!(text(&east, Kind::Deployment, "pd-decode", "image"), "111122223333.dkr.ecr.us-east-1.amazonaws.com/vllm:1");
+    let cn = "111122223333.dkr.ecr.cn-north-1.amazonaws.com.cn/vllm:1";
+    assert_eq!(text(&china, Kind::Deployment, "pd-decode", "image"), cn);
+    // The proxy image defaulted to the endpoint's, so it follows too.
+    assert_eq!(text(&china, Kind::Deployment, "pd-proxy", "image"), cn);
+}
+
+#[test]
+fn plain_endpoint_is_a_deployment_and_a_service() {
+    let r = record(r#"{"endpoint_name": "web", "image": "nginx:1", "replicas": 3, "port": 9000, "extra_args": ["--x"]}"#);
+    let p = plan_in(&r, "us-east-1");
+    assert_eq!(names(&p), ["Deployment web", "Service web"]);
+    assert_eq!(int(&p, Kind::Deployment, "web", "replicas"), 3);
+    assert_eq!(int(&p, Kind::Service, "web", "port"), 9000);
+    assert_eq!(setting(&p, Kind::Deployment, "web", "extra_args").unwrap().to_json(), r#"["--x"]"#);
+    assert!(p.objects.iter().all(|o| o.action == Action::Apply));
+}
+
+#[test]
+fn stopped_endpoints_scale_to_zero_and_keep_the_rest() {
+    let mut r = record(r#"{"endpoint_name": "pd", "mooncake_mode": "both"}"#);
+    r.desired_state = DesiredState::Stopped;
+    let p = plan_in(&r, "us-east-1");
+    for o in &p.objects {
+        let want = if o.kind == Kind::Deployment { Action::ScaleToZero } else { Action::Keep };
+        assert_eq!(o.action, want, "{}", o.name);
+        if o.kind == Kind::Deployment {
+            assert_eq!(o.settings.get("replicas"), Some(&Value::int(0)));
+        }
+    }
+}
+
+#[test]
+fn deleted_endpoints_remove_all_but_the_shared_master() {
+    let mut r = record(r#"{"endpoint_name": "pd", "mooncake_mode": "both"}"#);
+    r.desired_state = DesiredState::Deleted;
+    let p = plan_in(&r, "us-east-1");
+    for o in &p.objects {
+        let want = if o.name == "mooncake-master" { Action::Keep } else { Action::Delete };
+        assert_eq!(o.action, want, "{}", o.name);
+    }
+}
+
+#[test]
+fn a_region_left_behind_is_cleaned_up_and_an_unknown_one_refused() {
+    let mut r = record(r#"{"endpoint_name": "web", "image": "nginx:1", "target_regions": ["us-east-1", "eu-west-1"]}"#);
+    r.target_regions.retain(|x| x != "eu-west-1");
+    let p = plan_in(&r, "eu-west-1");
+    assert!(p.objects.iter().all(|o| o.action == Action::Delete));
+    let e = plan(&r, "ap-south-1").unwrap_err();
+    assert_eq!(e.path, "region");
+    assert_eq!(e.message, "endpoint 'web' does not target region 'ap-south-1' (its regions: us-east-1)");
+}
+
+#[test]
+fn an_invalid_stored_block_is_refused_with_the_references_message() {
+    let mut r = record(r#"{"endpoint_name": "pd", "mooncake_mode": "both"}"#);
+    r.spec.insert("mooncake", parse(r#"{"mode": "both", "topology": {"prefill": 0, "decode": 1}}"#).unwrap());
+    let e = plan(&r, "us-east-1").unwrap_err();
+    assert_eq!(e.path, "spec.mooncake.topology.prefill");
+    assert_eq!(e.message, "mooncake.topology.prefill out of range [1, 1000]: 0");
+}
