@@ -99,6 +99,15 @@ impl Service {
         DeployContext { deployed_regions: Some(&self.deployed_regions), default_image: &self.default_image }
     }
 
+    /// The deploy defaults: the regions a request without any targets, and
+    /// the image a mooncake deploy without one gets.
+    pub fn config(&self) -> Value {
+        let mut o = Object::new();
+        o.insert("deployed_regions", self.deployed_regions.iter().map(|r| Value::str(r)).collect::<Vec<_>>());
+        o.insert("default_image", self.default_image.as_str());
+        Value::Object(o)
+    }
+
     /// Checks a deploy request (or a bare spec) without storing anything.
     pub fn validate(&self, body: &Value) -> Validation {
         use gco_spec::document::DocumentKind;

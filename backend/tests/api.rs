@@ -110,6 +110,7 @@ async fn health_and_openapi() {
     assert_eq!(r.status, StatusCode::OK);
     let paths = r.get("paths");
     for route in [
+        "/api/config",
         "/api/validate",
         "/api/endpoints",
         "/api/endpoints/{name}",
@@ -124,6 +125,15 @@ async fn health_and_openapi() {
     ] {
         assert!(paths.as_object().unwrap().contains_key(route), "{route} is not documented");
     }
+}
+
+#[tokio::test]
+async fn config_tells_the_deploy_defaults() {
+    let api = Api::new();
+    let r = api.get("/api/config").await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.get("deployed_regions").to_json(), r#"["us-east-1", "eu-west-1"]"#);
+    assert_eq!(r.str("default_image"), gco_spec::limits::DEFAULT_MOONCAKE_IMAGE);
 }
 
 #[tokio::test]

@@ -30,6 +30,7 @@ pub const OPENAPI: &str = include_str!("../openapi.json");
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/api/openapi.json", get(openapi))
+        .route("/api/config", get(config))
         .route("/api/validate", post(validate))
         .route("/api/endpoints", get(list).post(deploy))
         .route("/api/endpoints/{name}", get(show).delete(remove))
@@ -74,6 +75,11 @@ fn if_match(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
             .map(|s| Some(s.to_owned()))
             .map_err(|_| ApiError::field(StatusCode::BAD_REQUEST, "If-Match", "If-Match must be ASCII")),
     }
+}
+
+/// What a deploy assumes here: the console previews with it.
+async fn config(State(service): State<AppState>) -> Response {
+    json_response(StatusCode::OK, &service.config())
 }
 
 async fn validate(State(service): State<AppState>, JsonBody(body): JsonBody) -> Response {
