@@ -2,9 +2,9 @@
 # Runs the console's browser end-to-end tests (tests/e2e/) in headless
 # Chromium: Debian's /usr/bin/chromium driven by npm playwright-core, against
 # the real backend with a fresh data directory. Builds dist/ when it is
-# missing or older than the console's sources (web/, index.html), and the
-# backend. Installs nothing scripts/setup.sh does not, apart from
-# Chromium when it is missing. Exits non-zero when a test fails.
+# missing or older than the console's sources (web/, core/src, index.html,
+# Cargo.lock), and the backend. Installs nothing scripts/setup.sh does not,
+# apart from Chromium when it is missing. Exits non-zero when a test fails.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -22,7 +22,7 @@ fi
 stale=""
 if [ ! -f dist/index.html ]; then
   stale="missing"
-elif [ -n "$(find web index.html -newer dist/index.html -type f -print -quit 2>/dev/null)" ]; then
+elif [ -n "$(find web core/src index.html Cargo.lock -newer dist/index.html -type f -print -quit 2>/dev/null)" ]; then
   stale="older than its sources"
 fi
 if [ -n "$stale" ]; then

@@ -85,7 +85,7 @@ pub struct Deployment {
 
 /// The outcome of [`plan_deploy`]: the deployment when there is no error,
 /// and every diagnostic either way.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DeployCheck {
     pub deployment: Option<Deployment>,
     pub report: Report,

@@ -5,12 +5,13 @@
 
 use gco_spec::diff::diff;
 use gco_spec::json::{Object, Value};
-use gco_spec::{Change, DesiredState, Record, apply, parse_byte_size, spec::spec_mode};
+use gco_spec::{Change, DesiredState, Record, apply, change_commands, parse_byte_size, spec::spec_mode};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api;
 use crate::paths;
+use crate::preview::CliCommands;
 use crate::route::{Link, Page};
 
 #[derive(Clone)]
@@ -254,6 +255,7 @@ pub fn EndpointPage(name: String) -> impl IntoView {
                             </table>
                         }.into_any()
                     }}
+                    {loaded.get_untracked().map(|l| view! { <CliCommands commands=change_commands(&l.record, &p.change)/> })}
                     <Show when=move || stale.get()>
                         <p class="banner error" role="alert">"Someone changed this endpoint since you loaded it; nothing was applied."</p>
                     </Show>

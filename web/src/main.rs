@@ -6,6 +6,7 @@ mod editor;
 mod endpoint;
 mod list;
 mod paths;
+mod preview;
 mod route;
 mod share;
 mod topology;

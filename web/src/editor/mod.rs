@@ -10,11 +10,12 @@ use gco_spec::json::Value;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use crate::preview::PreviewPanel;
 use crate::route::{Page, navigate};
 use crate::share;
 use crate::topology::Topology;
 use fields::{AUTOSCALING, ENDPOINT, MOONCAKE, PROXY, STORE, Section, TRANSFER, field_for, field_id};
-use state::{Editor, empty_request};
+use state::{Editor, empty_request, load_defaults};
 
 /// How long edits wait before the URL follows them.
 const LINK_THROTTLE_MS: i32 = 400;
@@ -106,6 +107,7 @@ fn JsonView(ed: Editor) -> impl IntoView {
 #[component]
 pub fn EditorPage() -> impl IntoView {
     let ed = Editor::new(empty_request());
+    spawn_local(load_defaults(ed.defaults));
     let json_view = RwSignal::new(false);
     let banner = RwSignal::new(None::<String>);
     let status = RwSignal::new(None::<String>);
@@ -235,6 +237,7 @@ pub fn EditorPage() -> impl IntoView {
                 <aside class="side">
                     <Topology ed=ed/>
                     <Summary ed=ed json_view=json_view/>
+                    <PreviewPanel ed=ed/>
                 </aside>
             </div>
         </div>

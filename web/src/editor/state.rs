@@ -2,7 +2,8 @@
 //! core's verdict on it.
 
 use gco_spec::json::{Object, Value};
-use gco_spec::{DeployContext, Diagnostic, Report, plan_deploy};
+use gco_spec::limits::DEFAULT_MOONCAKE_IMAGE;
+use gco_spec::{DeployCheck, DeployContext, Diagnostic, Report, plan_deploy};
 use leptos::prelude::*;
 
 use crate::paths;
@@ -19,11 +20,23 @@ struct History {
     last_field: Option<(String, f64)>,
 }
 
+/// The server's deploy defaults (`GET /api/config`), once known.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Defaults {
+    /// Where a request without target regions deploys.
+    pub regions: Option<Vec<String>>,
+    /// The image a mooncake request without one gets.
+    pub image: Option<String>,
+}
+
 #[derive(Clone, Copy)]
 pub struct Editor {
     pub state: RwSignal<Value>,
     history: StoredValue<History>,
-    /// The core's check of the state: runs on every change, no network.
+    pub defaults: RwSignal<Defaults>,
+    /// The core's check of the state and the deployment it gives: runs on
+    /// every change, no network.
+    pub check: Memo<DeployCheck>,
     pub report: Memo<Report>,
     /// Diagnostics the backend returned for the last submit.
     pub server: RwSignal<Vec<Diagnostic>>,
@@ -33,12 +46,20 @@ pub struct Editor {
 impl Editor {
     pub fn new(initial: Value) -> Editor {
         let state = RwSignal::new(initial);
-        let report = Memo::new(move |_| {
-            state.with(|s| plan_deploy(s, &DeployContext { deployed_regions: None, ..DeployContext::default() }).report)
+        let defaults = RwSignal::new(Defaults::default());
+        let check = Memo::new(move |_| {
+            defaults.with(|d| {
+                let image = d.image.as_deref().unwrap_or(DEFAULT_MOONCAKE_IMAGE);
+                let ctx = DeployContext { deployed_regions: d.regions.as_deref(), default_image: image };
+                state.with(|s| plan_deploy(s, &ctx))
+            })
         });
+        let report = Memo::new(move |_| check.with(|c| c.report.clone()));
         Editor {
             state,
             history: StoredValue::new(History::default()),
+            defaults,
+            check,
             report,
             server: RwSignal::new(Vec::new()),
             version: RwSignal::new(0),
@@ -132,6 +153,22 @@ impl Editor {
     pub fn has_errors(&self) -> bool {
         !self.report.with(Report::is_ok)
     }
+}
+
+/// Asks the server for its deploy defaults; without an answer the editor
+/// keeps checking as a file check does (no regions assumed).
+pub async fn load_defaults(defaults: RwSignal<Defaults>) {
+    let Ok(reply) = crate::api::call("GET", "/api/config", None, None).await else { return };
+    if !reply.ok() {
+        return;
+    }
+    let strings = |v: Option<&Value>| match v {
+        Some(Value::List(items)) => Some(items.iter().filter_map(|i| i.as_str().map(str::to_owned)).collect()),
+        _ => None,
+    };
+    let regions = strings(paths::get(&reply.body, &["deployed_regions"]));
+    let image = paths::get(&reply.body, &["default_image"]).and_then(Value::as_str).map(str::to_owned);
+    let _ = defaults.try_set(Defaults { regions, image });
 }
 
 /// Whether diagnostic path `path` is `field` or inside it.

@@ -1,0 +1,134 @@
+// The editor's Preview panel in Chromium: per-region objects and the GCO CLI
+// commands follow each edit; Copy as CLI puts the commands on the clipboard.
+'use strict';
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const h = require('./harness.cjs');
+
+const env = h.suite();
+
+/** The objects shown for one region: kind, name, badges and top-level settings. */
+async function objectsIn(page, region) {
+  return page.locator(`details.region-plan[data-region="${region}"]`).evaluate((el) =>
+    [...el.querySelectorAll(':scope > ul.tree > li.object')].map((li) => {
+      const settings = {};
+      const dl = li.querySelector(':scope > dl.settings');
+      for (const dt of dl ? dl.querySelectorAll(':scope > dt') : []) {
+        settings[dt.textContent] = dt.nextElementSibling.textContent;
+      }
+      return {
+        kind: li.querySelector('.kind').textContent,
+        name: li.querySelector('.name').textContent,
+        badges: [...li.querySelectorAll(':scope > .badge')].map((b) => b.textContent),
+        settings,
+      };
+    }),
+  );
+}
+
+function find(objects, kind, name) {
+  const o = objects.find((x) => x.kind === kind && x.name === name);
+  assert.ok(o, `${kind} ${name} in ${objects.map((x) => `${x.kind} ${x.name}`).join(', ')}`);
+  return o;
+}
+
+const commandsText = (page) => page.locator('.preview pre.commands').textContent();
+
+function kvConfig(role, protocol) {
+  const transfer = `{"kv_connector": "MooncakeConnector", "kv_role": "${role}", "kv_connector_extra_config": {"mooncake_protocol": "${protocol}", "device_name": ""}}`;
+  const store = `{"kv_connector": "MooncakeStoreConnector", "kv_role": "${role}"}`;
+  return `{"kv_connector": "MultiConnector", "kv_role": "${role}", "kv_connector_extra_config": {"connectors": [${transfer}, ${store}]}}`;
+}
+
+test('the Preview panel and Copy as CLI follow an edit', async () => {
+  const context = await env.browser.newContext();
+  try {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.base });
+    const page = await h.newPage(context);
+    await h.openEditor(page, env.base);
+    await page.getByLabel('Endpoint name', { exact: true }).fill('chat');
+    await page.getByLabel('Mooncake mode', { exact: true }).selectOption('both');
+    await page.getByLabel('Prefill instances', { exact: true }).fill('2');
+    await page.getByLabel('Decode instances', { exact: true }).fill('3');
+
+    // No target regions named: the server's deployed regions (GET /api/config).
+    const regions = page.locator('details.region-plan');
+    await regions.nth(1).waitFor();
+    assert.deepEqual(await regions.evaluateAll((els) => els.map((e) => e.dataset.region)), ['us-east-1', 'eu-west-1']);
+
+    let objects = await objectsIn(page, 'us-east-1');
+    assert.deepEqual(
+      objects.map((o) => `${o.kind} ${o.name}`),
+      [
+        'ConfigMap chat-mooncake',
+        'StatefulSet mooncake-master',
+        'Service mooncake-master',
+        'Deployment chat-prefill',
+        'Service chat-prefill',
+        'Deployment chat-decode',
+        'Service chat-decode',
+        'ConfigMap chat-pd-proxy',
+        'Secret chat-admin',
+        'Deployment chat-proxy',
+        'Service chat-proxy',
+      ],
+    );
+    assert.deepEqual(find(objects, 'StatefulSet', 'mooncake-master').badges, ['shared']);
+    const prefill = find(objects, 'Deployment', 'chat-prefill');
+    assert.equal(prefill.settings.replicas, '2');
+    assert.equal(prefill.settings.kv_transfer_config, kvConfig('kv_producer', 'efa'));
+    assert.equal(find(objects, 'Deployment', 'chat-decode').settings.kv_transfer_config, kvConfig('kv_consumer', 'efa'));
+    assert.match(find(objects, 'ConfigMap', 'chat-mooncake').settings['mooncake.json'], /^\{"device_name": "", "global_segment_size": "4294967296", /);
+    assert.equal(
+      await commandsText(page),
+      'gco inference deploy chat -i vllm/vllm-openai:v0.27.1 -r us-east-1 -r eu-west-1 --mooncake-mode both --prefill-replicas 2 --decode-replicas 3',
+    );
+    await h.screenshot(page, 'preview.png');
+
+    // An edit: four prefill instances over TCP, with a store setting.
+    await page.getByLabel('Prefill instances', { exact: true }).fill('4');
+    await page.getByLabel('Transfer protocol', { exact: true }).selectOption('tcp');
+    await page.getByLabel('Offload', { exact: true }).selectOption('disk');
+    await page.waitForFunction(() => document.querySelector('.preview pre.commands')?.textContent.includes('--prefill-replicas 4'));
+    objects = await objectsIn(page, 'eu-west-1');
+    assert.equal(find(objects, 'Deployment', 'chat-prefill').settings.replicas, '4');
+    assert.equal(find(objects, 'Deployment', 'chat-prefill').settings.kv_transfer_config, kvConfig('kv_producer', 'tcp'));
+    assert.equal(find(objects, 'Deployment', 'chat-prefill').settings.efa, undefined, 'no EFA placement over TCP');
+    const commands =
+      'gco inference deploy chat -i vllm/vllm-openai:v0.27.1 -r us-east-1 -r eu-west-1 --mooncake-mode both --prefill-replicas 4 --decode-replicas 3 --mooncake-protocol tcp\n' +
+      'gco inference configure-store chat --offload disk --enable-store';
+    assert.equal(await commandsText(page), commands);
+
+    await page.getByRole('button', { name: 'Copy as CLI', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Copied 2 commands.' }).waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), commands);
+
+    // An invalid count: no preview until it is fixed.
+    await page.getByLabel('Prefill instances', { exact: true }).fill('0');
+    await page.locator('.preview').getByText('Fix the errors to see what GCO will create.').waitFor();
+    assert.equal(await page.locator('details.region-plan').count(), 0);
+    h.assertNoProblems(page);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a change on the endpoint page shows its gco inference command', async () => {
+  await h.deployViaApi(env.base, h.fullRequest('cli-review'));
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    await page.goto(`${env.base}/endpoints/cli-review`);
+    const prefill = page.getByLabel('New prefill count', { exact: true });
+    await page.waitForFunction(() => document.getElementById('new-prefill')?.value === '2');
+    await prefill.fill('5');
+    await page.getByRole('button', { name: 'Review topology', exact: true }).click();
+    const review = page.locator('section.review');
+    await review.waitFor();
+    assert.equal(await review.locator('pre.commands').textContent(), 'gco inference set-topology cli-review --prefill 5 --decode 3');
+    h.assertNoProblems(page);
+  } finally {
+    await context.close();
+  }
+});
