@@ -77,6 +77,8 @@ test('the Preview panel and Copy as CLI follow an edit', async () => {
     assert.deepEqual(find(objects, 'StatefulSet', 'mooncake-master').badges, ['shared']);
     const prefill = find(objects, 'Deployment', 'chat-prefill');
     assert.equal(prefill.settings.replicas, '2');
+    assert.equal(prefill.settings['efa.node_selector.mooncake-efa'], 'true', 'EFA placement over RDMA');
+    assert.equal(prefill.settings['efa.tolerations[0].key'], 'vpc.amazonaws.com/efa');
     assert.equal(prefill.settings.kv_transfer_config, kvConfig('kv_producer', 'efa'));
     assert.equal(find(objects, 'Deployment', 'chat-decode').settings.kv_transfer_config, kvConfig('kv_consumer', 'efa'));
     assert.match(find(objects, 'ConfigMap', 'chat-mooncake').settings['mooncake.json'], /^\{"device_name": "", "global_segment_size": "4294967296", /);
@@ -84,7 +86,7 @@ test('the Preview panel and Copy as CLI follow an edit', async () => {
       await commandsText(page),
       'gco inference deploy chat -i vllm/vllm-openai:v0.27.1 -r us-east-1 -r eu-west-1 --mooncake-mode both --prefill-replicas 2 --decode-replicas 3',
     );
-    await h.screenshot(page, 'preview.png');
+    await h.screenshot(page, 'preview');
 
     // An edit: four prefill instances over TCP, with a store setting.
     await page.getByLabel('Prefill instances', { exact: true }).fill('4');
@@ -94,7 +96,8 @@ test('the Preview panel and Copy as CLI follow an edit', async () => {
     objects = await objectsIn(page, 'eu-west-1');
     assert.equal(find(objects, 'Deployment', 'chat-prefill').settings.replicas, '4');
     assert.equal(find(objects, 'Deployment', 'chat-prefill').settings.kv_transfer_config, kvConfig('kv_producer', 'tcp'));
-    assert.equal(find(objects, 'Deployment', 'chat-prefill').settings.efa, undefined, 'no EFA placement over TCP');
+    const efaKeys = (o) => Object.keys(o.settings).filter((k) => k.startsWith('efa.'));
+    assert.deepEqual(efaKeys(find(objects, 'Deployment', 'chat-prefill')), [], 'no EFA placement over TCP');
     const commands =
       'gco inference deploy chat -i vllm/vllm-openai:v0.27.1 -r us-east-1 -r eu-west-1 --mooncake-mode both --prefill-replicas 4 --decode-replicas 3 --mooncake-protocol tcp\n' +
       'gco inference configure-store chat --offload disk --enable-store';

@@ -3,7 +3,7 @@
 //! core and both following every edit.
 
 use gco_spec::commands::{Commands, deploy_commands};
-use gco_spec::json::Value;
+use gco_spec::json::{Object, Value};
 use gco_spec::plan::{Action, Plan, PlanError, plan_deployment};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -98,7 +98,7 @@ fn RegionPlan(plan: Plan, open: bool) -> impl IntoView {
                             <span class="kind">{o.kind.as_str()}</span>" "<code class="name">{o.name}</code>
                             {action.map(|a| view! { <span class="badge">{a}</span> })}
                             {o.shared.then(|| view! { <span class="badge">"shared"</span> })}
-                            {settings(&Value::Object(o.settings))}
+                            {settings(o.settings)}
                         </li>
                     }
                 }).collect_view()}
@@ -107,31 +107,51 @@ fn RegionPlan(plan: Plan, open: bool) -> impl IntoView {
     }
 }
 
-/// A settings value as nested definition lists; the config texts verbatim.
-fn settings(value: &Value) -> AnyView {
+/// Settings as one definition list: nested values under dotted keys, so
+/// the narrow panel never nests grids; the config texts verbatim.
+fn settings(settings: Object) -> impl IntoView {
+    let mut rows = Vec::new();
+    flatten(String::new(), &Value::Object(settings), &mut rows);
+    view! {
+        <dl class="settings">
+            {rows.into_iter().map(|(key, value)| match value {
+                Row::Config(text) => view! {
+                    <dt class="wide">{key.clone()}</dt>
+                    <dd class="wide"><pre class="config" data-setting=key>{text}</pre></dd>
+                }.into_any(),
+                Row::Text(text) => view! { <dt>{key}</dt><dd><code>{text}</code></dd> }.into_any(),
+            }).collect_view()}
+        </dl>
+    }
+}
+
+enum Row {
+    Text(String),
+    /// A config file or flag value, shown as the exact text.
+    Config(String),
+}
+
+fn flatten(key: String, value: &Value, rows: &mut Vec<(String, Row)>) {
+    let join = |k: &str| if key.is_empty() { k.to_owned() } else { format!("{key}.{k}") };
     match value {
-        Value::Object(o) if !o.is_empty() => view! {
-            <dl class="settings">
-                {o.str_entries().map(|(k, v)| {
-                    let key = k.to_string_lossy();
-                    let body = match v {
-                        Value::Str(s) if CONFIG_TEXTS.contains(&key.as_str()) => {
-                            view! { <pre class="config" data-setting=key.clone()>{s.to_string_lossy()}</pre> }.into_any()
-                        }
-                        other => settings(other),
-                    };
-                    view! { <dt>{key}</dt><dd>{body}</dd> }
-                }).collect_view()}
-            </dl>
-        }.into_any(),
-        Value::List(items) if items.iter().any(|i| matches!(i, Value::Object(_) | Value::List(_))) => view! {
-            <ol class="settings">{items.iter().map(|i| view! { <li>{settings(i)}</li> }).collect_view()}</ol>
-        }.into_any(),
-        Value::List(items) => {
-            let text = items.iter().map(scalar).collect::<Vec<_>>().join(" ");
-            view! { <code>{text}</code> }.into_any()
+        Value::Object(o) if !o.is_empty() => {
+            for (k, v) in o.str_entries() {
+                let k = k.to_string_lossy();
+                match v {
+                    Value::Str(s) if CONFIG_TEXTS.contains(&k.as_str()) => {
+                        rows.push((join(&k), Row::Config(s.to_string_lossy())));
+                    }
+                    other => flatten(join(&k), other, rows),
+                }
+            }
         }
-        other => view! { <code>{scalar(other)}</code> }.into_any(),
+        Value::List(items) if items.iter().any(|i| matches!(i, Value::Object(_) | Value::List(_))) => {
+            for (i, item) in items.iter().enumerate() {
+                flatten(format!("{key}[{i}]"), item, rows);
+            }
+        }
+        Value::List(items) => rows.push((key, Row::Text(items.iter().map(scalar).collect::<Vec<_>>().join(" ")))),
+        other => rows.push((key, Row::Text(scalar(other)))),
     }
 }
 
