@@ -6,7 +6,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use gco_spec::json::{Object, Value};
 use gco_spec::time::{format_timestamp, next_timestamp, parse_timestamp};
-use gco_spec::{Change, DeployContext, DesiredState, OpError, Record, Report, apply, new_record, plan_deploy};
+use gco_spec::deploy::plan_deploy_owned;
+use gco_spec::{Change, DeployContext, DesiredState, OpError, Record, Report, apply, new_record};
 
 use crate::store::{Expected, Store, StoreError, Stored};
 
@@ -109,23 +110,26 @@ impl Service {
     }
 
     /// Checks a deploy request (or a bare spec) without storing anything.
-    pub fn validate(&self, body: &Value) -> Validation {
+    pub fn validate(&self, body: Value) -> Validation {
         use gco_spec::document::DocumentKind;
-        match DocumentKind::of(body) {
+        match DocumentKind::of(&body) {
             DocumentKind::DeployRequest => {
-                let check = plan_deploy(body, &self.context());
+                let check = plan_deploy_owned(body, &self.context());
                 Validation { report: check.report, spec: check.deployment.map(|d| d.spec) }
             }
             _ => {
-                let report = gco_spec::document::check_document(body);
-                let spec = report.is_ok().then(|| body.as_object().cloned()).flatten();
+                let report = gco_spec::document::check_document(&body);
+                let spec = match body {
+                    Value::Object(spec) if report.is_ok() => Some(spec),
+                    _ => None,
+                };
                 Validation { report, spec }
             }
         }
     }
 
-    pub async fn deploy(&self, request: &Value) -> Result<Record, ServiceError> {
-        let check = plan_deploy(request, &self.context());
+    pub async fn deploy(&self, request: Value) -> Result<Record, ServiceError> {
+        let check = plan_deploy_owned(request, &self.context());
         let Some(deployment) = check.deployment else {
             return Err(ServiceError::Invalid(check.report));
         };

@@ -125,7 +125,7 @@ async fn conformance(store: Arc<dyn Store>) {
 async fn fifty_parallel_region_adds(store: Arc<dyn Store>) {
     let service = Arc::new(common::service(store));
     let request = parse(r#"{"endpoint_name": "busy", "image": "img:1", "target_regions": ["us-east-1"]}"#).unwrap();
-    service.deploy(&request).await.unwrap();
+    service.deploy(request).await.unwrap();
     let regions: Vec<String> = ["us", "eu", "ap", "sa", "ca"]
         .iter()
         .flat_map(|area| (1..=10).map(move |n| format!("{area}-test-{n}")))

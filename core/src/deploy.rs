@@ -5,7 +5,7 @@ use crate::diagnostics::{Diagnostic, Report};
 use crate::ecr::rewrite_image_for_region;
 use crate::json::{Object, Value};
 use crate::limits::{DEFAULT_MOONCAKE_IMAGE, DEFAULT_NAMESPACE};
-use crate::mooncake::{BuildArgs, Mode, assemble_mooncake_block, author_mooncake_block, check_mooncake};
+use crate::mooncake::{Assembled, BuildArgs, Mode, assemble_mooncake_block, check_mooncake};
 use crate::names::{NameIssue, endpoint_name_issues, is_region};
 use crate::record::{DesiredState, Record, ingress_path};
 use crate::spec::check_spec_fields;
@@ -95,55 +95,69 @@ pub struct DeployCheck {
 /// in its key order. Every problem is reported; the first error of the
 /// mooncake block is the reference's message.
 pub fn plan_deploy(request: &Value, ctx: &DeployContext<'_>) -> DeployCheck {
+    plan_deploy_owned(request.clone(), ctx)
+}
+
+/// [`plan_deploy`] for a request the caller no longer needs: its values
+/// move into the spec instead of being copied.
+pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck {
     let mut report = Report::default();
-    let Some(req) = request.as_object() else {
+    let Value::Object(mut req) = request else {
         report.push(Diagnostic::error("", "a deploy request must be a mapping"));
         return DeployCheck { deployment: None, report };
     };
-    let present = |k: &str| req.get(k).filter(|v| !v.is_null());
 
     for (key, _) in req.str_entries() {
         if key.as_str().is_some_and(|key| REQUEST_KEYS.contains(&key)) {
             continue;
         }
         let key = key.to_string_lossy();
-        {
-            let hint = did_you_mean(&key, &REQUEST_KEYS).map(|s| format!("; did you mean '{s}'?")).unwrap_or_default();
-            report.push(Diagnostic::warning(key.clone(), format!("unknown deploy field {key:?}, which is ignored{hint}")));
-        }
+        let hint = did_you_mean(&key, &REQUEST_KEYS).map(|s| format!("; did you mean '{s}'?")).unwrap_or_default();
+        report.push(Diagnostic::warning(key.clone(), format!("unknown deploy field {key:?}, which is ignored{hint}")));
     }
 
     // Image: only a missing image falls back, and only for a mooncake deploy.
-    let mode_value = present("mooncake_mode");
-    let mut image = present("image").cloned();
+    let mode_value = take(&mut req, "mooncake_mode");
+    let mut image = take(&mut req, "image");
     if image.is_none() && mode_value.is_some() {
         image = Some(Value::str(ctx.default_image));
     }
 
-    let block = match (mode_value, present("mooncake")) {
+    let given_block = take(&mut req, "mooncake");
+    let block = match (mode_value, given_block) {
         (Some(mode), _) => {
+            // A null count is passed on as None, which the rules refuse.
+            let count = |v: Option<Value>| v.unwrap_or(Value::int(1));
+            let (prefill, decode) = (req.remove("prefill_replicas"), req.remove("decode_replicas"));
             let args = BuildArgs {
-                mode: mode.clone(),
-                prefill_replicas: req.get("prefill_replicas").cloned().unwrap_or(Value::int(1)),
-                decode_replicas: req.get("decode_replicas").cloned().unwrap_or(Value::int(1)),
-                store: present("mooncake_store").cloned(),
-                transfer: present("mooncake_transfer").cloned(),
-                proxy: present("mooncake_proxy").cloned(),
-                autoscaling: present("mooncake_autoscaling").cloned(),
+                mode,
+                prefill_replicas: count(prefill),
+                decode_replicas: count(decode),
+                store: take(&mut req, "mooncake_store"),
+                transfer: take(&mut req, "mooncake_transfer"),
+                proxy: take(&mut req, "mooncake_proxy"),
+                autoscaling: take(&mut req, "mooncake_autoscaling"),
                 default_proxy_image: image.clone(),
             };
-            mooncake_from_args(&args, &mut report)
+            mooncake_from_args(args, &mut report)
         }
         (None, Some(block)) => {
-            report.extend(check_mooncake(block));
-            Some(block.clone())
+            report.extend(check_mooncake(&block));
+            Some(block)
         }
         (None, None) => None,
     };
     let mode = block.as_ref().and_then(|b| b.as_object()?.get("mode")?.as_str().and_then(Mode::parse));
 
-    let endpoint_name = match present("endpoint_name") {
-        Some(Value::Str(s)) => s.to_string_lossy(),
+    let endpoint_name = match take(&mut req, "endpoint_name") {
+        Some(Value::Str(s)) => {
+            let name = s.to_string_lossy();
+            for issue in endpoint_name_issues(&name, mode.is_some_and(Mode::is_split)) {
+                let d = if issue == NameIssue::Empty { Diagnostic::error } else { Diagnostic::warning };
+                report.push(d("endpoint_name", issue.message(&name)));
+            }
+            name
+        }
         Some(other) => {
             report.push(Diagnostic::error("endpoint_name", format!("endpoint_name must be a string, got {}", other.repr())));
             String::new()
@@ -153,12 +167,6 @@ pub fn plan_deploy(request: &Value, ctx: &DeployContext<'_>) -> DeployCheck {
             String::new()
         }
     };
-    if present("endpoint_name").is_some() {
-        for issue in endpoint_name_issues(&endpoint_name, mode.is_some_and(Mode::is_split)) {
-            let d = if issue == NameIssue::Empty { Diagnostic::error } else { Diagnostic::warning };
-            report.push(d("endpoint_name", issue.message(&endpoint_name)));
-        }
-    }
 
     if image.is_none() {
         report.push(Diagnostic::error(
@@ -167,8 +175,8 @@ pub fn plan_deploy(request: &Value, ctx: &DeployContext<'_>) -> DeployCheck {
         ));
     }
 
-    let target_regions = target_regions(present("target_regions"), ctx, &mut report);
-    let namespace = match present("namespace") {
+    let target_regions = target_regions(take(&mut req, "target_regions").as_ref(), ctx, &mut report);
+    let namespace = match take(&mut req, "namespace") {
         None => DEFAULT_NAMESPACE.to_owned(),
         Some(Value::Str(s)) if crate::names::is_dns_label(&s.to_string_lossy()) => s.to_string_lossy(),
         Some(other) => {
@@ -176,49 +184,58 @@ pub fn plan_deploy(request: &Value, ctx: &DeployContext<'_>) -> DeployCheck {
             String::new()
         }
     };
-    let labels = string_map(present("labels"), "labels", &mut report);
-    let rewrite = match present("rewrite_image") {
+    let labels = string_map(take(&mut req, "labels"), "labels", &mut report);
+    let rewrite = match take(&mut req, "rewrite_image") {
         None => true,
-        Some(Value::Bool(b)) => *b,
+        Some(Value::Bool(b)) => b,
         Some(other) => {
             report.push(Diagnostic::error("rewrite_image", format!("rewrite_image must be a boolean, got {}", other.repr())));
             true
         }
     };
 
-    let spec = assemble_spec(req, image.as_ref(), block, mode, rewrite.then_some(&target_regions[..]));
+    let image_missing = image.is_none();
+    let spec = assemble_spec(req, image, block, mode, rewrite.then_some(&target_regions[..]));
     // The block was checked above, with the reference's order of errors.
     let mut fields = Report::default();
     check_spec_fields(&spec, &mut fields);
     for d in fields.diagnostics {
-        if !(d.path == "image" && image.is_none()) {
+        if !(d.path == "image" && image_missing) {
             report.push(d);
         }
     }
     report.sort();
-    let deployment = report.is_ok().then(|| Deployment { endpoint_name, spec, target_regions, namespace, labels });
+    let deployment = report.is_ok().then_some(Deployment { endpoint_name, spec, target_regions, namespace, labels });
     DeployCheck { deployment, report }
+}
+
+/// Removes a field, `None` when absent or null, as `deploy()`'s defaults read.
+fn take(req: &mut Object, key: &str) -> Option<Value> {
+    req.remove(key).filter(|v| !v.is_null())
 }
 
 /// Builds the block as the reference does: its first error is the reference's
 /// message; the rest of the block's problems follow it.
-fn mooncake_from_args(args: &BuildArgs, report: &mut Report) -> Option<Value> {
-    match author_mooncake_block(args) {
+fn mooncake_from_args(args: BuildArgs, report: &mut Report) -> Option<Value> {
+    let Assembled { block, authoring_error } = assemble_mooncake_block(args);
+    match (block, authoring_error) {
         // The collecting check's first error is the one the reference's
         // validation raises, so the block is checked once.
-        Ok(block) => {
+        (Ok(block), None) => {
             report.extend(check_mooncake(&block));
             Some(block)
         }
-        Err(first) => {
+        (block, Some(first)) => {
             report.push(Diagnostic::error(first.path.clone(), first.message.clone()));
-            if let Ok(block) = assemble_mooncake_block(args) {
-                for d in check_mooncake(&block).diagnostics {
-                    if d.message != first.message {
-                        report.push(d);
-                    }
+            for d in block.iter().flat_map(|b| check_mooncake(b).diagnostics) {
+                if d.message != first.message {
+                    report.push(d);
                 }
             }
+            None
+        }
+        (Err(first), None) => {
+            report.push(Diagnostic::error(first.path, first.message));
             None
         }
     }
@@ -258,9 +275,9 @@ fn target_regions(value: Option<&Value>, ctx: &DeployContext<'_>, report: &mut R
     regions
 }
 
-fn string_map(value: Option<&Value>, field: &str, report: &mut Report) -> Object {
+fn string_map(value: Option<Value>, field: &str, report: &mut Report) -> Object {
     let Some(value) = value else { return Object::new() };
-    let Some(map) = value.as_object() else {
+    let Value::Object(map) = value else {
         report.push(Diagnostic::error(field, format!("{field} must be a mapping of strings, got {}", value.repr())));
         return Object::new();
     };
@@ -270,59 +287,65 @@ fn string_map(value: Option<&Value>, field: &str, report: &mut Report) -> Object
             report.push(Diagnostic::error(path.clone(), format!("{path} must be a string, got {}", v.repr())));
         }
     }
-    map.clone()
+    map
 }
 
-/// The spec in `deploy()`'s key order, leaving out empty optional keys.
+/// The spec in `deploy()`'s key order, leaving out empty optional keys; the
+/// request's remaining fields move into it.
 fn assemble_spec(
-    req: &Object,
-    image: Option<&Value>,
+    mut req: Object,
+    image: Option<Value>,
     block: Option<Value>,
     mode: Option<Mode>,
     rewrite_regions: Option<&[String]>,
 ) -> Object {
-    let get = |k: &str| req.get(k).filter(|v| !v.is_null());
-    let or = |k: &str, default: Value| get(k).cloned().unwrap_or(default);
     let mut spec = Object::new();
-    let image = image.cloned().unwrap_or(Value::Null);
-    spec.insert("image", image.clone());
-    spec.insert("port", or("port", Value::int(8000)));
-    spec.insert("replicas", or("replicas", Value::int(1)));
-    spec.insert("gpu_count", or("gpu_count", Value::int(1)));
-    spec.insert("health_check_path", or("health_check_path", Value::str("/health")));
+    let image = image.unwrap_or(Value::Null);
+    let rewritten = match (rewrite_regions, image.as_str()) {
+        (Some(regions), Some(image)) => region_image_uris(image, regions),
+        _ => None,
+    };
+    spec.insert("image", image);
+    spec.insert("port", take(&mut req, "port").unwrap_or(Value::int(8000)));
+    spec.insert("replicas", take(&mut req, "replicas").unwrap_or(Value::int(1)));
+    spec.insert("gpu_count", take(&mut req, "gpu_count").unwrap_or(Value::int(1)));
+    spec.insert("health_check_path", take(&mut req, "health_check_path").unwrap_or(Value::str("/health")));
     // Newer GCO: Mooncake runs on vLLM only, so a mode forces it.
-    match (mode, get("framework")) {
+    match (mode, take(&mut req, "framework")) {
         (Some(_), None) => spec.insert("framework", "vllm"),
-        (_, Some(f)) => spec.insert("framework", f.clone()),
+        (_, Some(f)) => spec.insert("framework", f),
         (None, None) => {}
     }
-    if let (Some(regions), Some(image)) = (rewrite_regions, image.as_str()) {
-        let mut uris = Object::new();
-        let mut differs = false;
-        for region in regions {
-            let uri = rewrite_image_for_region(image, region);
-            differs |= uri != image;
-            uris.insert(region, uri);
-        }
-        if differs {
-            spec.insert("region_image_uris", uris);
-        }
+    if let Some(uris) = rewritten {
+        spec.insert("region_image_uris", uris);
     }
     for (req_key, spec_key) in OPTIONAL_SPEC_FIELDS {
-        if let Some(v) = get(req_key).filter(|v| v.is_truthy()) {
-            spec.insert(spec_key, v.clone());
+        if let Some(v) = take(&mut req, req_key).filter(Value::is_truthy) {
+            spec.insert(spec_key, v);
         }
     }
-    if let Some(accelerator) = get("accelerator").filter(|a| a.as_str() != Some("nvidia")) {
-        spec.insert("accelerator", accelerator.clone());
+    if let Some(accelerator) = take(&mut req, "accelerator").filter(|a| a.as_str() != Some("nvidia")) {
+        spec.insert("accelerator", accelerator);
     }
-    if let Some(selector) = get("node_selector").filter(|v| v.is_truthy()) {
-        spec.insert("node_selector", selector.clone());
+    if let Some(selector) = take(&mut req, "node_selector").filter(Value::is_truthy) {
+        spec.insert("node_selector", selector);
     }
     if let Some(block) = block {
         spec.insert("mooncake", block);
     }
     spec
+}
+
+/// Each region's URI of an ECR image, when at least one differs from it.
+fn region_image_uris(image: &str, regions: &[String]) -> Option<Object> {
+    let mut uris = Object::new();
+    let mut differs = false;
+    for region in regions {
+        let uri = rewrite_image_for_region(image, region);
+        differs |= uri != image;
+        uris.insert(region, uri);
+    }
+    differs.then_some(uris)
 }
 
 /// Tokens a new record needs; the caller supplies randomness.

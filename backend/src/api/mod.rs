@@ -83,7 +83,7 @@ async fn config(State(service): State<AppState>) -> Response {
 }
 
 async fn validate(State(service): State<AppState>, JsonBody(body): JsonBody) -> Response {
-    let v = service.validate(&body);
+    let v = service.validate(body);
     let mut o = Object::new();
     o.insert("ok", v.report.is_ok());
     o.insert("errors", diagnostics_json(&v.report.errors().cloned().collect::<Vec<_>>()));
@@ -115,7 +115,7 @@ async fn list(
 }
 
 async fn deploy(State(service): State<AppState>, JsonBody(body): JsonBody) -> Result<Response, ApiError> {
-    let record = service.deploy(&body).await?;
+    let record = service.deploy(body).await?;
     Ok(record_response(StatusCode::CREATED, &record))
 }
 

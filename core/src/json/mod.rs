@@ -123,16 +123,12 @@ impl Value {
 
     /// Indented JSON for people (`json.dumps(value, indent=2)`, ASCII only).
     pub fn to_json_pretty(&self) -> String {
-        let mut out = String::new();
-        write::pretty_into(self, 0, &mut out);
-        out
+        write::pretty(self)
     }
 
     /// `json.dumps(value)` with its default settings.
     pub fn to_json(&self) -> String {
-        let mut out = String::new();
-        write::dumps_into(self, &mut out);
-        out
+        write::dumps(self)
     }
 }
 

@@ -1,73 +1,115 @@
 //! [`Value`] to text, as `json.dumps(value)` prints it (ASCII only, `", "`
 //! and `": "` separators, `NaN`/`Infinity` for non-finite floats).
+//!
+//! Output is ASCII by construction, so it is written as bytes and checked
+//! once at the end rather than string by string.
 
-use std::fmt::Write;
+use std::io::Write;
 
-use super::{PyStr, Value};
+use super::{Int, PyStr, Value};
 use crate::pyrepr::float_repr;
 
-pub(crate) fn dumps_into(v: &Value, out: &mut String) {
+/// `json.dumps(v)`.
+pub(crate) fn dumps(v: &Value) -> String {
+    let mut out = Vec::with_capacity(256);
+    dumps_into(v, &mut out);
+    ascii(out)
+}
+
+/// `json.dumps(v, indent=2)`.
+pub(crate) fn pretty(v: &Value) -> String {
+    let mut out = Vec::with_capacity(256);
+    pretty_into(v, 0, &mut out);
+    ascii(out)
+}
+
+fn ascii(out: Vec<u8>) -> String {
+    String::from_utf8(out).expect("JSON output is ASCII")
+}
+
+fn dumps_into(v: &Value, out: &mut Vec<u8>) {
     match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(true) => out.push_str("true"),
-        Value::Bool(false) => out.push_str("false"),
-        Value::Int(i) => {
-            let _ = write!(out, "{i}");
-        }
-        Value::Float(f) => out.push_str(&json_float(*f)),
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(true) => out.extend_from_slice(b"true"),
+        Value::Bool(false) => out.extend_from_slice(b"false"),
+        Value::Int(i) => int_into(i, out),
+        Value::Float(f) => out.extend_from_slice(json_float(*f).as_bytes()),
         Value::Str(s) => string_into(s, out),
         Value::List(items) => {
-            out.push('[');
+            out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push_str(", ");
+                    out.extend_from_slice(b", ");
                 }
                 dumps_into(item, out);
             }
-            out.push(']');
+            out.push(b']');
         }
         Value::Object(obj) => {
-            out.push('{');
+            out.push(b'{');
             for (i, (k, v)) in obj.iter().enumerate() {
                 if i > 0 {
-                    out.push_str(", ");
+                    out.extend_from_slice(b", ");
                 }
                 key_into(k, out);
-                out.push_str(": ");
+                out.extend_from_slice(b": ");
                 dumps_into(v, out);
             }
-            out.push('}');
+            out.push(b'}');
         }
     }
 }
 
-/// Indented JSON (two spaces), for people to read and edit.
-pub(crate) fn pretty_into(v: &Value, indent: usize, out: &mut String) {
-    let pad = |out: &mut String, n: usize| out.extend(std::iter::repeat_n(' ', n));
+fn pretty_into(v: &Value, indent: usize, out: &mut Vec<u8>) {
+    let pad = |out: &mut Vec<u8>, n: usize| out.resize(out.len() + n, b' ');
     match v {
         Value::List(items) if !items.is_empty() => {
-            out.push_str("[\n");
+            out.extend_from_slice(b"[\n");
             for (i, item) in items.iter().enumerate() {
                 pad(out, indent + 2);
                 pretty_into(item, indent + 2, out);
-                out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
+                out.extend_from_slice(if i + 1 < items.len() { b",\n" } else { b"\n" });
             }
             pad(out, indent);
-            out.push(']');
+            out.push(b']');
         }
         Value::Object(obj) if !obj.is_empty() => {
-            out.push_str("{\n");
+            out.extend_from_slice(b"{\n");
             for (i, (k, v)) in obj.iter().enumerate() {
                 pad(out, indent + 2);
                 key_into(k, out);
-                out.push_str(": ");
+                out.extend_from_slice(b": ");
                 pretty_into(v, indent + 2, out);
-                out.push_str(if i + 1 < obj.len() { ",\n" } else { "\n" });
+                out.extend_from_slice(if i + 1 < obj.len() { b",\n" } else { b"\n" });
             }
             pad(out, indent);
-            out.push('}');
+            out.push(b'}');
         }
         other => dumps_into(other, out),
+    }
+}
+
+fn int_into(i: &Int, out: &mut Vec<u8>) {
+    match i {
+        Int::Small(v) => {
+            // Digits from the right, without the formatting machinery.
+            let mut digits = [0u8; 20];
+            let mut at = digits.len();
+            let mut n = v.unsigned_abs();
+            loop {
+                at -= 1;
+                digits[at] = b'0' + (n % 10) as u8;
+                n /= 10;
+                if n == 0 {
+                    break;
+                }
+            }
+            if *v < 0 {
+                out.push(b'-');
+            }
+            out.extend_from_slice(&digits[at..]);
+        }
+        Int::Big(text) => out.extend_from_slice(text.as_bytes()),
     }
 }
 
@@ -82,49 +124,89 @@ fn json_float(f: f64) -> String {
 }
 
 /// Keys are strings in JSON; `json.dumps` converts the other hashable ones.
-fn key_into(k: &Value, out: &mut String) {
+fn key_into(k: &Value, out: &mut Vec<u8>) {
     match k {
         Value::Str(s) => string_into(s, out),
         Value::Int(i) => string_into(&PyStr::from(i.to_string()), out),
         Value::Float(f) => string_into(&PyStr::from(json_float(*f)), out),
-        Value::Bool(b) => out.push_str(if *b { "\"true\"" } else { "\"false\"" }),
-        Value::Null => out.push_str("\"null\""),
+        Value::Bool(b) => out.extend_from_slice(if *b { b"\"true\"" } else { b"\"false\"" }),
+        Value::Null => out.extend_from_slice(b"\"null\""),
         // Unhashable keys cannot exist in a Python dict; builders refuse them.
         Value::List(_) | Value::Object(_) => string_into(&PyStr::from(k.repr()), out),
     }
 }
 
 /// A JSON string with every code point outside printable ASCII escaped.
-pub fn string_into(s: &PyStr, out: &mut String) {
-    out.push('"');
+fn string_into(s: &PyStr, out: &mut Vec<u8>) {
+    out.push(b'"');
     let bytes = s.as_bytes();
-    // Most text is printable ASCII needing no escape: copy it in one go.
-    let plain = bytes.iter().position(|&b| !(0x20..0x7F).contains(&b) || b == b'"' || b == b'\\').unwrap_or(bytes.len());
-    out.push_str(std::str::from_utf8(&bytes[..plain]).unwrap_or_default());
-    if plain == bytes.len() {
-        out.push('"');
-        return;
+    let mut at = 0;
+    loop {
+        // Most text is printable ASCII needing no escape: copy runs of it
+        // whole, found eight bytes at a time.
+        let run = at + plain_run(&bytes[at..]);
+        out.extend_from_slice(&bytes[at..run]);
+        let Some(cp) = PyStr::code_points_of(&bytes[run..]).next() else { break };
+        escape_into(cp, out);
+        at = run + wtf8_len(bytes[run]);
     }
-    for cp in PyStr::code_points_of(&bytes[plain..]) {
-        match cp {
-            0x22 => out.push_str("\\\""),
-            0x5C => out.push_str("\\\\"),
-            0x0A => out.push_str("\\n"),
-            0x0D => out.push_str("\\r"),
-            0x09 => out.push_str("\\t"),
-            0x08 => out.push_str("\\b"),
-            0x0C => out.push_str("\\f"),
-            0x20..=0x7E => out.push(cp as u8 as char),
-            0x10000.. => {
-                let v = cp - 0x10000;
-                let _ = write!(out, "\\u{:04x}\\u{:04x}", 0xD800 + (v >> 10), 0xDC00 + (v & 0x3FF));
-            }
-            _ => {
-                let _ = write!(out, "\\u{cp:04x}");
-            }
+    out.push(b'"');
+}
+
+/// The length of the leading run of bytes `json.dumps` copies unchanged:
+/// printable ASCII other than `"` and `\\`.
+fn plain_run(bytes: &[u8]) -> usize {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH != 0;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut at = 0;
+    for chunk in &mut chunks {
+        let w = u64::from_ne_bytes(chunk.try_into().expect("eight bytes"));
+        let control = w.wrapping_sub(ONES * 0x20) & !w & HIGH != 0;
+        let high_or_del = (((w & !HIGH) + ONES) | w) & HIGH != 0;
+        if control || high_or_del || has_zero(w ^ (ONES * u64::from(b'"'))) || has_zero(w ^ (ONES * u64::from(b'\\'))) {
+            break;
         }
+        at += 8;
     }
-    out.push('"');
+    at + bytes[at..].iter().position(|&b| !is_plain(b)).unwrap_or(bytes.len() - at)
+}
+
+fn is_plain(b: u8) -> bool {
+    (0x20..0x7F).contains(&b) && b != b'"' && b != b'\\'
+}
+
+/// The length of the WTF-8 sequence a lead byte starts.
+fn wtf8_len(lead: u8) -> usize {
+    match lead {
+        0x00..=0x7F => 1,
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    }
+}
+
+fn escape_into(cp: u32, out: &mut Vec<u8>) {
+    let short: &[u8] = match cp {
+        0x22 => b"\\\"",
+        0x5C => b"\\\\",
+        0x0A => b"\\n",
+        0x0D => b"\\r",
+        0x09 => b"\\t",
+        0x08 => b"\\b",
+        0x0C => b"\\f",
+        0x10000.. => {
+            let v = cp - 0x10000;
+            let _ = write!(out, "\\u{:04x}\\u{:04x}", 0xD800 + (v >> 10), 0xDC00 + (v & 0x3FF));
+            return;
+        }
+        _ => {
+            let _ = write!(out, "\\u{cp:04x}");
+            return;
+        }
+    };
+    out.extend_from_slice(short);
 }
 
 #[cfg(test)]
@@ -137,6 +219,37 @@ mod tests {
         let text = v.to_json_pretty();
         assert_eq!(text, "{\n  \"a\": [\n    1,\n    {\n      \"b\": []\n    }\n  ],\n  \"c\": {}\n}");
         assert_eq!(parse(&text).unwrap(), v);
+    }
+
+    #[test]
+    fn escapes_every_byte_class_at_every_offset() {
+        // Each special character at each position of a 17-byte string, so
+        // the eight-byte scan and the byte loop are both exercised.
+        for special in ["\"", "\\", "\n", "\u{1f}", "\u{7f}", "é", "😀"] {
+            for at in 0..17 {
+                let mut text = "a".repeat(17);
+                text.replace_range(at..at + 1, special);
+                let expected = {
+                    let mut e = String::from("\"");
+                    for c in text.chars() {
+                        match c {
+                            '"' => e.push_str("\\\""),
+                            '\\' => e.push_str("\\\\"),
+                            '\n' => e.push_str("\\n"),
+                            ' '..='~' => e.push(c),
+                            c => {
+                                for unit in c.encode_utf16(&mut [0; 2]) {
+                                    e.push_str(&format!("\\u{unit:04x}"));
+                                }
+                            }
+                        }
+                    }
+                    e.push('"');
+                    e
+                };
+                assert_eq!(crate::json::Value::str(&text).to_json(), expected, "{special:?} at {at}");
+            }
+        }
     }
 
     #[test]

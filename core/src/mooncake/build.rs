@@ -75,13 +75,13 @@ fn type_error(path: &str, message: String) -> BuildError {
     BuildError { path: path.to_owned(), message, kind: ErrorKind::TypeError }
 }
 
-/// Python's `dict(value)` for a JSON value: a dict is copied, a list of pairs
-/// (two-item lists, two-character strings, two-key dicts) becomes a dict, and
-/// anything else fails with Python's message and class.
-pub fn py_dict(value: &Value, path: &str) -> Result<Object, BuildError> {
+/// Python's `dict(value)` for a JSON value: a dict is taken as it is, a
+/// list of pairs (two-item lists, two-character strings, two-key dicts)
+/// becomes a dict, and anything else fails with Python's message and class.
+pub fn py_dict(value: Value, path: &str) -> Result<Object, BuildError> {
     let elements: Vec<Value> = match value {
-        Value::Object(o) => return Ok(o.clone()),
-        Value::List(items) => items.clone(),
+        Value::Object(o) => return Ok(o),
+        Value::List(items) => items,
         Value::Str(s) => s.code_points().map(|cp| Value::Str(one_code_point(cp))).collect(),
         other => return Err(type_error(path, format!("'{}' object is not iterable", other.type_name()))),
     };
@@ -139,17 +139,39 @@ pub fn build_mooncake_block(args: &BuildArgs) -> Result<Value, BuildError> {
 /// before validating (`dict()` of a non-mapping, a byte size that does not
 /// author), in its order.
 pub fn author_mooncake_block(args: &BuildArgs) -> Result<Value, BuildError> {
-    assemble(args, true)
+    assemble_mooncake_block(args.clone()).authored()
 }
 
-/// The block [`build_mooncake_block`] would validate, without validating it;
-/// a byte size that does not author stays as given, for a check to report.
-/// Fails only where no block can be made (`dict()` of a non-mapping).
-pub fn assemble_mooncake_block(args: &BuildArgs) -> Result<Value, BuildError> {
-    assemble(args, false)
+/// A block assembled in one pass, as far as `dict()` allows.
+#[derive(Debug)]
+pub struct Assembled {
+    /// The block, with byte sizes that do not author left as given; an
+    /// error only where no block can be made (`dict()` of a non-mapping).
+    pub block: Result<Value, BuildError>,
+    /// The first byte size that does not author: the reference raises it
+    /// where it meets it, before any later `dict()` error.
+    pub authoring_error: Option<BuildError>,
 }
 
-fn assemble(args: &BuildArgs, strict: bool) -> Result<Value, BuildError> {
+impl Assembled {
+    /// The reference's outcome: the block, or the first error it raises.
+    pub fn authored(self) -> Result<Value, BuildError> {
+        match self.authoring_error {
+            Some(e) => Err(e),
+            None => self.block,
+        }
+    }
+}
+
+/// Assembles the block [`build_mooncake_block`] would validate, without
+/// validating it, taking the arguments' values rather than copying them.
+pub fn assemble_mooncake_block(args: BuildArgs) -> Assembled {
+    let mut authoring_error = None;
+    let block = assemble(args, &mut authoring_error);
+    Assembled { block, authoring_error }
+}
+
+fn assemble(args: BuildArgs, authoring_error: &mut Option<BuildError>) -> Result<Value, BuildError> {
     // The reference's `mode in {...}` raises TypeError for a list or dict; the
     // port answers with the message any other wrong mode gets.
     if matches!(args.mode, Value::List(_) | Value::Object(_)) {
@@ -161,61 +183,59 @@ fn assemble(args: &BuildArgs, strict: bool) -> Result<Value, BuildError> {
     }
     let mode = Mode::of(&args.mode);
     let mut block = Object::new();
-    block.insert("mode", args.mode.clone());
+    block.insert("mode", args.mode);
 
     if mode.is_some_and(Mode::is_split) {
         let mut topology = Object::new();
-        topology.insert("prefill", args.prefill_replicas.clone());
-        topology.insert("decode", args.decode_replicas.clone());
+        topology.insert("prefill", args.prefill_replicas);
+        topology.insert("decode", args.decode_replicas);
         block.insert("topology", topology);
     }
 
-    let mut store = args.store.as_ref().filter(|v| !matches!(v, Value::Null)).map(|v| py_dict(v, "mooncake.store")).transpose()?;
+    let mut store = non_null(args.store).map(|v| py_dict(v, "mooncake.store")).transpose()?;
     if mode.is_some_and(Mode::has_store) {
         store.get_or_insert_with(Object::new).set_default("enabled", true);
     }
     if let Some(mut store) = store {
         for field in MOONCAKE_STORE_BYTE_SIZE_FIELDS {
-            if let Some(value) = store.get(field) {
-                match author_byte_size(ByteSizeArg::from(value)) {
-                    Ok(authored) => store.insert(field, authored),
-                    Err(e) if strict => {
-                        return Err(BuildError {
-                            path: format!("mooncake.store.{field}"),
-                            message: format!("mooncake.store.{field}: {e}"),
-                            kind: ErrorKind::ValueError,
-                        });
-                    }
-                    Err(_) => {}
+            let Some(value) = store.get(field) else { continue };
+            match author_byte_size(ByteSizeArg::from(value)) {
+                Ok(authored) => store.insert(field, authored),
+                Err(e) => {
+                    authoring_error.get_or_insert_with(|| BuildError {
+                        path: format!("mooncake.store.{field}"),
+                        message: format!("mooncake.store.{field}: {e}"),
+                        kind: ErrorKind::ValueError,
+                    });
                 }
             }
         }
         block.insert("store", store);
     }
 
-    if let Some(transfer) = non_null(&args.transfer) {
+    if let Some(transfer) = non_null(args.transfer) {
         block.insert("transfer", py_dict(transfer, "mooncake.transfer")?);
     }
 
-    let mut proxy = non_null(&args.proxy).map(|v| py_dict(v, "mooncake.proxy")).transpose()?;
-    if let Some(image) = non_null(&args.default_proxy_image).filter(|v| v.is_truthy())
+    let mut proxy = non_null(args.proxy).map(|v| py_dict(v, "mooncake.proxy")).transpose()?;
+    if let Some(image) = non_null(args.default_proxy_image).filter(|v| v.is_truthy())
         && mode.is_some_and(Mode::is_split)
     {
-        proxy.get_or_insert_with(Object::new).set_default("image", image.clone());
+        proxy.get_or_insert_with(Object::new).set_default("image", image);
     }
     if let Some(proxy) = proxy {
         block.insert("proxy", proxy);
     }
 
-    if let Some(autoscaling) = non_null(&args.autoscaling) {
+    if let Some(autoscaling) = non_null(args.autoscaling) {
         block.insert("autoscaling", py_dict(autoscaling, "mooncake.autoscaling")?);
     }
 
     Ok(Value::Object(block))
 }
 
-fn non_null(v: &Option<Value>) -> Option<&Value> {
-    v.as_ref().filter(|v| !v.is_null())
+fn non_null(v: Option<Value>) -> Option<Value> {
+    v.filter(|v| !v.is_null())
 }
 
 #[cfg(test)]
@@ -224,7 +244,7 @@ mod tests {
     use crate::json::parse;
 
     fn dict(text: &str) -> Result<String, String> {
-        py_dict(&parse(text).unwrap(), "x").map(|o| Value::Object(o).repr()).map_err(|e| e.message)
+        py_dict(parse(text).unwrap(), "x").map(|o| Value::Object(o).repr()).map_err(|e| e.message)
     }
 
     #[test]
