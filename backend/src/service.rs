@@ -30,8 +30,11 @@ pub enum ServiceError {
     Stale,
     /// Contention outlasted every retry.
     Busy,
-    /// The store failed (details logged).
+    /// The store failed before anything was written (details logged).
     Unavailable,
+    /// A write was sent but the store did not confirm it (it failed or
+    /// stopped answering), so it may or may not have landed (details logged).
+    Unconfirmed,
     /// A stored record could not be read (details logged).
     Corrupt,
 }
@@ -48,6 +51,17 @@ impl From<StoreError> for ServiceError {
                 ServiceError::Corrupt
             }
             StoreError::AlreadyExists | StoreError::ConditionFailed => ServiceError::Busy,
+        }
+    }
+}
+
+impl ServiceError {
+    /// A failed write: a store that stopped answering may still have applied
+    /// it, so the client must not be told that nothing changed.
+    fn from_write(e: StoreError) -> ServiceError {
+        match ServiceError::from(e) {
+            ServiceError::Unavailable => ServiceError::Unconfirmed,
+            other => other,
         }
     }
 }
@@ -134,7 +148,7 @@ impl Service {
         match self.store.create(&record).await {
             Ok(()) => Ok(record),
             Err(StoreError::AlreadyExists) => Err(ServiceError::AlreadyExists(name)),
-            Err(e) => Err(e.into()),
+            Err(e) => Err(ServiceError::from_write(e)),
         }
     }
 
@@ -181,7 +195,7 @@ impl Service {
                 Ok(()) => return Ok(next),
                 Err(StoreError::ConditionFailed) if if_match.is_some() => return Err(ServiceError::Stale),
                 Err(StoreError::ConditionFailed) => tokio::time::sleep(jitter()).await,
-                Err(e) => return Err(e.into()),
+                Err(e) => return Err(ServiceError::from_write(e)),
             }
         }
         Err(ServiceError::Busy)
