@@ -15,6 +15,11 @@ use crate::store::{Expected, Store, StoreError, Stored};
 /// one record need at most 50 rounds; the margin absorbs backoff jitter.
 const MAX_ATTEMPTS: u32 = 256;
 
+/// Longest endpoint name stored, in bytes: DynamoDB's limit for a partition
+/// key, so GCO's own table cannot hold a longer one either. Both stores
+/// refuse it the same way (a 422, not the table's ValidationException).
+pub const MAX_NAME_BYTES: usize = 2048;
+
 /// Upper bound of the random pause after a lost race.
 const MAX_BACKOFF: Duration = Duration::from_millis(20);
 
@@ -144,6 +149,12 @@ impl Service {
             return Err(ServiceError::Invalid(check.report));
         };
         let name = deployment.endpoint_name.clone();
+        if name.len() > MAX_NAME_BYTES {
+            let mut report = Report::default();
+            let message = format!("endpoint_name has {} bytes; at most {MAX_NAME_BYTES} can be stored", name.len());
+            report.push(gco_spec::Diagnostic::error("endpoint_name", message));
+            return Err(ServiceError::Invalid(report));
+        }
         let record = new_record(deployment, &format_timestamp(now_micros()), &mut random_token);
         match self.store.create(&record).await {
             Ok(()) => Ok(record),
@@ -153,11 +164,17 @@ impl Service {
     }
 
     pub async fn get(&self, name: &str) -> Result<Record, ServiceError> {
+        if name.len() > MAX_NAME_BYTES {
+            return Err(ServiceError::NotFound(name.to_owned()));
+        }
         self.store.get(name).await?.ok_or_else(|| ServiceError::NotFound(name.to_owned()))
     }
 
     /// A record with its JSON as stored, for sending on unchanged.
     pub async fn get_stored(&self, name: &str) -> Result<Arc<Stored>, ServiceError> {
+        if name.len() > MAX_NAME_BYTES {
+            return Err(ServiceError::NotFound(name.to_owned()));
+        }
         self.store.get_stored(name).await?.ok_or_else(|| ServiceError::NotFound(name.to_owned()))
     }
 
