@@ -51,6 +51,7 @@ pub fn app(service: Service, token: Option<String>, dist: &Path) -> Router {
 
     api.merge(console)
         .layer(axum::middleware::from_fn_with_state(AuthToken(token.map(Into::into)), require_token))
+        .layer(axum::middleware::from_fn(crate::guard::guard))
         .layer(SetResponseHeaderLayer::overriding(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")))
         .layer(SetResponseHeaderLayer::overriding(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY")))
         .layer(SetResponseHeaderLayer::overriding(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer")))

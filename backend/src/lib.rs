@@ -8,5 +8,6 @@ pub mod api;
 pub mod app;
 pub mod auth;
 pub mod config;
+pub mod guard;
 pub mod service;
 pub mod store;

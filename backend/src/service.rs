@@ -16,6 +16,11 @@ use crate::store::{Expected, Store, StoreError, Stored};
 /// one record need at most 50 rounds; the margin absorbs backoff jitter.
 const MAX_ATTEMPTS: u32 = 256;
 
+/// Longest endpoint name stored, in bytes: DynamoDB's limit for a partition
+/// key, so GCO's own table cannot hold a longer one either. Both stores
+/// refuse it the same way (a 422, not the table's ValidationException).
+pub const MAX_NAME_BYTES: usize = 2048;
+
 /// Upper bound of the random pause after a lost race.
 const MAX_BACKOFF: Duration = Duration::from_millis(20);
 
@@ -31,8 +36,11 @@ pub enum ServiceError {
     Stale,
     /// Contention outlasted every retry.
     Busy,
-    /// The store failed (details logged).
+    /// The store failed before anything was written (details logged).
     Unavailable,
+    /// A write was sent but the store did not confirm it (it failed or
+    /// stopped answering), so it may or may not have landed (details logged).
+    Unconfirmed,
     /// A stored record could not be read (details logged).
     Corrupt,
 }
@@ -49,6 +57,17 @@ impl From<StoreError> for ServiceError {
                 ServiceError::Corrupt
             }
             StoreError::AlreadyExists | StoreError::ConditionFailed => ServiceError::Busy,
+        }
+    }
+}
+
+impl ServiceError {
+    /// A failed write: a store that stopped answering may still have applied
+    /// it, so the client must not be told that nothing changed.
+    fn from_write(e: StoreError) -> ServiceError {
+        match ServiceError::from(e) {
+            ServiceError::Unavailable => ServiceError::Unconfirmed,
+            other => other,
         }
     }
 }
@@ -134,20 +153,32 @@ impl Service {
             return Err(ServiceError::Invalid(check.report));
         };
         let name = deployment.endpoint_name.clone();
+        if name.len() > MAX_NAME_BYTES {
+            let mut report = Report::default();
+            let message = format!("endpoint_name has {} bytes; at most {MAX_NAME_BYTES} can be stored", name.len());
+            report.push(gco_spec::Diagnostic::error("endpoint_name", message));
+            return Err(ServiceError::Invalid(report));
+        }
         let record = new_record(deployment, &format_timestamp(now_micros()), &mut random_token);
         match self.store.create(&record).await {
             Ok(()) => Ok(record),
             Err(StoreError::AlreadyExists) => Err(ServiceError::AlreadyExists(name)),
-            Err(e) => Err(e.into()),
+            Err(e) => Err(ServiceError::from_write(e)),
         }
     }
 
     pub async fn get(&self, name: &str) -> Result<Record, ServiceError> {
+        if name.len() > MAX_NAME_BYTES {
+            return Err(ServiceError::NotFound(name.to_owned()));
+        }
         self.store.get(name).await?.ok_or_else(|| ServiceError::NotFound(name.to_owned()))
     }
 
     /// A record with its JSON as stored, for sending on unchanged.
     pub async fn get_stored(&self, name: &str) -> Result<Arc<Stored>, ServiceError> {
+        if name.len() > MAX_NAME_BYTES {
+            return Err(ServiceError::NotFound(name.to_owned()));
+        }
         self.store.get_stored(name).await?.ok_or_else(|| ServiceError::NotFound(name.to_owned()))
     }
 
@@ -185,7 +216,7 @@ impl Service {
                 Ok(()) => return Ok(next),
                 Err(StoreError::ConditionFailed) if if_match.is_some() => return Err(ServiceError::Stale),
                 Err(StoreError::ConditionFailed) => tokio::time::sleep(jitter()).await,
-                Err(e) => return Err(e.into()),
+                Err(e) => return Err(ServiceError::from_write(e)),
             }
         }
         Err(ServiceError::Busy)

@@ -5,31 +5,10 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{Dynalite, TempDir};
+use common::{Dynalite, TempDir, canonical};
 use gco_console::store::{Expected, Store, StoreError};
-use gco_spec::json::{Object, Value, parse};
+use gco_spec::json::{Value, parse};
 use gco_spec::{DeployContext, DesiredState, Record, new_record, plan_deploy};
-
-/// Key order is not part of a record's meaning (DynamoDB maps are unordered).
-fn canonical(v: &Value) -> String {
-    fn sort(v: &Value) -> Value {
-        match v {
-            Value::Object(o) => {
-                let mut entries: Vec<(String, Value)> =
-                    o.str_entries().map(|(k, v)| (k.to_string_lossy(), sort(v))).collect();
-                entries.sort_by(|a, b| a.0.cmp(&b.0));
-                let mut out = Object::new();
-                for (k, v) in entries {
-                    out.insert(&k, v);
-                }
-                Value::Object(out)
-            }
-            Value::List(items) => Value::List(items.iter().map(sort).collect()),
-            other => other.clone(),
-        }
-    }
-    sort(v).to_json()
-}
 
 fn record(name: &str, extra_spec: &str) -> Record {
     let request = format!(

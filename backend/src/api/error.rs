@@ -91,6 +91,10 @@ impl From<ServiceError> for ApiError {
             ServiceError::Unavailable => {
                 ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "the endpoint store is unavailable; try again shortly")
             }
+            ServiceError::Unconfirmed => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the endpoint store did not confirm the change, which may or may not have been saved; reload before trying again",
+            ),
             ServiceError::Corrupt => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "a stored endpoint could not be read"),
         }
     }

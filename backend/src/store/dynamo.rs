@@ -34,16 +34,38 @@ fn unavailable<E: std::error::Error + 'static, R: std::fmt::Debug>(e: SdkError<E
     StoreError::Unavailable(DisplayErrorContext(&e).to_string())
 }
 
+/// Every store call answers within [`OPERATION_TIMEOUT`]: a request waits
+/// for at most one call (a change's read fails before its write is tried), so
+/// a client gets its 503 within seconds when the table is unreachable or
+/// hangs, instead of holding a connection (and a browser spinner) open. One
+/// DynamoDB item operation or scan page takes milliseconds; the margins are
+/// for slow networks.
+pub const OPERATION_TIMEOUT: Duration = Duration::from_secs(4);
+
+fn timeouts() -> aws_config::timeout::TimeoutConfig {
+    aws_config::timeout::TimeoutConfig::builder()
+        .connect_timeout(Duration::from_secs(1))
+        .operation_attempt_timeout(Duration::from_secs(2))
+        .operation_timeout(OPERATION_TIMEOUT)
+        .build()
+}
+
+/// Three attempts with short backoff: enough for a dropped connection or a
+/// throttled burst, not so long that a dead server keeps clients waiting
+/// (the SDK's default backoff starts at 1 s and grows to 20 s).
+fn retries() -> aws_config::retry::RetryConfig {
+    aws_config::retry::RetryConfig::standard()
+        .with_max_attempts(3)
+        .with_initial_backoff(Duration::from_millis(50))
+        .with_max_backoff(Duration::from_millis(500))
+}
+
 impl DynamoStore {
     pub async fn connect(cfg: &DynamoConfig) -> DynamoStore {
-        let timeouts = aws_config::timeout::TimeoutConfig::builder()
-            .connect_timeout(Duration::from_secs(2))
-            .operation_attempt_timeout(Duration::from_secs(5))
-            .operation_timeout(Duration::from_secs(12))
-            .build();
         let mut loader = aws_config::defaults(aws_config::BehaviorVersion::latest())
             .region(Region::new(cfg.region.clone()))
-            .timeout_config(timeouts);
+            .timeout_config(timeouts())
+            .retry_config(retries());
         if let Some(endpoint) = &cfg.endpoint {
             loader = loader.endpoint_url(endpoint);
             // Local servers accept any key; don't make users invent one.

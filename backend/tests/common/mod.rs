@@ -1,9 +1,11 @@
-//! Shared test fixtures: temporary directories, a real dynalite server, and
-//! the service over either store.
+//! Shared test fixtures: temporary directories, a real dynalite server, the
+//! real `gco-console` binary with a raw HTTP/1.1 client, and the service over
+//! either store.
 
 #![allow(dead_code)]
 
-use std::net::TcpListener;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -55,28 +57,55 @@ pub fn wait_for_port(port: u16) {
 }
 
 /// A dynalite server (npm `dynalite@4.0.0`, installed by scripts/setup.sh)
-/// on a free port, stopped when dropped.
+/// on a free port with its LevelDB files in a temporary directory, stopped
+/// when dropped. It can be killed and restarted on the same port and data.
 pub struct Dynalite {
     child: Child,
     pub port: u16,
-    _dir: TempDir,
+    dir: TempDir,
 }
 
 impl Dynalite {
     pub fn start() -> Dynalite {
-        let bin = Path::new(env!("CARGO_MANIFEST_DIR")).join("../node_modules/.bin/dynalite");
-        assert!(bin.exists(), "{} is missing: run scripts/setup.sh", bin.display());
         let dir = TempDir::new("dynalite");
         let port = free_port();
+        let child = Dynalite::spawn(port, dir.path());
+        Dynalite { child, port, dir }
+    }
+
+    fn spawn(port: u16, data: &Path) -> Child {
+        let bin = Path::new(env!("CARGO_MANIFEST_DIR")).join("../node_modules/.bin/dynalite");
+        assert!(bin.exists(), "{} is missing: run scripts/setup.sh", bin.display());
         let child = Command::new(bin)
             .args(["--port", &port.to_string(), "--path"])
-            .arg(dir.path())
+            .arg(data)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("dynalite starts");
         wait_for_port(port);
-        Dynalite { child, port, _dir: dir }
+        child
+    }
+
+    /// SIGKILL: the server vanishes mid-conversation, as a crash would.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// A new server on the same port over the same LevelDB files.
+    pub fn restart(&mut self) {
+        self.child = Dynalite::spawn(self.port, self.dir.path());
+    }
+
+    /// SIGSTOP / SIGCONT: the server still accepts connections (the kernel
+    /// does) but never answers, as a hung or partitioned server.
+    pub fn pause(&self) {
+        assert!(signal(&self.child, "STOP"), "kill -STOP failed");
+    }
+
+    pub fn resume(&self) {
+        assert!(signal(&self.child, "CONT"), "kill -CONT failed");
     }
 
     pub fn endpoint(&self) -> String {
@@ -97,9 +126,221 @@ impl Dynalite {
 
 impl Drop for Dynalite {
     fn drop(&mut self) {
+        // A paused process takes SIGKILL too.
+        self.kill();
+    }
+}
+
+/// Sends a signal with kill(1) (no libc needed); false when it failed.
+fn signal(child: &Child, name: &str) -> bool {
+    Command::new("kill").args([&format!("-{name}"), &child.id().to_string()]).status().is_ok_and(|s| s.success())
+}
+
+/// The real `gco-console` binary on a free port, killed when dropped. Its
+/// output goes to a file, so tests can read the log and look for panics.
+pub struct Server {
+    child: Child,
+    pub port: u16,
+    log: TempDir,
+}
+
+impl Server {
+    /// On the embedded store in `data`.
+    pub fn embedded(data: &Path) -> Server {
+        Server::spawn(&["--data-dir".as_ref(), data.as_os_str(), "--dist".as_ref(), "/nonexistent".as_ref()])
+    }
+
+    /// On the DynamoDB-compatible server at `endpoint`, creating the table.
+    pub fn dynamodb(endpoint: &str) -> Server {
+        Server::spawn(&[
+            "--dynamodb-endpoint".as_ref(),
+            endpoint.as_ref(),
+            "--create-table".as_ref(),
+            "--dist".as_ref(),
+            "/nonexistent".as_ref(),
+        ])
+    }
+
+    /// Serving the console files of `dist` too (else only the API).
+    pub fn embedded_with_dist(data: &Path, dist: &Path) -> Server {
+        Server::spawn(&["--data-dir".as_ref(), data.as_os_str(), "--dist".as_ref(), dist.as_os_str()])
+    }
+
+    fn spawn(args: &[&std::ffi::OsStr]) -> Server {
+        let port = free_port();
+        let log = TempDir::new("server-log");
+        // The log goes to stdout, errors at start-up to stderr.
+        let log_file = std::fs::File::create(log.path().join("log")).unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_gco-console"))
+            .args(["--addr", &format!("127.0.0.1:{port}"), "--regions", "us-east-1"])
+            .args(args)
+            .env("RUST_LOG", "warn")
+            .stdout(log_file.try_clone().unwrap())
+            .stderr(log_file)
+            .spawn()
+            .expect("gco-console starts");
+        wait_for_port(port);
+        Server { child, port, log }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// SIGKILL: no chance to flush or finish anything.
+    pub fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+
+    pub fn is_running(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.log.path().join("log")).unwrap_or_default()
+    }
+
+    /// One JSON request; panics when the server does not answer.
+    pub fn send(&self, method: &str, path: &str, body: &str) -> Reply {
+        self.try_send(method, path, body).unwrap_or_else(|e| panic!("{method} {path}: {e}"))
+    }
+
+    /// One JSON request; an error when the connection fails (e.g. the server
+    /// was killed).
+    pub fn try_send(&self, method: &str, path: &str, body: &str) -> std::io::Result<Reply> {
+        request(self.port, method, path, body)
+    }
+
+    /// SIGTERM, then the exit status once it stopped.
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        assert!(signal(&self.child, "TERM"), "kill -TERM failed");
+        self.child.wait().unwrap()
+    }
+}
+
+/// One JSON request to the server on `port`.
+pub fn request(port: u16, method: &str, path: &str, body: &str) -> std::io::Result<Reply> {
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    exchange(port, &[head.as_bytes(), body.as_bytes()].concat())
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// An HTTP response, read until the server closed the connection.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    pub status: u16,
+    /// The status line and headers.
+    pub head: String,
+    pub body: String,
+}
+
+impl Reply {
+    pub fn json(&self) -> gco_spec::json::Value {
+        gco_spec::json::parse(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {self:?}"))
+    }
+
+    /// A member of the JSON body by dotted path (`errors.0.message`).
+    pub fn get(&self, path: &str) -> gco_spec::json::Value {
+        use gco_spec::json::Value;
+        let mut v = self.json();
+        for key in path.split('.') {
+            v = match &v {
+                Value::Object(o) => o.get(key).cloned().unwrap_or(Value::Null),
+                Value::List(l) => key.parse::<usize>().ok().and_then(|i| l.get(i).cloned()).unwrap_or(Value::Null),
+                _ => Value::Null,
+            };
+        }
+        v
+    }
+
+    pub fn str(&self, path: &str) -> String {
+        self.get(path).as_str().unwrap_or_default().to_owned()
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.head.lines().skip(1).find_map(|line| {
+            let (k, v) = line.split_once(':')?;
+            k.trim().eq_ignore_ascii_case(name).then(|| v.trim())
+        })
+    }
+
+    /// Panics unless this is the API's error shape:
+    /// `{"error": "<summary>", "errors": [{"path": ..., "message": ...}]}`.
+    pub fn assert_error_shape(&self) {
+        let v = self.json();
+        let o = v.as_object().unwrap_or_else(|| panic!("not an object: {self:?}"));
+        assert!(o.get("error").and_then(|e| e.as_str()).is_some_and(|e| !e.is_empty()), "no error summary: {self:?}");
+        let Some(gco_spec::json::Value::List(errors)) = o.get("errors") else { panic!("no errors list: {self:?}") };
+        for e in errors {
+            let e = e.as_object().unwrap_or_else(|| panic!("an error is not an object: {self:?}"));
+            assert!(e.get("path").and_then(|p| p.as_str()).is_some(), "{self:?}");
+            assert!(e.get("message").and_then(|m| m.as_str()).is_some(), "{self:?}");
+        }
+        assert_eq!(self.header("content-type"), Some("application/json"), "{self:?}");
+    }
+}
+
+/// Sends raw bytes and reads the response until the server closes. A write
+/// the server cut short (it may answer before reading a whole body) still
+/// reads whatever response came.
+pub fn exchange(port: u16, request: &[u8]) -> std::io::Result<Reply> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port))?;
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    let written = stream.write_all(request);
+    let mut raw = Vec::new();
+    let read = stream.read_to_end(&mut raw);
+    if raw.is_empty() {
+        written?;
+        read?;
+    }
+    let text = String::from_utf8_lossy(&raw);
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    Ok(Reply { status, head: head.to_owned(), body: body.to_owned() })
+}
+
+/// Runs `f` until it returns true, for at most `limit`.
+pub fn eventually(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+/// A JSON value with every object's keys sorted: key order is not part of a
+/// record's meaning (DynamoDB maps are unordered).
+pub fn canonical(v: &gco_spec::json::Value) -> String {
+    use gco_spec::json::{Object, Value};
+    fn sort(v: &Value) -> Value {
+        match v {
+            Value::Object(o) => {
+                let mut entries: Vec<(String, Value)> =
+                    o.str_entries().map(|(k, v)| (k.to_string_lossy(), sort(v))).collect();
+                entries.sort_by(|a, b| a.0.cmp(&b.0));
+                let mut out = Object::new();
+                for (k, v) in entries {
+                    out.insert(&k, v);
+                }
+                Value::Object(out)
+            }
+            Value::List(items) => Value::List(items.iter().map(sort).collect()),
+            other => other.clone(),
+        }
+    }
+    sort(v).to_json()
 }
 
 pub fn service(store: Arc<dyn Store>) -> Service {
