@@ -24,17 +24,15 @@ impl Int {
         if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return None;
         }
-        let digits = digits.trim_start_matches('0');
-        let mut acc: Option<i64> = Some(0);
-        for d in digits.bytes().map(|b| i64::from(b - b'0')) {
-            acc = acc.and_then(|a| a.checked_mul(10)).and_then(|a| {
-                if negative { a.checked_sub(d) } else { a.checked_add(d) }
-            });
+        // The magnitude while it fits a u64 (leading zeros add nothing), then
+        // the i64 range: every integer a spec holds takes this way.
+        let magnitude = digits.bytes().try_fold(0u64, |acc, b| acc.checked_mul(10)?.checked_add(u64::from(b - b'0')));
+        let small = magnitude.and_then(|m| if negative { 0i64.checked_sub_unsigned(m) } else { i64::try_from(m).ok() });
+        if let Some(v) = small {
+            return Some(Int::Small(v));
         }
-        Some(match acc {
-            Some(v) => Int::Small(v),
-            None => Int::Big(if negative { format!("-{digits}") } else { digits.to_owned() }.into_boxed_str()),
-        })
+        let digits = digits.trim_start_matches('0');
+        Some(Int::Big(if negative { format!("-{digits}") } else { digits.to_owned() }.into_boxed_str()))
     }
 
     pub fn is_zero(&self) -> bool {
@@ -128,6 +126,9 @@ mod tests {
         assert_eq!(Int::from_decimal("-"), None);
         assert_eq!(Int::from_decimal("1.0"), None);
         assert_eq!(Int::from_decimal("+1"), None);
+        assert_eq!(Int::from_decimal("999999999999999999"), Some(Int::Small(999_999_999_999_999_999)));
+        assert_eq!(Int::from_decimal("-999999999999999999"), Some(Int::Small(-999_999_999_999_999_999)));
+        assert_eq!(Int::from_decimal("0000000000000000000000001"), Some(Int::Small(1)));
     }
 
     #[test]

@@ -103,7 +103,8 @@ pub fn validate_mooncake(block: &Value) -> Result<(), Diagnostic> {
 /// [`validate_mooncake`] on JSON text, without building a tree: the fast
 /// path. The outer error is a syntax error.
 pub fn validate_mooncake_json(text: &str) -> Result<Result<(), Diagnostic>, JsonError> {
-    let (root, captures) = lazy::parse_captured(text, &view::MOONCAKE_PLAN)?;
+    let mut captures = lazy::Captures::new(text, &view::MOONCAKE_PLAN);
+    let root = lazy::parse_captured(&mut captures)?;
     Ok(first_error(view::Captured::root(root, &captures)))
 }
 

@@ -7,7 +7,7 @@
 
 use crate::bytesize::ByteSizeArg;
 use crate::json::lazy::{CapturePlan, CaptureSlot, Captures, Kind, Lazy, LazyObject};
-use crate::json::{Int, Object, Value};
+use crate::json::{Int, Object, Value, bytes_eq};
 
 pub(crate) trait View: Copy {
     type Obj: ObjectView<V = Self>;
@@ -138,36 +138,28 @@ const fn slot(parent: Option<u8>, key: &'static str) -> CaptureSlot {
 /// The members `rules::check` reads, so one pass over the text can record
 /// them. A member missing here is still found (by a scan), only slower; the
 /// rule tests compare this path with the tree path on every branch.
-pub(crate) static MOONCAKE_PLAN: CapturePlan = CapturePlan {
-    slots: &[
-        slot(None, "mode"),                    // 0
-        slot(None, "store"),                   // 1
-        slot(None, "transfer"),                // 2
-        slot(None, "topology"),                // 3
-        slot(None, "autoscaling"),             // 4
-        slot(Some(1), "global_segment_size"),  // 5
-        slot(Some(1), "local_buffer_size"),    // 6
-        slot(Some(1), "cold_tier_enabled"),    // 7
-        slot(Some(1), "enabled"),              // 8
-        slot(Some(2), "protocol"),             // 9
-        slot(Some(2), "device_name"),          // 10
-        slot(Some(3), "prefill"),              // 11
-        slot(Some(3), "decode"),               // 12
-        slot(Some(4), "enabled"),              // 13
-        slot(Some(4), "prefill"),              // 14
-        slot(Some(4), "decode"),               // 15
-        slot(Some(14), "min_replicas"),        // 16
-        slot(Some(14), "max_replicas"),        // 17
-        slot(Some(15), "min_replicas"),        // 18
-        slot(Some(15), "max_replicas"),        // 19
-    ],
-};
-
-#[cfg(test)]
-#[test]
-fn the_plan_groups_each_objects_slots() {
-    assert!(MOONCAKE_PLAN.is_grouped());
-}
+pub(crate) static MOONCAKE_PLAN: CapturePlan = CapturePlan::new(&[
+    slot(None, "mode"),                    // 0
+    slot(None, "store"),                   // 1
+    slot(None, "transfer"),                // 2
+    slot(None, "topology"),                // 3
+    slot(None, "autoscaling"),             // 4
+    slot(Some(1), "global_segment_size"),  // 5
+    slot(Some(1), "local_buffer_size"),    // 6
+    slot(Some(1), "cold_tier_enabled"),    // 7
+    slot(Some(1), "enabled"),              // 8
+    slot(Some(2), "protocol"),             // 9
+    slot(Some(2), "device_name"),          // 10
+    slot(Some(3), "prefill"),              // 11
+    slot(Some(3), "decode"),               // 12
+    slot(Some(4), "enabled"),              // 13
+    slot(Some(4), "prefill"),              // 14
+    slot(Some(4), "decode"),               // 15
+    slot(Some(14), "min_replicas"),        // 16
+    slot(Some(14), "max_replicas"),        // 17
+    slot(Some(15), "min_replicas"),        // 18
+    slot(Some(15), "max_replicas"),        // 19
+]);
 
 /// A value in checked text, with the recorded members of the text.
 #[derive(Clone, Copy)]
@@ -191,27 +183,35 @@ pub(crate) struct CapturedObject<'a, 'c>(Captured<'a, 'c>);
 impl<'a, 'c> View for Captured<'a, 'c> {
     type Obj = CapturedObject<'a, 'c>;
 
+    #[inline]
     fn as_object(self) -> Option<Self::Obj> {
         (self.value.kind() == Kind::Object).then_some(CapturedObject(self))
     }
+    #[inline]
     fn is_null(self) -> bool {
         self.value.is_null()
     }
+    #[inline]
     fn is_true(self) -> bool {
         self.value.is_true()
     }
+    #[inline]
     fn is_str(self) -> bool {
         self.value.is_str()
     }
+    #[inline]
     fn str_eq(self, s: &str) -> bool {
         self.value.str_eq(s)
     }
+    #[inline]
     fn as_int(self) -> Option<Int> {
         View::as_int(self.value)
     }
+    #[inline]
     fn byte_size_arg(&self) -> ByteSizeArg<'_> {
         self.value.byte_size_arg()
     }
+    #[inline]
     fn repr(self) -> String {
         View::repr(self.value)
     }
@@ -220,24 +220,24 @@ impl<'a, 'c> View for Captured<'a, 'c> {
 impl<'a, 'c> ObjectView for CapturedObject<'a, 'c> {
     type V = Captured<'a, 'c>;
 
+    #[inline]
     fn fields<const N: usize>(self, keys: [&str; N]) -> [Option<Self::V>; N] {
         let Captured { value, holder, caps } = self.0;
         if let Some(parent) = holder {
+            let plan = caps.plan();
+            let range = plan.children(parent);
             let mut found = [None; N];
             let mut all_planned = true;
-            let range = caps.plan.children(parent);
             for (i, (out, key)) in found.iter_mut().zip(keys).enumerate() {
                 // The rules ask in plan order: try the slot at the same place first.
                 let positional = range.start + i;
-                let slot = if range.contains(&positional) && caps.plan.slots[positional].key == key {
+                let slot = if range.contains(&positional) && bytes_eq(plan.key(positional).as_bytes(), key.as_bytes()) {
                     Some(positional as u8)
                 } else {
-                    caps.slot(parent, key)
+                    plan.slot(parent, key)
                 };
                 match slot {
-                    Some(s) => {
-                        *out = caps.values[s as usize].map(|value| Captured { value, holder: Some(Some(s)), caps });
-                    }
+                    Some(s) => *out = caps.get(s).map(|value| Captured { value, holder: Some(Some(s)), caps }),
                     None => all_planned = false,
                 }
             }
