@@ -53,11 +53,14 @@ pub fn parse(text: &str) -> Result<Lazy<'_>, JsonError> {
 
 /// The members to record during the pass: each slot is a key of an object
 /// identified by the slot that holds it (`None`: the root object).
+///
+/// The plan's values are numbered as nodes: node [`ROOT`] is the document,
+/// node `s + 1` the value of slot `s`.
 #[derive(Debug)]
 pub struct CapturePlan {
     slots: &'static [CaptureSlot],
-    /// By object (index 0 the root, `s + 1` slot `s`'s value), its slots as
-    /// (first, count): computed once, as the scanner asks on every object.
+    /// By node, the slots of the object it holds as (first, count):
+    /// computed once, as the scanner asks on every object.
     children: [(u8, u8); MAX_SLOTS + 1],
 }
 
@@ -71,11 +74,13 @@ pub struct CaptureSlot {
 /// Most slots a plan may have.
 pub const MAX_SLOTS: usize = 32;
 
-/// The index of the object that is slot `parent`'s value (`None`: the root)
-/// in [`CapturePlan::children`].
-const fn object_of(parent: Option<u8>) -> usize {
-    match parent {
-        None => 0,
+/// The node of the whole document.
+pub const ROOT: usize = 0;
+
+/// The node of slot `slot`'s value (`None`: the root).
+const fn node_of(slot: Option<u8>) -> usize {
+    match slot {
+        None => ROOT,
         Some(s) => s as usize + 1,
     }
 }
@@ -92,7 +97,7 @@ impl CapturePlan {
             if let Some(parent) = slots[i].parent {
                 assert!((parent as usize) < i, "a slot's parent is an earlier slot");
             }
-            let object = object_of(slots[i].parent);
+            let object = node_of(slots[i].parent);
             let (first, count) = children[object];
             if count == 0 {
                 children[object] = (i as u8, 1);
@@ -105,29 +110,25 @@ impl CapturePlan {
         CapturePlan { slots, children }
     }
 
-    /// The slots of the object that is slot `parent`'s value (`None`: the root).
+    /// The slots of the object at `node`.
     #[inline]
-    pub fn children(&self, parent: Option<u8>) -> Range<usize> {
-        self.object_slots(object_of(parent))
-    }
-
-    #[inline]
-    fn object_slots(&self, object: usize) -> Range<usize> {
-        let (first, count) = self.children[object];
+    fn children(&self, node: usize) -> Range<usize> {
+        let (first, count) = self.children[node];
         first as usize..first as usize + count as usize
     }
 
-    /// The key of `slot`.
-    #[inline]
-    pub fn key(&self, slot: usize) -> &'static str {
-        self.slots[slot].key
-    }
-
-    /// The slot of `key` in the object that is slot `parent`'s value.
-    #[inline]
-    pub fn slot(&self, parent: Option<u8>, key: &str) -> Option<u8> {
-        let range = self.children(parent);
-        self.slots[range.clone()].iter().position(|s| s.key == key).map(|i| (range.start + i) as u8)
+    /// The node of the member `key` of the object at `node`, if planned.
+    /// Callers that ask for an object's members in the plan's order find
+    /// the `i`th at `position` `i` at once. Inline, so that a constant key
+    /// is compared as a constant.
+    #[inline(always)]
+    pub fn member(&self, node: usize, position: usize, key: &str) -> Option<usize> {
+        let slots = self.children(node);
+        let at = slots.start + position;
+        if slots.contains(&at) && bytes_eq(self.slots[at].key.as_bytes(), key.as_bytes()) {
+            return Some(at + 1);
+        }
+        self.slot_of_key(slots, RawStr { raw: key, escaped: false }).map(|s| s + 1)
     }
 
     /// The slot in `range` that the key `key` names.
@@ -143,50 +144,49 @@ impl CapturePlan {
     }
 }
 
-/// Where the planned members of a text are: by slot, the last occurrence's
-/// value.
+/// Where the planned values of a text are: by node, the last occurrence's.
 #[derive(Debug)]
 pub struct Captures<'a> {
     text: &'a str,
     plan: &'static CapturePlan,
-    spans: [Option<Span>; MAX_SLOTS],
+    spans: [Option<Span>; MAX_SLOTS + 1],
 }
 
 impl<'a> Captures<'a> {
     /// Nothing recorded yet; [`parse_captured`] fills it in.
     pub fn new(text: &'a str, plan: &'static CapturePlan) -> Self {
-        Captures { text, plan, spans: [None; MAX_SLOTS] }
+        Captures { text, plan, spans: [None; MAX_SLOTS + 1] }
     }
 
     pub fn plan(&self) -> &'static CapturePlan {
         self.plan
     }
 
-    /// The recorded value of `slot`, if its key was present.
+    /// The recorded value at `node`, if present ([`ROOT`] once checked).
     #[inline]
-    pub fn get(&self, slot: u8) -> Option<Lazy<'a>> {
-        self.spans[slot as usize].map(|Span { start, end, kind }| Lazy { text: self.text, start, end, kind })
+    pub fn get(&self, node: usize) -> Option<Lazy<'a>> {
+        self.spans[node].map(|Span { start, end, kind }| Lazy { text: self.text, start, end, kind })
     }
 
-    /// The slot that the key in `text[open..end]` (quotes included) names in
-    /// `range` (a planned object's slots), with any earlier value of it
+    /// The node that the key in `text[open..end]` (quotes included) names
+    /// among `slots` (a planned object's), with any earlier value of it
     /// forgotten: a repeated key replaces the earlier value whole.
     #[inline]
-    fn claim(&mut self, range: Range<usize>, open: usize, end: usize, escaped: bool) -> Option<usize> {
+    fn claim(&mut self, slots: Range<usize>, open: usize, end: usize, escaped: bool) -> Option<usize> {
         let key = RawStr { raw: &self.text[open + 1..end - 1], escaped };
-        let slot = self.plan.slot_of_key(range, key)?;
-        if self.spans[slot].is_some() {
-            self.clear(slot);
+        let node = self.plan.slot_of_key(slots, key)? + 1;
+        if self.spans[node].is_some() {
+            self.clear(node);
         }
-        Some(slot)
+        Some(node)
     }
 
-    /// Forgets `slot` and everything recorded inside its value.
+    /// Forgets the value at `node` and everything recorded inside it.
     #[cold]
-    fn clear(&mut self, slot: usize) {
-        if self.spans[slot].take().is_some() {
-            for child in self.plan.object_slots(slot + 1) {
-                self.clear(child);
+    fn clear(&mut self, node: usize) {
+        if self.spans[node].take().is_some() {
+            for slot in self.plan.children(node) {
+                self.clear(slot + 1);
             }
         }
     }
@@ -196,14 +196,17 @@ impl<'a> Captures<'a> {
 pub fn parse_captured<'a>(caps: &mut Captures<'a>) -> Result<Lazy<'a>, JsonError> {
     let text = caps.text;
     match document(text.as_bytes(), caps) {
-        Ok(Span { start, end, kind }) => Ok(Lazy { text, start, end, kind }),
+        Ok(root) => {
+            caps.spans[ROOT] = Some(root);
+            Ok(Lazy { text, start: root.start, end: root.end, kind: root.kind })
+        }
         Err(e) => Err(e.locate(text)),
     }
 }
 
 fn document(b: &[u8], caps: &mut Captures<'_>) -> Result<Span, Fail> {
     let start = skip_ws(b, 0);
-    let (end, kind) = value(b, start, 0, Some(0), caps)?;
+    let (end, kind) = value(b, start, 0, Some(ROOT), caps)?;
     let after = skip_ws(b, end);
     if after != b.len() {
         return Err(Fail::at(after, Syntax::ExtraData));
@@ -212,15 +215,15 @@ fn document(b: &[u8], caps: &mut Captures<'_>) -> Result<Span, Fail> {
 }
 
 /// Scans the value at `i` (whitespace already skipped), checking it: the
-/// offset after it, and what it is. `object` is which planned object it is,
-/// if it is one (see [`CapturePlan::children`]). Containers are scanned in
+/// offset after it, and what it is. `node` is which planned value it is, if
+/// it is one. Containers are scanned in
 /// this one function, so nesting costs one stack frame per level (deep
 /// documents run in small stacks, wasm's included).
 fn value(
     b: &[u8],
     mut i: usize,
     depth: usize,
-    object: Option<usize>,
+    node: Option<usize>,
     caps: &mut Captures<'_>,
 ) -> Result<(usize, Kind), Fail> {
     let (is_object, close) = match b.get(i) {
@@ -233,8 +236,8 @@ fn value(
     }
     let container = if is_object { Kind::Object } else { Kind::List };
     // The slots of this object, when the plan names it.
-    let planned = match object {
-        Some(object) if is_object => caps.plan.object_slots(object),
+    let planned = match node {
+        Some(node) if is_object => caps.plan.children(node),
         _ => 0..0,
     };
     i = skip_ws(b, i + 1);
@@ -242,14 +245,14 @@ fn value(
         return Ok((i + 1, container));
     }
     loop {
-        let mut slot = None;
+        let mut member = None;
         if is_object {
             if b.get(i) != Some(&b'"') {
                 return Err(Fail::at(i, Syntax::ExpectingKey));
             }
             let (end, escaped) = string(b, i)?;
             if !planned.is_empty() {
-                slot = caps.claim(planned.clone(), i, end, escaped);
+                member = caps.claim(planned.clone(), i, end, escaped);
             }
             i = skip_ws(b, end);
             if b.get(i) != Some(&b':') {
@@ -260,11 +263,11 @@ fn value(
         let start = i;
         // Scalars inline: only containers cost a call.
         let (end, kind) = match b.get(i) {
-            Some(b'{' | b'[') => value(b, i, depth + 1, slot.map(|s| s + 1), caps)?,
+            Some(b'{' | b'[') => value(b, i, depth + 1, member, caps)?,
             _ => scalar(b, i)?,
         };
-        if let Some(slot) = slot {
-            caps.spans[slot] = Some(Span { start, end, kind });
+        if let Some(member) = member {
+            caps.spans[member] = Some(Span { start, end, kind });
         }
         i = skip_ws(b, end);
         match b.get(i) {
@@ -478,9 +481,11 @@ mod tests {
         let text = r#"{"store": {"enabled": true}, "mode": 1, "x": {"store": 2}, "st\u006fre": {"size": 1}, "mode": "both"}"#;
         let mut caps = Captures::new(text, &PLAN);
         parse_captured(&mut caps).unwrap();
-        assert_eq!(caps.get(0).unwrap().source(), r#"{"size": 1}"#);
-        assert!(caps.get(2).is_none(), "the replaced store's members are forgotten");
-        assert!(caps.get(1).unwrap().str_eq("both"));
+        // Nodes: slot s's value is node s + 1.
+        assert_eq!(caps.get(1).unwrap().source(), r#"{"size": 1}"#);
+        assert!(caps.get(3).is_none(), "the replaced store's members are forgotten");
+        assert!(caps.get(2).unwrap().str_eq("both"));
+        assert_eq!(caps.get(ROOT).unwrap().source(), text);
     }
 
     #[test]

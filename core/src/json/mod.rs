@@ -22,7 +22,6 @@ mod serde_impl;
 pub mod write;
 
 pub use int::Int;
-pub(crate) use lex::bytes_eq;
 pub use lex::{JsonError, MAX_DEPTH};
 pub use object::Object;
 pub use parse::{parse, parse_limited};

@@ -104,8 +104,8 @@ pub fn validate_mooncake(block: &Value) -> Result<(), Diagnostic> {
 /// path. The outer error is a syntax error.
 pub fn validate_mooncake_json(text: &str) -> Result<Result<(), Diagnostic>, JsonError> {
     let mut captures = lazy::Captures::new(text, &view::MOONCAKE_PLAN);
-    let root = lazy::parse_captured(&mut captures)?;
-    Ok(first_error(view::Captured::root(root, &captures)))
+    lazy::parse_captured(&mut captures)?;
+    Ok(first_error(view::Captured::root(&captures)))
 }
 
 fn first_error<V: View>(block: V) -> Result<(), Diagnostic> {
