@@ -26,7 +26,12 @@ impl Int {
         }
         // The magnitude while it fits a u64 (leading zeros add nothing), then
         // the i64 range: every integer a spec holds takes this way.
-        let magnitude = digits.bytes().try_fold(0u64, |acc, b| acc.checked_mul(10)?.checked_add(u64::from(b - b'0')));
+        let magnitude = if digits.len() <= 19 {
+            // Below 10^19, which is below 2^64: no overflow to check.
+            Some(digits.bytes().fold(0u64, |acc, b| acc * 10 + u64::from(b - b'0')))
+        } else {
+            digits.bytes().try_fold(0u64, |acc, b| acc.checked_mul(10)?.checked_add(u64::from(b - b'0')))
+        };
         let small = magnitude.and_then(|m| if negative { 0i64.checked_sub_unsigned(m) } else { i64::try_from(m).ok() });
         if let Some(v) = small {
             return Some(Int::Small(v));
@@ -129,6 +134,9 @@ mod tests {
         assert_eq!(Int::from_decimal("999999999999999999"), Some(Int::Small(999_999_999_999_999_999)));
         assert_eq!(Int::from_decimal("-999999999999999999"), Some(Int::Small(-999_999_999_999_999_999)));
         assert_eq!(Int::from_decimal("0000000000000000000000001"), Some(Int::Small(1)));
+        assert_eq!(Int::from_decimal("9999999999999999999").unwrap().to_string(), "9999999999999999999");
+        assert_eq!(Int::from_decimal("-9223372036854775809").unwrap().to_string(), "-9223372036854775809");
+        assert_eq!(Int::from_decimal("18446744073709551616").unwrap().to_string(), "18446744073709551616");
     }
 
     #[test]

@@ -128,19 +128,13 @@ impl CapturePlan {
         if slots.contains(&at) && bytes_eq(self.slots[at].key.as_bytes(), key.as_bytes()) {
             return Some(at + 1);
         }
-        self.slot_of_key(slots, RawStr { raw: key, escaped: false }).map(|s| s + 1)
+        self.slot_where(slots, |k| k == key).map(|s| s + 1)
     }
 
-    /// The slot in `range` that the key `key` names.
-    #[inline]
-    fn slot_of_key(&self, range: Range<usize>, key: RawStr<'_>) -> Option<usize> {
-        let found = if key.escaped {
-            let key = key.decode();
-            self.slots[range.clone()].iter().position(|s| key.eq_str(s.key))
-        } else {
-            self.slots[range.clone()].iter().position(|s| bytes_eq(s.key.as_bytes(), key.raw.as_bytes()))
-        };
-        found.map(|i| range.start + i)
+    /// The first slot in `range` whose key `is_key`.
+    #[inline(always)]
+    fn slot_where(&self, range: Range<usize>, is_key: impl Fn(&str) -> bool) -> Option<usize> {
+        range.into_iter().find(|&s| is_key(self.slots[s].key))
     }
 }
 
@@ -173,8 +167,13 @@ impl<'a> Captures<'a> {
     /// forgotten: a repeated key replaces the earlier value whole.
     #[inline]
     fn claim(&mut self, slots: Range<usize>, open: usize, end: usize, escaped: bool) -> Option<usize> {
-        let key = RawStr { raw: &self.text[open + 1..end - 1], escaped };
-        let node = self.plan.slot_of_key(slots, key)? + 1;
+        let node = if escaped {
+            let key = RawStr { raw: &self.text[open + 1..end - 1], escaped }.decode();
+            self.plan.slot_where(slots, |k| key.eq_str(k))
+        } else {
+            let key = &self.text.as_bytes()[open + 1..end - 1];
+            self.plan.slot_where(slots, |k| bytes_eq(k.as_bytes(), key))
+        }? + 1;
         if self.spans[node].is_some() {
             self.clear(node);
         }
@@ -216,63 +215,70 @@ fn document(b: &[u8], caps: &mut Captures<'_>) -> Result<Span, Fail> {
 
 /// Scans the value at `i` (whitespace already skipped), checking it: the
 /// offset after it, and what it is. `node` is which planned value it is, if
-/// it is one. Containers are scanned in
-/// this one function, so nesting costs one stack frame per level (deep
-/// documents run in small stacks, wasm's included).
-fn value(
-    b: &[u8],
-    mut i: usize,
-    depth: usize,
-    node: Option<usize>,
-    caps: &mut Captures<'_>,
-) -> Result<(usize, Kind), Fail> {
-    let (is_object, close) = match b.get(i) {
-        Some(b'{') => (true, b'}'),
-        Some(b'[') => (false, b']'),
-        _ => return scalar(b, i),
-    };
-    if depth + 1 > MAX_DEPTH {
+/// it is one; `depth` is how many containers hold it.
+///
+/// Inline, so that [`object`] and [`list`] call each other directly: nesting
+/// costs one stack frame per level (deep documents run in small stacks,
+/// wasm's included), and a scalar costs no call.
+#[inline(always)]
+fn value(b: &[u8], i: usize, depth: usize, node: Option<usize>, caps: &mut Captures<'_>) -> Result<(usize, Kind), Fail> {
+    match b.get(i) {
+        Some(b'{') => Ok((object(b, i, depth + 1, node, caps)?, Kind::Object)),
+        Some(b'[') => Ok((list(b, i, depth + 1, caps)?, Kind::List)),
+        _ => scalar(b, i),
+    }
+}
+
+/// Scans the object opening at `i`, at nesting `depth`, recording the
+/// members the plan names when it is the planned value `node`.
+fn object(b: &[u8], i: usize, depth: usize, node: Option<usize>, caps: &mut Captures<'_>) -> Result<usize, Fail> {
+    if depth > MAX_DEPTH {
         return Err(Fail::at(i, Syntax::TooDeep));
     }
-    let container = if is_object { Kind::Object } else { Kind::List };
-    // The slots of this object, when the plan names it.
-    let planned = match node {
-        Some(node) if is_object => caps.plan.children(node),
-        _ => 0..0,
-    };
-    i = skip_ws(b, i + 1);
-    if b.get(i) == Some(&close) {
-        return Ok((i + 1, container));
+    let slots = node.map_or(0..0, |node| caps.plan.children(node));
+    let mut i = skip_ws(b, i + 1);
+    if b.get(i) == Some(&b'}') {
+        return Ok(i + 1);
     }
     loop {
-        let mut member = None;
-        if is_object {
-            if b.get(i) != Some(&b'"') {
-                return Err(Fail::at(i, Syntax::ExpectingKey));
-            }
-            let (end, escaped) = string(b, i)?;
-            if !planned.is_empty() {
-                member = caps.claim(planned.clone(), i, end, escaped);
-            }
-            i = skip_ws(b, end);
-            if b.get(i) != Some(&b':') {
-                return Err(Fail::at(i, Syntax::ExpectingColon));
-            }
-            i = skip_ws(b, i + 1);
+        if b.get(i) != Some(&b'"') {
+            return Err(Fail::at(i, Syntax::ExpectingKey));
         }
-        let start = i;
-        // Scalars inline: only containers cost a call.
-        let (end, kind) = match b.get(i) {
-            Some(b'{' | b'[') => value(b, i, depth + 1, member, caps)?,
-            _ => scalar(b, i)?,
-        };
+        let (key_end, escaped) = string(b, i)?;
+        let member = if slots.is_empty() { None } else { caps.claim(slots.clone(), i, key_end, escaped) };
+        i = skip_ws(b, key_end);
+        if b.get(i) != Some(&b':') {
+            return Err(Fail::at(i, Syntax::ExpectingColon));
+        }
+        let start = skip_ws(b, i + 1);
+        let (end, kind) = value(b, start, depth, member, caps)?;
         if let Some(member) = member {
             caps.spans[member] = Some(Span { start, end, kind });
         }
         i = skip_ws(b, end);
         match b.get(i) {
             Some(b',') => i = skip_ws(b, i + 1),
-            Some(&c) if c == close => return Ok((i + 1, container)),
+            Some(b'}') => return Ok(i + 1),
+            _ => return Err(Fail::at(i, Syntax::ExpectingComma)),
+        }
+    }
+}
+
+/// Scans the list opening at `i`, at nesting `depth`.
+fn list(b: &[u8], i: usize, depth: usize, caps: &mut Captures<'_>) -> Result<usize, Fail> {
+    if depth > MAX_DEPTH {
+        return Err(Fail::at(i, Syntax::TooDeep));
+    }
+    let mut i = skip_ws(b, i + 1);
+    if b.get(i) == Some(&b']') {
+        return Ok(i + 1);
+    }
+    loop {
+        let (end, _) = value(b, i, depth, None, caps)?;
+        i = skip_ws(b, end);
+        match b.get(i) {
+            Some(b',') => i = skip_ws(b, i + 1),
+            Some(b']') => return Ok(i + 1),
             _ => return Err(Fail::at(i, Syntax::ExpectingComma)),
         }
     }

@@ -104,6 +104,10 @@ impl Fail {
 /// spaces is skipped a word at a time.
 #[inline(always)]
 pub(crate) fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    // `": "` and `", "`: one space before a token.
+    if b.get(i) == Some(&b' ') && b.get(i + 1).is_some_and(|&c| c > b' ') {
+        return i + 1;
+    }
     while let Some(&c) = b.get(i) {
         if c > b' ' {
             break;
@@ -141,10 +145,13 @@ pub(crate) fn string(b: &[u8], open: usize) -> Result<(usize, bool), Fail> {
     // character: strings are most of a spec's bytes, and most end at the
     // first such byte, so that case is inline and the rest is a call.
     while let Some(word) = b.get(i..).and_then(<[u8]>::first_chunk::<8>) {
-        let hit = string_special(u64::from_le_bytes(*word));
+        let word = u64::from_le_bytes(*word);
+        let hit = string_special(word);
         if hit != 0 {
-            i += (hit.trailing_zeros() / 8) as usize;
-            if b[i] == b'"' {
+            // The flag is the high bit of the first special byte.
+            let bit = hit.trailing_zeros();
+            i += (bit / 8) as usize;
+            if (word >> (bit & !7)) as u8 == b'"' {
                 return Ok((i + 1, false));
             }
             break;
@@ -434,9 +441,11 @@ fn zero_bytes(x: u64) -> u64 {
 /// Flags `"`, `\\` and control characters (below 0x20) in a word of text.
 #[inline(always)]
 fn string_special(w: u64) -> u64 {
-    zero_bytes(w ^ (ONES * b'"' as u64))
-        | zero_bytes(w ^ (ONES * b'\\' as u64))
-        | (w.wrapping_sub(ONES * 0x20) & !w & HIGHS)
+    // Flipping bit 1 maps `"` (0x22) to 0x20 and keeps 0x00-0x1F below
+    // 0x20, while every other byte stays at 0x21 or above: one test for
+    // bytes below 0x21 finds quotes and control characters together.
+    let quote_or_control = w ^ (ONES * 0x02);
+    zero_bytes(w ^ (ONES * b'\\' as u64)) | (quote_or_control.wrapping_sub(ONES * 0x21) & !quote_or_control & HIGHS)
 }
 
 /// The end (after the closing quote) of the string opening at `i`, and
@@ -486,8 +495,25 @@ mod tests {
     }
 
     #[test]
+    fn string_special_finds_the_first_special_byte() {
+        let special = |c: u8| c == b'"' || c == b'\\' || c < 0x20;
+        for c in 0..=255u8 {
+            for at in 0..8 {
+                for filler in [b'a', 0xFF, b' ', b'#', b'!'] {
+                    let mut word = [filler; 8];
+                    word[at] = c;
+                    let hit = string_special(u64::from_le_bytes(word));
+                    let first = word.iter().position(|&b| special(b));
+                    let found = (hit != 0).then(|| (hit.trailing_zeros() / 8) as usize);
+                    assert_eq!(found, first, "{c:#x} at {at} among {filler:#x}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn skip_ws_skips_runs_and_stops_at_tokens() {
-        for (text, end) in [("", 0), ("x", 0), (" ", 1), ("\n\t\r x", 4), ("\n                   }", 20), ("          ", 10)] {
+        for (text, end) in [("", 0), ("x", 0), (" ", 1), ("\n\t\r x", 4), ("\n                   }", 20), ("          ", 10), (" ", 1), ("  x", 2), (" x", 1), (" \n x", 3)] {
             assert_eq!(skip_ws(text.as_bytes(), 0), end, "{text:?}");
         }
     }
