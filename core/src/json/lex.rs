@@ -104,9 +104,17 @@ impl Fail {
 /// spaces is skipped a word at a time.
 #[inline(always)]
 pub(crate) fn skip_ws(b: &[u8], mut i: usize) -> usize {
-    // `": "` and `", "`: one space before a token.
-    if b.get(i) == Some(&b' ') && b.get(i + 1).is_some_and(|&c| c > b' ') {
-        return i + 1;
+    match b.get(i) {
+        // `": "` and `", "`: one space before a token.
+        Some(b' ') if b.get(i + 1).is_some_and(|&c| c > b' ') => return i + 1,
+        // A new line and its indentation before a token.
+        Some(b'\n') => {
+            i += 1 + leading_spaces(&b[i + 1..]);
+            if b.get(i).is_some_and(|&c| c > b' ') {
+                return i;
+            }
+        }
+        _ => {}
     }
     while let Some(&c) = b.get(i) {
         if c > b' ' {
@@ -349,7 +357,16 @@ pub(crate) fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
         1..4 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
         // Two overlapping halves, or words: the last one ends at `n`.
         4..8 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
-        _ => (0..n - 8).step_by(8).all(|i| word(a, i) == word(b, i)) && word(a, n - 8) == word(b, n - 8),
+        _ => {
+            let mut i = 0;
+            while i + 8 < n {
+                if word(a, i) != word(b, i) {
+                    return false;
+                }
+                i += 8;
+            }
+            word(a, n - 8) == word(b, n - 8)
+        }
     }
 }
 
@@ -513,7 +530,7 @@ mod tests {
 
     #[test]
     fn skip_ws_skips_runs_and_stops_at_tokens() {
-        for (text, end) in [("", 0), ("x", 0), (" ", 1), ("\n\t\r x", 4), ("\n                   }", 20), ("          ", 10), (" ", 1), ("  x", 2), (" x", 1), (" \n x", 3)] {
+        for (text, end) in [("", 0), ("x", 0), (" ", 1), ("\n\t\r x", 4), ("\n                   }", 20), ("          ", 10), (" ", 1), ("  x", 2), (" x", 1), (" \n x", 3), ("\n", 1), ("\n  ", 3), ("\n \n x", 4)] {
             assert_eq!(skip_ws(text.as_bytes(), 0), end, "{text:?}");
         }
     }
