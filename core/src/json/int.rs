@@ -21,17 +21,20 @@ impl Int {
             Some(rest) => (true, rest),
             None => (false, text),
         };
-        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        if digits.is_empty() {
             return None;
         }
-        // The magnitude while it fits a u64 (leading zeros add nothing), then
-        // the i64 range: every integer a spec holds takes this way.
-        let magnitude = if digits.len() <= 19 {
-            // Below 10^19, which is below 2^64: no overflow to check.
-            Some(digits.bytes().fold(0u64, |acc, b| acc * 10 + u64::from(b - b'0')))
-        } else {
-            digits.bytes().try_fold(0u64, |acc, b| acc.checked_mul(10)?.checked_add(u64::from(b - b'0')))
-        };
+        // One pass: each byte a digit, and the magnitude while it fits a u64
+        // (leading zeros add nothing), then the i64 range: every integer a
+        // spec holds is small.
+        let mut magnitude = Some(0u64);
+        for b in digits.bytes() {
+            let digit = b.wrapping_sub(b'0');
+            if digit > 9 {
+                return None;
+            }
+            magnitude = magnitude.and_then(|m| m.checked_mul(10)?.checked_add(u64::from(digit)));
+        }
         let small = magnitude.and_then(|m| if negative { 0i64.checked_sub_unsigned(m) } else { i64::try_from(m).ok() });
         if let Some(v) = small {
             return Some(Int::Small(v));
