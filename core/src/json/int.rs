@@ -26,15 +26,18 @@ impl Int {
         }
         // One pass: each byte a digit, and the magnitude while it fits a u64
         // (leading zeros add nothing), then the i64 range: every integer a
-        // spec holds is small.
-        let mut magnitude = Some(0u64);
-        for b in digits.bytes() {
-            let digit = b.wrapping_sub(b'0');
-            if digit > 9 {
-                return None;
+        // spec holds is small. Below 20 digits, nothing can overflow a u64.
+        let digit = |b: u8| Some(u64::from(b.wrapping_sub(b'0'))).filter(|&d| d <= 9);
+        let magnitude = if digits.len() < 20 {
+            Some(digits.bytes().try_fold(0u64, |m, b| Some(m * 10 + digit(b)?))?)
+        } else {
+            let mut magnitude = Some(0u64);
+            for b in digits.bytes() {
+                let d = digit(b)?;
+                magnitude = magnitude.and_then(|m| m.checked_mul(10)?.checked_add(d));
             }
-            magnitude = magnitude.and_then(|m| m.checked_mul(10)?.checked_add(u64::from(digit)));
-        }
+            magnitude
+        };
         let small = magnitude.and_then(|m| if negative { 0i64.checked_sub_unsigned(m) } else { i64::try_from(m).ok() });
         if let Some(v) = small {
             return Some(Int::Small(v));

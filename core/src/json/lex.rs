@@ -99,27 +99,31 @@ impl Fail {
 // a register rather than in a struct behind a reference.
 
 /// The offset of the first byte at or after `i` that is not JSON whitespace.
-/// Most calls find a token at once, so that test comes first; pretty-printed
-/// text is otherwise newlines followed by runs of spaces, and a run of
-/// spaces is skipped a word at a time.
+/// Most calls find a token at once, so that test comes first; then the
+/// shapes of pretty-printed text: one space, or a new line and its
+/// indentation (a run of spaces is skipped a word at a time). Anything else
+/// is a call, which keeps the inline part small in the scanners' loops.
 #[inline(always)]
-pub(crate) fn skip_ws(b: &[u8], mut i: usize) -> usize {
+pub(crate) fn skip_ws(b: &[u8], i: usize) -> usize {
     match b.get(i) {
-        // `": "` and `", "`: one space before a token.
+        Some(&c) if c > b' ' => return i,
+        // `": "` and `", "`.
         Some(b' ') if b.get(i + 1).is_some_and(|&c| c > b' ') => return i + 1,
-        // A new line and its indentation before a token.
         Some(b'\n') => {
-            i += 1 + leading_spaces(&b[i + 1..]);
-            if b.get(i).is_some_and(|&c| c > b' ') {
-                return i;
+            let after = i + 1 + leading_spaces(&b[i + 1..]);
+            if b.get(after).is_some_and(|&c| c > b' ') {
+                return after;
             }
         }
         _ => {}
     }
+    skip_any_ws(b, i)
+}
+
+/// [`skip_ws`] for any whitespace.
+#[inline(never)]
+fn skip_any_ws(b: &[u8], mut i: usize) -> usize {
     while let Some(&c) = b.get(i) {
-        if c > b' ' {
-            break;
-        }
         match c {
             b' ' => i += leading_spaces(&b[i..]),
             b'\n' | b'\t' | b'\r' => i += 1,
