@@ -87,8 +87,10 @@ const fn node_of(slot: Option<u8>) -> usize {
 
 impl CapturePlan {
     /// A plan of `slots`. Each object's slots must be listed together, after
-    /// the slot holding the object; a `static` plan that breaks this, or has
-    /// more than [`MAX_SLOTS`] slots, does not compile.
+    /// the slot holding the object, and keys must be plain text (no quote,
+    /// backslash or control character: the scanner finds them spelled as
+    /// they are); a `static` plan that breaks this, or has more than
+    /// [`MAX_SLOTS`] slots, does not compile.
     pub const fn new(slots: &'static [CaptureSlot]) -> Self {
         assert!(slots.len() <= MAX_SLOTS, "a capture plan has at most MAX_SLOTS slots");
         let mut children = [(0u8, 0u8); MAX_SLOTS + 1];
@@ -96,6 +98,12 @@ impl CapturePlan {
         while i < slots.len() {
             if let Some(parent) = slots[i].parent {
                 assert!((parent as usize) < i, "a slot's parent is an earlier slot");
+            }
+            let key = slots[i].key.as_bytes();
+            let mut k = 0;
+            while k < key.len() {
+                assert!(key[k] >= 0x20 && key[k] != b'"' && key[k] != b'\\', "a planned key is plain text");
+                k += 1;
             }
             let object = node_of(slots[i].parent);
             let (first, count) = children[object];
@@ -162,22 +170,38 @@ impl<'a> Captures<'a> {
         self.spans[node].map(|Span { start, end, kind }| Lazy { text: self.text, start, end, kind })
     }
 
-    /// The node that the key in `text[open..end]` (quotes included) names
-    /// among `slots` (a planned object's), with any earlier value of it
-    /// forgotten: a repeated key replaces the earlier value whole.
-    #[inline]
-    fn claim(&mut self, slots: Range<usize>, open: usize, end: usize, escaped: bool) -> Option<usize> {
-        let node = if escaped {
-            let key = RawStr { raw: &self.text[open + 1..end - 1], escaped }.decode();
-            self.plan.slot_where(slots, |k| key.eq_str(k))
-        } else {
-            let key = &self.text.as_bytes()[open + 1..end - 1];
-            self.plan.slot_where(slots, |k| bytes_eq(k.as_bytes(), key))
-        }? + 1;
+    /// The member of a planned object (its `slots`) whose key is spelled
+    /// plainly at `open`, a quote: the offset after the key's string, and
+    /// the member's node. Planned keys are plain text (see
+    /// [`CapturePlan::new`]), so a match is a whole string token, found
+    /// without scanning it first.
+    #[inline(always)]
+    fn claim_plain(&mut self, slots: Range<usize>, open: usize) -> Option<(usize, usize)> {
+        let b = self.text.as_bytes();
+        let slot = self.plan.slot_where(slots, |key| {
+            let close = open + 1 + key.len();
+            b.get(close) == Some(&b'"') && bytes_eq(&b[open + 1..close], key.as_bytes())
+        })?;
+        Some((open + self.plan.slots[slot].key.len() + 2, self.claim(slot + 1)))
+    }
+
+    /// The member of a planned object (its `slots`) whose key is the string
+    /// with escapes in `text[open..end]`.
+    #[cold]
+    fn claim_escaped(&mut self, slots: Range<usize>, open: usize, end: usize) -> Option<usize> {
+        let key = RawStr { raw: &self.text[open + 1..end - 1], escaped: true }.decode();
+        let slot = self.plan.slot_where(slots, |k| key.eq_str(k))?;
+        Some(self.claim(slot + 1))
+    }
+
+    /// `node` for a new occurrence of its key: a repeated key replaces the
+    /// earlier value whole, so what was recorded for it is forgotten.
+    #[inline(always)]
+    fn claim(&mut self, node: usize) -> usize {
         if self.spans[node].is_some() {
             self.clear(node);
         }
-        Some(node)
+        node
     }
 
     /// Forgets the value at `node` and everything recorded inside it.
@@ -244,8 +268,13 @@ fn object(b: &[u8], i: usize, depth: usize, node: Option<usize>, caps: &mut Capt
         if b.get(i) != Some(&b'"') {
             return Err(Fail::at(i, Syntax::ExpectingKey));
         }
-        let (key_end, escaped) = string(b, i)?;
-        let member = if slots.is_empty() { None } else { caps.claim(slots.clone(), i, key_end, escaped) };
+        let (key_end, member) = match caps.claim_plain(slots.clone(), i) {
+            Some((end, member)) => (end, Some(member)),
+            None => match string(b, i)? {
+                (end, true) if !slots.is_empty() => (end, caps.claim_escaped(slots.clone(), i, end)),
+                (end, _) => (end, None),
+            },
+        };
         i = skip_ws(b, key_end);
         if b.get(i) != Some(&b':') {
             return Err(Fail::at(i, Syntax::ExpectingColon));
