@@ -16,30 +16,37 @@ pub enum Int {
 impl Int {
     /// Reads an optional `-` followed by ASCII digits (leading zeros allowed,
     /// as Python's `int()` allows them). `None` for anything else.
+    #[inline]
     pub fn from_decimal(text: &str) -> Option<Int> {
         let (negative, digits) = match text.strip_prefix('-') {
             Some(rest) => (true, rest),
             None => (false, text),
         };
+        // Every integer a spec holds is small: below 20 digits the magnitude
+        // cannot overflow a u64, so each digit is checked and added in one
+        // step, without overflow checks.
+        if !digits.is_empty() && digits.len() < 20 {
+            let magnitude = digits.bytes().try_fold(0u64, |m, b| Some(m * 10 + decimal_digit(b)?))?;
+            if let Some(v) = small(negative, magnitude) {
+                return Some(Int::Small(v));
+            }
+        }
+        Self::from_long_decimal(negative, digits)
+    }
+
+    /// [`Self::from_decimal`] for any length.
+    #[cold]
+    fn from_long_decimal(negative: bool, digits: &str) -> Option<Int> {
         if digits.is_empty() {
             return None;
         }
-        // One pass: each byte a digit, and the magnitude while it fits a u64
-        // (leading zeros add nothing), then the i64 range: every integer a
-        // spec holds is small. Below 20 digits, nothing can overflow a u64.
-        let digit = |b: u8| Some(u64::from(b.wrapping_sub(b'0'))).filter(|&d| d <= 9);
-        let magnitude = if digits.len() < 20 {
-            Some(digits.bytes().try_fold(0u64, |m, b| Some(m * 10 + digit(b)?))?)
-        } else {
-            let mut magnitude = Some(0u64);
-            for b in digits.bytes() {
-                let d = digit(b)?;
-                magnitude = magnitude.and_then(|m| m.checked_mul(10)?.checked_add(d));
-            }
-            magnitude
-        };
-        let small = magnitude.and_then(|m| if negative { 0i64.checked_sub_unsigned(m) } else { i64::try_from(m).ok() });
-        if let Some(v) = small {
+        // The magnitude while it fits a u64 (leading zeros add nothing).
+        let mut magnitude = Some(0u64);
+        for b in digits.bytes() {
+            let d = decimal_digit(b)?;
+            magnitude = magnitude.and_then(|m| m.checked_mul(10)?.checked_add(d));
+        }
+        if let Some(v) = magnitude.and_then(|m| small(negative, m)) {
             return Some(Int::Small(v));
         }
         let digits = digits.trim_start_matches('0');
@@ -78,6 +85,18 @@ impl Int {
     pub fn in_range(&self, low: i64, high: i64) -> bool {
         self.cmp_i64(low) != Ordering::Less && self.cmp_i64(high) != Ordering::Greater
     }
+}
+
+/// The value of an ASCII digit.
+#[inline(always)]
+fn decimal_digit(b: u8) -> Option<u64> {
+    Some(u64::from(b.wrapping_sub(b'0'))).filter(|&d| d <= 9)
+}
+
+/// `-magnitude` or `magnitude`, if an i64.
+#[inline(always)]
+fn small(negative: bool, magnitude: u64) -> Option<i64> {
+    if negative { 0i64.checked_sub_unsigned(magnitude) } else { i64::try_from(magnitude).ok() }
 }
 
 impl PartialOrd for Int {
