@@ -534,7 +534,21 @@ mod tests {
 
     #[test]
     fn skip_ws_skips_runs_and_stops_at_tokens() {
-        for (text, end) in [("", 0), ("x", 0), (" ", 1), ("\n\t\r x", 4), ("\n                   }", 20), ("          ", 10), (" ", 1), ("  x", 2), (" x", 1), (" \n x", 3), ("\n", 1), ("\n  ", 3), ("\n \n x", 4)] {
+        let cases = [
+            ("", 0),
+            ("x", 0),
+            (" ", 1),
+            (" x", 1),
+            ("  x", 2),
+            ("          ", 10),
+            ("\n", 1),
+            ("\n  ", 3),
+            ("\n                   }", 20),
+            ("\n \n x", 4),
+            (" \n x", 3),
+            ("\n\t\r x", 4),
+        ];
+        for (text, end) in cases {
             assert_eq!(skip_ws(text.as_bytes(), 0), end, "{text:?}");
         }
     }
