@@ -81,27 +81,35 @@ impl<'a> ObjectView for &'a Object {
 impl<'a> View for Lazy<'a> {
     type Obj = LazyObject<'a>;
 
+    #[inline]
     fn as_object(self) -> Option<LazyObject<'a>> {
         Lazy::as_object(&self)
     }
+    #[inline]
     fn is_null(self) -> bool {
         self.kind() == Kind::Null
     }
+    #[inline]
     fn is_true(self) -> bool {
         self.kind() == Kind::True
     }
+    #[inline]
     fn is_str(self) -> bool {
         matches!(self.kind(), Kind::Str { .. })
     }
+    #[inline]
     fn str_eq(self, s: &str) -> bool {
         Lazy::str_eq(&self, s)
     }
+    #[inline]
     fn as_int(self) -> Option<Int> {
         Lazy::as_int(&self)
     }
+    #[inline]
     fn byte_size_arg(&self) -> ByteSizeArg<'_> {
         lazy_byte_size_arg(*self)
     }
+    #[inline]
     fn repr(self) -> String {
         self.to_value().repr()
     }
