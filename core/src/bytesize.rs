@@ -84,11 +84,12 @@ pub fn byte_size_value(arg: ByteSizeArg<'_>) -> Result<Int, ByteSizeError> {
         ByteSizeArg::Bool(b) => return Err(ByteSizeError::Bool(b)),
         ByteSizeArg::Int(i) => i,
         ByteSizeArg::Str(text) => {
+            // ASCII digits only: what `Int::from_decimal` reads, but no sign.
             let stripped = py_strip(&text);
-            if stripped.is_empty() || !stripped.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(ByteSizeError::NotDigits(repr_str(&PyStr::from(&*text))));
+            match Int::from_decimal(stripped) {
+                Some(size) if !stripped.starts_with('-') => size,
+                _ => return Err(ByteSizeError::NotDigits(repr_str(&PyStr::from(&*text)))),
             }
-            Int::from_decimal(stripped).expect("checked: ASCII digits")
         }
         ByteSizeArg::WideStr(s) => return Err(ByteSizeError::NotDigits(repr_str(&s))),
         ByteSizeArg::Other(name) => return Err(ByteSizeError::WrongType(name)),

@@ -16,25 +16,41 @@ pub enum Int {
 impl Int {
     /// Reads an optional `-` followed by ASCII digits (leading zeros allowed,
     /// as Python's `int()` allows them). `None` for anything else.
+    #[inline]
     pub fn from_decimal(text: &str) -> Option<Int> {
         let (negative, digits) = match text.strip_prefix('-') {
             Some(rest) => (true, rest),
             None => (false, text),
         };
-        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        // Every integer a spec holds is small: below 20 digits the magnitude
+        // cannot overflow a u64, so each digit is checked and added in one
+        // step, without overflow checks.
+        if !digits.is_empty() && digits.len() < 20 {
+            let magnitude = digits.bytes().try_fold(0u64, |m, b| Some(m * 10 + decimal_digit(b)?))?;
+            if let Some(v) = small(negative, magnitude) {
+                return Some(Int::Small(v));
+            }
+        }
+        Self::from_long_decimal(negative, digits)
+    }
+
+    /// [`Self::from_decimal`] for any length.
+    #[cold]
+    fn from_long_decimal(negative: bool, digits: &str) -> Option<Int> {
+        if digits.is_empty() {
             return None;
         }
-        let digits = digits.trim_start_matches('0');
-        let mut acc: Option<i64> = Some(0);
-        for d in digits.bytes().map(|b| i64::from(b - b'0')) {
-            acc = acc.and_then(|a| a.checked_mul(10)).and_then(|a| {
-                if negative { a.checked_sub(d) } else { a.checked_add(d) }
-            });
+        // The magnitude while it fits a u64 (leading zeros add nothing).
+        let mut magnitude = Some(0u64);
+        for b in digits.bytes() {
+            let d = decimal_digit(b)?;
+            magnitude = magnitude.and_then(|m| m.checked_mul(10)?.checked_add(d));
         }
-        Some(match acc {
-            Some(v) => Int::Small(v),
-            None => Int::Big(if negative { format!("-{digits}") } else { digits.to_owned() }.into_boxed_str()),
-        })
+        if let Some(v) = magnitude.and_then(|m| small(negative, m)) {
+            return Some(Int::Small(v));
+        }
+        let digits = digits.trim_start_matches('0');
+        Some(Int::Big(if negative { format!("-{digits}") } else { digits.to_owned() }.into_boxed_str()))
     }
 
     pub fn is_zero(&self) -> bool {
@@ -69,6 +85,18 @@ impl Int {
     pub fn in_range(&self, low: i64, high: i64) -> bool {
         self.cmp_i64(low) != Ordering::Less && self.cmp_i64(high) != Ordering::Greater
     }
+}
+
+/// The value of an ASCII digit.
+#[inline(always)]
+fn decimal_digit(b: u8) -> Option<u64> {
+    Some(u64::from(b.wrapping_sub(b'0'))).filter(|&d| d <= 9)
+}
+
+/// `-magnitude` or `magnitude`, if an i64.
+#[inline(always)]
+fn small(negative: bool, magnitude: u64) -> Option<i64> {
+    if negative { 0i64.checked_sub_unsigned(magnitude) } else { i64::try_from(magnitude).ok() }
 }
 
 impl PartialOrd for Int {
@@ -128,6 +156,12 @@ mod tests {
         assert_eq!(Int::from_decimal("-"), None);
         assert_eq!(Int::from_decimal("1.0"), None);
         assert_eq!(Int::from_decimal("+1"), None);
+        assert_eq!(Int::from_decimal("999999999999999999"), Some(Int::Small(999_999_999_999_999_999)));
+        assert_eq!(Int::from_decimal("-999999999999999999"), Some(Int::Small(-999_999_999_999_999_999)));
+        assert_eq!(Int::from_decimal("0000000000000000000000001"), Some(Int::Small(1)));
+        assert_eq!(Int::from_decimal("9999999999999999999").unwrap().to_string(), "9999999999999999999");
+        assert_eq!(Int::from_decimal("-9223372036854775809").unwrap().to_string(), "-9223372036854775809");
+        assert_eq!(Int::from_decimal("18446744073709551616").unwrap().to_string(), "18446744073709551616");
     }
 
     #[test]

@@ -32,6 +32,239 @@ impl fmt::Display for JsonError {
 
 impl std::error::Error for JsonError {}
 
+/// Which of Python's syntax errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Syntax {
+    ExpectingValue,
+    ExpectingKey,
+    ExpectingColon,
+    ExpectingComma,
+    /// Located at the opening quote.
+    Unterminated,
+    BadUnicodeEscape,
+    BadEscape,
+    ControlCharacter,
+    TooDeep,
+    ExtraData,
+}
+
+impl Syntax {
+    pub fn message(self) -> &'static str {
+        match self {
+            Syntax::ExpectingValue => "Expecting value",
+            Syntax::ExpectingKey => "Expecting property name enclosed in double quotes",
+            Syntax::ExpectingColon => "Expecting ':' delimiter",
+            Syntax::ExpectingComma => "Expecting ',' delimiter",
+            Syntax::Unterminated => "Unterminated string starting at",
+            Syntax::BadUnicodeEscape => "Invalid \\uXXXX escape",
+            Syntax::BadEscape => "Invalid \\escape",
+            Syntax::ControlCharacter => "Invalid control character at",
+            Syntax::TooDeep => "Nesting too deep",
+            Syntax::ExtraData => "Extra data",
+        }
+    }
+}
+
+/// A syntax error at a byte offset. The scanners pass this small error up
+/// and locate it in lines and columns once, at the top ([`Fail::locate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Fail {
+    pub at: usize,
+    pub what: Syntax,
+}
+
+impl Fail {
+    #[cold]
+    pub fn at(at: usize, what: Syntax) -> Fail {
+        Fail { at, what }
+    }
+
+    /// Locates the error in `text`, as Python's `json` does.
+    #[cold]
+    pub fn locate(self, text: &str) -> JsonError {
+        let before = &text[..self.at.min(text.len())];
+        let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        JsonError {
+            message: self.what.message(),
+            line,
+            column: before[line_start..].chars().count() + 1,
+            char_offset: before.chars().count(),
+        }
+    }
+}
+
+// The scanning functions below take the text's bytes and an offset, and
+// return the offset after what they scanned: the hot loops keep the offset in
+// a register rather than in a struct behind a reference.
+
+/// The offset of the first byte at or after `i` that is not JSON whitespace.
+/// Most calls find a token at once, so that test comes first; then the
+/// shapes of pretty-printed text: one space, or a new line and its
+/// indentation (a run of spaces is skipped a word at a time). Anything else
+/// is a call, which keeps the inline part small in the scanners' loops.
+#[inline(always)]
+pub(crate) fn skip_ws(b: &[u8], i: usize) -> usize {
+    match b.get(i) {
+        Some(&c) if c > b' ' => return i,
+        // `": "` and `", "`.
+        Some(b' ') if b.get(i + 1).is_some_and(|&c| c > b' ') => return i + 1,
+        Some(b'\n') => {
+            let after = i + 1 + leading_spaces(&b[i + 1..]);
+            if b.get(after).is_some_and(|&c| c > b' ') {
+                return after;
+            }
+        }
+        _ => {}
+    }
+    skip_any_ws(b, i)
+}
+
+/// [`skip_ws`] for any whitespace.
+#[inline(never)]
+fn skip_any_ws(b: &[u8], mut i: usize) -> usize {
+    while let Some(&c) = b.get(i) {
+        match c {
+            b' ' => i += leading_spaces(&b[i..]),
+            b'\n' | b'\t' | b'\r' => i += 1,
+            _ => break,
+        }
+    }
+    i
+}
+
+/// How many spaces `b` starts with, counted a word at a time.
+#[inline(always)]
+fn leading_spaces(b: &[u8]) -> usize {
+    let mut n = 0;
+    while let Some(word) = b[n..].first_chunk::<8>() {
+        // The lowest byte that is not a space is the lowest non-zero byte.
+        let others = u64::from_le_bytes(*word) ^ SPACES;
+        if others != 0 {
+            return n + (others.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    n + b[n..].iter().take_while(|&&c| c == b' ').count()
+}
+
+/// Scans the string whose opening quote is at `open`: the offset after its
+/// closing quote, and whether it has escapes.
+#[inline(always)]
+pub(crate) fn string(b: &[u8], open: usize) -> Result<(usize, bool), Fail> {
+    let mut i = open + 1;
+    // Eight bytes at a time to the next quote, backslash or control
+    // character: strings are most of a spec's bytes, and most end at the
+    // first such byte, so that case is inline and the rest is a call.
+    while let Some(word) = b.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+        let word = u64::from_le_bytes(*word);
+        let hit = string_special(word);
+        if hit != 0 {
+            // The flag is the high bit of the first special byte.
+            let bit = hit.trailing_zeros();
+            i += (bit / 8) as usize;
+            if (word >> (bit & !7)) as u8 == b'"' {
+                return Ok((i + 1, false));
+            }
+            break;
+        }
+        i += 8;
+    }
+    string_from(b, open, i)
+}
+
+/// The rest of [`string`] from `i`: escapes, control characters, and the
+/// last bytes of the text, where no whole word is left.
+#[inline(never)]
+fn string_from(b: &[u8], open: usize, mut i: usize) -> Result<(usize, bool), Fail> {
+    let mut escaped = false;
+    loop {
+        while let Some(word) = b[i..].first_chunk::<8>() {
+            let hit = string_special(u64::from_le_bytes(*word));
+            if hit != 0 {
+                i += (hit.trailing_zeros() / 8) as usize;
+                break;
+            }
+            i += 8;
+        }
+        let Some(&c) = b.get(i) else {
+            return Err(Fail::at(open, Syntax::Unterminated));
+        };
+        match c {
+            b'"' => return Ok((i + 1, escaped)),
+            b'\\' => {
+                escaped = true;
+                match b.get(i + 1) {
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
+                    Some(b'u') => {
+                        if b.len() < i + 6 || !b[i + 2..i + 6].iter().all(u8::is_ascii_hexdigit) {
+                            return Err(Fail::at(i, Syntax::BadUnicodeEscape));
+                        }
+                        i += 6;
+                    }
+                    None => return Err(Fail::at(open, Syntax::Unterminated)),
+                    Some(_) => return Err(Fail::at(i, Syntax::BadEscape)),
+                }
+            }
+            0..=0x1F => return Err(Fail::at(i, Syntax::ControlCharacter)),
+            _ => i += 1,
+        }
+    }
+}
+
+/// Scans the number at `start` (JSON's grammar, which is also what Python's
+/// scanner accepts once its backtracking is accounted for): the offset after
+/// it, and whether it is a float.
+#[inline(always)]
+pub(crate) fn number(b: &[u8], start: usize) -> Result<(usize, bool), Fail> {
+    let mut i = start;
+    if b.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i = digits_end(b, i + 1),
+        _ => return Err(Fail::at(start, Syntax::ExpectingValue)),
+    }
+    // Most numbers in a spec are small integers: done at the first byte
+    // that cannot continue a number.
+    if !matches!(b.get(i), Some(b'.' | b'e' | b'E')) {
+        return Ok((i, false));
+    }
+    let mut is_float = false;
+    if b.get(i) == Some(&b'.') && b.get(i + 1).is_some_and(u8::is_ascii_digit) {
+        is_float = true;
+        i = digits_end(b, i + 2);
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        let mut j = i + 1;
+        if matches!(b.get(j), Some(b'+' | b'-')) {
+            j += 1;
+        }
+        if b.get(j).is_some_and(u8::is_ascii_digit) {
+            is_float = true;
+            i = digits_end(b, j + 1);
+        }
+    }
+    Ok((i, is_float))
+}
+
+/// The end of the run of ASCII digits at `i`.
+#[inline(always)]
+fn digits_end(b: &[u8], mut i: usize) -> usize {
+    while b.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    i
+}
+
+/// The offset after the literal `lit` if the text continues with it at `i`.
+#[inline(always)]
+pub(crate) fn literal(b: &[u8], i: usize, lit: &str) -> Option<usize> {
+    b.get(i..)?.starts_with(lit.as_bytes()).then_some(i + lit.len())
+}
+
+/// A cursor over the text for the tree parser, on the functions above.
 pub(crate) struct Lexer<'a> {
     pub text: &'a str,
     pub pos: usize,
@@ -70,141 +303,74 @@ impl<'a> Lexer<'a> {
 
     #[inline]
     pub fn skip_ws(&mut self) {
-        let b = self.bytes();
-        // Indentation: whole words of spaces at once.
-        while let Some(word) = b[self.pos..].first_chunk::<8>()
-            && u64::from_le_bytes(*word) == SPACES
-        {
-            self.pos += 8;
-        }
-        while let Some(&c) = b.get(self.pos) {
-            if matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
-                self.pos += 1;
-            } else {
-                break;
-            }
-        }
+        self.pos = skip_ws(self.bytes(), self.pos);
     }
 
-    pub fn error_at(&self, pos: usize, message: &'static str) -> JsonError {
-        let before = &self.text[..pos.min(self.text.len())];
-        let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        JsonError {
-            message,
-            line,
-            column: before[line_start..].chars().count() + 1,
-            char_offset: before.chars().count(),
-        }
+    /// The error `what` at the current position.
+    #[cold]
+    pub fn fail(&self, what: Syntax) -> Fail {
+        Fail::at(self.pos, what)
     }
 
-    pub fn too_deep(&self, depth: usize) -> Result<(), JsonError> {
+    #[inline]
+    pub fn too_deep(&self, depth: usize) -> Result<(), Fail> {
         if depth > self.max_depth {
-            return Err(self.error("Nesting too deep"));
+            return Err(self.fail(Syntax::TooDeep));
         }
         Ok(())
-    }
-
-    pub fn error(&self, message: &'static str) -> JsonError {
-        self.error_at(self.pos, message)
     }
 
     /// Consumes `lit` if the text continues with it.
     #[inline]
     pub fn eat(&mut self, lit: &str) -> bool {
-        if self.bytes()[self.pos..].starts_with(lit.as_bytes()) {
-            self.pos += lit.len();
-            true
-        } else {
-            false
-        }
+        literal(self.bytes(), self.pos, lit).map(|end| self.pos = end).is_some()
     }
 
     /// Scans a string whose opening quote is at `pos`.
-    pub fn string(&mut self) -> Result<RawStr<'a>, JsonError> {
-        let b = self.bytes();
-        let start = self.pos + 1;
-        let mut i = start;
-        let mut escaped = false;
-        loop {
-            // Eight bytes at a time to the next quote, backslash or control
-            // character: strings are most of a spec's bytes.
-            while let Some(word) = b[i..].first_chunk::<8>() {
-                let hit = string_special(u64::from_le_bytes(*word));
-                if hit != 0 {
-                    i += (hit.trailing_zeros() / 8) as usize;
-                    break;
+    #[inline]
+    pub fn string(&mut self) -> Result<RawStr<'a>, Fail> {
+        let open = self.pos;
+        let (end, escaped) = string(self.bytes(), open)?;
+        self.pos = end;
+        Ok(RawStr { raw: &self.text[open + 1..end - 1], escaped })
+    }
+
+    /// Scans a number starting at `pos`.
+    #[inline]
+    pub fn number(&mut self) -> Result<RawNum<'a>, Fail> {
+        let start = self.pos;
+        let (end, is_float) = number(self.bytes(), start)?;
+        self.pos = end;
+        Ok(RawNum { text: &self.text[start..end], is_float })
+    }
+}
+
+/// Byte equality for short strings (keys, modes), inline: comparing a word
+/// or two costs less than a call to `memcmp`.
+#[inline(always)]
+pub(crate) fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], i: usize| u64::from_le_bytes(*s[i..].first_chunk().expect("8 bytes"));
+    let half = |s: &[u8], i: usize| u32::from_le_bytes(*s[i..].first_chunk().expect("4 bytes"));
+    match n {
+        0 => true,
+        // Bytes 0, n/2 and n-1 are all of them.
+        1..4 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        // Two overlapping halves, or words: the last one ends at `n`.
+        4..8 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        _ => {
+            let mut i = 0;
+            while i + 8 < n {
+                if word(a, i) != word(b, i) {
+                    return false;
                 }
                 i += 8;
             }
-            let Some(&c) = b.get(i) else {
-                return Err(self.error_at(start - 1, "Unterminated string starting at"));
-            };
-            match c {
-                b'"' => break,
-                b'\\' => {
-                    escaped = true;
-                    match b.get(i + 1) {
-                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
-                        Some(b'u') => {
-                            if b.len() < i + 6 || !b[i + 2..i + 6].iter().all(u8::is_ascii_hexdigit) {
-                                return Err(self.error_at(i, "Invalid \\uXXXX escape"));
-                            }
-                            i += 6;
-                        }
-                        None => return Err(self.error_at(start - 1, "Unterminated string starting at")),
-                        Some(_) => return Err(self.error_at(i, "Invalid \\escape")),
-                    }
-                }
-                0..=0x1F => return Err(self.error_at(i, "Invalid control character at")),
-                _ => i += 1,
-            }
+            word(a, n - 8) == word(b, n - 8)
         }
-        self.pos = i + 1;
-        Ok(RawStr { raw: &self.text[start..i], escaped })
-    }
-
-    /// Scans a number starting at `pos` (JSON's grammar, which is also what
-    /// Python's scanner accepts once its backtracking is accounted for).
-    pub fn number(&mut self) -> Result<RawNum<'a>, JsonError> {
-        let b = self.bytes();
-        let start = self.pos;
-        let mut i = start;
-        if b.get(i) == Some(&b'-') {
-            i += 1;
-        }
-        match b.get(i) {
-            Some(b'0') => i += 1,
-            Some(b'1'..=b'9') => {
-                while b.get(i).is_some_and(u8::is_ascii_digit) {
-                    i += 1;
-                }
-            }
-            _ => return Err(self.error_at(start, "Expecting value")),
-        }
-        let mut is_float = false;
-        if b.get(i) == Some(&b'.') && b.get(i + 1).is_some_and(u8::is_ascii_digit) {
-            is_float = true;
-            i += 1;
-            while b.get(i).is_some_and(u8::is_ascii_digit) {
-                i += 1;
-            }
-        }
-        if matches!(b.get(i), Some(b'e' | b'E')) {
-            let mut j = i + 1;
-            if matches!(b.get(j), Some(b'+' | b'-')) {
-                j += 1;
-            }
-            if b.get(j).is_some_and(u8::is_ascii_digit) {
-                while b.get(j).is_some_and(u8::is_ascii_digit) {
-                    j += 1;
-                }
-                is_float = true;
-                i = j;
-            }
-        }
-        self.pos = i;
-        Ok(RawNum { text: &self.text[start..i], is_float })
     }
 }
 
@@ -212,7 +378,7 @@ impl RawStr<'_> {
     /// Python string equality with `other`, decoding escapes only when present.
     #[inline]
     pub fn eq_str(&self, other: &str) -> bool {
-        if self.escaped { self.decode().eq_str(other) } else { self.raw == other }
+        if self.escaped { self.decode().eq_str(other) } else { bytes_eq(self.raw.as_bytes(), other.as_bytes()) }
     }
 
     pub fn decode(&self) -> PyStr {
@@ -277,10 +443,7 @@ impl RawNum<'_> {
     }
 
     pub fn int(&self) -> Int {
-        match self.text.parse::<i64>() {
-            Ok(v) => Int::Small(v),
-            Err(_) => Int::from_decimal(self.text).unwrap_or(Int::Small(0)),
-        }
+        Int::from_decimal(self.text).expect("an integer token is an optional '-' and digits")
     }
 }
 
@@ -299,9 +462,11 @@ fn zero_bytes(x: u64) -> u64 {
 /// Flags `"`, `\\` and control characters (below 0x20) in a word of text.
 #[inline(always)]
 fn string_special(w: u64) -> u64 {
-    zero_bytes(w ^ (ONES * b'"' as u64))
-        | zero_bytes(w ^ (ONES * b'\\' as u64))
-        | (w.wrapping_sub(ONES * 0x20) & !w & HIGHS)
+    // Flipping bit 1 maps `"` (0x22) to 0x20 and keeps 0x00-0x1F below
+    // 0x20, while every other byte stays at 0x21 or above: one test for
+    // bytes below 0x21 finds quotes and control characters together.
+    let quote_or_control = w ^ (ONES * 0x02);
+    zero_bytes(w ^ (ONES * b'\\' as u64)) | (quote_or_control.wrapping_sub(ONES * 0x21) & !quote_or_control & HIGHS)
 }
 
 /// The end (after the closing quote) of the string opening at `i`, and
@@ -327,6 +492,64 @@ pub(crate) fn checked_string_end(b: &[u8], mut i: usize) -> (usize, bool) {
                 i += 2;
             }
             _ => i += 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_eq_compares_every_byte_at_every_length() {
+        let text = b"abcdefghijklmnopqrstuvwxyz";
+        for n in 0..=text.len() {
+            let a = &text[..n];
+            assert!(bytes_eq(a, a), "{n}");
+            for i in 0..n {
+                let mut b = a.to_vec();
+                b[i] ^= 1;
+                assert!(!bytes_eq(a, &b), "{n} {i}");
+            }
+            assert!(!bytes_eq(a, &text[..n.saturating_sub(1)]) || n == 0);
+        }
+    }
+
+    #[test]
+    fn string_special_finds_the_first_special_byte() {
+        let special = |c: u8| c == b'"' || c == b'\\' || c < 0x20;
+        for c in 0..=255u8 {
+            for at in 0..8 {
+                for filler in [b'a', 0xFF, b' ', b'#', b'!'] {
+                    let mut word = [filler; 8];
+                    word[at] = c;
+                    let hit = string_special(u64::from_le_bytes(word));
+                    let first = word.iter().position(|&b| special(b));
+                    let found = (hit != 0).then(|| (hit.trailing_zeros() / 8) as usize);
+                    assert_eq!(found, first, "{c:#x} at {at} among {filler:#x}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn skip_ws_skips_runs_and_stops_at_tokens() {
+        let cases = [
+            ("", 0),
+            ("x", 0),
+            (" ", 1),
+            (" x", 1),
+            ("  x", 2),
+            ("          ", 10),
+            ("\n", 1),
+            ("\n  ", 3),
+            ("\n                   }", 20),
+            ("\n \n x", 4),
+            (" \n x", 3),
+            ("\n\t\r x", 4),
+        ];
+        for (text, end) in cases {
+            assert_eq!(skip_ws(text.as_bytes(), 0), end, "{text:?}");
         }
     }
 }

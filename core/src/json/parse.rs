@@ -1,6 +1,6 @@
 //! Text to [`Value`], as `json.loads` reads it.
 
-use super::lex::{Lexer, MAX_DEPTH};
+use super::lex::{Fail, Lexer, MAX_DEPTH, Syntax};
 use super::{JsonError, Object, Value};
 
 /// Parses one JSON document (surrounding whitespace allowed), as `json.loads`.
@@ -13,16 +13,20 @@ pub fn parse(text: &str) -> Result<Value, JsonError> {
 pub fn parse_limited(text: &str, max_depth: usize) -> Result<Value, JsonError> {
     let mut lx = Lexer::new(text);
     lx.max_depth = max_depth.min(MAX_DEPTH);
+    document(&mut lx).map_err(|e| e.locate(text))
+}
+
+fn document(lx: &mut Lexer<'_>) -> Result<Value, Fail> {
     lx.skip_ws();
-    let v = value(&mut lx, 0)?;
+    let v = value(lx, 0)?;
     lx.skip_ws();
-    if lx.pos != text.len() {
-        return Err(lx.error("Extra data"));
+    if lx.pos != lx.text.len() {
+        return Err(lx.fail(Syntax::ExtraData));
     }
     Ok(v)
 }
 
-fn value(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, JsonError> {
+fn value(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, Fail> {
     match lx.peek() {
         Some(b'"') => Ok(Value::Str(lx.string()?.decode())),
         Some(b'{') => object(lx, depth + 1),
@@ -37,7 +41,7 @@ fn value(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, JsonError> {
     }
 }
 
-fn list(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, JsonError> {
+fn list(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, Fail> {
     lx.too_deep(depth)?;
     lx.pos += 1;
     lx.skip_ws();
@@ -56,12 +60,12 @@ fn list(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, JsonError> {
                 lx.pos += 1;
                 return Ok(Value::List(items));
             }
-            _ => return Err(lx.error("Expecting ',' delimiter")),
+            _ => return Err(lx.fail(Syntax::ExpectingComma)),
         }
     }
 }
 
-fn object(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, JsonError> {
+fn object(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, Fail> {
     lx.too_deep(depth)?;
     lx.pos += 1;
     lx.skip_ws();
@@ -72,12 +76,12 @@ fn object(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, JsonError> {
     }
     loop {
         if lx.peek() != Some(b'"') {
-            return Err(lx.error("Expecting property name enclosed in double quotes"));
+            return Err(lx.fail(Syntax::ExpectingKey));
         }
         let key = lx.string()?.decode();
         lx.skip_ws();
         if lx.peek() != Some(b':') {
-            return Err(lx.error("Expecting ':' delimiter"));
+            return Err(lx.fail(Syntax::ExpectingColon));
         }
         lx.pos += 1;
         lx.skip_ws();
@@ -92,7 +96,7 @@ fn object(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, JsonError> {
                 lx.pos += 1;
                 return Ok(Value::Object(Object::from_pairs(pairs)));
             }
-            _ => return Err(lx.error("Expecting ',' delimiter")),
+            _ => return Err(lx.fail(Syntax::ExpectingComma)),
         }
     }
 }

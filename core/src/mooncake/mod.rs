@@ -103,8 +103,9 @@ pub fn validate_mooncake(block: &Value) -> Result<(), Diagnostic> {
 /// [`validate_mooncake`] on JSON text, without building a tree: the fast
 /// path. The outer error is a syntax error.
 pub fn validate_mooncake_json(text: &str) -> Result<Result<(), Diagnostic>, JsonError> {
-    let (root, captures) = lazy::parse_captured(text, &view::MOONCAKE_PLAN)?;
-    Ok(first_error(view::Captured::root(root, &captures)))
+    let mut captures = lazy::Captures::new(text, &view::MOONCAKE_PLAN);
+    lazy::parse_captured(&mut captures)?;
+    Ok(first_error(view::Captured::root(&captures)))
 }
 
 fn first_error<V: View>(block: V) -> Result<(), Diagnostic> {

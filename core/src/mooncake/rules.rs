@@ -41,6 +41,7 @@ impl Sink for AllErrors {
 
 /// `mooncake.store` and the other sub-blocks: absent or `null` is fine, a
 /// mapping is read, anything else is the given error.
+#[inline]
 fn sub_block<V: View>(
     value: Option<V>,
     sink: &mut dyn Sink,

@@ -6,7 +6,7 @@
 //! text, so both give the same verdict by construction.
 
 use crate::bytesize::ByteSizeArg;
-use crate::json::lazy::{CapturePlan, CaptureSlot, Captures, Kind, Lazy, LazyObject};
+use crate::json::lazy::{self, CapturePlan, CaptureSlot, Captures, Kind, Lazy, LazyObject};
 use crate::json::{Int, Object, Value};
 
 pub(crate) trait View: Copy {
@@ -81,43 +81,35 @@ impl<'a> ObjectView for &'a Object {
 impl<'a> View for Lazy<'a> {
     type Obj = LazyObject<'a>;
 
+    #[inline]
     fn as_object(self) -> Option<LazyObject<'a>> {
         Lazy::as_object(&self)
     }
+    #[inline]
     fn is_null(self) -> bool {
         self.kind() == Kind::Null
     }
+    #[inline]
     fn is_true(self) -> bool {
         self.kind() == Kind::True
     }
+    #[inline]
     fn is_str(self) -> bool {
         matches!(self.kind(), Kind::Str { .. })
     }
+    #[inline]
     fn str_eq(self, s: &str) -> bool {
         Lazy::str_eq(&self, s)
     }
+    #[inline]
     fn as_int(self) -> Option<Int> {
         Lazy::as_int(&self)
     }
+    #[inline]
     fn byte_size_arg(&self) -> ByteSizeArg<'_> {
-        match self.kind() {
-            Kind::True => ByteSizeArg::Bool(true),
-            Kind::False => ByteSizeArg::Bool(false),
-            Kind::Int => ByteSizeArg::Int(Lazy::as_int(self).expect("an integer literal")),
-            Kind::Str { escaped: false } => ByteSizeArg::Str(self.plain_str().expect("a plain string").into()),
-            Kind::Str { escaped: true } => {
-                let s = self.as_pystr().expect("a string");
-                match s.as_str() {
-                    Some(text) => ByteSizeArg::Str(text.to_owned().into()),
-                    None => ByteSizeArg::WideStr(s),
-                }
-            }
-            Kind::Null => ByteSizeArg::Other("NoneType"),
-            Kind::Float => ByteSizeArg::Other("float"),
-            Kind::List => ByteSizeArg::Other("list"),
-            Kind::Object => ByteSizeArg::Other("dict"),
-        }
+        lazy_byte_size_arg(*self)
     }
+    #[inline]
     fn repr(self) -> String {
         self.to_value().repr()
     }
@@ -131,57 +123,77 @@ impl<'a> ObjectView for LazyObject<'a> {
     }
 }
 
+/// What `author_byte_size` sees of a value in text: the text's lifetime, so
+/// a [`Captured`] value can lend it too.
+fn lazy_byte_size_arg(value: Lazy<'_>) -> ByteSizeArg<'_> {
+    match value.kind() {
+        Kind::True => ByteSizeArg::Bool(true),
+        Kind::False => ByteSizeArg::Bool(false),
+        Kind::Int => ByteSizeArg::Int(value.as_int().expect("an integer literal")),
+        Kind::Str { escaped: false } => ByteSizeArg::Str(value.plain_str().expect("a plain string").into()),
+        Kind::Str { escaped: true } => {
+            let s = value.as_pystr().expect("a string");
+            match s.as_str() {
+                Some(text) => ByteSizeArg::Str(text.to_owned().into()),
+                None => ByteSizeArg::WideStr(s),
+            }
+        }
+        Kind::Null => ByteSizeArg::Other("NoneType"),
+        Kind::Float => ByteSizeArg::Other("float"),
+        Kind::List => ByteSizeArg::Other("list"),
+        Kind::Object => ByteSizeArg::Other("dict"),
+    }
+}
+
 const fn slot(parent: Option<u8>, key: &'static str) -> CaptureSlot {
     CaptureSlot { parent, key }
 }
 
 /// The members `rules::check` reads, so one pass over the text can record
-/// them. A member missing here is still found (by a scan), only slower; the
-/// rule tests compare this path with the tree path on every branch.
-pub(crate) static MOONCAKE_PLAN: CapturePlan = CapturePlan {
-    slots: &[
-        slot(None, "mode"),                    // 0
-        slot(None, "store"),                   // 1
-        slot(None, "transfer"),                // 2
-        slot(None, "topology"),                // 3
-        slot(None, "autoscaling"),             // 4
-        slot(Some(1), "global_segment_size"),  // 5
-        slot(Some(1), "local_buffer_size"),    // 6
-        slot(Some(1), "cold_tier_enabled"),    // 7
-        slot(Some(1), "enabled"),              // 8
-        slot(Some(2), "protocol"),             // 9
-        slot(Some(2), "device_name"),          // 10
-        slot(Some(3), "prefill"),              // 11
-        slot(Some(3), "decode"),               // 12
-        slot(Some(4), "enabled"),              // 13
-        slot(Some(4), "prefill"),              // 14
-        slot(Some(4), "decode"),               // 15
-        slot(Some(14), "min_replicas"),        // 16
-        slot(Some(14), "max_replicas"),        // 17
-        slot(Some(15), "min_replicas"),        // 18
-        slot(Some(15), "max_replicas"),        // 19
-    ],
-};
+/// them, each object's in the order the rules ask for them. Every member the
+/// rules read must be here (the fast path panics on one that is not): the
+/// rule tests run every branch on both paths, and the test below reads every
+/// object's members.
+pub(crate) static MOONCAKE_PLAN: CapturePlan = CapturePlan::new(&[
+    slot(None, "mode"),                    // 0
+    slot(None, "store"),                   // 1
+    slot(None, "transfer"),                // 2
+    slot(None, "topology"),                // 3
+    slot(None, "autoscaling"),             // 4
+    slot(Some(1), "global_segment_size"),  // 5
+    slot(Some(1), "local_buffer_size"),    // 6
+    slot(Some(1), "cold_tier_enabled"),    // 7
+    slot(Some(1), "enabled"),              // 8
+    slot(Some(2), "protocol"),             // 9
+    slot(Some(2), "device_name"),          // 10
+    slot(Some(3), "prefill"),              // 11
+    slot(Some(3), "decode"),               // 12
+    slot(Some(4), "enabled"),              // 13
+    slot(Some(4), "prefill"),              // 14
+    slot(Some(4), "decode"),               // 15
+    slot(Some(14), "min_replicas"),        // 16
+    slot(Some(14), "max_replicas"),        // 17
+    slot(Some(15), "min_replicas"),        // 18
+    slot(Some(15), "max_replicas"),        // 19
+]);
 
-#[cfg(test)]
-#[test]
-fn the_plan_groups_each_objects_slots() {
-    assert!(MOONCAKE_PLAN.is_grouped());
-}
-
-/// A value in checked text, with the recorded members of the text.
+/// A value in checked text: a node of [`MOONCAKE_PLAN`] that the pass
+/// recorded. Two words, so the rules pass their values around for free.
 #[derive(Clone, Copy)]
 pub(crate) struct Captured<'a, 'c> {
-    value: Lazy<'a>,
-    /// Which planned object this value is: `Some(None)` the root,
-    /// `Some(Some(slot))` a slot's value, `None` not planned.
-    holder: Option<Option<u8>>,
     caps: &'c Captures<'a>,
+    node: usize,
 }
 
 impl<'a, 'c> Captured<'a, 'c> {
-    pub(crate) fn root(value: Lazy<'a>, caps: &'c Captures<'a>) -> Self {
-        Captured { value, holder: Some(None), caps }
+    /// The document of `caps`, which [`lazy::parse_captured`] has checked.
+    pub(crate) fn root(caps: &'c Captures<'a>) -> Self {
+        Captured { caps, node: lazy::ROOT }
+    }
+
+    #[inline]
+    fn value(self) -> Lazy<'a> {
+        self.caps.get(self.node).expect("a captured value was recorded")
     }
 }
 
@@ -191,61 +203,68 @@ pub(crate) struct CapturedObject<'a, 'c>(Captured<'a, 'c>);
 impl<'a, 'c> View for Captured<'a, 'c> {
     type Obj = CapturedObject<'a, 'c>;
 
+    #[inline]
     fn as_object(self) -> Option<Self::Obj> {
-        (self.value.kind() == Kind::Object).then_some(CapturedObject(self))
+        (self.value().kind() == Kind::Object).then_some(CapturedObject(self))
     }
+    #[inline]
     fn is_null(self) -> bool {
-        self.value.is_null()
+        self.value().is_null()
     }
+    #[inline]
     fn is_true(self) -> bool {
-        self.value.is_true()
+        self.value().is_true()
     }
+    #[inline]
     fn is_str(self) -> bool {
-        self.value.is_str()
+        self.value().is_str()
     }
+    #[inline]
     fn str_eq(self, s: &str) -> bool {
-        self.value.str_eq(s)
+        self.value().str_eq(s)
     }
+    #[inline]
     fn as_int(self) -> Option<Int> {
-        View::as_int(self.value)
+        View::as_int(self.value())
     }
+    #[inline]
     fn byte_size_arg(&self) -> ByteSizeArg<'_> {
-        self.value.byte_size_arg()
+        lazy_byte_size_arg(self.value())
     }
+    #[inline]
     fn repr(self) -> String {
-        View::repr(self.value)
+        View::repr(self.value())
     }
 }
 
 impl<'a, 'c> ObjectView for CapturedObject<'a, 'c> {
     type V = Captured<'a, 'c>;
 
+    /// The recorded members: the rules read only members the plan names
+    /// (see [`MOONCAKE_PLAN`]), so there is nothing to scan for. Inline, so
+    /// the keys are constants and each costs a compare or two.
+    #[inline(always)]
     fn fields<const N: usize>(self, keys: [&str; N]) -> [Option<Self::V>; N] {
-        let Captured { value, holder, caps } = self.0;
-        if let Some(parent) = holder {
-            let mut found = [None; N];
-            let mut all_planned = true;
-            let range = caps.plan.children(parent);
-            for (i, (out, key)) in found.iter_mut().zip(keys).enumerate() {
-                // The rules ask in plan order: try the slot at the same place first.
-                let positional = range.start + i;
-                let slot = if range.contains(&positional) && caps.plan.slots[positional].key == key {
-                    Some(positional as u8)
-                } else {
-                    caps.slot(parent, key)
-                };
-                match slot {
-                    Some(s) => {
-                        *out = caps.values[s as usize].map(|value| Captured { value, holder: Some(Some(s)), caps });
-                    }
-                    None => all_planned = false,
-                }
-            }
-            if all_planned {
-                return found;
+        let Captured { caps, node } = self.0;
+        let mut found = [None; N];
+        for (position, (out, key)) in found.iter_mut().zip(keys).enumerate() {
+            let member = caps
+                .plan()
+                .member(node, position, key)
+                .unwrap_or_else(|| panic!("MOONCAKE_PLAN names every member the rules read, not {key:?}"));
+            if caps.get(member).is_some() {
+                *out = Some(Captured { caps, node: member });
             }
         }
-        let object = value.as_object().expect("a captured object is an object");
-        object.fields(keys).map(|v| v.map(|value| Captured { value, holder: None, caps }))
+        found
     }
+}
+
+#[cfg(test)]
+#[test]
+fn the_plan_names_every_member_the_rules_read() {
+    // Every object the rules open is present, so each of their reads runs:
+    // a member missing from the plan would panic.
+    let text = include_str!("../../benches/inputs/full_valid.json");
+    assert_eq!(super::validate_mooncake_json(text), Ok(Ok(())));
 }
