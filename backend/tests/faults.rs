@@ -414,7 +414,15 @@ fn mixed_ops_on_one_endpoint(server: &Server, ops: &[Op], clients: usize) {
             });
         }
     });
-    let replies: Vec<Reply> = replies.into_iter().map(|r| r.into_inner().unwrap().expect("every op answered")).collect();
+    let mut replies: Vec<Reply> = replies.into_iter().map(|r| r.into_inner().unwrap().expect("every op answered")).collect();
+    // Start lands only on a stopped endpoint, and any change in between
+    // redeploys it: a closing stop and start make sure both are exercised.
+    let mut ops = ops.to_vec();
+    for op in [Op::Stop, Op::Start] {
+        let (method, path, body) = op.request("mix");
+        replies.push(server.send(method, &path, &body));
+        ops.push(op);
+    }
 
     let mut acked: Vec<(Op, Record)> = Vec::new();
     for (op, reply) in ops.iter().zip(&replies) {
