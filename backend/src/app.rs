@@ -8,7 +8,9 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::{HeaderName, HeaderValue, Request, header};
 use axum::routing::get;
-use tower_http::request_id::{MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
+use tower_http::request_id::{
+    MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
+};
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
@@ -29,7 +31,9 @@ struct RequestIds(Arc<AtomicU64>);
 impl MakeRequestId for RequestIds {
     fn make_request_id<B>(&mut self, _: &Request<B>) -> Option<RequestId> {
         let n = self.0.fetch_add(1, Ordering::Relaxed);
-        HeaderValue::from_str(&format!("req-{n:08x}")).ok().map(RequestId::new)
+        HeaderValue::from_str(&format!("req-{n:08x}"))
+            .ok()
+            .map(RequestId::new)
     }
 }
 
@@ -38,27 +42,56 @@ pub fn app(service: Service, token: Option<String>, dist: &Path) -> Router {
     let request_id = HeaderName::from_static("x-request-id");
 
     let api = api::router()
-        .route("/healthz", get(|| async { ([(header::CONTENT_TYPE, "application/json")], r#"{"status": "ok"}"#) }))
+        .route(
+            "/healthz",
+            get(|| async {
+                (
+                    [(header::CONTENT_TYPE, "application/json")],
+                    r#"{"status": "ok"}"#,
+                )
+            }),
+        )
         .route("/api/{*rest}", axum::routing::any(api::not_found))
         .with_state(state)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES));
 
     let console = ServeDir::new(dist).fallback(ServeFile::new(dist.join("index.html")));
-    let console = Router::new().fallback_service(console).layer(SetResponseHeaderLayer::overriding(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
-    ));
+    let console =
+        Router::new()
+            .fallback_service(console)
+            .layer(SetResponseHeaderLayer::overriding(
+                header::CONTENT_SECURITY_POLICY,
+                HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+            ));
 
     api.merge(console)
-        .layer(axum::middleware::from_fn_with_state(AuthToken(token.map(Into::into)), require_token))
+        .layer(axum::middleware::from_fn_with_state(
+            AuthToken(token.map(Into::into)),
+            require_token,
+        ))
         .layer(axum::middleware::from_fn(crate::guard::guard))
-        .layer(SetResponseHeaderLayer::overriding(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")))
-        .layer(SetResponseHeaderLayer::overriding(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY")))
-        .layer(SetResponseHeaderLayer::overriding(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer")))
-        .layer(TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
-            let id = req.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or("-");
-            tracing::info_span!("request", id, method = %req.method(), path = %req.uri().path())
-        }))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::X_FRAME_OPTIONS,
+            HeaderValue::from_static("DENY"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("no-referrer"),
+        ))
+        .layer(
+            TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
+                let id = req
+                    .headers()
+                    .get("x-request-id")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("-");
+                tracing::info_span!("request", id, method = %req.method(), path = %req.uri().path())
+            }),
+        )
         .layer(PropagateRequestIdLayer::new(request_id.clone()))
         .layer(SetRequestIdLayer::new(request_id, RequestIds::default()))
 }

@@ -31,8 +31,14 @@ fn is_mutation(method: &Method, path: &str) -> bool {
     !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) && path != "/api/validate"
 }
 
-pub async fn require_token(State(token): State<AuthToken>, request: Request, next: Next) -> Response {
-    let Some(expected) = &token.0 else { return next.run(request).await };
+pub async fn require_token(
+    State(token): State<AuthToken>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let Some(expected) = &token.0 else {
+        return next.run(request).await;
+    };
     if !is_mutation(request.method(), request.uri().path()) {
         return next.run(request).await;
     }
@@ -45,9 +51,15 @@ pub async fn require_token(State(token): State<AuthToken>, request: Request, nex
     match presented {
         Some(p) if constant_time_eq(p.as_bytes(), expected.as_bytes()) => next.run(request).await,
         _ => {
-            let mut response = ApiError::new(StatusCode::UNAUTHORIZED, "this change needs a valid bearer token")
-                .into_response();
-            response.headers_mut().insert(header::WWW_AUTHENTICATE, header::HeaderValue::from_static("Bearer"));
+            let mut response = ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "this change needs a valid bearer token",
+            )
+            .into_response();
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                header::HeaderValue::from_static("Bearer"),
+            );
             response
         }
     }

@@ -27,7 +27,11 @@ pub struct Config {
     pub dynamodb_endpoint: Option<String>,
 
     /// The endpoints table GCO's monitors read.
-    #[arg(long, env = "INFERENCE_ENDPOINTS_TABLE_NAME", default_value = "gco-inference-endpoints")]
+    #[arg(
+        long,
+        env = "INFERENCE_ENDPOINTS_TABLE_NAME",
+        default_value = "gco-inference-endpoints"
+    )]
     pub dynamodb_table: String,
 
     /// Region of the table (GCO's global region). Setting it selects DynamoDB;
@@ -71,7 +75,9 @@ impl Config {
     pub fn check(&self) -> Result<Option<String>, String> {
         for region in &self.regions {
             if !gco_spec::names::is_region(region) {
-                return Err(format!("--regions: {region:?} is not an AWS region such as us-east-1"));
+                return Err(format!(
+                    "--regions: {region:?} is not an AWS region such as us-east-1"
+                ));
             }
         }
         let token = match &self.auth_token_file {
@@ -81,7 +87,10 @@ impl Config {
                     .map_err(|e| format!("--auth-token-file {}: {e}", path.display()))?;
                 let token = text.trim().to_owned();
                 if token.len() < 16 {
-                    return Err(format!("--auth-token-file {}: the token must have at least 16 characters", path.display()));
+                    return Err(format!(
+                        "--auth-token-file {}: the token must have at least 16 characters",
+                        path.display()
+                    ));
                 }
                 Some(token)
             }

@@ -24,20 +24,35 @@ pub async fn guard(request: Request, next: Next) -> Response {
 /// What is refused before any route sees the request.
 fn refuse(request: &Request) -> Option<ApiError> {
     let headers = request.headers();
-    let header_bytes: usize = headers.iter().map(|(k, v)| k.as_str().len() + v.len() + 4).sum();
+    let header_bytes: usize = headers
+        .iter()
+        .map(|(k, v)| k.as_str().len() + v.len() + 4)
+        .sum();
     if header_bytes > MAX_HEADER_BYTES {
-        let message = format!("the request headers are larger than {} KiB", MAX_HEADER_BYTES / 1024);
-        return Some(ApiError::new(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, message));
+        let message = format!(
+            "the request headers are larger than {} KiB",
+            MAX_HEADER_BYTES / 1024
+        );
+        return Some(ApiError::new(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            message,
+        ));
     }
     // Refused on the declared length, before a byte of the body is read, on
     // every route (those that read no body included).
-    let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
         let message = format!("the body is larger than {} KiB", MAX_BODY_BYTES / 1024);
         return Some(ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, message));
     }
     if escapes(request.uri().path()) {
-        return Some(ApiError::new(StatusCode::BAD_REQUEST, "the path is not valid"));
+        return Some(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "the path is not valid",
+        ));
     }
     None
 }
@@ -47,7 +62,11 @@ fn refuse(request: &Request) -> Option<ApiError> {
 /// these themselves, but then fall back to the console page with a 200.
 fn escapes(path: &str) -> bool {
     let decoded = percent_decode(path.as_bytes());
-    decoded.contains(&b'\\') || decoded.contains(&0) || decoded.split(|b| *b == b'/').any(|segment| segment == b"..")
+    decoded.contains(&b'\\')
+        || decoded.contains(&0)
+        || decoded
+            .split(|b| *b == b'/')
+            .any(|segment| segment == b"..")
 }
 
 fn percent_decode(bytes: &[u8]) -> Vec<u8> {
@@ -55,7 +74,11 @@ fn percent_decode(bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        match (bytes[i], bytes.get(i + 1).copied().and_then(hex), bytes.get(i + 2).copied().and_then(hex)) {
+        match (
+            bytes[i],
+            bytes.get(i + 1).copied().and_then(hex),
+            bytes.get(i + 2).copied().and_then(hex),
+        ) {
             (b'%', Some(hi), Some(lo)) => {
                 out.push(hi << 4 | lo);
                 i += 3;
@@ -73,11 +96,17 @@ fn percent_decode(bytes: &[u8]) -> Vec<u8> {
 /// refusals) gets the API's error shape; its other headers (`Allow`) stay.
 fn with_error_shape(response: Response) -> Response {
     let status = response.status();
-    let is_json = response.headers().get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
     if !(status.is_client_error() || status.is_server_error()) || is_json {
         return response;
     }
-    let summary = status.canonical_reason().unwrap_or("the request failed").to_lowercase();
+    let summary = status
+        .canonical_reason()
+        .unwrap_or("the request failed")
+        .to_lowercase();
     let mut shaped = ApiError::new(status, summary).into_response();
     for (name, value) in response.headers() {
         if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
@@ -93,10 +122,25 @@ mod tests {
 
     #[test]
     fn tells_escaping_paths() {
-        for path in ["/..", "/a/../b", "/%2e%2e/etc", "/%2E%2e%2fetc", "/a%5c..", "/x%00", "/a\\b"] {
+        for path in [
+            "/..",
+            "/a/../b",
+            "/%2e%2e/etc",
+            "/%2E%2e%2fetc",
+            "/a%5c..",
+            "/x%00",
+            "/a\\b",
+        ] {
             assert!(escapes(path), "{path}");
         }
-        for path in ["/", "/api/endpoints/a..b", "/assets/app.js", "/...", "/%2e", "/%zz"] {
+        for path in [
+            "/",
+            "/api/endpoints/a..b",
+            "/assets/app.js",
+            "/...",
+            "/%2e",
+            "/%zz",
+        ] {
             assert!(!escapes(path), "{path}");
         }
     }

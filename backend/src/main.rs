@@ -14,7 +14,10 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,tower_http=info")))
+        .with_env_filter(
+            EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| EnvFilter::new("info,tower_http=info")),
+        )
         .init();
     let config = Config::parse();
     match run(config).await {
@@ -31,16 +34,24 @@ async fn run(config: Config) -> Result<(), String> {
     let token = config.check()?;
     let store: Arc<dyn Store> = match config.dynamodb_region() {
         Some(region) => {
-            let cfg = DynamoConfig { table: config.dynamodb_table.clone(), region, endpoint: config.dynamodb_endpoint.clone() };
+            let cfg = DynamoConfig {
+                table: config.dynamodb_table.clone(),
+                region,
+                endpoint: config.dynamodb_endpoint.clone(),
+            };
             let store = DynamoStore::connect(&cfg).await;
             if config.create_table {
-                store.create_table().await.map_err(|e| format!("creating table {}: {e}", cfg.table))?;
+                store
+                    .create_table()
+                    .await
+                    .map_err(|e| format!("creating table {}: {e}", cfg.table))?;
             }
             tracing::info!(table = %cfg.table, region = %cfg.region, endpoint = ?cfg.endpoint, "using DynamoDB");
             Arc::new(store)
         }
         None => {
-            let store = EmbeddedStore::open(&config.data_dir).map_err(|e| format!("{}: {e}", config.data_dir.display()))?;
+            let store = EmbeddedStore::open(&config.data_dir)
+                .map_err(|e| format!("{}: {e}", config.data_dir.display()))?;
             tracing::info!(dir = %config.data_dir.display(), "using the embedded store");
             Arc::new(store)
         }
@@ -50,9 +61,17 @@ async fn run(config: Config) -> Result<(), String> {
     }
     let service = Service::new(store, config.regions.clone(), config.default_image.clone());
     let app = gco_console::app::app(service, token, &config.dist);
-    let listener = tokio::net::TcpListener::bind(config.addr).await.map_err(|e| format!("{}: {e}", config.addr))?;
-    tracing::info!("listening on http://{}", listener.local_addr().map_err(|e| e.to_string())?);
-    axum::serve(listener, app).with_graceful_shutdown(shutdown()).await.map_err(|e| e.to_string())
+    let listener = tokio::net::TcpListener::bind(config.addr)
+        .await
+        .map_err(|e| format!("{}: {e}", config.addr))?;
+    tracing::info!(
+        "listening on http://{}",
+        listener.local_addr().map_err(|e| e.to_string())?
+    );
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown())
+        .await
+        .map_err(|e| e.to_string())
 }
 
 /// Resolves on SIGINT or SIGTERM; in-flight requests then finish.
@@ -62,7 +81,8 @@ async fn shutdown() {
     };
     #[cfg(unix)]
     let term = async {
-        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
             s.recv().await;
         }
     };

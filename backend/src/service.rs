@@ -4,9 +4,9 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use gco_spec::deploy::plan_deploy_owned;
 use gco_spec::json::{Object, Value};
 use gco_spec::time::{format_timestamp, next_timestamp, parse_timestamp};
-use gco_spec::deploy::plan_deploy_owned;
 use gco_spec::{Change, DeployContext, DesiredState, OpError, Record, Report, apply, new_record};
 
 use crate::store::{Expected, Store, StoreError, Stored};
@@ -89,12 +89,15 @@ pub struct Service {
 /// last update, which every write moves forward.
 pub fn etag(record: &Record) -> String {
     let lifecycle = record.lifecycle_id.as_deref().unwrap_or("legacy");
-    let version = parse_timestamp(&record.updated_at).map_or_else(|| record.updated_at.clone(), |m| m.to_string());
+    let version = parse_timestamp(&record.updated_at)
+        .map_or_else(|| record.updated_at.clone(), |m| m.to_string());
     format!("\"{}-{version}\"", &lifecycle[..lifecycle.len().min(12)])
 }
 
 fn now_micros() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as i64)
 }
 
 /// 64 lowercase hex characters from the OS's random source.
@@ -111,19 +114,36 @@ fn jitter() -> Duration {
 }
 
 impl Service {
-    pub fn new(store: Arc<dyn Store>, deployed_regions: Vec<String>, default_image: String) -> Service {
-        Service { store, deployed_regions, default_image }
+    pub fn new(
+        store: Arc<dyn Store>,
+        deployed_regions: Vec<String>,
+        default_image: String,
+    ) -> Service {
+        Service {
+            store,
+            deployed_regions,
+            default_image,
+        }
     }
 
     fn context(&self) -> DeployContext<'_> {
-        DeployContext { deployed_regions: Some(&self.deployed_regions), default_image: &self.default_image }
+        DeployContext {
+            deployed_regions: Some(&self.deployed_regions),
+            default_image: &self.default_image,
+        }
     }
 
     /// The deploy defaults: the regions a request without any targets, and
     /// the image a mooncake deploy without one gets.
     pub fn config(&self) -> Value {
         let mut o = Object::new();
-        o.insert("deployed_regions", self.deployed_regions.iter().map(|r| Value::str(r)).collect::<Vec<_>>());
+        o.insert(
+            "deployed_regions",
+            self.deployed_regions
+                .iter()
+                .map(|r| Value::str(r))
+                .collect::<Vec<_>>(),
+        );
         o.insert("default_image", self.default_image.as_str());
         Value::Object(o)
     }
@@ -134,7 +154,10 @@ impl Service {
         match DocumentKind::of(&body) {
             DocumentKind::DeployRequest => {
                 let check = plan_deploy_owned(body, &self.context());
-                Validation { report: check.report, spec: check.deployment.map(|d| d.spec) }
+                Validation {
+                    report: check.report,
+                    spec: check.deployment.map(|d| d.spec),
+                }
             }
             _ => {
                 let report = gco_spec::document::check_document(&body);
@@ -155,11 +178,18 @@ impl Service {
         let name = deployment.endpoint_name.clone();
         if name.len() > MAX_NAME_BYTES {
             let mut report = Report::default();
-            let message = format!("endpoint_name has {} bytes; at most {MAX_NAME_BYTES} can be stored", name.len());
+            let message = format!(
+                "endpoint_name has {} bytes; at most {MAX_NAME_BYTES} can be stored",
+                name.len()
+            );
             report.push(gco_spec::Diagnostic::error("endpoint_name", message));
             return Err(ServiceError::Invalid(report));
         }
-        let record = new_record(deployment, &format_timestamp(now_micros()), &mut random_token);
+        let record = new_record(
+            deployment,
+            &format_timestamp(now_micros()),
+            &mut random_token,
+        );
         match self.store.create(&record).await {
             Ok(()) => Ok(record),
             Err(StoreError::AlreadyExists) => Err(ServiceError::AlreadyExists(name)),
@@ -171,7 +201,10 @@ impl Service {
         if name.len() > MAX_NAME_BYTES {
             return Err(ServiceError::NotFound(name.to_owned()));
         }
-        self.store.get(name).await?.ok_or_else(|| ServiceError::NotFound(name.to_owned()))
+        self.store
+            .get(name)
+            .await?
+            .ok_or_else(|| ServiceError::NotFound(name.to_owned()))
     }
 
     /// A record with its JSON as stored, for sending on unchanged.
@@ -179,23 +212,40 @@ impl Service {
         if name.len() > MAX_NAME_BYTES {
             return Err(ServiceError::NotFound(name.to_owned()));
         }
-        self.store.get_stored(name).await?.ok_or_else(|| ServiceError::NotFound(name.to_owned()))
+        self.store
+            .get_stored(name)
+            .await?
+            .ok_or_else(|| ServiceError::NotFound(name.to_owned()))
     }
 
     /// Records filtered by state and region, newest first.
-    pub async fn list(&self, state: Option<DesiredState>, region: Option<&str>) -> Result<Vec<Record>, ServiceError> {
+    pub async fn list(
+        &self,
+        state: Option<DesiredState>,
+        region: Option<&str>,
+    ) -> Result<Vec<Record>, ServiceError> {
         let mut records = self.store.list().await?;
         records.retain(|r| {
-            state.is_none_or(|s| r.desired_state == s) && region.is_none_or(|g| r.target_regions.iter().any(|t| t == g))
+            state.is_none_or(|s| r.desired_state == s)
+                && region.is_none_or(|g| r.target_regions.iter().any(|t| t == g))
         });
-        records.sort_by(|a, b| b.created_at.cmp(&a.created_at).then_with(|| a.endpoint_name.cmp(&b.endpoint_name)));
+        records.sort_by(|a, b| {
+            b.created_at
+                .cmp(&a.created_at)
+                .then_with(|| a.endpoint_name.cmp(&b.endpoint_name))
+        });
         Ok(records)
     }
 
     /// Applies a change with optimistic concurrency. With `if_match`, a
     /// record that is not at that version is [`ServiceError::Stale`] and
     /// nothing is written; without it, a lost race is retried on a fresh read.
-    pub async fn change(&self, name: &str, change: Change, if_match: Option<&str>) -> Result<Record, ServiceError> {
+    pub async fn change(
+        &self,
+        name: &str,
+        change: Change,
+        if_match: Option<&str>,
+    ) -> Result<Record, ServiceError> {
         change.check_arguments().map_err(ServiceError::Refused)?;
         for _ in 0..MAX_ATTEMPTS {
             let current = self.get(name).await?;
@@ -207,14 +257,23 @@ impl Service {
             }
             let change = match &change {
                 // A fresh generation token for a region seen for the first time.
-                Change::AddRegion { region, .. } => Change::AddRegion { region: region.clone(), generation: random_token() },
+                Change::AddRegion { region, .. } => Change::AddRegion {
+                    region: region.clone(),
+                    generation: random_token(),
+                },
                 other => other.clone(),
             };
             let now = next_timestamp(now_micros(), &current.updated_at);
             let next = apply(&current, &change, &now).map_err(ServiceError::Refused)?;
-            match self.store.update(&next, Expected::of(&current, change == Change::Delete)).await {
+            match self
+                .store
+                .update(&next, Expected::of(&current, change == Change::Delete))
+                .await
+            {
                 Ok(()) => return Ok(next),
-                Err(StoreError::ConditionFailed) if if_match.is_some() => return Err(ServiceError::Stale),
+                Err(StoreError::ConditionFailed) if if_match.is_some() => {
+                    return Err(ServiceError::Stale);
+                }
                 Err(StoreError::ConditionFailed) => tokio::time::sleep(jitter()).await,
                 Err(e) => return Err(ServiceError::from_write(e)),
             }
@@ -226,5 +285,8 @@ impl Service {
 /// `If-Match: *` matches any current record; otherwise one of the listed tags.
 fn tag_matches(header: &str, record: &Record) -> bool {
     let current = etag(record);
-    header.split(',').map(str::trim).any(|t| t == "*" || t == current || t.strip_prefix("W/") == Some(&current))
+    header
+        .split(',')
+        .map(str::trim)
+        .any(|t| t == "*" || t == current || t.strip_prefix("W/") == Some(&current))
 }

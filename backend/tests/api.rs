@@ -30,7 +30,10 @@ impl Reply {
         for key in path.split('.') {
             v = match &v {
                 Value::Object(o) => o.get(key).cloned().unwrap_or(Value::Null),
-                Value::List(l) => l.get(key.parse::<usize>().unwrap()).cloned().unwrap_or(Value::Null),
+                Value::List(l) => l
+                    .get(key.parse::<usize>().unwrap())
+                    .cloned()
+                    .unwrap_or(Value::Null),
                 _ => Value::Null,
             };
         }
@@ -56,13 +59,27 @@ impl Api {
     fn with_token(token: Option<&str>) -> Api {
         let dir = TempDir::new("api");
         let dist = TempDir::new("dist");
-        std::fs::write(dist.path().join("index.html"), "<!doctype html><title>GCO console</title>").unwrap();
+        std::fs::write(
+            dist.path().join("index.html"),
+            "<!doctype html><title>GCO console</title>",
+        )
+        .unwrap();
         let service = common::service(common::embedded(&dir));
         let app = gco_console::app::app(service, token.map(str::to_owned), dist.path());
-        Api { app, _dir: dir, _dist: dist }
+        Api {
+            app,
+            _dir: dir,
+            _dist: dist,
+        }
     }
 
-    async fn send(&self, method: &str, path: &str, body: Option<&str>, headers: &[(&str, &str)]) -> Reply {
+    async fn send(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&str>,
+        headers: &[(&str, &str)],
+    ) -> Reply {
         let mut req = Request::builder().method(method).uri(path);
         if body.is_some() {
             req = req.header(header::CONTENT_TYPE, "application/json");
@@ -70,14 +87,21 @@ impl Api {
         for (k, v) in headers {
             req = req.header(*k, *v);
         }
-        let req = req.body(body.map_or_else(Body::empty, |b| Body::from(b.to_owned()))).unwrap();
+        let req = req
+            .body(body.map_or_else(Body::empty, |b| Body::from(b.to_owned())))
+            .unwrap();
         let response = self.app.clone().oneshot(req).await.unwrap();
         let status = response.status();
         let headers = response.headers().clone();
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
         let text = String::from_utf8_lossy(&bytes).into_owned();
         let body = parse(&text).unwrap_or(Value::Null);
-        Reply { status, headers, body, text }
+        Reply {
+            status,
+            headers,
+            body,
+            text,
+        }
     }
 
     async fn get(&self, path: &str) -> Reply {
@@ -123,7 +147,10 @@ async fn health_and_openapi() {
         "/api/endpoints/{name}/regions",
         "/api/endpoints/{name}/regions/{region}",
     ] {
-        assert!(paths.as_object().unwrap().contains_key(route), "{route} is not documented");
+        assert!(
+            paths.as_object().unwrap().contains_key(route),
+            "{route} is not documented"
+        );
     }
 }
 
@@ -132,52 +159,131 @@ async fn config_tells_the_deploy_defaults() {
     let api = Api::new();
     let r = api.get("/api/config").await;
     assert_eq!(r.status, StatusCode::OK);
-    assert_eq!(r.get("deployed_regions").to_json(), r#"["us-east-1", "eu-west-1"]"#);
-    assert_eq!(r.str("default_image"), gco_spec::limits::DEFAULT_MOONCAKE_IMAGE);
+    assert_eq!(
+        r.get("deployed_regions").to_json(),
+        r#"["us-east-1", "eu-west-1"]"#
+    );
+    assert_eq!(
+        r.str("default_image"),
+        gco_spec::limits::DEFAULT_MOONCAKE_IMAGE
+    );
 }
 
 #[tokio::test]
 async fn validate_returns_diagnostics_and_the_spec() {
     let api = Api::new();
-    let r = api.post("/api/validate", r#"{"endpoint_name": "pd", "mooncake_mode": "both", "prefill_replicas": 2}"#).await;
+    let r = api
+        .post(
+            "/api/validate",
+            r#"{"endpoint_name": "pd", "mooncake_mode": "both", "prefill_replicas": 2}"#,
+        )
+        .await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.get("ok"), Value::Bool(true));
-    assert_eq!(r.get("spec.mooncake.topology").to_json(), r#"{"prefill": 2, "decode": 1}"#);
+    assert_eq!(
+        r.get("spec.mooncake.topology").to_json(),
+        r#"{"prefill": 2, "decode": 1}"#
+    );
     let r = api.post("/api/validate", r#"{"endpoint_name": "pd", "mooncake_mode": "both", "prefill_replicas": 1001, "prefil": 1}"#).await;
     assert_eq!(r.get("ok"), Value::Bool(false));
-    assert_eq!(r.first_error(), ("mooncake.topology.prefill".into(), "mooncake.topology.prefill out of range [1, 1000]: 1001".into()));
+    assert_eq!(
+        r.first_error(),
+        (
+            "mooncake.topology.prefill".into(),
+            "mooncake.topology.prefill out of range [1, 1000]: 1001".into()
+        )
+    );
     assert_eq!(r.str("warnings.0.path"), "prefil");
     assert_eq!(r.get("spec"), Value::Null);
-    let r = api.post("/api/validate", r#"{"image": "x", "port": "80"}"#).await;
-    assert_eq!(r.first_error(), ("port".into(), "port must be an integer in [1, 65535], got '80'".into()));
-    assert_eq!(api.get("/api/endpoints").await.get("endpoints").to_json(), "[]", "validate stores nothing");
+    let r = api
+        .post("/api/validate", r#"{"image": "x", "port": "80"}"#)
+        .await;
+    assert_eq!(
+        r.first_error(),
+        (
+            "port".into(),
+            "port must be an integer in [1, 65535], got '80'".into()
+        )
+    );
+    assert_eq!(
+        api.get("/api/endpoints").await.get("endpoints").to_json(),
+        "[]",
+        "validate stores nothing"
+    );
 }
 
 #[tokio::test]
 async fn hostile_bodies_get_4xx_with_the_error_shape() {
     let api = Api::new();
-    let r = api.post("/api/endpoints", r#"{"endpoint_name": "x", "#).await;
+    let r = api
+        .post("/api/endpoints", r#"{"endpoint_name": "x", "#)
+        .await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
-    assert!(r.str("error").starts_with("invalid JSON: Expecting property name"), "{}", r.text);
+    assert!(
+        r.str("error")
+            .starts_with("invalid JSON: Expecting property name"),
+        "{}",
+        r.text
+    );
     assert_eq!(r.str("errors.0.path"), "");
-    let text_plain = Request::post("/api/endpoints").header("content-type", "text/plain").body(Body::from("{}")).unwrap();
-    assert_eq!(api.app.clone().oneshot(text_plain).await.unwrap().status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
-    let req_without_type = api.app.clone().oneshot(Request::post("/api/endpoints").body(Body::from("{}")).unwrap()).await.unwrap();
-    assert_eq!(req_without_type.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
-    let big = format!(r#"{{"endpoint_name": "x", "image": "{}"}}"#, "a".repeat(300 * 1024));
+    let text_plain = Request::post("/api/endpoints")
+        .header("content-type", "text/plain")
+        .body(Body::from("{}"))
+        .unwrap();
+    assert_eq!(
+        api.app.clone().oneshot(text_plain).await.unwrap().status(),
+        StatusCode::UNSUPPORTED_MEDIA_TYPE
+    );
+    let req_without_type = api
+        .app
+        .clone()
+        .oneshot(
+            Request::post("/api/endpoints")
+                .body(Body::from("{}"))
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        req_without_type.status(),
+        StatusCode::UNSUPPORTED_MEDIA_TYPE
+    );
+    let big = format!(
+        r#"{{"endpoint_name": "x", "image": "{}"}}"#,
+        "a".repeat(300 * 1024)
+    );
     let r = api.post("/api/endpoints", &big).await;
     assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(r.str("error"), "the body is larger than 256 KiB");
     let deep = "[".repeat(100) + &"]".repeat(100);
     let r = api.post("/api/validate", &deep).await;
-    assert_eq!((r.status, r.str("error").as_str()), (StatusCode::BAD_REQUEST, "invalid JSON: Nesting too deep: line 1 column 33 (char 32)"));
-    let r = api.send("POST", "/api/validate", None, &[("content-type", "application/json")]).await;
+    assert_eq!(
+        (r.status, r.str("error").as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            "invalid JSON: Nesting too deep: line 1 column 33 (char 32)"
+        )
+    );
+    let r = api
+        .send(
+            "POST",
+            "/api/validate",
+            None,
+            &[("content-type", "application/json")],
+        )
+        .await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
-    let invalid_utf8 = Request::post("/api/validate").header("content-type", "application/json").body(Body::from(vec![b'"', 0xff, b'"'])).unwrap();
+    let invalid_utf8 = Request::post("/api/validate")
+        .header("content-type", "application/json")
+        .body(Body::from(vec![b'"', 0xff, b'"']))
+        .unwrap();
     let response = api.app.clone().oneshot(invalid_utf8).await.unwrap();
     assert_eq!(response.status(), StatusCode::BAD_REQUEST);
     let r = api.get("/api/nope").await;
-    assert_eq!((r.status, r.str("error").as_str()), (StatusCode::NOT_FOUND, "no such API route"));
+    assert_eq!(
+        (r.status, r.str("error").as_str()),
+        (StatusCode::NOT_FOUND, "no such API route")
+    );
 }
 
 #[tokio::test]
@@ -186,22 +292,57 @@ async fn deploy_then_read_list_and_refuse_duplicates() {
     let r = api.deploy_split("pd").await;
     assert!(r.headers.get(header::ETAG).is_some());
     assert_eq!(r.str("desired_state"), "deploying");
-    assert_eq!(r.get("target_regions").to_json(), r#"["us-east-1", "eu-west-1"]"#);
-    let r = api.post("/api/endpoints", r#"{"endpoint_name": "pd", "image": "x"}"#).await;
-    assert_eq!((r.status, r.first_error().1.as_str()), (StatusCode::CONFLICT, "Endpoint 'pd' already exists"));
+    assert_eq!(
+        r.get("target_regions").to_json(),
+        r#"["us-east-1", "eu-west-1"]"#
+    );
+    let r = api
+        .post("/api/endpoints", r#"{"endpoint_name": "pd", "image": "x"}"#)
+        .await;
+    assert_eq!(
+        (r.status, r.first_error().1.as_str()),
+        (StatusCode::CONFLICT, "Endpoint 'pd' already exists")
+    );
     let r = api.get("/api/endpoints/pd").await;
     assert_eq!(r.status, StatusCode::OK);
-    assert_eq!(r.str("spec.image"), "vllm/vllm-openai:v0.27.1", "the duplicate changed nothing");
+    assert_eq!(
+        r.str("spec.image"),
+        "vllm/vllm-openai:v0.27.1",
+        "the duplicate changed nothing"
+    );
     let r = api.get("/api/endpoints/ghost").await;
-    assert_eq!((r.status, r.first_error()), (StatusCode::NOT_FOUND, ("endpoint_name".into(), "Endpoint 'ghost' not found".into())));
+    assert_eq!(
+        (r.status, r.first_error()),
+        (
+            StatusCode::NOT_FOUND,
+            ("endpoint_name".into(), "Endpoint 'ghost' not found".into())
+        )
+    );
 
-    api.post("/api/endpoints", r#"{"endpoint_name": "web", "image": "x", "target_regions": ["ap-south-1"]}"#).await;
+    api.post(
+        "/api/endpoints",
+        r#"{"endpoint_name": "web", "image": "x", "target_regions": ["ap-south-1"]}"#,
+    )
+    .await;
     let names = |r: &Reply| r.get("endpoints").as_list_names();
-    assert_eq!(names(&api.get("/api/endpoints").await), ["web", "pd"], "newest first");
-    assert_eq!(names(&api.get("/api/endpoints?region=ap-south-1").await), ["web"]);
-    assert_eq!(names(&api.get("/api/endpoints?desired_state=running").await), Vec::<String>::new());
+    assert_eq!(
+        names(&api.get("/api/endpoints").await),
+        ["web", "pd"],
+        "newest first"
+    );
+    assert_eq!(
+        names(&api.get("/api/endpoints?region=ap-south-1").await),
+        ["web"]
+    );
+    assert_eq!(
+        names(&api.get("/api/endpoints?desired_state=running").await),
+        Vec::<String>::new()
+    );
     let r = api.get("/api/endpoints?desired_state=bogus").await;
-    assert_eq!((r.status, r.str("errors.0.path").as_str()), (StatusCode::BAD_REQUEST, "desired_state"));
+    assert_eq!(
+        (r.status, r.str("errors.0.path").as_str()),
+        (StatusCode::BAD_REQUEST, "desired_state")
+    );
 }
 
 trait Names {
@@ -213,7 +354,15 @@ impl Names for Value {
         match self {
             Value::List(items) => items
                 .iter()
-                .map(|i| i.as_object().unwrap().get("endpoint_name").unwrap().as_str().unwrap().to_owned())
+                .map(|i| {
+                    i.as_object()
+                        .unwrap()
+                        .get("endpoint_name")
+                        .unwrap()
+                        .as_str()
+                        .unwrap()
+                        .to_owned()
+                })
                 .collect(),
             _ => Vec::new(),
         }
@@ -223,57 +372,190 @@ impl Names for Value {
 #[tokio::test]
 async fn invalid_deploys_store_nothing() {
     let api = Api::new();
-    let r = api.post("/api/endpoints", r#"{"endpoint_name": "bad", "mooncake_mode": "both", "decode_replicas": 0, "port": 0}"#).await;
+    let r = api
+        .post(
+            "/api/endpoints",
+            r#"{"endpoint_name": "bad", "mooncake_mode": "both", "decode_replicas": 0, "port": 0}"#,
+        )
+        .await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(r.str("error"), "the request has 2 errors");
-    assert_eq!(r.first_error(), ("mooncake.topology.decode".into(), "mooncake.topology.decode out of range [1, 1000]: 0".into()));
+    assert_eq!(
+        r.first_error(),
+        (
+            "mooncake.topology.decode".into(),
+            "mooncake.topology.decode out of range [1, 1000]: 0".into()
+        )
+    );
     assert_eq!(r.str("errors.1.path"), "port");
-    assert_eq!(api.get("/api/endpoints/bad").await.status, StatusCode::NOT_FOUND);
-    let r = api.post("/api/endpoints", r#"["not", "a", "request"]"#).await;
-    assert_eq!((r.status, r.str("errors.0.message").as_str()), (StatusCode::UNPROCESSABLE_ENTITY, "a deploy request must be a mapping"));
+    assert_eq!(
+        api.get("/api/endpoints/bad").await.status,
+        StatusCode::NOT_FOUND
+    );
+    let r = api
+        .post("/api/endpoints", r#"["not", "a", "request"]"#)
+        .await;
+    assert_eq!(
+        (r.status, r.str("errors.0.message").as_str()),
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "a deploy request must be a mapping"
+        )
+    );
 }
 
 #[tokio::test]
 async fn every_change_route() {
     let api = Api::new();
     api.deploy_split("pd").await;
-    let r = api.put("/api/endpoints/pd/topology", r#"{"prefill": 3, "decode": 5}"#).await;
+    let r = api
+        .put(
+            "/api/endpoints/pd/topology",
+            r#"{"prefill": 3, "decode": 5}"#,
+        )
+        .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
-    assert_eq!(r.get("spec.mooncake.topology").to_json(), r#"{"prefill": 3, "decode": 5}"#);
-    let r = api.put("/api/endpoints/pd/topology", r#"{"prefill": "3", "decode": 5}"#).await;
-    assert_eq!((r.status, r.first_error().1.as_str()), (StatusCode::UNPROCESSABLE_ENTITY, "topology prefill count must be an integer in [1, 1000], got '3'"));
-    let r = api.put("/api/endpoints/pd/topology", r#"{"decode": 5}"#).await;
-    assert_eq!(r.first_error().1, "topology prefill count must be an integer in [1, 1000], got None");
-    let r = api.put("/api/endpoints/pd/store", r#"{"enabled": true, "global_segment_size": " 1024 "}"#).await;
-    assert_eq!(r.get("spec.mooncake.store").to_json(), r#"{"enabled": true, "global_segment_size": "1024"}"#);
-    let r = api.put("/api/endpoints/pd/store", r#"{"cold_tier_enabled": true}"#).await;
+    assert_eq!(
+        r.get("spec.mooncake.topology").to_json(),
+        r#"{"prefill": 3, "decode": 5}"#
+    );
+    let r = api
+        .put(
+            "/api/endpoints/pd/topology",
+            r#"{"prefill": "3", "decode": 5}"#,
+        )
+        .await;
+    assert_eq!(
+        (r.status, r.first_error().1.as_str()),
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "topology prefill count must be an integer in [1, 1000], got '3'"
+        )
+    );
+    let r = api
+        .put("/api/endpoints/pd/topology", r#"{"decode": 5}"#)
+        .await;
+    assert_eq!(
+        r.first_error().1,
+        "topology prefill count must be an integer in [1, 1000], got None"
+    );
+    let r = api
+        .put(
+            "/api/endpoints/pd/store",
+            r#"{"enabled": true, "global_segment_size": " 1024 "}"#,
+        )
+        .await;
+    assert_eq!(
+        r.get("spec.mooncake.store").to_json(),
+        r#"{"enabled": true, "global_segment_size": "1024"}"#
+    );
+    let r = api
+        .put("/api/endpoints/pd/store", r#"{"cold_tier_enabled": true}"#)
+        .await;
     assert_eq!(
         (r.status, r.first_error()),
-        (StatusCode::UNPROCESSABLE_ENTITY, ("mooncake.store.cold_tier_enabled".into(), "mooncake.store.cold_tier_enabled requires mooncake.store.enabled to be true".into()))
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            (
+                "mooncake.store.cold_tier_enabled".into(),
+                "mooncake.store.cold_tier_enabled requires mooncake.store.enabled to be true"
+                    .into()
+            )
+        )
     );
-    let r = api.put("/api/endpoints/pd/image", r#"{"image": "  img:2 "}"#).await;
+    let r = api
+        .put("/api/endpoints/pd/image", r#"{"image": "  img:2 "}"#)
+        .await;
     assert_eq!(r.str("spec.image"), "img:2");
     let r = api.put("/api/endpoints/pd/image", r#"{"image": ""}"#).await;
-    assert_eq!(r.first_error(), ("image".into(), "Image must be a non-empty string".into()));
-    let r = api.put("/api/endpoints/pd/replicas", r#"{"replicas": 2}"#).await;
-    assert_eq!((r.status, r.first_error().1.as_str()), (StatusCode::CONFLICT, "Endpoint 'pd' uses Mooncake topology; use 'gco inference set-topology' instead of 'gco inference scale'."));
-    let r = api.post("/api/endpoints/pd/regions", r#"{"region": "ap-south-1"}"#).await;
-    assert_eq!(r.get("target_regions").to_json(), r#"["us-east-1", "eu-west-1", "ap-south-1"]"#);
-    let r = api.send("DELETE", "/api/endpoints/pd/regions/us-east-1", None, &[]).await;
-    assert_eq!(r.get("target_regions").to_json(), r#"["eu-west-1", "ap-south-1"]"#);
-    let r = api.post("/api/endpoints/pd/regions", r#"{"region": "../etc"}"#).await;
-    assert_eq!(r.first_error().1, "region must be an AWS region such as 'us-east-1', got '../etc'");
+    assert_eq!(
+        r.first_error(),
+        ("image".into(), "Image must be a non-empty string".into())
+    );
+    let r = api
+        .put("/api/endpoints/pd/replicas", r#"{"replicas": 2}"#)
+        .await;
+    assert_eq!(
+        (r.status, r.first_error().1.as_str()),
+        (
+            StatusCode::CONFLICT,
+            "Endpoint 'pd' uses Mooncake topology; use 'gco inference set-topology' instead of 'gco inference scale'."
+        )
+    );
+    let r = api
+        .post("/api/endpoints/pd/regions", r#"{"region": "ap-south-1"}"#)
+        .await;
+    assert_eq!(
+        r.get("target_regions").to_json(),
+        r#"["us-east-1", "eu-west-1", "ap-south-1"]"#
+    );
+    let r = api
+        .send("DELETE", "/api/endpoints/pd/regions/us-east-1", None, &[])
+        .await;
+    assert_eq!(
+        r.get("target_regions").to_json(),
+        r#"["eu-west-1", "ap-south-1"]"#
+    );
+    let r = api
+        .post("/api/endpoints/pd/regions", r#"{"region": "../etc"}"#)
+        .await;
+    assert_eq!(
+        r.first_error().1,
+        "region must be an AWS region such as 'us-east-1', got '../etc'"
+    );
     let r = api.send("POST", "/api/endpoints/pd/start", None, &[]).await;
-    assert_eq!((r.status, r.first_error().1.as_str()), (StatusCode::CONFLICT, "Endpoint 'pd' is in 'deploying' state; only stopped endpoints can be started."));
-    assert_eq!(api.send("POST", "/api/endpoints/pd/stop", None, &[]).await.str("desired_state"), "stopped");
-    assert_eq!(api.send("POST", "/api/endpoints/pd/start", None, &[]).await.str("desired_state"), "running");
-    assert_eq!(api.send("DELETE", "/api/endpoints/pd", None, &[]).await.str("desired_state"), "deleted");
-    assert_eq!(api.send("DELETE", "/api/endpoints/pd", None, &[]).await.status, StatusCode::OK, "delete is idempotent");
-    let r = api.put("/api/endpoints/pd/topology", r#"{"prefill": 1, "decode": 1}"#).await;
-    assert_eq!((r.status, r.first_error().1.as_str()), (StatusCode::CONFLICT, "Endpoint 'pd' is deleted and cannot be resized; redeploy it after deletion completes."));
-    let r = api.send("POST", "/api/endpoints/ghost/stop", None, &[]).await;
+    assert_eq!(
+        (r.status, r.first_error().1.as_str()),
+        (
+            StatusCode::CONFLICT,
+            "Endpoint 'pd' is in 'deploying' state; only stopped endpoints can be started."
+        )
+    );
+    assert_eq!(
+        api.send("POST", "/api/endpoints/pd/stop", None, &[])
+            .await
+            .str("desired_state"),
+        "stopped"
+    );
+    assert_eq!(
+        api.send("POST", "/api/endpoints/pd/start", None, &[])
+            .await
+            .str("desired_state"),
+        "running"
+    );
+    assert_eq!(
+        api.send("DELETE", "/api/endpoints/pd", None, &[])
+            .await
+            .str("desired_state"),
+        "deleted"
+    );
+    assert_eq!(
+        api.send("DELETE", "/api/endpoints/pd", None, &[])
+            .await
+            .status,
+        StatusCode::OK,
+        "delete is idempotent"
+    );
+    let r = api
+        .put(
+            "/api/endpoints/pd/topology",
+            r#"{"prefill": 1, "decode": 1}"#,
+        )
+        .await;
+    assert_eq!(
+        (r.status, r.first_error().1.as_str()),
+        (
+            StatusCode::CONFLICT,
+            "Endpoint 'pd' is deleted and cannot be resized; redeploy it after deletion completes."
+        )
+    );
+    let r = api
+        .send("POST", "/api/endpoints/ghost/stop", None, &[])
+        .await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
-    let r = api.put("/api/endpoints/plain/replicas", r#"{"replicas": 2}"#).await;
+    let r = api
+        .put("/api/endpoints/plain/replicas", r#"{"replicas": 2}"#)
+        .await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
 }
 
@@ -282,15 +564,37 @@ async fn stale_etags_change_nothing() {
     let api = Api::new();
     let first = api.deploy_split("pd").await;
     let tag = first.headers[header::ETAG].to_str().unwrap().to_owned();
-    let r = api.send("PUT", "/api/endpoints/pd/topology", Some(r#"{"prefill": 5, "decode": 5}"#), &[("if-match", &tag)]).await;
+    let r = api
+        .send(
+            "PUT",
+            "/api/endpoints/pd/topology",
+            Some(r#"{"prefill": 5, "decode": 5}"#),
+            &[("if-match", &tag)],
+        )
+        .await;
     assert_eq!(r.status, StatusCode::OK);
     let newer = r.headers[header::ETAG].to_str().unwrap().to_owned();
     assert_ne!(newer, tag);
-    let r = api.send("PUT", "/api/endpoints/pd/topology", Some(r#"{"prefill": 9, "decode": 9}"#), &[("if-match", &tag)]).await;
+    let r = api
+        .send(
+            "PUT",
+            "/api/endpoints/pd/topology",
+            Some(r#"{"prefill": 9, "decode": 9}"#),
+            &[("if-match", &tag)],
+        )
+        .await;
     assert_eq!(r.status, StatusCode::PRECONDITION_FAILED);
     assert!(r.str("error").contains("changed since it was read"));
-    assert_eq!(api.get("/api/endpoints/pd").await.get("spec.mooncake.topology").to_json(), r#"{"prefill": 5, "decode": 5}"#);
-    let r = api.send("POST", "/api/endpoints/pd/stop", None, &[("if-match", "*")]).await;
+    assert_eq!(
+        api.get("/api/endpoints/pd")
+            .await
+            .get("spec.mooncake.topology")
+            .to_json(),
+        r#"{"prefill": 5, "decode": 5}"#
+    );
+    let r = api
+        .send("POST", "/api/endpoints/pd/stop", None, &[("if-match", "*")])
+        .await;
     assert_eq!(r.status, StatusCode::OK);
 }
 
@@ -301,14 +605,41 @@ async fn tokens_guard_every_mutation() {
     let r = api.post("/api/endpoints", body).await;
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
     assert_eq!(r.str("error"), "this change needs a valid bearer token");
-    let r = api.send("POST", "/api/endpoints", Some(body), &[("authorization", "Bearer wrong-token-0000000")]).await;
+    let r = api
+        .send(
+            "POST",
+            "/api/endpoints",
+            Some(body),
+            &[("authorization", "Bearer wrong-token-0000000")],
+        )
+        .await;
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
     let bearer = format!("Bearer {TOKEN}");
-    let r = api.send("POST", "/api/endpoints", Some(body), &[("authorization", &bearer)]).await;
+    let r = api
+        .send(
+            "POST",
+            "/api/endpoints",
+            Some(body),
+            &[("authorization", &bearer)],
+        )
+        .await;
     assert_eq!(r.status, StatusCode::CREATED);
-    assert_eq!(api.send("DELETE", "/api/endpoints/web", None, &[]).await.status, StatusCode::UNAUTHORIZED);
-    assert_eq!(api.get("/api/endpoints/web").await.status, StatusCode::OK, "reads need no token");
-    assert_eq!(api.post("/api/validate", body).await.status, StatusCode::OK, "validation stores nothing");
+    assert_eq!(
+        api.send("DELETE", "/api/endpoints/web", None, &[])
+            .await
+            .status,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        api.get("/api/endpoints/web").await.status,
+        StatusCode::OK,
+        "reads need no token"
+    );
+    assert_eq!(
+        api.post("/api/validate", body).await.status,
+        StatusCode::OK,
+        "validation stores nothing"
+    );
 }
 
 #[tokio::test]
@@ -318,14 +649,24 @@ async fn console_files_with_security_headers_and_no_traversal() {
     assert_eq!(r.status, StatusCode::OK);
     assert!(r.text.contains("GCO console"));
     let csp = r.headers[header::CONTENT_SECURITY_POLICY].to_str().unwrap();
-    assert!(csp.contains("script-src 'self' 'wasm-unsafe-eval'"), "{csp}");
+    assert!(
+        csp.contains("script-src 'self' 'wasm-unsafe-eval'"),
+        "{csp}"
+    );
     assert_eq!(r.headers[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
     assert!(r.headers.get("x-request-id").is_some());
     let r = api.get("/endpoints/pd").await;
     assert!(r.text.contains("GCO console"), "SPA fallback");
-    for path in ["/../Cargo.toml", "/%2e%2e/%2e%2e/etc/passwd", "/..%2f..%2fetc%2fpasswd"] {
+    for path in [
+        "/../Cargo.toml",
+        "/%2e%2e/%2e%2e/etc/passwd",
+        "/..%2f..%2fetc%2fpasswd",
+    ] {
         let r = api.get(path).await;
-        assert!(!r.text.contains("root:") && !r.text.contains("[package]"), "{path} escaped the console directory");
+        assert!(
+            !r.text.contains("root:") && !r.text.contains("[package]"),
+            "{path} escaped the console directory"
+        );
     }
 }
 
@@ -333,7 +674,16 @@ async fn console_files_with_security_headers_and_no_traversal() {
 fn non_loopback_needs_a_token() {
     use clap::Parser;
     let config = gco_console::config::Config::parse_from(["gco-console", "--addr", "0.0.0.0:8080"]);
-    assert!(config.check().unwrap_err().starts_with("refusing to listen on 0.0.0.0:8080 without --auth-token-file"));
-    let config = gco_console::config::Config::parse_from(["gco-console", "--regions", "us-east-1,mars"]);
-    assert_eq!(config.check().unwrap_err(), "--regions: \"mars\" is not an AWS region such as us-east-1");
+    assert!(
+        config
+            .check()
+            .unwrap_err()
+            .starts_with("refusing to listen on 0.0.0.0:8080 without --auth-token-file")
+    );
+    let config =
+        gco_console::config::Config::parse_from(["gco-console", "--regions", "us-east-1,mars"]);
+    assert_eq!(
+        config.check().unwrap_err(),
+        "--regions: \"mars\" is not an AWS region such as us-east-1"
+    );
 }

@@ -19,8 +19,7 @@ use gco_spec::{Change, Record, apply};
 /// A request that failed before writing anything.
 const UNAVAILABLE: &str = "the endpoint store is unavailable; try again shortly";
 /// A write the store never confirmed: it may have landed.
-const UNCONFIRMED: &str =
-    "the endpoint store did not confirm the change, which may or may not have been saved; reload before trying again";
+const UNCONFIRMED: &str = "the endpoint store did not confirm the change, which may or may not have been saved; reload before trying again";
 
 fn slow_tests() -> bool {
     std::env::var_os("GCO_SLOW_TESTS").is_some_and(|v| v == "1")
@@ -55,7 +54,10 @@ fn assert_valid_record(v: &Value) {
 fn assert_unavailable(r: &Reply) {
     assert_eq!(r.status, 503, "{r:?}");
     r.assert_error_shape();
-    assert!([UNAVAILABLE, UNCONFIRMED].contains(&r.str("error").as_str()), "{r:?}");
+    assert!(
+        [UNAVAILABLE, UNCONFIRMED].contains(&r.str("error").as_str()),
+        "{r:?}"
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -67,10 +69,25 @@ fn assert_unavailable(r: &Reply) {
 const STORE_REQUESTS: [(&str, &str, &str, &str); 6] = [
     ("GET", "/api/endpoints", "", UNAVAILABLE),
     ("GET", "/api/endpoints/pd", "", UNAVAILABLE),
-    ("POST", "/api/endpoints", r#"{"endpoint_name": "late", "image": "img:1"}"#, UNCONFIRMED),
-    ("PUT", "/api/endpoints/pd/topology", r#"{"prefill": 7, "decode": 7}"#, UNAVAILABLE),
+    (
+        "POST",
+        "/api/endpoints",
+        r#"{"endpoint_name": "late", "image": "img:1"}"#,
+        UNCONFIRMED,
+    ),
+    (
+        "PUT",
+        "/api/endpoints/pd/topology",
+        r#"{"prefill": 7, "decode": 7}"#,
+        UNAVAILABLE,
+    ),
     ("POST", "/api/endpoints/pd/stop", "", UNAVAILABLE),
-    ("POST", "/api/endpoints/pd/regions", r#"{"region": "eu-west-1"}"#, UNAVAILABLE),
+    (
+        "POST",
+        "/api/endpoints/pd/regions",
+        r#"{"region": "eu-west-1"}"#,
+        UNAVAILABLE,
+    ),
 ];
 
 /// Every store request answers 503 with the error shape, each within `limit`
@@ -86,14 +103,25 @@ fn assert_all_unavailable_within(server: &Server, limit: Duration) -> Duration {
                 let took = started.elapsed();
                 assert_unavailable(&r);
                 assert_eq!(r.str("error"), message, "{method} {path}");
-                assert!(took < limit, "{method} {path} took {took:?} with the store down");
+                assert!(
+                    took < limit,
+                    "{method} {path} took {took:?} with the store down"
+                );
                 let mut slowest = slowest.lock().unwrap();
                 *slowest = (*slowest).max(took);
             });
         }
     });
-    assert_eq!(server.send("GET", "/healthz", "").status, 200, "the server stays up");
-    assert!(server.log().contains("store unavailable"), "the detail goes to the log:\n{}", server.log());
+    assert_eq!(
+        server.send("GET", "/healthz", "").status,
+        200,
+        "the server stays up"
+    );
+    assert!(
+        server.log().contains("store unavailable"),
+        "the detail goes to the log:\n{}",
+        server.log()
+    );
     slowest.into_inner().unwrap()
 }
 
@@ -103,7 +131,11 @@ fn assert_all_unavailable_within(server: &Server, limit: Duration) -> Duration {
 fn assert_recovered(server: &Server, before: &Reply, deploy_may_have_landed: bool) {
     let after = server.send("GET", "/api/endpoints/pd", "");
     assert_eq!(after.status, 200, "{after:?}");
-    assert_eq!(canonical(&after.json()), canonical(&before.json()), "a refused change was written");
+    assert_eq!(
+        canonical(&after.json()),
+        canonical(&before.json()),
+        "a refused change was written"
+    );
     let late = server.send("GET", "/api/endpoints/late", "");
     match late.status {
         404 => {}
@@ -111,10 +143,17 @@ fn assert_recovered(server: &Server, before: &Reply, deploy_may_have_landed: boo
         _ => panic!("the refused deploy: {late:?}"),
     }
     assert_eq!(server.send("GET", "/api/endpoints", "").status, 200);
-    let r = server.send("POST", "/api/endpoints", r#"{"endpoint_name": "later", "image": "img:1"}"#);
+    let r = server.send(
+        "POST",
+        "/api/endpoints",
+        r#"{"endpoint_name": "later", "image": "img:1"}"#,
+    );
     assert_eq!(r.status, 201, "{r:?}");
     let r = server.send("PUT", "/api/endpoints/pd/topology", STORE_REQUESTS[3].2);
-    assert_eq!((r.status, r.get("spec.mooncake.topology").to_json().as_str()), (200, r#"{"prefill": 7, "decode": 7}"#));
+    assert_eq!(
+        (r.status, r.get("spec.mooncake.topology").to_json().as_str()),
+        (200, r#"{"prefill": 7, "decode": 7}"#)
+    );
 }
 
 #[test]
@@ -165,8 +204,14 @@ fn dynamodb_dies_mid_run_nothing_half_written_and_writes_resume() {
     let writes = Mutex::new(Vec::<TopologyWrite>::new());
     let next = AtomicUsize::new(0);
     let (restarted, done) = (AtomicBool::new(false), AtomicBool::new(false));
-    let acked_after_restart =
-        || writes.lock().unwrap().iter().filter(|w| w.after_restart && w.reply.status == 200).count();
+    let acked_after_restart = || {
+        writes
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|w| w.after_restart && w.reply.status == 200)
+            .count()
+    };
     std::thread::scope(|s| {
         for _ in 0..4 {
             s.spawn(|| {
@@ -177,7 +222,11 @@ fn dynamodb_dies_mid_run_nothing_half_written_and_writes_resume() {
                     let after_restart = restarted.load(Ordering::SeqCst);
                     let body = format!(r#"{{"prefill": {}, "decode": {}}}"#, counts.0, counts.1);
                     let reply = server.send("PUT", "/api/endpoints/pd/topology", &body);
-                    writes.lock().unwrap().push(TopologyWrite { counts, reply, after_restart });
+                    writes.lock().unwrap().push(TopologyWrite {
+                        counts,
+                        reply,
+                        after_restart,
+                    });
                 }
             });
         }
@@ -198,9 +247,16 @@ fn dynamodb_dies_mid_run_nothing_half_written_and_writes_resume() {
         assert_unavailable(&w.reply);
     }
     assert!(!refused.is_empty(), "no request saw the outage");
-    assert!(acked.iter().any(|w| !w.after_restart), "no write before the outage");
+    assert!(
+        acked.iter().any(|w| !w.after_restart),
+        "no write before the outage"
+    );
     for w in &acked {
-        assert_eq!(topology(&w.reply.json()), w.counts, "an acknowledged write answered another's counts");
+        assert_eq!(
+            topology(&w.reply.json()),
+            w.counts,
+            "an acknowledged write answered another's counts"
+        );
     }
     let last = acked.iter().max_by_key(|w| version(&w.reply)).unwrap();
     let final_ = server.send("GET", "/api/endpoints/pd", "");
@@ -208,13 +264,29 @@ fn dynamodb_dies_mid_run_nothing_half_written_and_writes_resume() {
     // Writes after the restart were all acknowledged, so the last one wins.
     assert_eq!(version(&final_), version(&last.reply));
     assert_eq!(topology(&final_.json()), last.counts);
-    eprintln!("{} writes acknowledged, {} refused with 503", acked.len(), refused.len());
+    eprintln!(
+        "{} writes acknowledged, {} refused with 503",
+        acked.len(),
+        refused.len()
+    );
 }
 
 fn topology(record: &Value) -> (u64, u64) {
-    let t = record.as_object().and_then(|o| o.get("spec")).and_then(|s| s.as_object()).and_then(|s| s.get("mooncake"));
-    let t = t.and_then(|m| m.as_object()).and_then(|m| m.get("topology")).and_then(|t| t.as_object()).expect("a topology");
-    let count = |role| t.get(role).and_then(|v| v.to_json().parse().ok()).expect("a count");
+    let t = record
+        .as_object()
+        .and_then(|o| o.get("spec"))
+        .and_then(|s| s.as_object())
+        .and_then(|s| s.get("mooncake"));
+    let t = t
+        .and_then(|m| m.as_object())
+        .and_then(|m| m.get("topology"))
+        .and_then(|t| t.as_object())
+        .expect("a topology");
+    let count = |role| {
+        t.get(role)
+            .and_then(|v| v.to_json().parse().ok())
+            .expect("a count")
+    };
     (count("prefill"), count("decode"))
 }
 
@@ -224,9 +296,15 @@ fn topology(record: &Value) -> (u64, u64) {
 /// A write the storm sent and what became of it.
 enum StormWrite {
     /// A deploy of a new endpoint.
-    Deploy { name: String, reply: std::io::Result<Reply> },
+    Deploy {
+        name: String,
+        reply: std::io::Result<Reply>,
+    },
     /// A new image for the shared endpoint `hot`.
-    Image { image: String, reply: std::io::Result<Reply> },
+    Image {
+        image: String,
+        reply: std::io::Result<Reply>,
+    },
 }
 
 #[test]
@@ -244,14 +322,22 @@ fn kill_9_during_a_write_storm_loses_no_acknowledged_write() {
                 for i in 0.. {
                     let write = if i % 2 == 0 {
                         let name = format!("ep-{t}-{i}");
-                        let body = format!(r#"{{"endpoint_name": "{name}", "image": "img:{t}-{i}"}}"#);
-                        StormWrite::Deploy { reply: request(port, "POST", "/api/endpoints", &body), name }
+                        let body =
+                            format!(r#"{{"endpoint_name": "{name}", "image": "img:{t}-{i}"}}"#);
+                        StormWrite::Deploy {
+                            reply: request(port, "POST", "/api/endpoints", &body),
+                            name,
+                        }
                     } else {
                         let image = format!("img:hot-{t}-{i}");
                         let body = format!(r#"{{"image": "{image}"}}"#);
-                        StormWrite::Image { reply: request(port, "PUT", "/api/endpoints/hot/image", &body), image }
+                        StormWrite::Image {
+                            reply: request(port, "PUT", "/api/endpoints/hot/image", &body),
+                            image,
+                        }
                     };
-                    let (StormWrite::Deploy { reply, .. } | StormWrite::Image { reply, .. }) = &write;
+                    let (StormWrite::Deploy { reply, .. } | StormWrite::Image { reply, .. }) =
+                        &write;
                     let gone = reply.is_err();
                     if reply.as_ref().is_ok_and(|r| r.status < 300) {
                         acked.fetch_add(1, Ordering::Relaxed);
@@ -263,14 +349,23 @@ fn kill_9_during_a_write_storm_loses_no_acknowledged_write() {
                 }
             });
         }
-        assert!(eventually(Duration::from_secs(20), || acked.load(Ordering::Relaxed) >= 300), "the storm stalled");
+        assert!(
+            eventually(Duration::from_secs(20), || acked.load(Ordering::Relaxed)
+                >= 300),
+            "the storm stalled"
+        );
         server.kill();
     });
 
     let server = Server::embedded(data.path());
     let list = server.send("GET", "/api/endpoints", "");
-    assert_eq!(list.status, 200, "the store does not open cleanly: {list:?}");
-    let Value::List(records) = list.get("endpoints") else { panic!("{list:?}") };
+    assert_eq!(
+        list.status, 200,
+        "the store does not open cleanly: {list:?}"
+    );
+    let Value::List(records) = list.get("endpoints") else {
+        panic!("{list:?}")
+    };
     for r in &records {
         assert_valid_record(r);
     }
@@ -280,37 +375,62 @@ fn kill_9_during_a_write_storm_loses_no_acknowledged_write() {
     let mut hot_unacked = Vec::new();
     for write in &writes {
         match write {
-            StormWrite::Deploy { name, reply: Ok(reply) } if reply.status == 201 => {
+            StormWrite::Deploy {
+                name,
+                reply: Ok(reply),
+            } if reply.status == 201 => {
                 let now = server.send("GET", &format!("/api/endpoints/{name}"), "");
                 assert_eq!(now.status, 200, "acknowledged deploy {name} lost");
                 assert_eq!(now.body, reply.body, "acknowledged deploy {name} changed");
             }
-            StormWrite::Image { reply: Ok(reply), .. } if reply.status == 200 => hot_acked.push(reply),
+            StormWrite::Image {
+                reply: Ok(reply), ..
+            } if reply.status == 200 => hot_acked.push(reply),
             StormWrite::Image { image, .. } => hot_unacked.push(image.as_str()),
             StormWrite::Deploy { .. } => {}
         }
-        if let StormWrite::Deploy { reply: Ok(r), .. } | StormWrite::Image { reply: Ok(r), .. } = write {
+        if let StormWrite::Deploy { reply: Ok(r), .. } | StormWrite::Image { reply: Ok(r), .. } =
+            write
+        {
             assert!(r.status < 500, "{r:?}");
         }
     }
-    let last = hot_acked.iter().max_by_key(|r| version(r)).expect("an acknowledged image change");
+    let last = hot_acked
+        .iter()
+        .max_by_key(|r| version(r))
+        .expect("an acknowledged image change");
     let hot = server.send("GET", "/api/endpoints/hot", "");
     // The last acknowledged image, unless a write in flight at the kill
     // (never acknowledged) landed after it.
-    assert!(version(&hot) >= version(last), "acknowledged image change lost");
+    assert!(
+        version(&hot) >= version(last),
+        "acknowledged image change lost"
+    );
     if version(&hot) == version(last) {
         assert_eq!(hot.body, last.body);
     } else {
-        assert!(hot_unacked.contains(&hot.str("spec.image").as_str()), "{hot:?}");
+        assert!(
+            hot_unacked.contains(&hot.str("spec.image").as_str()),
+            "{hot:?}"
+        );
     }
     assert!(!server.log().contains("panicked"), "{}", server.log());
-    eprintln!("{} writes acknowledged before the kill", acked.load(Ordering::Relaxed));
+    eprintln!(
+        "{} writes acknowledged before the kill",
+        acked.load(Ordering::Relaxed)
+    );
 }
 
 // ---------------------------------------------------------------------------
 // Concurrent mixed operations on one endpoint
 
-const REGION_POOL: [&str; 5] = ["us-east-1", "eu-west-1", "ap-south-1", "us-west-2", "eu-central-1"];
+const REGION_POOL: [&str; 5] = [
+    "us-east-1",
+    "eu-west-1",
+    "ap-south-1",
+    "us-west-2",
+    "eu-central-1",
+];
 
 /// A change a client sends, as the HTTP request and as the core's `Change`.
 #[derive(Debug, Clone, Copy)]
@@ -353,10 +473,18 @@ impl Op {
     fn request(self, name: &str) -> (&'static str, String, String) {
         let at = |route: &str| format!("/api/endpoints/{name}/{route}");
         match self {
-            Op::Topology(p, d) => ("PUT", at("topology"), format!(r#"{{"prefill": {p}, "decode": {d}}}"#)),
+            Op::Topology(p, d) => (
+                "PUT",
+                at("topology"),
+                format!(r#"{{"prefill": {p}, "decode": {d}}}"#),
+            ),
             Op::Store(gib) => {
                 let bytes = gib << 30;
-                ("PUT", at("store"), format!(r#"{{"enabled": true, "global_segment_size": "{bytes}"}}"#))
+                (
+                    "PUT",
+                    at("store"),
+                    format!(r#"{{"enabled": true, "global_segment_size": "{bytes}"}}"#),
+                )
             }
             Op::Image(n) => ("PUT", at("image"), format!(r#"{{"image": "img:{n}"}}"#)),
             Op::AddRegion(r) => ("POST", at("regions"), format!(r#"{{"region": "{r}"}}"#)),
@@ -370,17 +498,38 @@ impl Op {
     /// on the server, so it is taken from the acknowledged record.
     fn change(self, acked: &Record) -> Change {
         let (_, _, body) = self.request("_");
-        let body = if body.is_empty() { Value::Null } else { parse(&body).unwrap() };
-        let field = |k: &str| body.as_object().and_then(|o| o.get(k)).cloned().unwrap_or(Value::Null);
+        let body = if body.is_empty() {
+            Value::Null
+        } else {
+            parse(&body).unwrap()
+        };
+        let field = |k: &str| {
+            body.as_object()
+                .and_then(|o| o.get(k))
+                .cloned()
+                .unwrap_or(Value::Null)
+        };
         match self {
-            Op::Topology(..) => Change::SetTopology { prefill: field("prefill"), decode: field("decode") },
+            Op::Topology(..) => Change::SetTopology {
+                prefill: field("prefill"),
+                decode: field("decode"),
+            },
             Op::Store(_) => Change::ConfigureStore { store: body },
-            Op::Image(_) => Change::UpdateImage { image: field("image") },
+            Op::Image(_) => Change::UpdateImage {
+                image: field("image"),
+            },
             Op::AddRegion(r) => Change::AddRegion {
                 region: Value::str(r),
-                generation: acked.region_generations.get(r).and_then(|g| g.as_str()).unwrap_or_default().to_owned(),
+                generation: acked
+                    .region_generations
+                    .get(r)
+                    .and_then(|g| g.as_str())
+                    .unwrap_or_default()
+                    .to_owned(),
             },
-            Op::RemoveRegion(r) => Change::RemoveRegion { region: Value::str(r) },
+            Op::RemoveRegion(r) => Change::RemoveRegion {
+                region: Value::str(r),
+            },
             Op::Stop => Change::Stop,
             Op::Start => Change::Start,
         }
@@ -414,7 +563,10 @@ fn mixed_ops_on_one_endpoint(server: &Server, ops: &[Op], clients: usize) {
             });
         }
     });
-    let mut replies: Vec<Reply> = replies.into_iter().map(|r| r.into_inner().unwrap().expect("every op answered")).collect();
+    let mut replies: Vec<Reply> = replies
+        .into_iter()
+        .map(|r| r.into_inner().unwrap().expect("every op answered"))
+        .collect();
     // Start lands only on a stopped endpoint, and any change in between
     // redeploys it: a closing stop and start make sure both are exercised.
     let mut ops = ops.to_vec();
@@ -434,13 +586,21 @@ fn mixed_ops_on_one_endpoint(server: &Server, ops: &[Op], clients: usize) {
     }
     acked.sort_by_key(|(_, r)| parse_timestamp(&r.updated_at));
     for pair in acked.windows(2) {
-        assert_ne!(pair[0].1.updated_at, pair[1].1.updated_at, "two writes share a version");
+        assert_ne!(
+            pair[0].1.updated_at, pair[1].1.updated_at,
+            "two writes share a version"
+        );
     }
 
     let mut current = deployed;
     for (op, record) in &acked {
-        let replayed = apply(&current, &op.change(record), &record.updated_at)
-            .unwrap_or_else(|e| panic!("{op:?} was acknowledged at {} but the core refuses it: {e:?}", record.updated_at));
+        let replayed =
+            apply(&current, &op.change(record), &record.updated_at).unwrap_or_else(|e| {
+                panic!(
+                    "{op:?} was acknowledged at {} but the core refuses it: {e:?}",
+                    record.updated_at
+                )
+            });
         assert_eq!(
             canonical(&replayed.to_value()),
             canonical(&record.to_value()),
@@ -451,17 +611,35 @@ fn mixed_ops_on_one_endpoint(server: &Server, ops: &[Op], clients: usize) {
     }
 
     let final_ = server.send("GET", "/api/endpoints/mix", "");
-    assert_eq!(canonical(&final_.json()), canonical(&current.to_value()), "the final record is not the last acknowledged");
+    assert_eq!(
+        canonical(&final_.json()),
+        canonical(&current.to_value()),
+        "the final record is not the last acknowledged"
+    );
     assert_valid_record(&final_.json());
     let final_ = record_of(&final_);
     for (i, (op, _)) in acked.iter().enumerate() {
         let later = &acked[i + 1..];
         match *op {
-            Op::AddRegion(r) if !later.iter().any(|(o, _)| matches!(o, Op::RemoveRegion(x) if *x == r)) => {
-                assert!(final_.target_regions.iter().any(|t| t == r), "acknowledged add of {r} lost");
+            Op::AddRegion(r)
+                if !later
+                    .iter()
+                    .any(|(o, _)| matches!(o, Op::RemoveRegion(x) if *x == r)) =>
+            {
+                assert!(
+                    final_.target_regions.iter().any(|t| t == r),
+                    "acknowledged add of {r} lost"
+                );
             }
-            Op::RemoveRegion(r) if !later.iter().any(|(o, _)| matches!(o, Op::AddRegion(x) if *x == r)) => {
-                assert!(!final_.target_regions.iter().any(|t| t == r), "acknowledged removal of {r} lost");
+            Op::RemoveRegion(r)
+                if !later
+                    .iter()
+                    .any(|(o, _)| matches!(o, Op::AddRegion(x) if *x == r)) =>
+            {
+                assert!(
+                    !final_.target_regions.iter().any(|t| t == r),
+                    "acknowledged removal of {r} lost"
+                );
             }
             _ => {}
         }
@@ -473,9 +651,20 @@ fn mixed_ops_on_one_endpoint(server: &Server, ops: &[Op], clients: usize) {
 /// A run where some kind of change never landed proves nothing about it.
 fn assert_every_kind_acknowledged(acked: &[(Op, Record)]) {
     let kind = |op: &Op| std::mem::discriminant(op);
-    let all = [Op::Topology(1, 1), Op::Store(1), Op::Image(0), Op::AddRegion(""), Op::RemoveRegion(""), Op::Stop, Op::Start];
+    let all = [
+        Op::Topology(1, 1),
+        Op::Store(1),
+        Op::Image(0),
+        Op::AddRegion(""),
+        Op::RemoveRegion(""),
+        Op::Stop,
+        Op::Start,
+    ];
     for op in all {
-        assert!(acked.iter().any(|(o, _)| kind(o) == kind(&op)), "no {op:?} was acknowledged");
+        assert!(
+            acked.iter().any(|(o, _)| kind(o) == kind(&op)),
+            "no {op:?} was acknowledged"
+        );
     }
 }
 

@@ -36,7 +36,12 @@ fn raw(method: &str, path: &[u8], headers: &[(&str, &[u8])], body: &[u8]) -> Vec
 }
 
 fn json(method: &str, path: &str, body: &[u8]) -> Vec<u8> {
-    raw(method, path.as_bytes(), &[("Content-Type", b"application/json")], body)
+    raw(
+        method,
+        path.as_bytes(),
+        &[("Content-Type", b"application/json")],
+        body,
+    )
 }
 
 /// A body sent chunked, so no length is declared up front.
@@ -61,8 +66,22 @@ fn corpus() -> Vec<(String, Vec<u8>)> {
 
     // Malformed JSON, on every route that reads a body.
     let malformed: [&[u8]; 16] = [
-        b"", b"{", b"}", b"{\"a\" 1}", b"{\"a\": }", b"[1,]", b"{'a': 1}", b"nul", b"\"\\u12\"", b"{\"a\": 1} trailing",
-        b"\0", b"\xef\xbb\xbf{}", b"{\"a\": \"unterminated", b"{\"a\": 01}", b"{\"a\": -}", b"{\"a\": 1e}",
+        b"",
+        b"{",
+        b"}",
+        b"{\"a\" 1}",
+        b"{\"a\": }",
+        b"[1,]",
+        b"{'a': 1}",
+        b"nul",
+        b"\"\\u12\"",
+        b"{\"a\": 1} trailing",
+        b"\0",
+        b"\xef\xbb\xbf{}",
+        b"{\"a\": \"unterminated",
+        b"{\"a\": 01}",
+        b"{\"a\": -}",
+        b"{\"a\": 1e}",
     ];
     let routes = [
         ("POST", "/api/endpoints"),
@@ -75,56 +94,149 @@ fn corpus() -> Vec<(String, Vec<u8>)> {
     ];
     for (method, path) in routes {
         for body in malformed {
-            add(&format!("malformed {method} {path} {}", String::from_utf8_lossy(body)), json(method, path, body));
+            add(
+                &format!(
+                    "malformed {method} {path} {}",
+                    String::from_utf8_lossy(body)
+                ),
+                json(method, path, body),
+            );
         }
     }
     // Every truncation of a valid request.
     for end in 0..DEPLOY.len() {
-        add(&format!("truncated at {end}"), json("POST", "/api/endpoints", &DEPLOY.as_bytes()[..end]));
+        add(
+            &format!("truncated at {end}"),
+            json("POST", "/api/endpoints", &DEPLOY.as_bytes()[..end]),
+        );
     }
 
     // Nesting 10,000 deep: closed, unclosed, and inside a valid request.
     let deep_list = "[".repeat(10_000) + &"]".repeat(10_000);
     let deep_object = r#"{"a": "#.repeat(10_000) + "1" + &"}".repeat(10_000);
-    add("10,000 nested lists", json("POST", "/api/validate", deep_list.as_bytes()));
-    add("10,000 nested objects", json("POST", "/api/endpoints", deep_object.as_bytes()));
-    add("10,000 unclosed lists", json("POST", "/api/endpoints", "[".repeat(10_000).as_bytes()));
-    let nested_labels = format!(r#"{{"endpoint_name": "deep", "image": "x", "labels": {deep_object}}}"#);
-    add("nested labels", json("POST", "/api/endpoints", nested_labels.as_bytes()));
+    add(
+        "10,000 nested lists",
+        json("POST", "/api/validate", deep_list.as_bytes()),
+    );
+    add(
+        "10,000 nested objects",
+        json("POST", "/api/endpoints", deep_object.as_bytes()),
+    );
+    add(
+        "10,000 unclosed lists",
+        json("POST", "/api/endpoints", "[".repeat(10_000).as_bytes()),
+    );
+    let nested_labels =
+        format!(r#"{{"endpoint_name": "deep", "image": "x", "labels": {deep_object}}}"#);
+    add(
+        "nested labels",
+        json("POST", "/api/endpoints", nested_labels.as_bytes()),
+    );
 
     // 10 MB bodies: declared, and chunked with no length, on JSON routes
     // and on routes that read no body.
-    let ten_mb = format!(r#"{{"endpoint_name": "big", "image": "{}"}}"#, "a".repeat(10 << 20)).into_bytes();
+    let ten_mb = format!(
+        r#"{{"endpoint_name": "big", "image": "{}"}}"#,
+        "a".repeat(10 << 20)
+    )
+    .into_bytes();
     add("10 MB declared", json("POST", "/api/endpoints", &ten_mb));
     add("10 MB chunked", chunked("POST", "/api/endpoints", &ten_mb));
-    add("10 MB chunked topology", chunked("PUT", "/api/endpoints/pd/topology", &ten_mb));
-    add("10 MB declared to stop", json("POST", "/api/endpoints/pd/stop", &ten_mb));
+    add(
+        "10 MB chunked topology",
+        chunked("PUT", "/api/endpoints/pd/topology", &ten_mb),
+    );
+    add(
+        "10 MB declared to stop",
+        json("POST", "/api/endpoints/pd/stop", &ten_mb),
+    );
     add("10 MB declared to a page", raw("GET", b"/", &[], &ten_mb));
 
     // Invalid UTF-8: in the body, the path and header values.
-    for body in [&b"{\"endpoint_name\": \"\xff\"}"[..], b"{\"image\": \"\xc0\xaf\"}", b"\"\xed\xa0\x80\"", b"\xfe\xff"] {
-        add(&format!("invalid UTF-8 body {body:?}"), json("POST", "/api/endpoints", body));
+    for body in [
+        &b"{\"endpoint_name\": \"\xff\"}"[..],
+        b"{\"image\": \"\xc0\xaf\"}",
+        b"\"\xed\xa0\x80\"",
+        b"\xfe\xff",
+    ] {
+        add(
+            &format!("invalid UTF-8 body {body:?}"),
+            json("POST", "/api/endpoints", body),
+        );
     }
-    add("invalid UTF-8 in a name", json("GET", "/api/endpoints/%ff%fe", b""));
-    add("invalid UTF-8 in a region", json("DELETE", "/api/endpoints/pd/regions/%c0%af", b""));
-    add("invalid UTF-8 in a query", json("GET", "/api/endpoints?desired_state=%ff", b""));
+    add(
+        "invalid UTF-8 in a name",
+        json("GET", "/api/endpoints/%ff%fe", b""),
+    );
+    add(
+        "invalid UTF-8 in a region",
+        json("DELETE", "/api/endpoints/pd/regions/%c0%af", b""),
+    );
+    add(
+        "invalid UTF-8 in a query",
+        json("GET", "/api/endpoints?desired_state=%ff", b""),
+    );
     let if_match: &[u8] = b"\"\xff\"";
-    add("invalid UTF-8 If-Match", raw("POST", b"/api/endpoints/pd/stop", &[("If-Match", if_match)], b""));
+    add(
+        "invalid UTF-8 If-Match",
+        raw(
+            "POST",
+            b"/api/endpoints/pd/stop",
+            &[("If-Match", if_match)],
+            b"",
+        ),
+    );
 
     // Wrong content types.
-    for content_type in [&b"text/plain"[..], b"application/xml", b"multipart/form-data; boundary=x", b"application/json-seq", b"json", b"application/\xffjson"] {
+    for content_type in [
+        &b"text/plain"[..],
+        b"application/xml",
+        b"multipart/form-data; boundary=x",
+        b"application/json-seq",
+        b"json",
+        b"application/\xffjson",
+    ] {
         let name = format!("content type {}", String::from_utf8_lossy(content_type));
-        add(&name, raw("POST", b"/api/endpoints", &[("Content-Type", content_type)], DEPLOY.as_bytes()));
+        add(
+            &name,
+            raw(
+                "POST",
+                b"/api/endpoints",
+                &[("Content-Type", content_type)],
+                DEPLOY.as_bytes(),
+            ),
+        );
     }
-    add("no content type", raw("POST", b"/api/endpoints", &[], DEPLOY.as_bytes()));
+    add(
+        "no content type",
+        raw("POST", b"/api/endpoints", &[], DEPLOY.as_bytes()),
+    );
 
     // Huge numbers, where the rules read integers.
     let googol_digits = "9".repeat(100_000);
-    for number in ["1e999999", "-1e999999", "1e-999999", &googol_digits, "NaN", "Infinity", "-0", "1.0", "1e3"] {
+    for number in [
+        "1e999999",
+        "-1e999999",
+        "1e-999999",
+        &googol_digits,
+        "NaN",
+        "Infinity",
+        "-0",
+        "1.0",
+        "1e3",
+    ] {
         let topology = format!(r#"{{"prefill": {number}, "decode": {number}}}"#);
-        add(&format!("topology {:.20}", number), json("PUT", "/api/endpoints/pd/topology", topology.as_bytes()));
-        let deploy = format!(r#"{{"endpoint_name": "n", "image": "x", "port": {number}, "replicas": {number}}}"#);
-        add(&format!("deploy {:.20}", number), json("POST", "/api/endpoints", deploy.as_bytes()));
+        add(
+            &format!("topology {:.20}", number),
+            json("PUT", "/api/endpoints/pd/topology", topology.as_bytes()),
+        );
+        let deploy = format!(
+            r#"{{"endpoint_name": "n", "image": "x", "port": {number}, "replicas": {number}}}"#
+        );
+        add(
+            &format!("deploy {:.20}", number),
+            json("POST", "/api/endpoints", deploy.as_bytes()),
+        );
     }
 
     // Path traversal into and out of the console's files.
@@ -139,18 +251,60 @@ fn corpus() -> Vec<(String, Vec<u8>)> {
         b"/api/../secret.txt",
         b"/x/%00/y",
     ] {
-        add(&format!("traversal {}", String::from_utf8_lossy(path)), raw("GET", path, &[], b""));
+        add(
+            &format!("traversal {}", String::from_utf8_lossy(path)),
+            raw("GET", path, &[], b""),
+        );
     }
 
     // Overlong names and headers, odd methods.
     let long = "a".repeat(60_000);
-    add("overlong name in a body", json("POST", "/api/endpoints", format!(r#"{{"endpoint_name": "{long}", "image": "x"}}"#).as_bytes()));
-    add("overlong name in a path", json("GET", &format!("/api/endpoints/{long}"), b""));
-    add("overlong region", json("POST", "/api/endpoints/pd/regions", format!(r#"{{"region": "{long}"}}"#).as_bytes()));
-    add("overlong region in a path", json("DELETE", &format!("/api/endpoints/pd/regions/{long}"), b""));
-    add("overlong header", raw("GET", b"/api/endpoints", &[("X-Junk", long.as_bytes())], b""));
-    add("overlong If-Match", raw("POST", b"/api/endpoints/pd/stop", &[("If-Match", long.as_bytes())], b""));
-    add("PATCH an API route", json("PATCH", "/api/endpoints", DEPLOY.as_bytes()));
+    add(
+        "overlong name in a body",
+        json(
+            "POST",
+            "/api/endpoints",
+            format!(r#"{{"endpoint_name": "{long}", "image": "x"}}"#).as_bytes(),
+        ),
+    );
+    add(
+        "overlong name in a path",
+        json("GET", &format!("/api/endpoints/{long}"), b""),
+    );
+    add(
+        "overlong region",
+        json(
+            "POST",
+            "/api/endpoints/pd/regions",
+            format!(r#"{{"region": "{long}"}}"#).as_bytes(),
+        ),
+    );
+    add(
+        "overlong region in a path",
+        json("DELETE", &format!("/api/endpoints/pd/regions/{long}"), b""),
+    );
+    add(
+        "overlong header",
+        raw(
+            "GET",
+            b"/api/endpoints",
+            &[("X-Junk", long.as_bytes())],
+            b"",
+        ),
+    );
+    add(
+        "overlong If-Match",
+        raw(
+            "POST",
+            b"/api/endpoints/pd/stop",
+            &[("If-Match", long.as_bytes())],
+            b"",
+        ),
+    );
+    add(
+        "PATCH an API route",
+        json("PATCH", "/api/endpoints", DEPLOY.as_bytes()),
+    );
     add("BREW an API route", json("BREW", "/api/endpoints/pd", b""));
     add("GET a POST route", json("GET", "/api/validate", b""));
     add("POST a page", json("POST", "/", DEPLOY.as_bytes()));
@@ -180,7 +334,11 @@ fn console_with_a_secret_next_to_it() -> (TempDir, std::path::PathBuf) {
     let root = TempDir::new("hostile-root");
     let dist = root.path().join("dist");
     std::fs::create_dir_all(dist.join("assets")).unwrap();
-    std::fs::write(dist.join("index.html"), "<!doctype html><title>GCO console</title>").unwrap();
+    std::fs::write(
+        dist.join("index.html"),
+        "<!doctype html><title>GCO console</title>",
+    )
+    .unwrap();
     std::fs::write(root.path().join("secret.txt"), SECRET).unwrap();
     (root, dist)
 }
@@ -191,9 +349,17 @@ fn brief(reply: &Reply) -> String {
 }
 
 fn assert_harmless(name: &str, reply: &Reply) {
-    assert!(!reply.body.contains(SECRET) && !reply.body.contains("root:x:0"), "{name} escaped: {}", brief(reply));
+    assert!(
+        !reply.body.contains(SECRET) && !reply.body.contains("root:x:0"),
+        "{name} escaped: {}",
+        brief(reply)
+    );
     for internal in ["redb", "panicked", "/tmp/", "backtrace"] {
-        assert!(!reply.body.contains(internal), "{name} leaks {internal:?}: {}", brief(reply));
+        assert!(
+            !reply.body.contains(internal),
+            "{name} leaks {internal:?}: {}",
+            brief(reply)
+        );
     }
 }
 
@@ -209,24 +375,52 @@ fn hostile_requests_get_4xx_with_the_error_shape_and_the_server_stays_up() {
     let cases = corpus();
     for (name, bytes) in &cases {
         let sent = Instant::now();
-        let reply = exchange(server.port, bytes).unwrap_or_else(|e| panic!("{name}: no answer: {e}"));
-        assert!((400..500).contains(&reply.status), "{name}: {}", brief(&reply));
+        let reply =
+            exchange(server.port, bytes).unwrap_or_else(|e| panic!("{name}: no answer: {e}"));
+        assert!(
+            (400..500).contains(&reply.status),
+            "{name}: {}",
+            brief(&reply)
+        );
         reply.assert_error_shape();
         assert_harmless(name, &reply);
-        assert!(sent.elapsed() < Duration::from_secs(5), "{name} took {:?}", sent.elapsed());
+        assert!(
+            sent.elapsed() < Duration::from_secs(5),
+            "{name} took {:?}",
+            sent.elapsed()
+        );
     }
     for (name, bytes) in unparseable() {
-        let reply = exchange(server.port, &bytes).unwrap_or_else(|e| panic!("{name}: no answer: {e}"));
-        assert!((400..500).contains(&reply.status), "{name}: {}", brief(&reply));
+        let reply =
+            exchange(server.port, &bytes).unwrap_or_else(|e| panic!("{name}: no answer: {e}"));
+        assert!(
+            (400..500).contains(&reply.status),
+            "{name}: {}",
+            brief(&reply)
+        );
         assert_harmless(name, &reply);
     }
-    eprintln!("{} hostile requests in {:?}", cases.len(), started.elapsed());
+    eprintln!(
+        "{} hostile requests in {:?}",
+        cases.len(),
+        started.elapsed()
+    );
 
     assert!(server.is_running(), "the server died");
     assert_eq!(server.send("GET", "/healthz", "").status, 200);
     let after = server.send("GET", "/api/endpoints/pd", "");
-    assert_eq!(after.body, deployed.body, "a hostile request changed the endpoint");
+    assert_eq!(
+        after.body, deployed.body,
+        "a hostile request changed the endpoint"
+    );
     let list = server.send("GET", "/api/endpoints", "");
-    assert_eq!(list.get("endpoints").to_json().matches("endpoint_name").count(), 1, "a hostile deploy was stored: {list:?}");
+    assert_eq!(
+        list.get("endpoints")
+            .to_json()
+            .matches("endpoint_name")
+            .count(),
+        1,
+        "a hostile deploy was stored: {list:?}"
+    );
     assert!(!server.log().contains("panicked"), "{}", server.log());
 }

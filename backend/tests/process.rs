@@ -23,5 +23,8 @@ fn refuses_an_open_address_without_a_token() {
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("refusing to listen on 0.0.0.0:0 without --auth-token-file"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("refusing to listen on 0.0.0.0:0 without --auth-token-file")
+    );
 }

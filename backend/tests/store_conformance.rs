@@ -16,10 +16,17 @@ fn record(name: &str, extra_spec: &str) -> Record {
             "mooncake_store": {{"global_segment_size": 8589934592}}, "labels": {{"team": "ml"}}{extra_spec}}}"#
     );
     let regions = vec!["us-east-1".to_owned()];
-    let ctx = DeployContext { deployed_regions: Some(&regions), ..DeployContext::default() };
+    let ctx = DeployContext {
+        deployed_regions: Some(&regions),
+        ..DeployContext::default()
+    };
     let check = plan_deploy(&parse(&request).unwrap(), &ctx);
-    let d = check.deployment.unwrap_or_else(|| panic!("{:?}", check.report));
-    new_record(d, "2026-12-01T00:00:00.000001+00:00", &mut || "ab".repeat(32))
+    let d = check
+        .deployment
+        .unwrap_or_else(|| panic!("{:?}", check.report));
+    new_record(d, "2026-12-01T00:00:00.000001+00:00", &mut || {
+        "ab".repeat(32)
+    })
 }
 
 fn changed(r: &Record, updated_at: &str) -> Record {
@@ -38,63 +45,116 @@ async fn conformance(store: Arc<dyn Store>) {
     let back = store.get("alpha").await.unwrap().expect("created record");
     let mut expected = r.to_value();
     // Floats are stored as strings, as GCO stores them.
-    expected.as_object_mut().unwrap().get_mut("spec").unwrap().as_object_mut().unwrap().insert(
-        "autoscaling",
-        parse(r#"{"target": "0.5"}"#).unwrap(),
-    );
+    expected
+        .as_object_mut()
+        .unwrap()
+        .get_mut("spec")
+        .unwrap()
+        .as_object_mut()
+        .unwrap()
+        .insert("autoscaling", parse(r#"{"target": "0.5"}"#).unwrap());
     assert_eq!(canonical(&back.to_value()), canonical(&expected));
-    let store_block = back.spec.get("mooncake").unwrap().as_object().unwrap().get("store").unwrap();
-    assert_eq!(store_block.as_object().unwrap().get("global_segment_size"), Some(&Value::str("8589934592")));
+    let store_block = back
+        .spec
+        .get("mooncake")
+        .unwrap()
+        .as_object()
+        .unwrap()
+        .get("store")
+        .unwrap();
+    assert_eq!(
+        store_block.as_object().unwrap().get("global_segment_size"),
+        Some(&Value::str("8589934592"))
+    );
 
     // A second create with the same name changes nothing.
     let mut dup = record("alpha", "");
     dup.namespace = "other".into();
     assert_eq!(store.create(&dup).await, Err(StoreError::AlreadyExists));
-    assert_eq!(store.get("alpha").await.unwrap().unwrap().namespace, "gco-inference");
+    assert_eq!(
+        store.get("alpha").await.unwrap().unwrap().namespace,
+        "gco-inference"
+    );
     assert_eq!(store.get("missing").await.unwrap(), None);
 
     // A conditional update writes the mutable attributes only.
     let mut next = changed(&back, "2026-12-01T00:00:01.000000+00:00");
-    next.region_status.insert("us-east-1", parse(r#"{"state": "bogus"}"#).unwrap());
+    next.region_status
+        .insert("us-east-1", parse(r#"{"state": "bogus"}"#).unwrap());
     next.namespace = "ignored".into();
-    store.update(&next, Expected::of(&back, false)).await.unwrap();
+    store
+        .update(&next, Expected::of(&back, false))
+        .await
+        .unwrap();
     let after = store.get("alpha").await.unwrap().unwrap();
     assert_eq!(after.desired_state, DesiredState::Running);
     assert_eq!(after.target_regions, ["us-east-1", "eu-west-1"]);
     assert_eq!(after.spec.get("replicas"), Some(&Value::int(7)));
     assert_eq!(after.updated_at, "2026-12-01T00:00:01.000000+00:00");
-    assert!(after.region_status.is_empty(), "region_status belongs to the monitors");
+    assert!(
+        after.region_status.is_empty(),
+        "region_status belongs to the monitors"
+    );
     assert_eq!(after.namespace, "gco-inference");
 
     // Stale version, wrong lifecycle, missing record: refused, nothing written.
     let stale = changed(&back, "2026-12-01T00:00:02.000000+00:00");
-    assert_eq!(store.update(&stale, Expected::of(&back, false)).await, Err(StoreError::ConditionFailed));
+    assert_eq!(
+        store.update(&stale, Expected::of(&back, false)).await,
+        Err(StoreError::ConditionFailed)
+    );
     let mut other_life = after.clone();
     other_life.lifecycle_id = Some("cd".repeat(32));
     assert_eq!(
-        store.update(&changed(&after, "2026-12-01T00:00:03.000000+00:00"), Expected::of(&other_life, false)).await,
+        store
+            .update(
+                &changed(&after, "2026-12-01T00:00:03.000000+00:00"),
+                Expected::of(&other_life, false)
+            )
+            .await,
         Err(StoreError::ConditionFailed)
     );
     let ghost = record("ghost", "");
-    assert_eq!(store.update(&ghost, Expected::of(&ghost, false)).await, Err(StoreError::ConditionFailed));
+    assert_eq!(
+        store.update(&ghost, Expected::of(&ghost, false)).await,
+        Err(StoreError::ConditionFailed)
+    );
     assert_eq!(store.get("ghost").await.unwrap(), None);
-    assert_eq!(canonical(&store.get("alpha").await.unwrap().unwrap().to_value()), canonical(&after.to_value()));
+    assert_eq!(
+        canonical(&store.get("alpha").await.unwrap().unwrap().to_value()),
+        canonical(&after.to_value())
+    );
 
     // Deleted records take only a delete.
     let mut deleted = after.clone();
     deleted.desired_state = DesiredState::Deleted;
     deleted.updated_at = "2026-12-01T00:00:04.000000+00:00".into();
-    store.update(&deleted, Expected::of(&after, true)).await.unwrap();
+    store
+        .update(&deleted, Expected::of(&after, true))
+        .await
+        .unwrap();
     let mut revived = deleted.clone();
     revived.desired_state = DesiredState::Running;
     revived.updated_at = "2026-12-01T00:00:05.000000+00:00".into();
-    assert_eq!(store.update(&revived, Expected::of(&deleted, false)).await, Err(StoreError::ConditionFailed));
+    assert_eq!(
+        store.update(&revived, Expected::of(&deleted, false)).await,
+        Err(StoreError::ConditionFailed)
+    );
 
     // Lists see every record.
     for i in 0..25 {
-        store.create(&record(&format!("bulk-{i:02}"), "")).await.unwrap();
+        store
+            .create(&record(&format!("bulk-{i:02}"), ""))
+            .await
+            .unwrap();
     }
-    let mut names: Vec<String> = store.list().await.unwrap().into_iter().map(|r| r.endpoint_name).collect();
+    let mut names: Vec<String> = store
+        .list()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.endpoint_name)
+        .collect();
     names.sort();
     assert_eq!(names.len(), 26);
     assert_eq!(names[0], "alpha");
@@ -103,7 +163,9 @@ async fn conformance(store: Arc<dyn Store>) {
 
 async fn fifty_parallel_region_adds(store: Arc<dyn Store>) {
     let service = Arc::new(common::service(store));
-    let request = parse(r#"{"endpoint_name": "busy", "image": "img:1", "target_regions": ["us-east-1"]}"#).unwrap();
+    let request =
+        parse(r#"{"endpoint_name": "busy", "image": "img:1", "target_regions": ["us-east-1"]}"#)
+            .unwrap();
     service.deploy(request).await.unwrap();
     let regions: Vec<String> = ["us", "eu", "ap", "sa", "ca"]
         .iter()
@@ -113,7 +175,10 @@ async fn fifty_parallel_region_adds(store: Arc<dyn Store>) {
         .iter()
         .map(|region| {
             let service = Arc::clone(&service);
-            let change = gco_spec::Change::AddRegion { region: Value::str(region), generation: String::new() };
+            let change = gco_spec::Change::AddRegion {
+                region: Value::str(region),
+                generation: String::new(),
+            };
             tokio::spawn(async move { service.change("busy", change, None).await.map(|_| ()) })
         })
         .collect();

@@ -23,7 +23,11 @@ use gco_spec::{check_mooncake, json, validate_mooncake, validate_mooncake_json};
 /// (name, text, the reference's verdict: `None` if valid, else its message).
 const INPUTS: [(&str, &str, Option<&str>); 3] = [
     ("full_valid", include_str!("inputs/full_valid.json"), None),
-    ("minimal_valid", include_str!("inputs/minimal_valid.json"), None),
+    (
+        "minimal_valid",
+        include_str!("inputs/minimal_valid.json"),
+        None,
+    ),
     (
         "full_invalid_late",
         include_str!("inputs/full_invalid_late.json"),
@@ -49,7 +53,9 @@ fn bench(c: &mut Criterion) {
         check_verdicts(name, text, expected);
 
         let mut group = c.benchmark_group(name);
-        group.bench_function("fast", |b| b.iter(|| validate_mooncake_json(black_box(text))));
+        group.bench_function("fast", |b| {
+            b.iter(|| validate_mooncake_json(black_box(text)))
+        });
         group.bench_function("tree", |b| {
             b.iter(|| {
                 let value = json::parse(black_box(text)).unwrap();
@@ -62,7 +68,9 @@ fn bench(c: &mut Criterion) {
                 check_mooncake(&value)
             })
         });
-        group.bench_function("lazy_parse", |b| b.iter(|| json::lazy::parse(black_box(text)).map(|v| v.kind())));
+        group.bench_function("lazy_parse", |b| {
+            b.iter(|| json::lazy::parse(black_box(text)).map(|v| v.kind()))
+        });
         group.bench_function("tree_parse", |b| b.iter(|| json::parse(black_box(text))));
         group.finish();
     }

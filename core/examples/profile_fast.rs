@@ -17,7 +17,10 @@ fn main() {
     let text = std::fs::read_to_string(&path).expect("a readable file");
     let mut failures = 0;
     for _ in 0..iterations {
-        if !matches!(gco_spec::validate_mooncake_json(black_box(&text)), Ok(Ok(()))) {
+        if !matches!(
+            gco_spec::validate_mooncake_json(black_box(&text)),
+            Ok(Ok(()))
+        ) {
             failures += 1;
         }
     }

@@ -59,7 +59,10 @@ impl fmt::Display for ByteSizeError {
                  (ASCII digits only, no sign, point, or exponent), got {repr}"
             ),
             ByteSizeError::WrongType(name) => {
-                write!(f, "byte-size value must be an int or a base-10 digit string, got {name}")
+                write!(
+                    f,
+                    "byte-size value must be an int or a base-10 digit string, got {name}"
+                )
             }
             ByteSizeError::OutOfRange(v) => write!(
                 f,
@@ -119,7 +122,10 @@ impl fmt::Display for HumanSizeError {
         match self {
             HumanSizeError::Empty => f.write_str("enter a size, e.g. 4 GiB or 4294967296"),
             HumanSizeError::BadNumber(s) => {
-                write!(f, "{s:?} is not a size: write a number then a unit, e.g. 4 GiB")
+                write!(
+                    f,
+                    "{s:?} is not a size: write a number then a unit, e.g. 4 GiB"
+                )
             }
             HumanSizeError::UnknownUnit(u) => write!(
                 f,
@@ -127,7 +133,10 @@ impl fmt::Display for HumanSizeError {
             ),
             HumanSizeError::NotWhole(s) => write!(f, "{s:?} is not a whole number of bytes"),
             HumanSizeError::OutOfRange(s) => {
-                write!(f, "{s:?} is out of range: sizes go from 0 to {MOONCAKE_BYTE_SIZE_MAX} bytes")
+                write!(
+                    f,
+                    "{s:?} is out of range: sizes go from 0 to {MOONCAKE_BYTE_SIZE_MAX} bytes"
+                )
             }
         }
     }
@@ -162,10 +171,16 @@ pub fn parse_byte_size(input: &str) -> Result<String, HumanSizeError> {
     if text.is_empty() {
         return Err(HumanSizeError::Empty);
     }
-    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_' || c == ',')).unwrap_or(text.len());
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_' || c == ','))
+        .unwrap_or(text.len());
     let (number, unit) = (&text[..split], text[split..].trim_start());
     let number: String = number.chars().filter(|c| *c != '_' && *c != ',').collect();
-    if number.is_empty() || number.starts_with('.') || number.ends_with('.') || number.matches('.').count() > 1 {
+    if number.is_empty()
+        || number.starts_with('.')
+        || number.ends_with('.')
+        || number.matches('.').count() > 1
+    {
         if text.starts_with('-') {
             return Err(HumanSizeError::OutOfRange(input.to_owned()));
         }
@@ -176,7 +191,9 @@ pub fn parse_byte_size(input: &str) -> Result<String, HumanSizeError> {
     } else {
         UNITS
             .iter()
-            .find(|(name, _)| name.eq_ignore_ascii_case(unit) && (name.contains('i') == unit.contains(['i', 'I'])))
+            .find(|(name, _)| {
+                name.eq_ignore_ascii_case(unit) && (name.contains('i') == unit.contains(['i', 'I']))
+            })
             .map(|(_, f)| *f)
             .ok_or_else(|| HumanSizeError::UnknownUnit(unit.to_owned()))?
     };
@@ -192,7 +209,9 @@ pub fn parse_byte_size(input: &str) -> Result<String, HumanSizeError> {
             return Err(HumanSizeError::NotWhole(input.to_owned()));
         }
         let scale = 10u128.pow(frac.len() as u32);
-        let frac_value: u128 = frac.parse().map_err(|_| HumanSizeError::BadNumber(input.to_owned()))?;
+        let frac_value: u128 = frac
+            .parse()
+            .map_err(|_| HumanSizeError::BadNumber(input.to_owned()))?;
         let scaled = frac_value * factor;
         if scaled % scale != 0 {
             return Err(HumanSizeError::NotWhole(input.to_owned()));
@@ -229,22 +248,40 @@ mod tests {
     use super::*;
 
     fn author(v: &str) -> Result<String, String> {
-        author_byte_size(ByteSizeArg::from(&crate::json::parse(v).unwrap())).map_err(|e| e.to_string())
+        author_byte_size(ByteSizeArg::from(&crate::json::parse(v).unwrap()))
+            .map_err(|e| e.to_string())
     }
 
     #[test]
     fn authors_as_the_reference() {
         assert_eq!(author("4294967296"), Ok("4294967296".into()));
         assert_eq!(author("\" \\u001c0042\\t\""), Ok("42".into()));
-        assert_eq!(author("\"9223372036854775807\""), Ok("9223372036854775807".into()));
+        assert_eq!(
+            author("\"9223372036854775807\""),
+            Ok("9223372036854775807".into())
+        );
         assert_eq!(
             author("9223372036854775808"),
-            Err("byte-size value out of range [0, 9223372036854775807]: 9223372036854775808".into())
+            Err(
+                "byte-size value out of range [0, 9223372036854775807]: 9223372036854775808".into()
+            )
         );
-        assert_eq!(author("-1"), Err("byte-size value out of range [0, 9223372036854775807]: -1".into()));
-        assert_eq!(author("true"), Err("byte-size value must be an integer, got bool: True".into()));
-        assert_eq!(author("null"), Err("byte-size value must be an int or a base-10 digit string, got NoneType".into()));
-        assert_eq!(author("2.0"), Err("byte-size value must be an int or a base-10 digit string, got float".into()));
+        assert_eq!(
+            author("-1"),
+            Err("byte-size value out of range [0, 9223372036854775807]: -1".into())
+        );
+        assert_eq!(
+            author("true"),
+            Err("byte-size value must be an integer, got bool: True".into())
+        );
+        assert_eq!(
+            author("null"),
+            Err("byte-size value must be an int or a base-10 digit string, got NoneType".into())
+        );
+        assert_eq!(
+            author("2.0"),
+            Err("byte-size value must be an int or a base-10 digit string, got float".into())
+        );
         assert_eq!(
             author("\"1e3\""),
             Err("byte-size value must be a base-10 integer string (ASCII digits only, no sign, point, or exponent), got '1e3'".into())
@@ -263,12 +300,27 @@ mod tests {
         assert_eq!(parse_byte_size("4294967296"), Ok("4294967296".into()));
         assert_eq!(parse_byte_size("1.5 GiB"), Ok("1610612736".into()));
         assert_eq!(parse_byte_size("4 gib"), Ok("4294967296".into()));
-        assert!(matches!(parse_byte_size("4 G"), Err(HumanSizeError::UnknownUnit(_))));
-        assert!(matches!(parse_byte_size("1.0000001 KB"), Err(HumanSizeError::NotWhole(_))));
-        assert!(matches!(parse_byte_size("8 EiB"), Err(HumanSizeError::OutOfRange(_))));
-        assert!(matches!(parse_byte_size("-1"), Err(HumanSizeError::OutOfRange(_))));
+        assert!(matches!(
+            parse_byte_size("4 G"),
+            Err(HumanSizeError::UnknownUnit(_))
+        ));
+        assert!(matches!(
+            parse_byte_size("1.0000001 KB"),
+            Err(HumanSizeError::NotWhole(_))
+        ));
+        assert!(matches!(
+            parse_byte_size("8 EiB"),
+            Err(HumanSizeError::OutOfRange(_))
+        ));
+        assert!(matches!(
+            parse_byte_size("-1"),
+            Err(HumanSizeError::OutOfRange(_))
+        ));
         assert!(matches!(parse_byte_size(""), Err(HumanSizeError::Empty)));
-        assert!(matches!(parse_byte_size("GiB"), Err(HumanSizeError::BadNumber(_))));
+        assert!(matches!(
+            parse_byte_size("GiB"),
+            Err(HumanSizeError::BadNumber(_))
+        ));
         assert_eq!(format_byte_size("4294967296").as_deref(), Some("4 GiB"));
         assert_eq!(format_byte_size("4000000000").as_deref(), Some("4 GB"));
         assert_eq!(format_byte_size("1000001").as_deref(), Some("1000001 B"));

@@ -38,7 +38,9 @@ pub fn main(args: Vec<String>) -> i32 {
         Some("validate") if args.len() > 1 => validate_files(&args[1..]),
         Some("plan") => match args[1..] {
             [ref file] => plan_file(file, None),
-            [ref file, ref flag, ref region] | [ref flag, ref region, ref file] if flag == "--region" => {
+            [ref file, ref flag, ref region] | [ref flag, ref region, ref file]
+                if flag == "--region" =>
+            {
                 plan_file(file, Some(region))
             }
             _ => usage_error(),
@@ -108,8 +110,13 @@ fn read_record(file: &str, region: Option<&str>) -> Option<Record> {
     let text = read(file)?;
     let regions = region.map(|r| vec![r.to_owned()]);
     // A request naming no regions is planned for the one asked about.
-    let ctx = DeployContext { deployed_regions: regions.as_deref(), ..DeployContext::default() };
-    let parsed = json::parse(&text).map_err(|e| println!("{file}: invalid JSON: {e}")).ok()?;
+    let ctx = DeployContext {
+        deployed_regions: regions.as_deref(),
+        ..DeployContext::default()
+    };
+    let parsed = json::parse(&text)
+        .map_err(|e| println!("{file}: invalid JSON: {e}"))
+        .ok()?;
     match record_of_document(&parsed, &ctx) {
         Ok(record) => Some(record),
         Err(report) => {
@@ -122,7 +129,9 @@ fn read_record(file: &str, region: Option<&str>) -> Option<Record> {
 }
 
 fn plan_file(file: &str, region: Option<&str>) -> i32 {
-    let Some(record) = read_record(file, region) else { return 1 };
+    let Some(record) = read_record(file, region) else {
+        return 1;
+    };
     let plans = match region {
         Some(region) => plan(&record, region).map(|p| p.to_value()),
         None => record
@@ -145,7 +154,9 @@ fn plan_file(file: &str, region: Option<&str>) -> i32 {
 }
 
 fn cli_file(file: &str) -> i32 {
-    let Some(record) = read_record(file, None) else { return 1 };
+    let Some(record) = read_record(file, None) else {
+        return 1;
+    };
     let commands = record_commands(&record);
     for line in &commands.lines {
         println!("{line}");

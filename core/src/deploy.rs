@@ -69,7 +69,10 @@ pub struct DeployContext<'a> {
 
 impl Default for DeployContext<'_> {
     fn default() -> Self {
-        DeployContext { deployed_regions: None, default_image: DEFAULT_MOONCAKE_IMAGE }
+        DeployContext {
+            deployed_regions: None,
+            default_image: DEFAULT_MOONCAKE_IMAGE,
+        }
     }
 }
 
@@ -104,7 +107,10 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
     let mut report = Report::default();
     let Value::Object(mut req) = request else {
         report.push(Diagnostic::error("", "a deploy request must be a mapping"));
-        return DeployCheck { deployment: None, report };
+        return DeployCheck {
+            deployment: None,
+            report,
+        };
     };
 
     for (key, _) in req.str_entries() {
@@ -112,8 +118,13 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
             continue;
         }
         let key = key.to_string_lossy();
-        let hint = did_you_mean(&key, &REQUEST_KEYS).map(|s| format!("; did you mean '{s}'?")).unwrap_or_default();
-        report.push(Diagnostic::warning(key.clone(), format!("unknown deploy field {key:?}, which is ignored{hint}")));
+        let hint = did_you_mean(&key, &REQUEST_KEYS)
+            .map(|s| format!("; did you mean '{s}'?"))
+            .unwrap_or_default();
+        report.push(Diagnostic::warning(
+            key.clone(),
+            format!("unknown deploy field {key:?}, which is ignored{hint}"),
+        ));
     }
 
     // Image: only a missing image falls back, and only for a mooncake deploy.
@@ -128,7 +139,10 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
         (Some(mode), _) => {
             // A null count is passed on as None, which the rules refuse.
             let count = |v: Option<Value>| v.unwrap_or(Value::int(1));
-            let (prefill, decode) = (req.remove("prefill_replicas"), req.remove("decode_replicas"));
+            let (prefill, decode) = (
+                req.remove("prefill_replicas"),
+                req.remove("decode_replicas"),
+            );
             let args = BuildArgs {
                 mode,
                 prefill_replicas: count(prefill),
@@ -147,23 +161,35 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
         }
         (None, None) => None,
     };
-    let mode = block.as_ref().and_then(|b| b.as_object()?.get("mode")?.as_str().and_then(Mode::parse));
+    let mode = block
+        .as_ref()
+        .and_then(|b| b.as_object()?.get("mode")?.as_str().and_then(Mode::parse));
 
     let endpoint_name = match take(&mut req, "endpoint_name") {
         Some(Value::Str(s)) => {
             let name = s.to_string_lossy();
             for issue in endpoint_name_issues(&name, mode.is_some_and(Mode::is_split)) {
-                let d = if issue == NameIssue::Empty { Diagnostic::error } else { Diagnostic::warning };
+                let d = if issue == NameIssue::Empty {
+                    Diagnostic::error
+                } else {
+                    Diagnostic::warning
+                };
                 report.push(d("endpoint_name", issue.message(&name)));
             }
             name
         }
         Some(other) => {
-            report.push(Diagnostic::error("endpoint_name", format!("endpoint_name must be a string, got {}", other.repr())));
+            report.push(Diagnostic::error(
+                "endpoint_name",
+                format!("endpoint_name must be a string, got {}", other.repr()),
+            ));
             String::new()
         }
         None => {
-            report.push(Diagnostic::error("endpoint_name", "endpoint_name is required"));
+            report.push(Diagnostic::error(
+                "endpoint_name",
+                "endpoint_name is required",
+            ));
             String::new()
         }
     };
@@ -175,12 +201,18 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
         ));
     }
 
-    let target_regions = target_regions(take(&mut req, "target_regions").as_ref(), ctx, &mut report);
+    let target_regions =
+        target_regions(take(&mut req, "target_regions").as_ref(), ctx, &mut report);
     let namespace = match take(&mut req, "namespace") {
         None => DEFAULT_NAMESPACE.to_owned(),
-        Some(Value::Str(s)) if crate::names::is_dns_label(&s.to_string_lossy()) => s.to_string_lossy(),
+        Some(Value::Str(s)) if crate::names::is_dns_label(&s.to_string_lossy()) => {
+            s.to_string_lossy()
+        }
         Some(other) => {
-            report.push(Diagnostic::error("namespace", format!("namespace must be a DNS label, got {}", other.repr())));
+            report.push(Diagnostic::error(
+                "namespace",
+                format!("namespace must be a DNS label, got {}", other.repr()),
+            ));
             String::new()
         }
     };
@@ -189,13 +221,22 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
         None => true,
         Some(Value::Bool(b)) => b,
         Some(other) => {
-            report.push(Diagnostic::error("rewrite_image", format!("rewrite_image must be a boolean, got {}", other.repr())));
+            report.push(Diagnostic::error(
+                "rewrite_image",
+                format!("rewrite_image must be a boolean, got {}", other.repr()),
+            ));
             true
         }
     };
 
     let image_missing = image.is_none();
-    let spec = assemble_spec(req, image, block, mode, rewrite.then_some(&target_regions[..]));
+    let spec = assemble_spec(
+        req,
+        image,
+        block,
+        mode,
+        rewrite.then_some(&target_regions[..]),
+    );
     // The block was checked above, with the reference's order of errors.
     let mut fields = Report::default();
     check_spec_fields(&spec, &mut fields);
@@ -205,7 +246,13 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
         }
     }
     report.sort();
-    let deployment = report.is_ok().then_some(Deployment { endpoint_name, spec, target_regions, namespace, labels });
+    let deployment = report.is_ok().then_some(Deployment {
+        endpoint_name,
+        spec,
+        target_regions,
+        namespace,
+        labels,
+    });
     DeployCheck { deployment, report }
 }
 
@@ -217,7 +264,10 @@ fn take(req: &mut Object, key: &str) -> Option<Value> {
 /// Builds the block as the reference does: its first error is the reference's
 /// message; the rest of the block's problems follow it.
 fn mooncake_from_args(args: BuildArgs, report: &mut Report) -> Option<Value> {
-    let Assembled { block, authoring_error } = assemble_mooncake_block(args);
+    let Assembled {
+        block,
+        authoring_error,
+    } = assemble_mooncake_block(args);
     match (block, authoring_error) {
         // The collecting check's first error is the one the reference's
         // validation raises, so the block is checked once.
@@ -241,7 +291,11 @@ fn mooncake_from_args(args: BuildArgs, report: &mut Report) -> Option<Value> {
     }
 }
 
-fn target_regions(value: Option<&Value>, ctx: &DeployContext<'_>, report: &mut Report) -> Vec<String> {
+fn target_regions(
+    value: Option<&Value>,
+    ctx: &DeployContext<'_>,
+    report: &mut Report,
+) -> Vec<String> {
     let mut regions: Vec<String> = Vec::new();
     match value {
         None => {}
@@ -255,36 +309,55 @@ fn target_regions(value: Option<&Value>, ctx: &DeployContext<'_>, report: &mut R
                     }
                     _ => report.push(Diagnostic::error(
                         format!("target_regions[{i}]"),
-                        format!("target_regions[{i}] must be an AWS region such as 'us-east-1', got {}", item.repr()),
+                        format!(
+                            "target_regions[{i}] must be an AWS region such as 'us-east-1', got {}",
+                            item.repr()
+                        ),
                     )),
                 }
             }
         }
         Some(other) => report.push(Diagnostic::error(
             "target_regions",
-            format!("target_regions must be a list of regions, got {}", other.repr()),
+            format!(
+                "target_regions must be a list of regions, got {}",
+                other.repr()
+            ),
         )),
     }
     if regions.is_empty() && value.is_none_or(|v| matches!(v, Value::List(l) if l.is_empty())) {
-        let Some(deployed) = ctx.deployed_regions else { return regions };
+        let Some(deployed) = ctx.deployed_regions else {
+            return regions;
+        };
         regions = deployed.to_vec();
         if regions.is_empty() {
-            report.push(Diagnostic::error("target_regions", "No deployed regions found. Deploy infrastructure first."));
+            report.push(Diagnostic::error(
+                "target_regions",
+                "No deployed regions found. Deploy infrastructure first.",
+            ));
         }
     }
     regions
 }
 
 fn string_map(value: Option<Value>, field: &str, report: &mut Report) -> Object {
-    let Some(value) = value else { return Object::new() };
+    let Some(value) = value else {
+        return Object::new();
+    };
     let Value::Object(map) = value else {
-        report.push(Diagnostic::error(field, format!("{field} must be a mapping of strings, got {}", value.repr())));
+        report.push(Diagnostic::error(
+            field,
+            format!("{field} must be a mapping of strings, got {}", value.repr()),
+        ));
         return Object::new();
     };
     for (k, v) in map.str_entries() {
         if !matches!(v, Value::Str(_)) {
             let path = format!("{field}.{}", k.to_string_lossy());
-            report.push(Diagnostic::error(path.clone(), format!("{path} must be a string, got {}", v.repr())));
+            report.push(Diagnostic::error(
+                path.clone(),
+                format!("{path} must be a string, got {}", v.repr()),
+            ));
         }
     }
     map
@@ -307,9 +380,18 @@ fn assemble_spec(
     };
     spec.insert("image", image);
     spec.insert("port", take(&mut req, "port").unwrap_or(Value::int(8000)));
-    spec.insert("replicas", take(&mut req, "replicas").unwrap_or(Value::int(1)));
-    spec.insert("gpu_count", take(&mut req, "gpu_count").unwrap_or(Value::int(1)));
-    spec.insert("health_check_path", take(&mut req, "health_check_path").unwrap_or(Value::str("/health")));
+    spec.insert(
+        "replicas",
+        take(&mut req, "replicas").unwrap_or(Value::int(1)),
+    );
+    spec.insert(
+        "gpu_count",
+        take(&mut req, "gpu_count").unwrap_or(Value::int(1)),
+    );
+    spec.insert(
+        "health_check_path",
+        take(&mut req, "health_check_path").unwrap_or(Value::str("/health")),
+    );
     // Newer GCO: Mooncake runs on vLLM only, so a mode forces it.
     match (mode, take(&mut req, "framework")) {
         (Some(_), None) => spec.insert("framework", "vllm"),
@@ -324,7 +406,9 @@ fn assemble_spec(
             spec.insert(spec_key, v);
         }
     }
-    if let Some(accelerator) = take(&mut req, "accelerator").filter(|a| a.as_str() != Some("nvidia")) {
+    if let Some(accelerator) =
+        take(&mut req, "accelerator").filter(|a| a.as_str() != Some("nvidia"))
+    {
         spec.insert("accelerator", accelerator);
     }
     if let Some(selector) = take(&mut req, "node_selector").filter(Value::is_truthy) {

@@ -25,11 +25,19 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn error(path: impl Into<String>, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { path: path.into(), severity: Severity::Error, message: message.into() }
+        Diagnostic {
+            path: path.into(),
+            severity: Severity::Error,
+            message: message.into(),
+        }
     }
 
     pub fn warning(path: impl Into<String>, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { path: path.into(), severity: Severity::Warning, message: message.into() }
+        Diagnostic {
+            path: path.into(),
+            severity: Severity::Warning,
+            message: message.into(),
+        }
     }
 
     pub fn is_error(&self) -> bool {
@@ -86,8 +94,9 @@ impl Report {
     /// Errors first, then warnings, each in their order (a stable partition:
     /// no sort, which would cost the wasm build its merge-sort code).
     pub fn sort(&mut self) {
-        let (mut errors, warnings): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut self.diagnostics).into_iter().partition(Diagnostic::is_error);
+        let (mut errors, warnings): (Vec<_>, Vec<_>) = std::mem::take(&mut self.diagnostics)
+            .into_iter()
+            .partition(Diagnostic::is_error);
         errors.extend(warnings);
         self.diagnostics = errors;
     }

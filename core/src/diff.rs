@@ -22,7 +22,11 @@ pub fn diff(old: &Value, new: &Value) -> Vec<Difference> {
 }
 
 fn join(prefix: &str, key: &str) -> String {
-    if prefix.is_empty() { key.to_owned() } else { format!("{prefix}.{key}") }
+    if prefix.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{prefix}.{key}")
+    }
 }
 
 fn walk(path: &str, old: Option<&Value>, new: Option<&Value>, out: &mut Vec<Difference>) {
@@ -40,7 +44,11 @@ fn walk(path: &str, old: Option<&Value>, new: Option<&Value>, out: &mut Vec<Diff
             }
         }
         (a, b) if a == b => {}
-        (a, b) => out.push(Difference { path: path.to_owned(), old: a.cloned(), new: b.cloned() }),
+        (a, b) => out.push(Difference {
+            path: path.to_owned(),
+            old: a.cloned(),
+            new: b.cloned(),
+        }),
     }
 }
 
@@ -52,16 +60,29 @@ mod tests {
     #[test]
     fn lists_changed_leaves() {
         let old = parse(r#"{"image": "a", "mooncake": {"topology": {"prefill": 1, "decode": 2}}, "env": {"X": "1"}}"#).unwrap();
-        let new = parse(r#"{"image": "a", "mooncake": {"topology": {"prefill": 3, "decode": 2}}, "port": 80}"#).unwrap();
+        let new = parse(
+            r#"{"image": "a", "mooncake": {"topology": {"prefill": 3, "decode": 2}}, "port": 80}"#,
+        )
+        .unwrap();
         let d: Vec<String> = diff(&old, &new)
             .iter()
-            .map(|d| format!("{}: {:?} -> {:?}", d.path, d.old.as_ref().map(Value::repr), d.new.as_ref().map(Value::repr)))
+            .map(|d| {
+                format!(
+                    "{}: {:?} -> {:?}",
+                    d.path,
+                    d.old.as_ref().map(Value::repr),
+                    d.new.as_ref().map(Value::repr)
+                )
+            })
             .collect();
-        assert_eq!(d, [
-            "mooncake.topology.prefill: Some(\"1\") -> Some(\"3\")",
-            "env: Some(\"{'X': '1'}\") -> None",
-            "port: None -> Some(\"80\")",
-        ]);
+        assert_eq!(
+            d,
+            [
+                "mooncake.topology.prefill: Some(\"1\") -> Some(\"3\")",
+                "env: Some(\"{'X': '1'}\") -> None",
+                "port: None -> Some(\"80\")",
+            ]
+        );
         assert!(diff(&old, &old).is_empty());
     }
 }

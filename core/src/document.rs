@@ -20,11 +20,16 @@ pub enum DocumentKind {
 
 impl DocumentKind {
     pub fn of(v: &Value) -> DocumentKind {
-        let Some(o) = v.as_object() else { return DocumentKind::MooncakeBlock };
+        let Some(o) = v.as_object() else {
+            return DocumentKind::MooncakeBlock;
+        };
         let has = |k: &str| o.contains_key(k);
         if has("spec") && has("endpoint_name") {
             DocumentKind::Record
-        } else if has("endpoint_name") || o.str_entries().any(|(k, _)| k.as_bytes().starts_with(b"mooncake_")) {
+        } else if has("endpoint_name")
+            || o.str_entries()
+                .any(|(k, _)| k.as_bytes().starts_with(b"mooncake_"))
+        {
             DocumentKind::DeployRequest
         } else if has("mode") && !has("image") {
             DocumentKind::MooncakeBlock
@@ -61,25 +66,40 @@ fn check_record(v: &Value) -> Report {
         Ok(r) => r,
         Err(e) => {
             let mut report = Report::default();
-            report.push(Diagnostic::error(e.field, format!("{} {}", e.field, e.message)));
+            report.push(Diagnostic::error(
+                e.field,
+                format!("{} {}", e.field, e.message),
+            ));
             return report;
         }
     };
     let mut report = Report::default();
-    for issue in endpoint_name_issues(&record.endpoint_name, spec_mode(&record.spec).is_some_and(|m| m.is_split())) {
-        let d = if issue == NameIssue::Empty { Diagnostic::error } else { Diagnostic::warning };
+    for issue in endpoint_name_issues(
+        &record.endpoint_name,
+        spec_mode(&record.spec).is_some_and(|m| m.is_split()),
+    ) {
+        let d = if issue == NameIssue::Empty {
+            Diagnostic::error
+        } else {
+            Diagnostic::warning
+        };
         report.push(d("endpoint_name", issue.message(&record.endpoint_name)));
     }
     for (i, region) in record.target_regions.iter().enumerate() {
         if !crate::names::is_region(region) {
             report.push(Diagnostic::error(
                 format!("target_regions[{i}]"),
-                format!("target_regions[{i}] must be an AWS region such as 'us-east-1', got {region:?}"),
+                format!(
+                    "target_regions[{i}] must be an AWS region such as 'us-east-1', got {region:?}"
+                ),
             ));
         }
     }
     for d in check_spec(&Value::Object(record.spec)).diagnostics {
-        report.push(Diagnostic { path: format!("spec.{}", d.path), ..d });
+        report.push(Diagnostic {
+            path: format!("spec.{}", d.path),
+            ..d
+        });
     }
     report.sort();
     report
@@ -98,11 +118,17 @@ pub fn record_of_document(v: &Value, ctx: &DeployContext<'_>) -> Result<Record, 
         }
         DocumentKind::DeployRequest => {
             let check = plan_deploy(v, ctx);
-            check.deployment.map(crate::plan::preview_record).ok_or(check.report)
+            check
+                .deployment
+                .map(crate::plan::preview_record)
+                .ok_or(check.report)
         }
         DocumentKind::Spec | DocumentKind::MooncakeBlock => {
             let mut report = Report::default();
-            report.push(Diagnostic::error("", "expected a deploy request or an endpoint record"));
+            report.push(Diagnostic::error(
+                "",
+                "expected a deploy request or an endpoint record",
+            ));
             Err(report)
         }
     }

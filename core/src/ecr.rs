@@ -2,7 +2,11 @@
 
 /// The DNS suffix of a region's partition.
 pub fn partition_suffix(region: &str) -> &'static str {
-    if region.starts_with("cn-") { "amazonaws.com.cn" } else { "amazonaws.com" }
+    if region.starts_with("cn-") {
+        "amazonaws.com.cn"
+    } else {
+        "amazonaws.com"
+    }
 }
 
 /// The image for `target_region`: an ECR URI
@@ -13,7 +17,10 @@ pub fn partition_suffix(region: &str) -> &'static str {
 pub fn rewrite_image_for_region(image: &str, target_region: &str) -> String {
     match parse_ecr(image) {
         Some((account, rest)) => {
-            format!("{account}.dkr.ecr.{target_region}.{}/{rest}", partition_suffix(target_region))
+            format!(
+                "{account}.dkr.ecr.{target_region}.{}/{rest}",
+                partition_suffix(target_region)
+            )
         }
         None => image.to_owned(),
     }
@@ -48,11 +55,23 @@ mod tests {
     #[test]
     fn rewrites_ecr_uris_per_partition() {
         let img = "123456789012.dkr.ecr.us-east-1.amazonaws.com/team/vllm:v1";
-        assert_eq!(rewrite_image_for_region(img, "eu-west-1"), "123456789012.dkr.ecr.eu-west-1.amazonaws.com/team/vllm:v1");
-        assert_eq!(rewrite_image_for_region(img, "cn-north-1"), "123456789012.dkr.ecr.cn-north-1.amazonaws.com.cn/team/vllm:v1");
-        assert_eq!(rewrite_image_for_region(img, "us-gov-west-1"), "123456789012.dkr.ecr.us-gov-west-1.amazonaws.com/team/vllm:v1");
+        assert_eq!(
+            rewrite_image_for_region(img, "eu-west-1"),
+            "123456789012.dkr.ecr.eu-west-1.amazonaws.com/team/vllm:v1"
+        );
+        assert_eq!(
+            rewrite_image_for_region(img, "cn-north-1"),
+            "123456789012.dkr.ecr.cn-north-1.amazonaws.com.cn/team/vllm:v1"
+        );
+        assert_eq!(
+            rewrite_image_for_region(img, "us-gov-west-1"),
+            "123456789012.dkr.ecr.us-gov-west-1.amazonaws.com/team/vllm:v1"
+        );
         let cn = "123456789012.dkr.ecr.cn-north-1.amazonaws.com.cn/r@sha256:abc";
-        assert_eq!(rewrite_image_for_region(cn, "us-east-1"), "123456789012.dkr.ecr.us-east-1.amazonaws.com/r@sha256:abc");
+        assert_eq!(
+            rewrite_image_for_region(cn, "us-east-1"),
+            "123456789012.dkr.ecr.us-east-1.amazonaws.com/r@sha256:abc"
+        );
     }
 
     #[test]

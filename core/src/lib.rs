@@ -6,37 +6,42 @@
 //! accept/reject, same first message byte for byte); see `ARCHITECTURE.md`.
 
 pub mod bytesize;
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod commands;
 pub mod deploy;
-pub mod ecr;
 pub mod diagnostics;
 pub mod diff;
 pub mod document;
+pub mod ecr;
 pub mod json;
 pub mod limits;
 pub mod mooncake;
 pub mod names;
 pub mod ops;
 pub mod plan;
-pub mod pyrepr;
-#[cfg(feature = "cli")]
-pub mod cli;
 pub mod protocol;
+pub mod pyrepr;
 pub mod record;
 pub mod spec;
+mod suggest;
 pub mod time;
 #[cfg(feature = "serde")]
 pub mod types;
-mod suggest;
-#[cfg(feature = "wasm")] mod wasm;
+#[cfg(feature = "wasm")]
+mod wasm;
 
-pub use bytesize::{author_byte_size, format_byte_size, parse_byte_size, ByteSizeArg, ByteSizeError, HumanSizeError};
+pub use bytesize::{
+    ByteSizeArg, ByteSizeError, HumanSizeError, author_byte_size, format_byte_size, parse_byte_size,
+};
+pub use commands::{Commands, change_commands, deploy_commands, record_commands};
+pub use deploy::{DeployCheck, DeployContext, Deployment, new_record, plan_deploy};
 pub use diagnostics::{Diagnostic, Report, Severity};
 pub use json::{JsonError, Value};
-pub use mooncake::{check_mooncake, validate_mooncake, validate_mooncake_json, BuildArgs, BuildError, Mode, Role};
-pub use deploy::{plan_deploy, new_record, DeployCheck, DeployContext, Deployment};
-pub use ops::{apply, Change, OpError, OpErrorKind};
-pub use plan::{plan, plan_deployment, Plan, PlanError};
-pub use commands::{change_commands, deploy_commands, record_commands, Commands};
+pub use mooncake::{
+    BuildArgs, BuildError, Mode, Role, check_mooncake, validate_mooncake, validate_mooncake_json,
+};
+pub use ops::{Change, OpError, OpErrorKind, apply};
+pub use plan::{Plan, PlanError, plan, plan_deployment};
 pub use record::{DesiredState, Record};
 pub use spec::check_spec;

@@ -80,7 +80,9 @@ pub fn is_region(name: &str) -> bool {
     let (first, middle, last) = (parts[0], &parts[1..parts.len() - 1], parts[parts.len() - 1]);
     first.len() == 2
         && first.bytes().all(|c| c.is_ascii_lowercase())
-        && middle.iter().all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_lowercase()))
+        && middle
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_lowercase()))
         && !last.is_empty()
         && last.len() <= 2
         && last.bytes().all(|c| c.is_ascii_digit())
@@ -89,7 +91,9 @@ pub fn is_region(name: &str) -> bool {
 /// A POSIX environment variable name: `^[A-Za-z_][A-Za-z0-9_]*$`.
 pub fn is_env_name(name: &str) -> bool {
     let mut chars = name.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
@@ -103,18 +107,38 @@ mod tests {
         assert!(!is_dns_label("Llama"));
         assert!(!is_dns_label("-a"));
         assert!(!is_dns_label(&"a".repeat(64)));
-        assert_eq!(endpoint_name_issues("3b", true), vec![NameIssue::SplitStartsWithDigit]);
-        assert_eq!(endpoint_name_issues(&"a".repeat(56), true), vec![NameIssue::SplitTooLong(56)]);
+        assert_eq!(
+            endpoint_name_issues("3b", true),
+            vec![NameIssue::SplitStartsWithDigit]
+        );
+        assert_eq!(
+            endpoint_name_issues(&"a".repeat(56), true),
+            vec![NameIssue::SplitTooLong(56)]
+        );
         assert_eq!(endpoint_name_issues(&"a".repeat(56), false), vec![]);
         assert_eq!(endpoint_name_issues(" ", false), vec![NameIssue::Empty]);
     }
 
     #[test]
     fn regions() {
-        for ok in ["us-east-1", "us-gov-west-1", "cn-north-1", "ap-southeast-2", "il-central-1"] {
+        for ok in [
+            "us-east-1",
+            "us-gov-west-1",
+            "cn-north-1",
+            "ap-southeast-2",
+            "il-central-1",
+        ] {
             assert!(is_region(ok), "{ok}");
         }
-        for bad in ["us-east", "US-east-1", "useast1", "us-east-1a", "u-east-1", "us--1", ""] {
+        for bad in [
+            "us-east",
+            "US-east-1",
+            "useast1",
+            "us-east-1a",
+            "u-east-1",
+            "us--1",
+            "",
+        ] {
             assert!(!is_region(bad), "{bad}");
         }
     }

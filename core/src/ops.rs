@@ -7,7 +7,9 @@ use std::fmt;
 use crate::bytesize::{ByteSizeArg, author_byte_size};
 use crate::diagnostics::Diagnostic;
 use crate::json::{Object, Value};
-use crate::limits::{MOONCAKE_STORE_BYTE_SIZE_FIELDS, MOONCAKE_TOPOLOGY_MAX, MOONCAKE_TOPOLOGY_MIN};
+use crate::limits::{
+    MOONCAKE_STORE_BYTE_SIZE_FIELDS, MOONCAKE_TOPOLOGY_MAX, MOONCAKE_TOPOLOGY_MIN,
+};
 use crate::mooncake::{Mode, Role, validate_mooncake};
 use crate::names::is_region;
 use crate::record::{DesiredState, Record};
@@ -16,14 +18,28 @@ use crate::spec::{check_spec_fields, spec_mode};
 /// A change to one endpoint, with its arguments as the client sent them.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Change {
-    Scale { replicas: Value },
-    SetTopology { prefill: Value, decode: Value },
+    Scale {
+        replicas: Value,
+    },
+    SetTopology {
+        prefill: Value,
+        decode: Value,
+    },
     /// The new `spec.mooncake.store` block (it replaces the old one).
-    ConfigureStore { store: Value },
-    UpdateImage { image: Value },
+    ConfigureStore {
+        store: Value,
+    },
+    UpdateImage {
+        image: Value,
+    },
     /// `generation` is a fresh 64-hex token for a region not seen before.
-    AddRegion { region: Value, generation: String },
-    RemoveRegion { region: Value },
+    AddRegion {
+        region: Value,
+        generation: String,
+    },
+    RemoveRegion {
+        region: Value,
+    },
     Stop,
     Start,
     Delete,
@@ -56,10 +72,15 @@ impl Change {
             }
             Change::UpdateImage { image } => image_text(image).map(|_| ()),
             Change::Scale { replicas } => replica_count(replicas).map(|_| ()),
-            Change::AddRegion { region, .. } | Change::RemoveRegion { region } => region_name(region).map(|_| ()),
+            Change::AddRegion { region, .. } | Change::RemoveRegion { region } => {
+                region_name(region).map(|_| ())
+            }
             Change::ConfigureStore { store } => match store {
                 Value::Object(_) => Ok(()),
-                other => Err(OpError::invalid("store", format!("store settings must be a mapping, got {}", other.repr()))),
+                other => Err(OpError::invalid(
+                    "store",
+                    format!("store settings must be a mapping, got {}", other.repr()),
+                )),
             },
             Change::Stop | Change::Start | Change::Delete => Ok(()),
         }
@@ -85,11 +106,19 @@ pub enum OpErrorKind {
 
 impl OpError {
     fn invalid(path: impl Into<String>, message: impl Into<String>) -> OpError {
-        OpError { kind: OpErrorKind::Invalid, path: path.into(), message: message.into() }
+        OpError {
+            kind: OpErrorKind::Invalid,
+            path: path.into(),
+            message: message.into(),
+        }
     }
 
     fn conflict(path: impl Into<String>, message: impl Into<String>) -> OpError {
-        OpError { kind: OpErrorKind::Conflict, path: path.into(), message: message.into() }
+        OpError {
+            kind: OpErrorKind::Conflict,
+            path: path.into(),
+            message: message.into(),
+        }
     }
 
     pub fn diagnostic(&self) -> Diagnostic {
@@ -131,11 +160,17 @@ pub fn apply(record: &Record, change: &Change, now: &str) -> Result<Record, OpEr
                     ),
                 ));
             }
-            let autoscaled = record.spec.get("autoscaling").and_then(Value::as_object).and_then(|a| a.get("enabled"));
+            let autoscaled = record
+                .spec
+                .get("autoscaling")
+                .and_then(Value::as_object)
+                .and_then(|a| a.get("enabled"));
             if autoscaled.is_some_and(Value::is_true) {
                 return Err(OpError::conflict(
                     "replicas",
-                    format!("Endpoint '{name}' has autoscaling enabled; disable autoscaling before scaling it by hand."),
+                    format!(
+                        "Endpoint '{name}' has autoscaling enabled; disable autoscaling before scaling it by hand."
+                    ),
                 ));
             }
             next.spec.insert("replicas", replicas.clone());
@@ -161,7 +196,10 @@ pub fn apply(record: &Record, change: &Change, now: &str) -> Result<Record, OpEr
             for field in MOONCAKE_STORE_BYTE_SIZE_FIELDS {
                 if let Some(v) = settings.get(field) {
                     let authored = author_byte_size(ByteSizeArg::from(v)).map_err(|e| {
-                        OpError::invalid(format!("mooncake.store.{field}"), format!("mooncake.store.{field}: {e}"))
+                        OpError::invalid(
+                            format!("mooncake.store.{field}"),
+                            format!("mooncake.store.{field}: {e}"),
+                        )
                     })?;
                     settings.insert(field, authored);
                 }
@@ -183,14 +221,17 @@ pub fn apply(record: &Record, change: &Change, now: &str) -> Result<Record, OpEr
             if !next.cleanup_regions.contains(&region) {
                 next.cleanup_regions.push(region.clone());
             }
-            next.region_generations.set_default(&region, generation.as_str());
+            next.region_generations
+                .set_default(&region, generation.as_str());
         }
         Change::RemoveRegion { region } => {
             let region = region_name(region)?;
             if next.target_regions == [region.clone()] {
                 return Err(OpError::conflict(
                     "region",
-                    format!("'{region}' is the only target region of Endpoint '{name}'; delete the endpoint instead."),
+                    format!(
+                        "'{region}' is the only target region of Endpoint '{name}'; delete the endpoint instead."
+                    ),
                 ));
             }
             next.target_regions.retain(|r| *r != region);
@@ -223,10 +264,14 @@ fn check_topology_count(role: Role, count: &Value) -> Result<(), OpError> {
                 count.repr()
             ),
         )),
-        Some(n) if !n.in_range(MOONCAKE_TOPOLOGY_MIN, MOONCAKE_TOPOLOGY_MAX) => Err(OpError::invalid(
-            field,
-            format!("topology {field} count out of range [{MOONCAKE_TOPOLOGY_MIN}, {MOONCAKE_TOPOLOGY_MAX}]: {n}"),
-        )),
+        Some(n) if !n.in_range(MOONCAKE_TOPOLOGY_MIN, MOONCAKE_TOPOLOGY_MAX) => {
+            Err(OpError::invalid(
+                field,
+                format!(
+                    "topology {field} count out of range [{MOONCAKE_TOPOLOGY_MIN}, {MOONCAKE_TOPOLOGY_MAX}]: {n}"
+                ),
+            ))
+        }
         Some(_) => Ok(()),
     }
 }
@@ -234,14 +279,20 @@ fn check_topology_count(role: Role, count: &Value) -> Result<(), OpError> {
 fn image_text(image: &Value) -> Result<String, OpError> {
     match image.as_str().map(str::trim) {
         Some(s) if !s.is_empty() => Ok(s.to_owned()),
-        _ => Err(OpError::invalid("image", "Image must be a non-empty string")),
+        _ => Err(OpError::invalid(
+            "image",
+            "Image must be a non-empty string",
+        )),
     }
 }
 
 fn replica_count(replicas: &Value) -> Result<i64, OpError> {
     match replicas.as_int().and_then(|i| i.as_i64()) {
         Some(n) if n >= 0 => Ok(n),
-        _ => Err(OpError::invalid("replicas", format!("replicas must be an integer >= 0, got {}", replicas.repr()))),
+        _ => Err(OpError::invalid(
+            "replicas",
+            format!("replicas must be an integer >= 0, got {}", replicas.repr()),
+        )),
     }
 }
 
@@ -250,14 +301,20 @@ fn region_name(region: &Value) -> Result<String, OpError> {
         Some(r) if is_region(r) => Ok(r.to_owned()),
         _ => Err(OpError::invalid(
             "region",
-            format!("region must be an AWS region such as 'us-east-1', got {}", region.repr()),
+            format!(
+                "region must be an AWS region such as 'us-east-1', got {}",
+                region.repr()
+            ),
         )),
     }
 }
 
 /// `dict(spec.get("mooncake") or {})`.
 fn mooncake_of(spec: &Object) -> Object {
-    spec.get("mooncake").and_then(Value::as_object).cloned().unwrap_or_default()
+    spec.get("mooncake")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default()
 }
 
 /// Puts a changed block in place after validating it and the whole spec, so

@@ -40,7 +40,10 @@ fn answer(request: &Object, line: &str) -> Object {
             let tree = validate_mooncake(&get("block"));
             let fast = validate_mooncake_json(block_text(line));
             if fast.as_ref() != Ok(&tree) {
-                return error("PortDisagreement", format!("fast path {fast:?}, tree path {tree:?}"));
+                return error(
+                    "PortDisagreement",
+                    format!("fast path {fast:?}, tree path {tree:?}"),
+                );
             }
             match tree {
                 Ok(()) => ok(Value::Bool(true)),
@@ -55,8 +58,14 @@ fn answer(request: &Object, line: &str) -> Object {
             let optional = |key: &str| request.get(key).filter(|v| !v.is_null()).cloned();
             let args = BuildArgs {
                 mode: get("mode"),
-                prefill_replicas: request.get("prefill_replicas").cloned().unwrap_or(Value::int(1)),
-                decode_replicas: request.get("decode_replicas").cloned().unwrap_or(Value::int(1)),
+                prefill_replicas: request
+                    .get("prefill_replicas")
+                    .cloned()
+                    .unwrap_or(Value::int(1)),
+                decode_replicas: request
+                    .get("decode_replicas")
+                    .cloned()
+                    .unwrap_or(Value::int(1)),
                 store: optional("store"),
                 transfer: optional("transfer"),
                 proxy: optional("proxy"),
@@ -100,13 +109,22 @@ mod tests {
     #[test]
     fn answers_as_the_oracle() {
         let cases = [
-            (r#"{"op": "validate", "block": {"mode": "store"}}"#, r#"{"ok": true}"#),
+            (
+                r#"{"op": "validate", "block": {"mode": "store"}}"#,
+                r#"{"ok": true}"#,
+            ),
             (
                 r#"{"op": "validate", "block": {"mode": "disaggregated", "topology": {"prefill": 1001, "decode": 1}}}"#,
                 r#"{"error": "mooncake.topology.prefill out of range [1, 1000]: 1001", "kind": "ValueError"}"#,
             ),
-            (r#"{"op": "author_byte_size", "value": " 12 "}"#, r#"{"ok": "12"}"#),
-            (r#"{"op": "nope"}"#, r#"{"error": "unknown op 'nope'", "kind": "UsageError"}"#),
+            (
+                r#"{"op": "author_byte_size", "value": " 12 "}"#,
+                r#"{"ok": "12"}"#,
+            ),
+            (
+                r#"{"op": "nope"}"#,
+                r#"{"error": "unknown op 'nope'", "kind": "UsageError"}"#,
+            ),
             (
                 r#"{"op": "build", "mode": "store", "store": 5}"#,
                 r#"{"error": "'int' object is not iterable", "kind": "TypeError"}"#,

@@ -14,8 +14,12 @@ pub enum DesiredState {
 }
 
 impl DesiredState {
-    pub const ALL: [DesiredState; 4] =
-        [DesiredState::Deploying, DesiredState::Running, DesiredState::Stopped, DesiredState::Deleted];
+    pub const ALL: [DesiredState; 4] = [
+        DesiredState::Deploying,
+        DesiredState::Running,
+        DesiredState::Stopped,
+        DesiredState::Deleted,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -131,12 +135,17 @@ impl Record {
 
     /// Reads an item, leniently where older GCO releases wrote less.
     pub fn from_value(v: &Value) -> Result<Record, RecordError> {
-        let o = v.as_object().ok_or_else(|| err("endpoint_name", "a record must be a mapping"))?;
+        let o = v
+            .as_object()
+            .ok_or_else(|| err("endpoint_name", "a record must be a mapping"))?;
         let string = |field: &'static str| -> Result<Option<String>, RecordError> {
             match o.get(field) {
                 None | Some(Value::Null) => Ok(None),
                 Some(Value::Str(s)) => Ok(Some(s.to_string_lossy())),
-                Some(other) => Err(err(field, &format!("must be a string, got {}", other.repr()))),
+                Some(other) => Err(err(
+                    field,
+                    &format!("must be a string, got {}", other.repr()),
+                )),
             }
         };
         let strings = |field: &'static str| -> Result<Vec<String>, RecordError> {
@@ -144,7 +153,11 @@ impl Record {
                 None | Some(Value::Null) => Ok(Vec::new()),
                 Some(Value::List(items)) => items
                     .iter()
-                    .map(|i| i.as_str().map(str::to_owned).ok_or_else(|| err(field, "must be a list of strings")))
+                    .map(|i| {
+                        i.as_str()
+                            .map(str::to_owned)
+                            .ok_or_else(|| err(field, "must be a list of strings"))
+                    })
                     .collect(),
                 Some(_) => Err(err(field, "must be a list of strings")),
             }
@@ -156,7 +169,8 @@ impl Record {
                 Some(_) => Err(err(field, "must be a mapping")),
             }
         };
-        let endpoint_name = string("endpoint_name")?.ok_or_else(|| err("endpoint_name", "is required"))?;
+        let endpoint_name =
+            string("endpoint_name")?.ok_or_else(|| err("endpoint_name", "is required"))?;
         let state = string("desired_state")?.unwrap_or_else(|| "deploying".into());
         let desired_state = DesiredState::parse(&state)
             .ok_or_else(|| err("desired_state", &format!("unknown state {state:?}")))?;
@@ -171,7 +185,8 @@ impl Record {
             ingress_path: string("ingress_path")?.unwrap_or_else(|| ingress_path(&endpoint_name)),
             desired_state,
             target_regions: strings("target_regions")?,
-            namespace: string("namespace")?.unwrap_or_else(|| crate::limits::DEFAULT_NAMESPACE.into()),
+            namespace: string("namespace")?
+                .unwrap_or_else(|| crate::limits::DEFAULT_NAMESPACE.into()),
             spec: object("spec")?,
             labels: object("labels")?,
             created_at: string("created_at")?.unwrap_or_default(),
@@ -187,11 +202,23 @@ impl Record {
 
     /// `{X}p{Y}d` for a split-mode endpoint.
     pub fn topology_label(&self) -> Option<String> {
-        let topology = self.spec.get("mooncake")?.as_object()?.get("topology")?.as_object()?;
-        Some(format!("{}p{}d", topology.get("prefill")?.repr(), topology.get("decode")?.repr()))
+        let topology = self
+            .spec
+            .get("mooncake")?
+            .as_object()?
+            .get("topology")?
+            .as_object()?;
+        Some(format!(
+            "{}p{}d",
+            topology.get("prefill")?.repr(),
+            topology.get("decode")?.repr()
+        ))
     }
 }
 
 fn err(field: &'static str, message: &str) -> RecordError {
-    RecordError { field, message: message.to_owned() }
+    RecordError {
+        field,
+        message: message.to_owned(),
+    }
 }

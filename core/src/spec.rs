@@ -59,7 +59,10 @@ pub fn check_spec_fields(spec: &Object, report: &mut Report) {
 
     match spec.get("image") {
         Some(Value::Str(s)) if !s.to_string_lossy().trim().is_empty() => {}
-        Some(other) => r.error("image", format!("image must be a non-empty string, got {}", other.repr())),
+        Some(other) => r.error(
+            "image",
+            format!("image must be a non-empty string, got {}", other.repr()),
+        ),
         None => r.error("image", "image is required".into()),
     }
     r.int_in("port", PORT_MIN, PORT_MAX);
@@ -67,7 +70,13 @@ pub fn check_spec_fields(spec: &Object, report: &mut Report) {
     r.int_in("gpu_count", 0, i64::MAX);
     if let Some(path) = spec.get("health_check_path") {
         if !path.as_str().is_some_and(|p| p.starts_with('/')) {
-            r.error("health_check_path", format!("health_check_path must be a path starting with '/', got {}", path.repr()));
+            r.error(
+                "health_check_path",
+                format!(
+                    "health_check_path must be a path starting with '/', got {}",
+                    path.repr()
+                ),
+            );
         }
     }
     r.one_of("framework", &FRAMEWORKS);
@@ -78,18 +87,28 @@ pub fn check_spec_fields(spec: &Object, report: &mut Report) {
     r.string_map("region_image_uris", |_| None);
     r.string_map("node_selector", |_| None);
     r.string_map("env", |k| {
-        (!is_env_name(k)).then(|| format!("env key {k:?} is not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*)"))
+        (!is_env_name(k)).then(|| {
+            format!(
+                "env key {k:?} is not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*)"
+            )
+        })
     });
     if let Some(args) = spec.get("args") {
         match args {
             Value::List(items) => {
                 for (i, item) in items.iter().enumerate() {
                     if !matches!(item, Value::Str(_)) {
-                        r.error(&format!("args[{i}]"), format!("args[{i}] must be a string, got {}", item.repr()));
+                        r.error(
+                            &format!("args[{i}]"),
+                            format!("args[{i}] must be a string, got {}", item.repr()),
+                        );
                     }
                 }
             }
-            other => r.error("args", format!("args must be a list of strings, got {}", other.repr())),
+            other => r.error(
+                "args",
+                format!("args must be a list of strings, got {}", other.repr()),
+            ),
         }
     }
     if let Some(a) = spec.get("autoscaling")
@@ -99,8 +118,12 @@ pub fn check_spec_fields(spec: &Object, report: &mut Report) {
         r.error("autoscaling", "autoscaling must be a mapping".into());
     }
 
-    if spec.contains_key("mooncake") && spec.get("framework").and_then(Value::as_str) == Some("tgi") {
-        r.error("framework", "Mooncake serving requires the vllm framework".into());
+    if spec.contains_key("mooncake") && spec.get("framework").and_then(Value::as_str) == Some("tgi")
+    {
+        r.error(
+            "framework",
+            "Mooncake serving requires the vllm framework".into(),
+        );
     }
 
     for (key, _) in spec.str_entries() {
@@ -109,15 +132,24 @@ pub fn check_spec_fields(spec: &Object, report: &mut Report) {
         }
         let key = key.to_string_lossy();
         {
-            let hint = did_you_mean(&key, &SPEC_KEYS).map(|s| format!("; did you mean '{s}'?")).unwrap_or_default();
-            r.report.push(Diagnostic::warning(key.clone(), format!("unknown spec key {key:?}, which GCO ignores{hint}")));
+            let hint = did_you_mean(&key, &SPEC_KEYS)
+                .map(|s| format!("; did you mean '{s}'?"))
+                .unwrap_or_default();
+            r.report.push(Diagnostic::warning(
+                key.clone(),
+                format!("unknown spec key {key:?}, which GCO ignores{hint}"),
+            ));
         }
     }
 }
 
 /// The mode of a spec's mooncake block, when it is a valid one.
 pub fn spec_mode(spec: &Object) -> Option<Mode> {
-    spec.get("mooncake")?.as_object()?.get("mode")?.as_str().and_then(Mode::parse)
+    spec.get("mooncake")?
+        .as_object()?
+        .get("mode")?
+        .as_str()
+        .and_then(Mode::parse)
 }
 
 struct Checker<'a> {
@@ -134,8 +166,15 @@ impl Checker<'_> {
         let Some(v) = self.spec.get(key) else { return };
         let ok = v.as_int().is_some_and(|i| i.in_range(low, high));
         if !ok {
-            let range = if high == i64::MAX { format!(">= {low}") } else { format!("in [{low}, {high}]") };
-            self.error(key, format!("{key} must be an integer {range}, got {}", v.repr()));
+            let range = if high == i64::MAX {
+                format!(">= {low}")
+            } else {
+                format!("in [{low}, {high}]")
+            };
+            self.error(
+                key,
+                format!("{key} must be an integer {range}, got {}", v.repr()),
+            );
         }
     }
 
@@ -151,7 +190,14 @@ impl Checker<'_> {
         if let Some(v) = self.spec.get(key)
             && !v.as_str().is_some_and(|s| allowed.contains(&s))
         {
-            self.error(key, format!("{key} must be one of {{{}}}, got {}", allowed.join(", "), v.repr()));
+            self.error(
+                key,
+                format!(
+                    "{key} must be one of {{{}}}, got {}",
+                    allowed.join(", "),
+                    v.repr()
+                ),
+            );
         }
     }
 
@@ -159,7 +205,10 @@ impl Checker<'_> {
     fn string_map(&mut self, key: &str, key_problem: impl Fn(&str) -> Option<String>) {
         let Some(v) = self.spec.get(key) else { return };
         let Some(map) = v.as_object() else {
-            self.error(key, format!("{key} must be a mapping of strings, got {}", v.repr()));
+            self.error(
+                key,
+                format!("{key} must be a mapping of strings, got {}", v.repr()),
+            );
             return;
         };
         for (k, value) in map.str_entries() {
@@ -169,7 +218,10 @@ impl Checker<'_> {
                 self.error(&path, problem);
             }
             if !matches!(value, Value::Str(_)) {
-                self.error(&path, format!("{path} must be a string, got {}", value.repr()));
+                self.error(
+                    &path,
+                    format!("{path} must be a string, got {}", value.repr()),
+                );
             }
         }
     }
@@ -181,14 +233,22 @@ mod tests {
     use crate::json::parse;
 
     fn errors(spec: &str) -> Vec<String> {
-        check_spec(&parse(spec).unwrap()).errors().map(|d| format!("{}: {}", d.path, d.message)).collect()
+        check_spec(&parse(spec).unwrap())
+            .errors()
+            .map(|d| format!("{}: {}", d.path, d.message))
+            .collect()
     }
 
     #[test]
     fn checks_each_field() {
-        assert_eq!(errors(r#"{"image": "x", "port": 8000, "replicas": 0, "gpu_count": 1}"#), Vec::<String>::new());
         assert_eq!(
-            errors(r#"{"image": " ", "port": 0, "replicas": -1, "gpu_count": 1.0, "env": {"A-B": 1}, "args": ["a", 2], "framework": "x"}"#),
+            errors(r#"{"image": "x", "port": 8000, "replicas": 0, "gpu_count": 1}"#),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            errors(
+                r#"{"image": " ", "port": 0, "replicas": -1, "gpu_count": 1.0, "env": {"A-B": 1}, "args": ["a", 2], "framework": "x"}"#
+            ),
             [
                 "image: image must be a non-empty string, got ' '",
                 "port: port must be an integer in [1, 65535], got 0",
@@ -205,15 +265,26 @@ mod tests {
     #[test]
     fn mooncake_errors_come_with_the_spec() {
         let e = errors(r#"{"image": "x", "framework": "tgi", "mooncake": {"mode": "store"}}"#);
-        assert_eq!(e, ["framework: Mooncake serving requires the vllm framework"]);
-        let e = errors(r#"{"image": "x", "mooncake": {"mode": "both", "topology": {"prefill": 0, "decode": 1}}}"#);
-        assert_eq!(e, ["mooncake.topology.prefill: mooncake.topology.prefill out of range [1, 1000]: 0"]);
+        assert_eq!(
+            e,
+            ["framework: Mooncake serving requires the vllm framework"]
+        );
+        let e = errors(
+            r#"{"image": "x", "mooncake": {"mode": "both", "topology": {"prefill": 0, "decode": 1}}}"#,
+        );
+        assert_eq!(
+            e,
+            ["mooncake.topology.prefill: mooncake.topology.prefill out of range [1, 1000]: 0"]
+        );
     }
 
     #[test]
     fn warns_of_unknown_keys() {
         let r = check_spec(&parse(r#"{"image": "x", "replica": 2}"#).unwrap());
         let w: Vec<_> = r.warnings().map(|d| d.message.clone()).collect();
-        assert_eq!(w, ["unknown spec key \"replica\", which GCO ignores; did you mean 'replicas'?"]);
+        assert_eq!(
+            w,
+            ["unknown spec key \"replica\", which GCO ignores; did you mean 'replicas'?"]
+        );
     }
 }

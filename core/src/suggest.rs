@@ -14,7 +14,15 @@ pub fn did_you_mean<'a>(input: &str, known: &[&'a str]) -> Option<&'a str> {
         .map(|(_, k)| k);
     close.or_else(|| {
         let stem = input.get(..input.len().saturating_sub(1)).unwrap_or("");
-        (stem.len() >= 4).then(|| known.iter().filter(|k| k.starts_with(stem)).min_by_key(|k| k.len()).copied()).flatten()
+        (stem.len() >= 4)
+            .then(|| {
+                known
+                    .iter()
+                    .filter(|k| k.starts_with(stem))
+                    .min_by_key(|k| k.len())
+                    .copied()
+            })
+            .flatten()
     })
 }
 
@@ -46,6 +54,9 @@ mod tests {
         assert_eq!(did_you_mean("mdoe", &known), None);
         assert_eq!(did_you_mean("nodes", &known), Some("mode"));
         assert_eq!(did_you_mean("zzzzzz", &known), None);
-        assert_eq!(did_you_mean("prefil", &["prefill_replicas", "decode_replicas"]), Some("prefill_replicas"));
+        assert_eq!(
+            did_you_mean("prefil", &["prefill_replicas", "decode_replicas"]),
+            Some("prefill_replicas")
+        );
     }
 }

@@ -35,22 +35,36 @@ mod tests {
     #[test]
     fn formats_as_python_isoformat() {
         assert_eq!(format_timestamp(0), "1970-01-01T00:00:00.000000+00:00");
-        assert_eq!(format_timestamp(1_788_268_976_123_456), "2026-09-01T13:22:56.123456+00:00");
-        assert_eq!(format_timestamp(951_782_400_000_001), "2000-02-29T00:00:00.000001+00:00");
+        assert_eq!(
+            format_timestamp(1_788_268_976_123_456),
+            "2026-09-01T13:22:56.123456+00:00"
+        );
+        assert_eq!(
+            format_timestamp(951_782_400_000_001),
+            "2000-02-29T00:00:00.000001+00:00"
+        );
     }
 }
 
 /// Microseconds since the Unix epoch of a timestamp in GCO's format
 /// (`2026-09-01T13:22:56.123456+00:00`; a missing fraction reads as zero).
 pub fn parse_timestamp(text: &str) -> Option<i64> {
-    let text = text.strip_suffix("+00:00").or_else(|| text.strip_suffix('Z'))?;
+    let text = text
+        .strip_suffix("+00:00")
+        .or_else(|| text.strip_suffix('Z'))?;
     let (date, time) = text.split_once('T')?;
     let mut d = date.splitn(3, '-').map(|p| p.parse::<i64>().ok());
     let (y, m, day) = (d.next()??, d.next()??, d.next()??);
     let (hms, frac) = time.split_once('.').unwrap_or((time, "0"));
     let mut t = hms.splitn(3, ':').map(|p| p.parse::<i64>().ok());
     let (h, min, s) = (t.next()??, t.next()??, t.next()??);
-    if !(1..=12).contains(&m) || !(1..=31).contains(&day) || h > 23 || min > 59 || s > 60 || frac.len() > 6 {
+    if !(1..=12).contains(&m)
+        || !(1..=31).contains(&day)
+        || h > 23
+        || min > 59
+        || s > 60
+        || frac.len() > 6
+    {
         return None;
     }
     let micros: i64 = format!("{frac:0<6}").parse().ok()?;
@@ -86,7 +100,10 @@ mod parse_tests {
         for micros in [0, 1_788_268_976_123_456, 951_782_400_000_001, -1] {
             assert_eq!(parse_timestamp(&format_timestamp(micros)), Some(micros));
         }
-        assert_eq!(parse_timestamp("2026-09-01T13:22:56+00:00"), Some(1_788_268_976_000_000));
+        assert_eq!(
+            parse_timestamp("2026-09-01T13:22:56+00:00"),
+            Some(1_788_268_976_000_000)
+        );
         assert_eq!(parse_timestamp("2026-13-01T00:00:00+00:00"), None);
         assert_eq!(parse_timestamp("yesterday"), None);
     }
@@ -95,7 +112,10 @@ mod parse_tests {
     fn versions_always_move_forward() {
         let prev = format_timestamp(1_000_000);
         assert_eq!(next_timestamp(5, &prev), format_timestamp(1_000_001));
-        assert_eq!(next_timestamp(2_000_000, &prev), format_timestamp(2_000_000));
+        assert_eq!(
+            next_timestamp(2_000_000, &prev),
+            format_timestamp(2_000_000)
+        );
         assert_eq!(next_timestamp(7, "garbage"), format_timestamp(7));
     }
 }

@@ -174,17 +174,28 @@ fn to_value(value: &JsValue, depth: usize) -> Result<Value, &'static str> {
         return Ok(Value::Bool(b));
     }
     if let Some(f) = value.as_f64() {
-        return Ok(if f.fract() == 0.0 && f.abs() <= MAX_SAFE { Value::int(f as i64) } else { Value::Float(f) });
+        return Ok(if f.fract() == 0.0 && f.abs() <= MAX_SAFE {
+            Value::int(f as i64)
+        } else {
+            Value::Float(f)
+        });
     }
     if let Some(s) = value.as_string() {
         return Ok(Value::from(s));
     }
     if value.is_bigint() {
-        let text = value.unchecked_ref::<BigInt>().to_string(10).map(String::from).unwrap_or_default();
+        let text = value
+            .unchecked_ref::<BigInt>()
+            .to_string(10)
+            .map(String::from)
+            .unwrap_or_default();
         // An i64, or a u64 (up to 18446744073709551615: 20 digits).
         return match Int::from_decimal(&text) {
             Some(Int::Small(i)) => Ok(Value::int(i)),
-            Some(big) if !text.starts_with('-') && (text.len(), text.as_str()) <= (20, "18446744073709551615") => {
+            Some(big)
+                if !text.starts_with('-')
+                    && (text.len(), text.as_str()) <= (20, "18446744073709551615") =>
+            {
                 Ok(Value::Int(big))
             }
             _ => Err("a BigInt beyond 64 bits (use validateJson for integers of any size)"),
@@ -208,7 +219,9 @@ fn to_value(value: &JsValue, depth: usize) -> Result<Value, &'static str> {
         return Ok(Value::List(items));
     }
     if Reflect::has(value, &Symbol::iterator()).unwrap_or(false) {
-        return Err("invalid type: an iterable object (a Map, a Set ...), expected an array or a plain object");
+        return Err(
+            "invalid type: an iterable object (a Map, a Set ...), expected an array or a plain object",
+        );
     }
     let entries = Object::entries(value.unchecked_ref::<Object>());
     let mut pairs = Vec::new();
@@ -228,7 +241,9 @@ fn to_js(value: &Value) -> JsValue {
         Value::Null => JsValue::NULL,
         Value::Bool(b) => JsValue::from_bool(*b),
         Value::Int(Int::Small(i)) if (*i as f64).abs() <= MAX_SAFE => JsValue::from_f64(*i as f64),
-        Value::Int(i) => BigInt::new(&JsValue::from_str(&i.to_string())).map_or(JsValue::NULL, JsValue::from),
+        Value::Int(i) => {
+            BigInt::new(&JsValue::from_str(&i.to_string())).map_or(JsValue::NULL, JsValue::from)
+        }
         Value::Float(f) => JsValue::from_f64(*f),
         Value::Str(s) => JsValue::from_str(&s.to_string_lossy()),
         Value::List(items) => {
@@ -263,22 +278,34 @@ fn record(fields: &[(&str, JsValue)]) -> JsValue {
 }
 
 fn string_arg(function: &str, value: JsValue) -> Result<String, JsValue> {
-    value.as_string().ok_or_else(|| misuse(function, "expected a string"))
+    value
+        .as_string()
+        .ok_or_else(|| misuse(function, "expected a string"))
 }
 
 fn report_to_js(report: &Report) -> JsValue {
     let (errors, warnings) = (Array::new(), Array::new());
     for d in &report.diagnostics {
         let list = if d.is_error() { &errors } else { &warnings };
-        list.push(&record(&[("path", JsValue::from_str(&d.path)), ("message", JsValue::from_str(&d.message))]));
+        list.push(&record(&[
+            ("path", JsValue::from_str(&d.path)),
+            ("message", JsValue::from_str(&d.message)),
+        ]));
     }
-    record(&[("ok", JsValue::from_bool(errors.length() == 0)), ("errors", errors.into()), ("warnings", warnings.into())])
+    record(&[
+        ("ok", JsValue::from_bool(errors.length() == 0)),
+        ("errors", errors.into()),
+        ("warnings", warnings.into()),
+    ])
 }
 
 fn outcome_to_js<E: std::fmt::Display>(result: Result<String, E>) -> JsValue {
     match result {
         Ok(value) => record(&[("ok", JsValue::TRUE), ("value", JsValue::from_str(&value))]),
-        Err(e) => record(&[("ok", JsValue::FALSE), ("error", JsValue::from_str(&e.to_string()))]),
+        Err(e) => record(&[
+            ("ok", JsValue::FALSE),
+            ("error", JsValue::from_str(&e.to_string())),
+        ]),
     }
 }
 
@@ -294,7 +321,9 @@ fn outcome_to_js<E: std::fmt::Display>(result: Result<String, E>) -> JsValue {
 /// not arrays, BigInts beyond 64 bits, and values nested deeper than 1000
 /// levels or cyclic.
 #[wasm_bindgen(unchecked_return_type = "ValidationResult")]
-pub fn validate(#[wasm_bindgen(unchecked_param_type = "unknown")] block: JsValue) -> Result<JsValue, JsValue> {
+pub fn validate(
+    #[wasm_bindgen(unchecked_param_type = "unknown")] block: JsValue,
+) -> Result<JsValue, JsValue> {
     let value = from_js("validate", &block)?;
     Ok(report_to_js(&check_mooncake(&value)))
 }
@@ -304,7 +333,9 @@ pub fn validate(#[wasm_bindgen(unchecked_param_type = "unknown")] block: JsValue
 /// the last of duplicate keys wins. Text that is not JSON is an error at path `""`, not
 /// an exception; throws a `TypeError` only when `text` is not a string.
 #[wasm_bindgen(js_name = validateJson, unchecked_return_type = "ValidationResult")]
-pub fn validate_json(#[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> Result<JsValue, JsValue> {
+pub fn validate_json(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+) -> Result<JsValue, JsValue> {
     let text = string_arg("validateJson", text)?;
     let report = match json::parse(&text) {
         Ok(block) => check_mooncake(&block),
@@ -333,7 +364,9 @@ pub fn author_byte_size_js(
 /// canonical decimal string. Decimal units are powers of 1000, binary ones
 /// (`KiB` ...) of 1024.
 #[wasm_bindgen(js_name = parseByteSize, unchecked_return_type = "Outcome<string>")]
-pub fn parse_byte_size_js(#[wasm_bindgen(unchecked_param_type = "string")] input: JsValue) -> Result<JsValue, JsValue> {
+pub fn parse_byte_size_js(
+    #[wasm_bindgen(unchecked_param_type = "string")] input: JsValue,
+) -> Result<JsValue, JsValue> {
     let input = string_arg("parseByteSize", input)?;
     Ok(outcome_to_js(crate::parse_byte_size(&input)))
 }
@@ -348,8 +381,16 @@ pub fn format_byte_size_js(
     Ok(crate::format_byte_size(&canonical).map_or(JsValue::NULL, |s| JsValue::from_str(&s)))
 }
 
-const BUILD_OPTIONS: [&str; 8] =
-    ["mode", "prefillReplicas", "decodeReplicas", "store", "transfer", "proxy", "autoscaling", "defaultProxyImage"];
+const BUILD_OPTIONS: [&str; 8] = [
+    "mode",
+    "prefillReplicas",
+    "decodeReplicas",
+    "store",
+    "transfer",
+    "proxy",
+    "autoscaling",
+    "defaultProxyImage",
+];
 
 /// The reference's `_build_mooncake_block`: assembles a block from deploy
 /// arguments (topology for split modes, the store enabled for store-bearing
@@ -368,12 +409,22 @@ pub fn build_mooncake_block_js(
     for key in Object::keys(options.unchecked_ref::<Object>()).iter() {
         let key = key.as_string().unwrap_or_default();
         if !BUILD_OPTIONS.contains(&key.as_str()) {
-            return Err(misuse(F, &format!("unknown option \"{key}\"; expected one of {}", BUILD_OPTIONS.join(", "))));
+            return Err(misuse(
+                F,
+                &format!(
+                    "unknown option \"{key}\"; expected one of {}",
+                    BUILD_OPTIONS.join(", ")
+                ),
+            ));
         }
     }
     let option = |name: &str| -> Result<Option<Value>, JsValue> {
         let value = Reflect::get(&options, &JsValue::from_str(name))?;
-        if value.is_undefined() { Ok(None) } else { from_js(F, &value).map(Some) }
+        if value.is_undefined() {
+            Ok(None)
+        } else {
+            from_js(F, &value).map(Some)
+        }
     };
     let mode = option("mode")?.ok_or_else(|| misuse(F, "option \"mode\" is required"))?;
     let mut args = BuildArgs::new(mode);
@@ -437,12 +488,19 @@ mod allocator {
     unsafe impl Sync for Allocator {}
 
     #[global_allocator]
-    static ALLOCATOR: Allocator =
-        Allocator(UnsafeCell::new(Heap { free: [null_mut(); usize::BITS as usize], next: 0, end: 0 }));
+    static ALLOCATOR: Allocator = Allocator(UnsafeCell::new(Heap {
+        free: [null_mut(); usize::BITS as usize],
+        next: 0,
+        end: 0,
+    }));
 
     /// The block size for a layout, a power of two; `None` beyond 2 GiB.
     fn block_size(layout: Layout) -> Option<usize> {
-        layout.size().max(layout.align()).max(MIN_BLOCK).checked_next_power_of_two()
+        layout
+            .size()
+            .max(layout.align())
+            .max(MIN_BLOCK)
+            .checked_next_power_of_two()
     }
 
     unsafe impl GlobalAlloc for Allocator {
@@ -451,7 +509,9 @@ mod allocator {
             if layout.align() > PAGE {
                 return null_mut();
             }
-            let Some(size) = block_size(layout) else { return null_mut() };
+            let Some(size) = block_size(layout) else {
+                return null_mut();
+            };
             // SAFETY: one thread, and nothing here re-enters the allocator.
             let heap = unsafe { &mut *self.0.get() };
             let class = size.trailing_zeros() as usize;
@@ -484,7 +544,9 @@ mod allocator {
         }
 
         unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-            let Some(size) = block_size(layout) else { return };
+            let Some(size) = block_size(layout) else {
+                return;
+            };
             let class = size.trailing_zeros() as usize;
             // SAFETY: one thread; `ptr` is a block of this class, now free.
             unsafe {

@@ -10,9 +10,17 @@ fn run(args: &[&str], stdin: &str) -> (i32, String) {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
-    (out.status.code().unwrap(), String::from_utf8(out.stdout).unwrap())
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+    )
 }
 
 fn temp_file(name: &str, text: &str) -> String {
@@ -25,8 +33,14 @@ fn temp_file(name: &str, text: &str) -> String {
 
 #[test]
 fn validate_reports_each_problem_with_file_and_path() {
-    let bad = temp_file("bad.json", r#"{"mode": "both", "topology": {"prefill": 0, "decode": 1}, "proxy": {"scheduling": "x"}}"#);
-    let good = temp_file("good.json", r#"{"endpoint_name": "pd", "mooncake_mode": "store"}"#);
+    let bad = temp_file(
+        "bad.json",
+        r#"{"mode": "both", "topology": {"prefill": 0, "decode": 1}, "proxy": {"scheduling": "x"}}"#,
+    );
+    let good = temp_file(
+        "good.json",
+        r#"{"endpoint_name": "pd", "mooncake_mode": "store"}"#,
+    );
     let (code, out) = run(&["validate", &good, &bad], "");
     assert_eq!(code, 1);
     assert_eq!(
@@ -44,9 +58,15 @@ fn validate_reports_each_problem_with_file_and_path() {
 fn validate_reads_stdin_and_reports_bad_json() {
     let (code, out) = run(&["validate", "-"], "{\"mode\": ");
     assert_eq!(code, 1);
-    assert_eq!(out, "-: invalid JSON: Expecting value: line 1 column 10 (char 9)\n");
+    assert_eq!(
+        out,
+        "-: invalid JSON: Expecting value: line 1 column 10 (char 9)\n"
+    );
     let (code, out) = run(&["validate", "-"], r#"{"image": "x", "port": 0}"#);
-    assert_eq!((code, out.as_str()), (1, "-: port: port must be an integer in [1, 65535], got 0\n"));
+    assert_eq!(
+        (code, out.as_str()),
+        (1, "-: port: port must be an integer in [1, 65535], got 0\n")
+    );
 }
 
 #[test]
@@ -82,35 +102,60 @@ fn plan_prints_the_objects_of_one_region_or_of_each() {
     assert_eq!(code, 0, "{out}");
     let plan = gco_spec::json::parse(&out).unwrap();
     let plan = plan.as_object().unwrap();
-    assert_eq!(plan.get("region").and_then(|r| r.as_str()), Some("eu-west-1"));
+    assert_eq!(
+        plan.get("region").and_then(|r| r.as_str()),
+        Some("eu-west-1")
+    );
     let kinds: Vec<String> = match plan.get("objects") {
         Some(gco_spec::Value::List(objects)) => objects
             .iter()
             .map(|o| {
                 let o = o.as_object().unwrap();
-                format!("{} {}", o.get("kind").unwrap().as_str().unwrap(), o.get("name").unwrap().as_str().unwrap())
+                format!(
+                    "{} {}",
+                    o.get("kind").unwrap().as_str().unwrap(),
+                    o.get("name").unwrap().as_str().unwrap()
+                )
             })
             .collect(),
         _ => panic!("no objects"),
     };
     assert_eq!(
         kinds,
-        ["ConfigMap chat-mooncake", "StatefulSet mooncake-master", "Service mooncake-master", "Deployment chat", "Service chat"]
+        [
+            "ConfigMap chat-mooncake",
+            "StatefulSet mooncake-master",
+            "Service mooncake-master",
+            "Deployment chat",
+            "Service chat"
+        ]
     );
     let (code, out) = run(&["plan", &request], "");
     assert_eq!(code, 0);
-    assert!(matches!(gco_spec::json::parse(&out).unwrap(), gco_spec::Value::List(plans) if plans.len() == 2));
+    assert!(
+        matches!(gco_spec::json::parse(&out).unwrap(), gco_spec::Value::List(plans) if plans.len() == 2)
+    );
 
     let (code, out) = run(&["plan", &request, "--region", "ap-south-1"], "");
     assert_eq!(code, 1);
     assert_eq!(
         out,
-        format!("{request}: region: endpoint 'chat' does not target region 'ap-south-1' (its regions: us-east-1, eu-west-1)\n")
+        format!(
+            "{request}: region: endpoint 'chat' does not target region 'ap-south-1' (its regions: us-east-1, eu-west-1)\n"
+        )
     );
-    let invalid = temp_file("plan-bad.json", r#"{"endpoint_name": "chat", "mooncake_mode": "both", "prefill_replicas": 0}"#);
+    let invalid = temp_file(
+        "plan-bad.json",
+        r#"{"endpoint_name": "chat", "mooncake_mode": "both", "prefill_replicas": 0}"#,
+    );
     let (code, out) = run(&["plan", &invalid, "--region", "us-east-1"], "");
     assert_eq!(code, 1);
-    assert_eq!(out, format!("{invalid}: mooncake.topology.prefill: mooncake.topology.prefill out of range [1, 1000]: 0\n"));
+    assert_eq!(
+        out,
+        format!(
+            "{invalid}: mooncake.topology.prefill: mooncake.topology.prefill out of range [1, 1000]: 0\n"
+        )
+    );
 }
 
 #[test]

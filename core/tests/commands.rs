@@ -7,7 +7,9 @@ use std::process::Command;
 use gco_spec::commands::{change_commands, deploy_commands, record_commands, shell};
 use gco_spec::json::{Object, parse};
 use gco_spec::plan::preview_record;
-use gco_spec::{Change, DeployContext, Deployment, DesiredState, Record, Value, apply, plan_deploy};
+use gco_spec::{
+    Change, DeployContext, Deployment, DesiredState, Record, Value, apply, plan_deploy,
+};
 use proptest::prelude::*;
 
 const NOW: &str = "2026-12-02T10:00:00.000000+00:00";
@@ -72,7 +74,8 @@ fn request_from_deploy(words: &[String]) -> Value {
         match flag {
             "-i" => req.insert("image", value),
             "-r" => regions.push(Value::str(value)),
-            "--replicas" | "--gpu-count" | "--port" | "--prefill-replicas" | "--decode-replicas" => {
+            "--replicas" | "--gpu-count" | "--port" | "--prefill-replicas"
+            | "--decode-replicas" => {
                 let key = flag.trim_start_matches("--").replace('-', "_");
                 req.insert(&key, int_or_float(value));
             }
@@ -99,7 +102,11 @@ fn request_from_deploy(words: &[String]) -> Value {
                     let mut metric = Object::new();
                     metric.insert("type", parts[3]);
                     metric.insert("target", int_or_float(parts[4]));
-                    let role = autoscaling.get_mut(parts[0]).unwrap().as_object_mut().unwrap();
+                    let role = autoscaling
+                        .get_mut(parts[0])
+                        .unwrap()
+                        .as_object_mut()
+                        .unwrap();
                     match role.get_mut("metrics") {
                         Some(Value::List(list)) => list.push(Value::Object(metric)),
                         _ => role.insert("metrics", vec![Value::Object(metric)]),
@@ -109,12 +116,19 @@ fn request_from_deploy(words: &[String]) -> Value {
             other => panic!("unknown flag {other}"),
         }
     }
-    for (key, map) in [("target_regions", Value::List(regions)), ("env", Value::Object(env))] {
+    for (key, map) in [
+        ("target_regions", Value::List(regions)),
+        ("env", Value::Object(env)),
+    ] {
         if map.is_truthy() {
             req.insert(key, map);
         }
     }
-    for (key, map) in [("mooncake_transfer", transfer), ("mooncake_proxy", proxy), ("mooncake_autoscaling", autoscaling)] {
+    for (key, map) in [
+        ("mooncake_transfer", transfer),
+        ("mooncake_proxy", proxy),
+        ("mooncake_autoscaling", autoscaling),
+    ] {
         if !map.is_empty() {
             req.insert(key, map);
         }
@@ -125,12 +139,19 @@ fn request_from_deploy(words: &[String]) -> Value {
 /// `configure-store` merges its flags into the current store block.
 fn store_from_flags(current: Option<&Value>, words: &[String]) -> Value {
     assert_eq!(&words[..3], ["gco", "inference", "configure-store"]);
-    let mut store = current.and_then(Value::as_object).cloned().unwrap_or_default();
+    let mut store = current
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
     let mut i = 4;
     while i < words.len() {
         match words[i].as_str() {
-            "--enable-store" | "--disable-store" => store.insert("enabled", words[i] == "--enable-store"),
-            "--cold-tier" | "--no-cold-tier" => store.insert("cold_tier_enabled", words[i] == "--cold-tier"),
+            "--enable-store" | "--disable-store" => {
+                store.insert("enabled", words[i] == "--enable-store")
+            }
+            "--cold-tier" | "--no-cold-tier" => {
+                store.insert("cold_tier_enabled", words[i] == "--cold-tier")
+            }
             flag => {
                 let key = flag.trim_start_matches("--").replace('-', "_");
                 i += 1;
@@ -149,9 +170,13 @@ fn replay(lines: &[String]) -> Record {
     let mut record = preview_record(d);
     for line in &lines[1..] {
         let words = split_words(line);
-        let current = record.spec.get("mooncake").and_then(|m| m.as_object()?.get("store"));
+        let current = record
+            .spec
+            .get("mooncake")
+            .and_then(|m| m.as_object()?.get("store"));
         let store = store_from_flags(current, &words);
-        record = apply(&record, &Change::ConfigureStore { store }, NOW).expect("configure-store applies");
+        record = apply(&record, &Change::ConfigureStore { store }, NOW)
+            .expect("configure-store applies");
     }
     record
 }
@@ -160,21 +185,35 @@ fn replay(lines: &[String]) -> Record {
 fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.str_entries().all(|(k, v)| y.get(&k.to_string_lossy()).is_some_and(|w| same(v, w)))
+            x.len() == y.len()
+                && x.str_entries()
+                    .all(|(k, v)| y.get(&k.to_string_lossy()).is_some_and(|w| same(v, w)))
         }
-        (Value::List(x), Value::List(y)) => x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same(v, w)),
+        (Value::List(x), Value::List(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same(v, w))
+        }
         _ => a == b,
     }
 }
 
 /// False when the request is not a valid deploy (nothing to compare).
 fn assert_round_trip(request: &Value) -> bool {
-    let Some(d) = deployment(request) else { return false };
+    let Some(d) = deployment(request) else {
+        return false;
+    };
     let commands = deploy_commands(&d);
-    assert!(commands.notes.is_empty(), "{:?} for {}", commands.notes, request.to_json());
+    assert!(
+        commands.notes.is_empty(),
+        "{:?} for {}",
+        commands.notes,
+        request.to_json()
+    );
     let replayed = replay(&commands.lines);
     assert!(
-        same(&Value::Object(replayed.spec.clone()), &Value::Object(d.spec.clone())),
+        same(
+            &Value::Object(replayed.spec.clone()),
+            &Value::Object(d.spec.clone())
+        ),
         "{}\n{}\n{:#?}",
         request.to_json(),
         commands.lines.join("\n"),
@@ -199,8 +238,16 @@ fn hostile() -> impl Strategy<Value = String> {
 }
 
 fn request_strategy() -> impl Strategy<Value = Value> {
-    let mode = prop_oneof![Just(None), Just(Some("disaggregated")), Just(Some("store")), Just(Some("both"))];
-    let regions = prop::sample::subsequence(vec!["us-east-1", "eu-west-1", "cn-north-1", "us-gov-west-1"], 0..=3);
+    let mode = prop_oneof![
+        Just(None),
+        Just(Some("disaggregated")),
+        Just(Some("store")),
+        Just(Some("both"))
+    ];
+    let regions = prop::sample::subsequence(
+        vec!["us-east-1", "eu-west-1", "cn-north-1", "us-gov-west-1"],
+        0..=3,
+    );
     let image = prop_oneof![
         hostile().prop_filter("an image is non-empty", |s| !s.trim().is_empty()),
         Just("111122223333.dkr.ecr.us-east-1.amazonaws.com/vllm:v1".to_owned()),
@@ -208,64 +255,99 @@ fn request_strategy() -> impl Strategy<Value = Value> {
     let store = prop_oneof![
         Just(None),
         Just(Some(r#"{"cold_tier_enabled": true, "enabled": true}"#)),
-        Just(Some(r#"{"enabled": true, "cold_tier_enabled": true, "offload": "disk"}"#)),
-        Just(Some(r#"{"global_segment_size": "8589934592", "local_buffer_size": 1024, "offload": "cpu"}"#)),
+        Just(Some(
+            r#"{"enabled": true, "cold_tier_enabled": true, "offload": "disk"}"#
+        )),
+        Just(Some(
+            r#"{"global_segment_size": "8589934592", "local_buffer_size": 1024, "offload": "cpu"}"#
+        )),
         Just(Some(r#"{"enabled": false}"#)),
     ];
     let autoscaling = prop_oneof![
         Just(None),
-        Just(Some(r#"{"enabled": true, "decode": {"min_replicas": 1, "max_replicas": 4}}"#)),
+        Just(Some(
+            r#"{"enabled": true, "decode": {"min_replicas": 1, "max_replicas": 4}}"#
+        )),
         Just(Some(
             r#"{"enabled": true, "prefill": {"min_replicas": 2, "max_replicas": 3, "metrics": [{"type": "gpu", "target": 0.5}, {"type": "cpu", "target": 80}]}}"#
         )),
     ];
     (
-        (mode, regions, image, 0..4i64, 1..3000i64, 1..1000i64, 1..1000i64),
-        (hostile(), hostile(), hostile(), prop::option::of(prop_oneof![Just("rdma"), Just("tcp")])),
-        (store, autoscaling, prop::option::of(hostile()), prop::option::of("[a-z]{1,8}")),
+        (
+            mode,
+            regions,
+            image,
+            0..4i64,
+            1..3000i64,
+            1..1000i64,
+            1..1000i64,
+        ),
+        (
+            hostile(),
+            hostile(),
+            hostile(),
+            prop::option::of(prop_oneof![Just("rdma"), Just("tcp")]),
+        ),
+        (
+            store,
+            autoscaling,
+            prop::option::of(hostile()),
+            prop::option::of("[a-z]{1,8}"),
+        ),
     )
-        .prop_map(|((mode, regions, image, gpus, port, prefill, decode), (gpu_type, env_value, device, protocol), (store, autoscaling, proxy_image, secret))| {
-            let mut r = Object::new();
-            r.insert("endpoint_name", "ep");
-            r.insert("image", image);
-            r.insert("target_regions", regions.into_iter().map(Value::str).collect::<Vec<_>>());
-            r.insert("gpu_count", gpus);
-            r.insert("port", port);
-            if !gpu_type.is_empty() {
-                r.insert("gpu_type", gpu_type);
-            }
-            let mut env = Object::new();
-            env.insert("A_B", env_value);
-            env.insert("X", "1=2");
-            r.insert("env", env);
-            let Some(mode) = mode else { return Value::Object(r) };
-            r.insert("mooncake_mode", mode);
-            r.insert("prefill_replicas", prefill);
-            r.insert("decode_replicas", decode);
-            let mut transfer = Object::new();
-            if let Some(p) = protocol {
-                transfer.insert("protocol", p);
-            }
-            transfer.insert("device_name", device);
-            r.insert("mooncake_transfer", transfer);
-            let mut proxy = Object::new();
-            if let Some(image) = proxy_image {
-                proxy.insert("image", image);
-            }
-            if let Some(secret) = secret {
-                proxy.insert("admin_api_key_secret", secret);
-            }
-            if !proxy.is_empty() {
-                r.insert("mooncake_proxy", proxy);
-            }
-            if let Some(store) = store {
-                r.insert("mooncake_store", parse(store).unwrap());
-            }
-            if let Some(a) = autoscaling.filter(|_| mode != "store") {
-                r.insert("mooncake_autoscaling", parse(a).unwrap());
-            }
-            Value::Object(r)
-        })
+        .prop_map(
+            |(
+                (mode, regions, image, gpus, port, prefill, decode),
+                (gpu_type, env_value, device, protocol),
+                (store, autoscaling, proxy_image, secret),
+            )| {
+                let mut r = Object::new();
+                r.insert("endpoint_name", "ep");
+                r.insert("image", image);
+                r.insert(
+                    "target_regions",
+                    regions.into_iter().map(Value::str).collect::<Vec<_>>(),
+                );
+                r.insert("gpu_count", gpus);
+                r.insert("port", port);
+                if !gpu_type.is_empty() {
+                    r.insert("gpu_type", gpu_type);
+                }
+                let mut env = Object::new();
+                env.insert("A_B", env_value);
+                env.insert("X", "1=2");
+                r.insert("env", env);
+                let Some(mode) = mode else {
+                    return Value::Object(r);
+                };
+                r.insert("mooncake_mode", mode);
+                r.insert("prefill_replicas", prefill);
+                r.insert("decode_replicas", decode);
+                let mut transfer = Object::new();
+                if let Some(p) = protocol {
+                    transfer.insert("protocol", p);
+                }
+                transfer.insert("device_name", device);
+                r.insert("mooncake_transfer", transfer);
+                let mut proxy = Object::new();
+                if let Some(image) = proxy_image {
+                    proxy.insert("image", image);
+                }
+                if let Some(secret) = secret {
+                    proxy.insert("admin_api_key_secret", secret);
+                }
+                if !proxy.is_empty() {
+                    r.insert("mooncake_proxy", proxy);
+                }
+                if let Some(store) = store {
+                    r.insert("mooncake_store", parse(store).unwrap());
+                }
+                if let Some(a) = autoscaling.filter(|_| mode != "store") {
+                    r.insert("mooncake_autoscaling", parse(a).unwrap());
+                }
+                Value::Object(r)
+            },
+        )
 }
 
 proptest! {
@@ -301,7 +383,11 @@ fn quoting_survives_a_real_shell() {
         "a=b c",
     ];
     let line = shell::join(&nasty);
-    let out = Command::new("sh").arg("-c").arg(format!("printf '%s\\0' {line}")).output().expect("sh runs");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("printf '%s\\0' {line}"))
+        .output()
+        .expect("sh runs");
     assert!(out.status.success());
     let words: Vec<String> = String::from_utf8(out.stdout)
         .unwrap()
@@ -341,16 +427,36 @@ fn fields_without_a_flag_are_named_in_notes() {
     let commands = deploy_commands(&deployment(&request).unwrap());
     assert_eq!(commands.lines, ["gco inference deploy web -i nginx:1"]);
     let paths: Vec<&str> = commands.notes.iter().map(|d| d.path.as_str()).collect();
-    assert_eq!(paths, ["spec.health_check_path", "spec.model_path", "spec.capacity_type", "namespace", "labels"]);
-    assert_eq!(commands.notes[1].message, "spec.model_path has no `gco inference` flag; the commands leave it out");
+    assert_eq!(
+        paths,
+        [
+            "spec.health_check_path",
+            "spec.model_path",
+            "spec.capacity_type",
+            "namespace",
+            "labels"
+        ]
+    );
+    assert_eq!(
+        commands.notes[1].message,
+        "spec.model_path has no `gco inference` flag; the commands leave it out"
+    );
 }
 
 #[test]
 fn a_stopped_record_adds_stop() {
-    let request = parse(r#"{"endpoint_name": "web", "image": "nginx:1", "target_regions": ["us-east-1"]}"#).unwrap();
+    let request =
+        parse(r#"{"endpoint_name": "web", "image": "nginx:1", "target_regions": ["us-east-1"]}"#)
+            .unwrap();
     let mut record = preview_record(deployment(&request).unwrap());
     record.desired_state = DesiredState::Stopped;
-    assert_eq!(record_commands(&record).lines, ["gco inference deploy web -i nginx:1 -r us-east-1", "gco inference stop web"]);
+    assert_eq!(
+        record_commands(&record).lines,
+        [
+            "gco inference deploy web -i nginx:1 -r us-east-1",
+            "gco inference stop web"
+        ]
+    );
 }
 
 #[test]
@@ -361,14 +467,30 @@ fn each_change_has_its_command() {
     let record = preview_record(deployment(&request).unwrap());
     let v = |s: &str| parse(s).unwrap();
     let cases = [
-        (Change::SetTopology { prefill: v("3"), decode: v("5") }, "gco inference set-topology pd --prefill 3 --decode 5"),
-        (Change::UpdateImage { image: v(r#""my image:1""#) }, "gco inference update-image pd -i 'my image:1'"),
-        (Change::Scale { replicas: v("4") }, "gco inference scale pd --replicas 4"),
+        (
+            Change::SetTopology {
+                prefill: v("3"),
+                decode: v("5"),
+            },
+            "gco inference set-topology pd --prefill 3 --decode 5",
+        ),
+        (
+            Change::UpdateImage {
+                image: v(r#""my image:1""#),
+            },
+            "gco inference update-image pd -i 'my image:1'",
+        ),
+        (
+            Change::Scale { replicas: v("4") },
+            "gco inference scale pd --replicas 4",
+        ),
         (Change::Stop, "gco inference stop pd"),
         (Change::Start, "gco inference start pd"),
         (Change::Delete, "gco inference delete pd"),
         (
-            Change::ConfigureStore { store: v(r#"{"enabled": true, "offload": "disk", "cold_tier_enabled": false}"#) },
+            Change::ConfigureStore {
+                store: v(r#"{"enabled": true, "offload": "disk", "cold_tier_enabled": false}"#),
+            },
             "gco inference configure-store pd --enable-store --offload disk --no-cold-tier",
         ),
     ];
@@ -377,9 +499,19 @@ fn each_change_has_its_command() {
         assert_eq!(commands.lines, [line]);
         assert!(commands.notes.is_empty(), "{change:?}");
     }
-    let dropped = change_commands(&record, &Change::ConfigureStore { store: v(r#"{"enabled": true}"#) });
+    let dropped = change_commands(
+        &record,
+        &Change::ConfigureStore {
+            store: v(r#"{"enabled": true}"#),
+        },
+    );
     assert_eq!(dropped.notes[0].path, "mooncake.store.offload");
-    let region = change_commands(&record, &Change::RemoveRegion { region: v(r#""us-east-1""#) });
+    let region = change_commands(
+        &record,
+        &Change::RemoveRegion {
+            region: v(r#""us-east-1""#),
+        },
+    );
     assert!(region.lines.is_empty());
     assert_eq!(region.notes[0].path, "target_regions");
 }

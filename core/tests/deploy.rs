@@ -9,12 +9,19 @@ fn regions() -> Vec<String> {
 
 fn plan(request: &str) -> gco_spec::DeployCheck {
     let deployed = regions();
-    let ctx = DeployContext { deployed_regions: Some(&deployed), default_image: "vllm/vllm-openai:v0.27.1" };
+    let ctx = DeployContext {
+        deployed_regions: Some(&deployed),
+        default_image: "vllm/vllm-openai:v0.27.1",
+    };
     plan_deploy(&parse(request).unwrap(), &ctx)
 }
 
 fn errors(request: &str) -> Vec<String> {
-    plan(request).report.errors().map(|d| format!("{}: {}", d.path, d.message)).collect()
+    plan(request)
+        .report
+        .errors()
+        .map(|d| format!("{}: {}", d.path, d.message))
+        .collect()
 }
 
 fn spec_json(request: &str) -> String {
@@ -26,7 +33,9 @@ fn spec_json(request: &str) -> String {
 #[test]
 fn plain_deploy_has_the_seed_key_order_and_defaults() {
     assert_eq!(
-        spec_json(r#"{"endpoint_name": "llama", "image": "img:1", "gpu_type": "", "accelerator": "nvidia"}"#),
+        spec_json(
+            r#"{"endpoint_name": "llama", "image": "img:1", "gpu_type": "", "accelerator": "nvidia"}"#
+        ),
         r#"{"image": "img:1", "port": 8000, "replicas": 1, "gpu_count": 1, "health_check_path": "/health"}"#
     );
     assert_eq!(
@@ -41,7 +50,9 @@ fn plain_deploy_has_the_seed_key_order_and_defaults() {
 #[test]
 fn mooncake_deploy_defaults_image_framework_and_proxy() {
     assert_eq!(
-        spec_json(r#"{"endpoint_name": "pd", "mooncake_mode": "disaggregated", "prefill_replicas": 2, "decode_replicas": 4}"#),
+        spec_json(
+            r#"{"endpoint_name": "pd", "mooncake_mode": "disaggregated", "prefill_replicas": 2, "decode_replicas": 4}"#
+        ),
         r#"{"image": "vllm/vllm-openai:v0.27.1", "port": 8000, "replicas": 1, "gpu_count": 1, "health_check_path": "/health", "framework": "vllm", "mooncake": {"mode": "disaggregated", "topology": {"prefill": 2, "decode": 4}, "proxy": {"image": "vllm/vllm-openai:v0.27.1"}}}"#
     );
 }
@@ -52,17 +63,40 @@ fn ecr_images_are_rewritten_per_region() {
         r#"{"endpoint_name": "e", "image": "123456789012.dkr.ecr.us-east-1.amazonaws.com/v:1", "target_regions": ["us-east-1", "cn-north-1", "us-east-1"]}"#,
     );
     assert!(spec.contains(r#""region_image_uris": {"us-east-1": "123456789012.dkr.ecr.us-east-1.amazonaws.com/v:1", "cn-north-1": "123456789012.dkr.ecr.cn-north-1.amazonaws.com.cn/v:1"}"#), "{spec}");
-    let check = plan(r#"{"endpoint_name": "e", "image": "123456789012.dkr.ecr.us-east-1.amazonaws.com/v:1", "target_regions": ["us-east-1"]}"#);
-    assert!(!gco_spec::Value::Object(check.deployment.unwrap().spec).to_json().contains("region_image_uris"));
-    let check = plan(r#"{"endpoint_name": "e", "image": "123456789012.dkr.ecr.us-east-1.amazonaws.com/v:1", "rewrite_image": false}"#);
-    assert!(!gco_spec::Value::Object(check.deployment.unwrap().spec).to_json().contains("region_image_uris"));
+    let check = plan(
+        r#"{"endpoint_name": "e", "image": "123456789012.dkr.ecr.us-east-1.amazonaws.com/v:1", "target_regions": ["us-east-1"]}"#,
+    );
+    assert!(
+        !gco_spec::Value::Object(check.deployment.unwrap().spec)
+            .to_json()
+            .contains("region_image_uris")
+    );
+    let check = plan(
+        r#"{"endpoint_name": "e", "image": "123456789012.dkr.ecr.us-east-1.amazonaws.com/v:1", "rewrite_image": false}"#,
+    );
+    assert!(
+        !gco_spec::Value::Object(check.deployment.unwrap().spec)
+            .to_json()
+            .contains("region_image_uris")
+    );
 }
 
 #[test]
 fn target_regions_default_dedupe_and_refuse() {
-    assert_eq!(plan(r#"{"endpoint_name": "e", "image": "i"}"#).deployment.unwrap().target_regions, regions());
     assert_eq!(
-        plan(r#"{"endpoint_name": "e", "image": "i", "target_regions": ["eu-west-1", "eu-west-1"]}"#).deployment.unwrap().target_regions,
+        plan(r#"{"endpoint_name": "e", "image": "i"}"#)
+            .deployment
+            .unwrap()
+            .target_regions,
+        regions()
+    );
+    assert_eq!(
+        plan(
+            r#"{"endpoint_name": "e", "image": "i", "target_regions": ["eu-west-1", "eu-west-1"]}"#
+        )
+        .deployment
+        .unwrap()
+        .target_regions,
         ["eu-west-1"]
     );
     assert_eq!(
@@ -72,20 +106,36 @@ fn target_regions_default_dedupe_and_refuse() {
             "target_regions[1]: target_regions[1] must be an AWS region such as 'us-east-1', got 3",
         ]
     );
-    let ctx = DeployContext { deployed_regions: Some(&[]), ..DeployContext::default() };
-    let check = plan_deploy(&parse(r#"{"endpoint_name": "e", "image": "i"}"#).unwrap(), &ctx);
-    assert_eq!(check.report.first_error().unwrap().message, "No deployed regions found. Deploy infrastructure first.");
+    let ctx = DeployContext {
+        deployed_regions: Some(&[]),
+        ..DeployContext::default()
+    };
+    let check = plan_deploy(
+        &parse(r#"{"endpoint_name": "e", "image": "i"}"#).unwrap(),
+        &ctx,
+    );
+    assert_eq!(
+        check.report.first_error().unwrap().message,
+        "No deployed regions found. Deploy infrastructure first."
+    );
 }
 
 #[test]
 fn refusals_name_the_field() {
     assert_eq!(
         errors(r#"{"endpoint_name": "e"}"#),
-        ["image: an image is required (pass image, or set mooncake_mode to use the default upstream Mooncake-enabled vLLM image)"]
+        [
+            "image: an image is required (pass image, or set mooncake_mode to use the default upstream Mooncake-enabled vLLM image)"
+        ]
     );
-    assert_eq!(errors(r#"{"image": "i"}"#), ["endpoint_name: endpoint_name is required"]);
     assert_eq!(
-        errors(r#"{"endpoint_name": "e", "image": "i", "port": 70000, "replicas": "2", "env": {"1A": "x"}}"#),
+        errors(r#"{"image": "i"}"#),
+        ["endpoint_name: endpoint_name is required"]
+    );
+    assert_eq!(
+        errors(
+            r#"{"endpoint_name": "e", "image": "i", "port": 70000, "replicas": "2", "env": {"1A": "x"}}"#
+        ),
         [
             "port: port must be an integer in [1, 65535], got 70000",
             "replicas: replicas must be an integer >= 0, got '2'",
@@ -101,13 +151,21 @@ fn refusals_name_the_field() {
 #[test]
 fn mooncake_errors_lead_with_the_reference_message() {
     // The reference authors byte sizes before it validates the mode.
-    let e = errors(r#"{"endpoint_name": "e", "mooncake_mode": "split", "mooncake_store": {"global_segment_size": "4 GiB"}}"#);
+    let e = errors(
+        r#"{"endpoint_name": "e", "mooncake_mode": "split", "mooncake_store": {"global_segment_size": "4 GiB"}}"#,
+    );
     assert_eq!(
         e[0],
         "mooncake.store.global_segment_size: mooncake.store.global_segment_size: byte-size value must be a base-10 integer string (ASCII digits only, no sign, point, or exponent), got '4 GiB'"
     );
-    assert!(e.iter().any(|m| m.contains("mooncake.mode must be one of {both, disaggregated, store}, got 'split'")), "{e:?}");
-    let e = errors(r#"{"endpoint_name": "e", "mooncake_mode": "both", "prefill_replicas": 0, "decode_replicas": 1001}"#);
+    assert!(
+        e.iter().any(|m| m
+            .contains("mooncake.mode must be one of {both, disaggregated, store}, got 'split'")),
+        "{e:?}"
+    );
+    let e = errors(
+        r#"{"endpoint_name": "e", "mooncake_mode": "both", "prefill_replicas": 0, "decode_replicas": 1001}"#,
+    );
     assert_eq!(
         e,
         [
@@ -119,16 +177,28 @@ fn mooncake_errors_lead_with_the_reference_message() {
 
 #[test]
 fn warnings_do_not_block() {
-    let check = plan(r#"{"endpoint_name": "1-very", "image": "i", "replica": 2, "mooncake_mode": "disaggregated",
-        "mooncake_store": {"offload": "gpu"}, "mooncake_autoscaling": {"prefill": {"min_replicas": 1}}}"#);
+    let check = plan(
+        r#"{"endpoint_name": "1-very", "image": "i", "replica": 2, "mooncake_mode": "disaggregated",
+        "mooncake_store": {"offload": "gpu"}, "mooncake_autoscaling": {"prefill": {"min_replicas": 1}}}"#,
+    );
     assert!(check.report.is_ok(), "{:?}", check.report);
     let warnings: Vec<String> = check.report.warnings().map(|d| d.path.clone()).collect();
-    assert_eq!(warnings, ["replica", "mooncake.store.offload", "mooncake.autoscaling.prefill", "endpoint_name"]);
+    assert_eq!(
+        warnings,
+        [
+            "replica",
+            "mooncake.store.offload",
+            "mooncake.autoscaling.prefill",
+            "endpoint_name"
+        ]
+    );
 }
 
 #[test]
 fn new_records_carry_every_attribute() {
-    let d = plan(r#"{"endpoint_name": "e", "image": "i", "labels": {"team": "ml"}}"#).deployment.unwrap();
+    let d = plan(r#"{"endpoint_name": "e", "image": "i", "labels": {"team": "ml"}}"#)
+        .deployment
+        .unwrap();
     let mut n = 0;
     let record = new_record(d, "2026-09-01T13:22:56.123456+00:00", &mut || {
         n += 1;
@@ -138,5 +208,8 @@ fn new_records_carry_every_attribute() {
     assert!(v.starts_with(r#"{"endpoint_name": "e", "desired_state": "deploying", "target_regions": ["us-east-1", "eu-west-1"], "namespace": "gco-inference", "spec": {"#), "{v}");
     assert!(v.contains(r#""labels": {"team": "ml"}, "ingress_path": "/inference/e", "created_at": "2026-09-01T13:22:56.123456+00:00""#), "{v}");
     assert!(v.contains(r#""region_status": {}, "lifecycle_id": "0000000000000000000000000000000000000000000000000000000000000003", "cleanup_regions": ["us-east-1", "eu-west-1"]"#), "{v}");
-    assert_eq!(gco_spec::Record::from_value(&record.to_value()).unwrap(), record);
+    assert_eq!(
+        gco_spec::Record::from_value(&record.to_value()).unwrap(),
+        record
+    );
 }

@@ -26,8 +26,13 @@ fn edits(block: &str) -> impl Iterator<Item = Vec<u8>> + '_ {
     let b = block.as_bytes();
     (0..=b.len()).flat_map(move |i| {
         let delete = (i < b.len()).then(|| [&b[..i], &b[i + 1..]].concat());
-        let replace = BYTES.iter().filter(move |_| i < b.len()).map(move |&c| [&b[..i], &[c], &b[i + 1..]].concat());
-        let insert = BYTES.iter().map(move |&c| [&b[..i], &[c], &b[i..]].concat());
+        let replace = BYTES
+            .iter()
+            .filter(move |_| i < b.len())
+            .map(move |&c| [&b[..i], &[c], &b[i + 1..]].concat());
+        let insert = BYTES
+            .iter()
+            .map(move |&c| [&b[..i], &[c], &b[i..]].concat());
         delete.into_iter().chain(replace).chain(insert)
     })
 }

@@ -8,9 +8,16 @@ use gco_spec::{DeployContext, DesiredState, Record, Value, plan_deploy};
 
 fn record(request: &str) -> Record {
     let deployed = vec!["us-east-1".to_owned(), "cn-north-1".to_owned()];
-    let ctx = DeployContext { deployed_regions: Some(&deployed), ..DeployContext::default() };
+    let ctx = DeployContext {
+        deployed_regions: Some(&deployed),
+        ..DeployContext::default()
+    };
     let check = plan_deploy(&parse(request).unwrap(), &ctx);
-    preview_record(check.deployment.unwrap_or_else(|| panic!("invalid request {request}: {:?}", check.report)))
+    preview_record(
+        check
+            .deployment
+            .unwrap_or_else(|| panic!("invalid request {request}: {:?}", check.report)),
+    )
 }
 
 fn plan_in(r: &Record, region: &str) -> Plan {
@@ -18,20 +25,32 @@ fn plan_in(r: &Record, region: &str) -> Plan {
 }
 
 fn names(p: &Plan) -> Vec<String> {
-    p.objects.iter().map(|o| format!("{} {}", o.kind.as_str(), o.name)).collect()
+    p.objects
+        .iter()
+        .map(|o| format!("{} {}", o.kind.as_str(), o.name))
+        .collect()
 }
 
 fn setting<'a>(p: &'a Plan, kind: Kind, name: &str, key: &str) -> Option<&'a Value> {
-    let o = p.objects.iter().find(|o| o.kind == kind && o.name == name)?;
+    let o = p
+        .objects
+        .iter()
+        .find(|o| o.kind == kind && o.name == name)?;
     o.settings.get(key)
 }
 
 fn text(p: &Plan, kind: Kind, name: &str, key: &str) -> String {
-    setting(p, kind, name, key).and_then(Value::as_str).unwrap_or_else(|| panic!("{name}.{key}")).to_owned()
+    setting(p, kind, name, key)
+        .and_then(Value::as_str)
+        .unwrap_or_else(|| panic!("{name}.{key}"))
+        .to_owned()
 }
 
 fn int(p: &Plan, kind: Kind, name: &str, key: &str) -> i64 {
-    setting(p, kind, name, key).and_then(Value::as_int).and_then(|i| i.as_i64()).unwrap()
+    setting(p, kind, name, key)
+        .and_then(Value::as_int)
+        .and_then(|i| i.as_i64())
+        .unwrap()
 }
 
 /// The facts' connector entries, spelled out.
@@ -88,8 +107,11 @@ fn every_mode_transfer_store_and_autoscaling_combination() {
 }
 
 fn check_combination(mode: &str, transfer: Option<&str>, store_on: bool, autoscale: bool) {
-    let transfer_json = transfer.map_or(String::new(), |p| format!(r#", "mooncake_transfer": {{"protocol": "{p}", "device_name": "eth9"}}"#));
-    let store_json = format!(r#", "mooncake_store": {{"enabled": {store_on}, "global_segment_size": 1024}}"#);
+    let transfer_json = transfer.map_or(String::new(), |p| {
+        format!(r#", "mooncake_transfer": {{"protocol": "{p}", "device_name": "eth9"}}"#)
+    });
+    let store_json =
+        format!(r#", "mooncake_store": {{"enabled": {store_on}, "global_segment_size": 1024}}"#);
     let autoscale_json = if autoscale {
         r#", "mooncake_autoscaling": {"enabled": true, "prefill": {"min_replicas": 2, "max_replicas": 6}, "decode": {"min_replicas": 3, "max_replicas": 9, "metrics": [{"type": "gpu", "target": 75}]}}"#
     } else {
@@ -110,7 +132,10 @@ fn check_combination(mode: &str, transfer: Option<&str>, store_on: bool, autosca
     // Objects, in order.
     let mut expected = vec!["ConfigMap ep-mooncake".to_owned()];
     if has_store || protocol == "rdma" {
-        expected.extend(["StatefulSet mooncake-master".into(), "Service mooncake-master".into()]);
+        expected.extend([
+            "StatefulSet mooncake-master".into(),
+            "Service mooncake-master".into(),
+        ]);
     }
     if split {
         expected.extend(["Deployment ep-prefill".into(), "Service ep-prefill".into()]);
@@ -134,10 +159,17 @@ fn check_combination(mode: &str, transfer: Option<&str>, store_on: bool, autosca
 
     // Replicas and kv-transfer-config per role.
     if split {
-        for (role, kv_role, count, min) in [("prefill", "kv_producer", 4, 2), ("decode", "kv_consumer", 5, 3)] {
+        for (role, kv_role, count, min) in [
+            ("prefill", "kv_producer", 4, 2),
+            ("decode", "kv_consumer", 5, 3),
+        ] {
             let name = format!("ep-{role}");
             let want = if autoscale { min } else { count };
-            assert_eq!(int(&p, Kind::Deployment, &name, "replicas"), want, "{case} {role}");
+            assert_eq!(
+                int(&p, Kind::Deployment, &name, "replicas"),
+                want,
+                "{case} {role}"
+            );
             assert_eq!(
                 text(&p, Kind::Deployment, &name, "kv_transfer_config"),
                 expected_kv(mode, kv_role, vllm_protocol, device),
@@ -147,15 +179,32 @@ fn check_combination(mode: &str, transfer: Option<&str>, store_on: bool, autosca
             assert_eq!(efa, protocol == "rdma", "{case} {role} EFA placement");
         }
         if autoscale {
-            assert_eq!(int(&p, Kind::HorizontalPodAutoscaler, "ep-prefill", "max_replicas"), 6);
-            let metrics = setting(&p, Kind::HorizontalPodAutoscaler, "ep-prefill", "metrics").unwrap();
-            assert_eq!(metrics.to_json(), r#"[{"type": "cpu", "target": 70}]"#, "default metric");
+            assert_eq!(
+                int(
+                    &p,
+                    Kind::HorizontalPodAutoscaler,
+                    "ep-prefill",
+                    "max_replicas"
+                ),
+                6
+            );
+            let metrics =
+                setting(&p, Kind::HorizontalPodAutoscaler, "ep-prefill", "metrics").unwrap();
+            assert_eq!(
+                metrics.to_json(),
+                r#"[{"type": "cpu", "target": 70}]"#,
+                "default metric"
+            );
             let metrics = setting(&p, Kind::ScaledObject, "ep-decode", "metrics").unwrap();
             assert_eq!(metrics.to_json(), r#"[{"type": "gpu", "target": 75}]"#);
         }
     } else {
         assert_eq!(int(&p, Kind::Deployment, "ep", "replicas"), 7, "{case}");
-        assert_eq!(text(&p, Kind::Deployment, "ep", "kv_transfer_config"), store_entry("kv_both"), "{case}");
+        assert_eq!(
+            text(&p, Kind::Deployment, "ep", "kv_transfer_config"),
+            store_entry("kv_both"),
+            "{case}"
+        );
     }
 
     // mooncake.json: keys sorted; store keys only for an enabled store.
@@ -164,13 +213,21 @@ fn check_combination(mode: &str, transfer: Option<&str>, store_on: bool, autosca
     if store_enabled {
         json.push_str(r#""global_segment_size": "1024", "local_buffer_size": "2147483648", "master_server_address": "mooncake-master:50051", "#);
     }
-    json.push_str(&format!(r#""metadata_server": "http://mooncake-master:8080/metadata", "protocol": "{protocol}"}}"#));
-    assert_eq!(text(&p, Kind::ConfigMap, "ep-mooncake", "mooncake.json"), json, "{case}");
+    json.push_str(&format!(
+        r#""metadata_server": "http://mooncake-master:8080/metadata", "protocol": "{protocol}"}}"#
+    ));
+    assert_eq!(
+        text(&p, Kind::ConfigMap, "ep-mooncake", "mooncake.json"),
+        json,
+        "{case}"
+    );
 }
 
 #[test]
 fn store_defaults_and_cold_tier_in_mooncake_json() {
-    let r = record(r#"{"endpoint_name": "kv", "mooncake_mode": "store", "mooncake_store": {"cold_tier_enabled": true}}"#);
+    let r = record(
+        r#"{"endpoint_name": "kv", "mooncake_mode": "store", "mooncake_store": {"cold_tier_enabled": true}}"#,
+    );
     let p = plan_in(&r, "us-east-1");
     assert_eq!(
         text(&p, Kind::ConfigMap, "kv-mooncake", "mooncake.json"),
@@ -180,7 +237,9 @@ fn store_defaults_and_cold_tier_in_mooncake_json() {
 
 #[test]
 fn tcp_disaggregated_needs_no_master_and_no_efa() {
-    let r = record(r#"{"endpoint_name": "pd", "mooncake_mode": "disaggregated", "mooncake_transfer": {"protocol": "tcp"}}"#);
+    let r = record(
+        r#"{"endpoint_name": "pd", "mooncake_mode": "disaggregated", "mooncake_transfer": {"protocol": "tcp"}}"#,
+    );
     let p = plan_in(&r, "us-east-1");
     assert!(!names(&p).iter().any(|n| n.contains("mooncake-master")));
     assert!(setting(&p, Kind::Deployment, "pd-decode", "efa").is_none());
@@ -191,7 +250,9 @@ fn efa_placement_as_the_facts_list_it() {
     let r = record(r#"{"endpoint_name": "pd", "mooncake_mode": "disaggregated", "gpu_count": 8}"#);
     let p = plan_in(&r, "us-east-1");
     assert_eq!(
-        setting(&p, Kind::Deployment, "pd-prefill", "efa").unwrap().to_json(),
+        setting(&p, Kind::Deployment, "pd-prefill", "efa")
+            .unwrap()
+            .to_json(),
         r#"{"tolerations": [{"key": "vpc.amazonaws.com/efa", "operator": "Exists"}], "node_selector": {"efa": "true", "mooncake-efa": "true"}, "gpu_container_resources": {"vpc.amazonaws.com/efa": 1}}"#
     );
 }
@@ -203,7 +264,10 @@ fn named_admin_secret_replaces_the_generated_one() {
     );
     let p = plan_in(&r, "us-east-1");
     assert!(!names(&p).iter().any(|n| n.starts_with("Secret")));
-    assert_eq!(text(&p, Kind::Deployment, "pd-proxy", "admin_key_secret"), "team-key");
+    assert_eq!(
+        text(&p, Kind::Deployment, "pd-proxy", "admin_key_secret"),
+        "team-key"
+    );
     assert_eq!(text(&p, Kind::Deployment, "pd-proxy", "image"), "proxy:2");
     assert_eq!(int(&p, Kind::Deployment, "pd-proxy", "replicas"), 3);
 }
@@ -215,7 +279,10 @@ fn ecr_images_are_pulled_from_each_regions_copy() {
     );
     let east = plan_in(&r, "us-east-1");
     let china = plan_in(&r, "cn-north-1");
-    assert_eq!(text(&east, Kind::Deployment, "pd-decode", "image"), "111122223333.dkr.ecr.us-east-1.amazonaws.com/vllm:1");
+    assert_eq!(
+        text(&east, Kind::Deployment, "pd-decode", "image"),
+        "111122223333.dkr.ecr.us-east-1.amazonaws.com/vllm:1"
+    );
     let cn = "111122223333.dkr.ecr.cn-north-1.amazonaws.com.cn/vllm:1";
     assert_eq!(text(&china, Kind::Deployment, "pd-decode", "image"), cn);
     // The proxy image defaulted to the endpoint's, so it follows too.
@@ -224,12 +291,19 @@ fn ecr_images_are_pulled_from_each_regions_copy() {
 
 #[test]
 fn plain_endpoint_is_a_deployment_and_a_service() {
-    let r = record(r#"{"endpoint_name": "web", "image": "nginx:1", "replicas": 3, "port": 9000, "extra_args": ["--x"]}"#);
+    let r = record(
+        r#"{"endpoint_name": "web", "image": "nginx:1", "replicas": 3, "port": 9000, "extra_args": ["--x"]}"#,
+    );
     let p = plan_in(&r, "us-east-1");
     assert_eq!(names(&p), ["Deployment web", "Service web"]);
     assert_eq!(int(&p, Kind::Deployment, "web", "replicas"), 3);
     assert_eq!(int(&p, Kind::Service, "web", "port"), 9000);
-    assert_eq!(setting(&p, Kind::Deployment, "web", "extra_args").unwrap().to_json(), r#"["--x"]"#);
+    assert_eq!(
+        setting(&p, Kind::Deployment, "web", "extra_args")
+            .unwrap()
+            .to_json(),
+        r#"["--x"]"#
+    );
     assert!(p.objects.iter().all(|o| o.action == Action::Apply));
 }
 
@@ -239,7 +313,11 @@ fn stopped_endpoints_scale_to_zero_and_keep_the_rest() {
     r.desired_state = DesiredState::Stopped;
     let p = plan_in(&r, "us-east-1");
     for o in &p.objects {
-        let want = if o.kind == Kind::Deployment { Action::ScaleToZero } else { Action::Keep };
+        let want = if o.kind == Kind::Deployment {
+            Action::ScaleToZero
+        } else {
+            Action::Keep
+        };
         assert_eq!(o.action, want, "{}", o.name);
         if o.kind == Kind::Deployment {
             assert_eq!(o.settings.get("replicas"), Some(&Value::int(0)));
@@ -253,27 +331,42 @@ fn deleted_endpoints_remove_all_but_the_shared_master() {
     r.desired_state = DesiredState::Deleted;
     let p = plan_in(&r, "us-east-1");
     for o in &p.objects {
-        let want = if o.name == "mooncake-master" { Action::Keep } else { Action::Delete };
+        let want = if o.name == "mooncake-master" {
+            Action::Keep
+        } else {
+            Action::Delete
+        };
         assert_eq!(o.action, want, "{}", o.name);
     }
 }
 
 #[test]
 fn a_region_left_behind_is_cleaned_up_and_an_unknown_one_refused() {
-    let mut r = record(r#"{"endpoint_name": "web", "image": "nginx:1", "target_regions": ["us-east-1", "eu-west-1"]}"#);
+    let mut r = record(
+        r#"{"endpoint_name": "web", "image": "nginx:1", "target_regions": ["us-east-1", "eu-west-1"]}"#,
+    );
     r.target_regions.retain(|x| x != "eu-west-1");
     let p = plan_in(&r, "eu-west-1");
     assert!(p.objects.iter().all(|o| o.action == Action::Delete));
     let e = plan(&r, "ap-south-1").unwrap_err();
     assert_eq!(e.path, "region");
-    assert_eq!(e.message, "endpoint 'web' does not target region 'ap-south-1' (its regions: us-east-1)");
+    assert_eq!(
+        e.message,
+        "endpoint 'web' does not target region 'ap-south-1' (its regions: us-east-1)"
+    );
 }
 
 #[test]
 fn an_invalid_stored_block_is_refused_with_the_references_message() {
     let mut r = record(r#"{"endpoint_name": "pd", "mooncake_mode": "both"}"#);
-    r.spec.insert("mooncake", parse(r#"{"mode": "both", "topology": {"prefill": 0, "decode": 1}}"#).unwrap());
+    r.spec.insert(
+        "mooncake",
+        parse(r#"{"mode": "both", "topology": {"prefill": 0, "decode": 1}}"#).unwrap(),
+    );
     let e = plan(&r, "us-east-1").unwrap_err();
     assert_eq!(e.path, "spec.mooncake.topology.prefill");
-    assert_eq!(e.message, "mooncake.topology.prefill out of range [1, 1000]: 0");
+    assert_eq!(
+        e.message,
+        "mooncake.topology.prefill out of range [1, 1000]: 0"
+    );
 }

@@ -8,47 +8,211 @@ use gco_spec::{check_mooncake, validate_mooncake, validate_mooncake_json};
 const CASES: &[(&str, &str, &str)] = &[
     ("[]", "mooncake", "mooncake block must be a mapping"),
     ("null", "mooncake", "mooncake block must be a mapping"),
-    ("{}", "mooncake.mode", "mooncake.mode must be one of {both, disaggregated, store}, got None"),
-    (r#"{"mode": "Store"}"#, "mooncake.mode", "mooncake.mode must be one of {both, disaggregated, store}, got 'Store'"),
-    (r#"{"mode": []}"#, "mooncake.mode", "mooncake.mode must be one of {both, disaggregated, store}, got []"),
-    (r#"{"mode": {"a": [1, 2.5, null]}}"#, "mooncake.mode", "mooncake.mode must be one of {both, disaggregated, store}, got {'a': [1, 2.5, None]}"),
-    (r#"{"mode": "it's"}"#, "mooncake.mode", r#"mooncake.mode must be one of {both, disaggregated, store}, got "it's""#),
-    (r#"{"mode": "store", "mode": 1e21}"#, "mooncake.mode", "mooncake.mode must be one of {both, disaggregated, store}, got 1e+21"),
-    (r#"{"mode": "store", "store": []}"#, "mooncake.store", "mooncake.store must be a mapping"),
-    (r#"{"mode": "store", "transfer": "tcp"}"#, "mooncake.transfer", "mooncake.transfer must be a mapping"),
-    (r#"{"mode": "store", "transfer": {"protocol": "efa"}}"#, "mooncake.transfer.protocol", "mooncake.transfer.protocol must be one of {rdma, tcp}, got 'efa'"),
-    (r#"{"mode": "store", "transfer": {"protocol": null}}"#, "mooncake.transfer.protocol", "mooncake.transfer.protocol must be one of {rdma, tcp}, got None"),
-    (r#"{"mode": "store", "transfer": {"protocol": ["tcp"]}}"#, "mooncake.transfer.protocol", "mooncake.transfer.protocol must be one of {rdma, tcp}, got ['tcp']"),
-    (r#"{"mode": "store", "transfer": {"device_name": 0}}"#, "mooncake.transfer.device_name", "mooncake.transfer.device_name must be a string, got 0"),
-    (r#"{"mode": "store", "transfer": {"device_name": null}}"#, "mooncake.transfer.device_name", "mooncake.transfer.device_name must be a string, got None"),
-    (r#"{"mode": "store", "store": {"global_segment_size": true}}"#, "mooncake.store.global_segment_size", "mooncake.store.global_segment_size: byte-size value must be an integer, got bool: True"),
-    (r#"{"mode": "store", "store": {"local_buffer_size": 1.0}}"#, "mooncake.store.local_buffer_size", "mooncake.store.local_buffer_size: byte-size value must be an int or a base-10 digit string, got float"),
-    (r#"{"mode": "store", "store": {"local_buffer_size": null}}"#, "mooncake.store.local_buffer_size", "mooncake.store.local_buffer_size: byte-size value must be an int or a base-10 digit string, got NoneType"),
-    (r#"{"mode": "store", "store": {"global_segment_size": "+5"}}"#, "mooncake.store.global_segment_size", "mooncake.store.global_segment_size: byte-size value must be a base-10 integer string (ASCII digits only, no sign, point, or exponent), got '+5'"),
-    (r#"{"mode": "store", "store": {"global_segment_size": "\u00a0\ud800"}}"#, "mooncake.store.global_segment_size", "mooncake.store.global_segment_size: byte-size value must be a base-10 integer string (ASCII digits only, no sign, point, or exponent), got '\\xa0\\ud800'"),
-    (r#"{"mode": "store", "store": {"global_segment_size": 9223372036854775808}}"#, "mooncake.store.global_segment_size", "mooncake.store.global_segment_size: byte-size value out of range [0, 9223372036854775807]: 9223372036854775808"),
-    (r#"{"mode": "store", "store": {"global_segment_size": "00099999999999999999999"}}"#, "mooncake.store.global_segment_size", "mooncake.store.global_segment_size: byte-size value out of range [0, 9223372036854775807]: 99999999999999999999"),
-    (r#"{"mode": "both"}"#, "mooncake.topology", "mooncake.topology is required for mode 'both' with integer 'prefill' and 'decode' counts"),
-    (r#"{"mode": "disaggregated", "topology": [1, 1]}"#, "mooncake.topology", "mooncake.topology is required for mode 'disaggregated' with integer 'prefill' and 'decode' counts"),
-    (r#"{"mode": "both", "topology": {"decode": 1}}"#, "mooncake.topology.prefill", "mooncake.topology.prefill must be an integer in [1, 1000], got None"),
-    (r#"{"mode": "both", "topology": {"prefill": 1, "decode": 2.0}}"#, "mooncake.topology.decode", "mooncake.topology.decode must be an integer in [1, 1000], got 2.0"),
-    (r#"{"mode": "both", "topology": {"prefill": false, "decode": 1}}"#, "mooncake.topology.prefill", "mooncake.topology.prefill must be an integer in [1, 1000], got False"),
-    (r#"{"mode": "both", "topology": {"prefill": 1E2, "decode": 1}}"#, "mooncake.topology.prefill", "mooncake.topology.prefill must be an integer in [1, 1000], got 100.0"),
-    (r#"{"mode": "both", "topology": {"prefill": -0, "decode": 1}}"#, "mooncake.topology.prefill", "mooncake.topology.prefill out of range [1, 1000]: 0"),
-    (r#"{"mode": "both", "topology": {"prefill": 1, "decode": 1001}}"#, "mooncake.topology.decode", "mooncake.topology.decode out of range [1, 1000]: 1001"),
-    (r#"{"mode": "both", "topology": {"prefill": -1000000000000000000000000000000, "decode": 1}}"#, "mooncake.topology.prefill", "mooncake.topology.prefill out of range [1, 1000]: -1000000000000000000000000000000"),
-    (r#"{"mode": "both", "topology": {"prefill": 1, "decode": 1, "prefill": 1e400}}"#, "mooncake.topology.prefill", "mooncake.topology.prefill must be an integer in [1, 1000], got inf"),
-    (r#"{"mode": "store", "store": {"cold_tier_enabled": true}}"#, "mooncake.store.cold_tier_enabled", "mooncake.store.cold_tier_enabled requires mooncake.store.enabled to be true"),
-    (r#"{"mode": "store", "store": {"cold_tier_enabled": true, "enabled": 1}}"#, "mooncake.store.cold_tier_enabled", "mooncake.store.cold_tier_enabled requires mooncake.store.enabled to be true"),
-    (r#"{"mode": "store", "autoscaling": []}"#, "mooncake.autoscaling", "mooncake.autoscaling must be a mapping"),
-    (r#"{"mode": "store", "autoscaling": {"enabled": true}}"#, "mooncake.autoscaling.enabled", "mooncake.autoscaling.enabled requires a 'disaggregated' or 'both' mode, got 'store'"),
-    (r#"{"mode": "both", "topology": {"prefill": 1, "decode": 1}, "autoscaling": {"prefill": 3}}"#, "mooncake.autoscaling.prefill", "mooncake.autoscaling.prefill must be a mapping"),
-    (r#"{"mode": "both", "topology": {"prefill": 1, "decode": 1}, "autoscaling": {"decode": {"min_replicas": "1"}}}"#, "mooncake.autoscaling.decode.min_replicas", "mooncake.autoscaling.decode.min_replicas must be an integer, got '1'"),
-    (r#"{"mode": "both", "topology": {"prefill": 1, "decode": 1}, "autoscaling": {"decode": {"min_replicas": 0}}}"#, "mooncake.autoscaling.decode.min_replicas", "mooncake.autoscaling.decode.min_replicas must be >= 1, got 0"),
-    (r#"{"mode": "both", "topology": {"prefill": 1, "decode": 1}, "autoscaling": {"prefill": {"max_replicas": 2.5}}}"#, "mooncake.autoscaling.prefill.max_replicas", "mooncake.autoscaling.prefill.max_replicas must be an integer, got 2.5"),
-    (r#"{"mode": "both", "topology": {"prefill": 1, "decode": 1}, "autoscaling": {"prefill": {"max_replicas": 0}}}"#, "mooncake.autoscaling.prefill.max_replicas", "mooncake.autoscaling.prefill.max_replicas (0) must be >= min_replicas (1)"),
-    (r#"{"mode": "both", "topology": {"prefill": 1, "decode": 1}, "autoscaling": {"decode": {"min_replicas": 5, "max_replicas": 4}}}"#, "mooncake.autoscaling.decode.max_replicas", "mooncake.autoscaling.decode.max_replicas (4) must be >= min_replicas (5)"),
-    (r#"{"mode": "both", "topology": {"prefill": 1, "decode": 1}, "autoscaling": {"decode": {"min_replicas": 99999999999999999999, "max_replicas": 9999999999999999999}}}"#, "mooncake.autoscaling.decode.max_replicas", "mooncake.autoscaling.decode.max_replicas (9999999999999999999) must be >= min_replicas (99999999999999999999)"),
+    (
+        "{}",
+        "mooncake.mode",
+        "mooncake.mode must be one of {both, disaggregated, store}, got None",
+    ),
+    (
+        r#"{"mode": "Store"}"#,
+        "mooncake.mode",
+        "mooncake.mode must be one of {both, disaggregated, store}, got 'Store'",
+    ),
+    (
+        r#"{"mode": []}"#,
+        "mooncake.mode",
+        "mooncake.mode must be one of {both, disaggregated, store}, got []",
+    ),
+    (
+        r#"{"mode": {"a": [1, 2.5, null]}}"#,
+        "mooncake.mode",
+        "mooncake.mode must be one of {both, disaggregated, store}, got {'a': [1, 2.5, None]}",
+    ),
+    (
+        r#"{"mode": "it's"}"#,
+        "mooncake.mode",
+        r#"mooncake.mode must be one of {both, disaggregated, store}, got "it's""#,
+    ),
+    (
+        r#"{"mode": "store", "mode": 1e21}"#,
+        "mooncake.mode",
+        "mooncake.mode must be one of {both, disaggregated, store}, got 1e+21",
+    ),
+    (
+        r#"{"mode": "store", "store": []}"#,
+        "mooncake.store",
+        "mooncake.store must be a mapping",
+    ),
+    (
+        r#"{"mode": "store", "transfer": "tcp"}"#,
+        "mooncake.transfer",
+        "mooncake.transfer must be a mapping",
+    ),
+    (
+        r#"{"mode": "store", "transfer": {"protocol": "efa"}}"#,
+        "mooncake.transfer.protocol",
+        "mooncake.transfer.protocol must be one of {rdma, tcp}, got 'efa'",
+    ),
+    (
+        r#"{"mode": "store", "transfer": {"protocol": null}}"#,
+        "mooncake.transfer.protocol",
+        "mooncake.transfer.protocol must be one of {rdma, tcp}, got None",
+    ),
+    (
+        r#"{"mode": "store", "transfer": {"protocol": ["tcp"]}}"#,
+        "mooncake.transfer.protocol",
+        "mooncake.transfer.protocol must be one of {rdma, tcp}, got ['tcp']",
+    ),
+    (
+        r#"{"mode": "store", "transfer": {"device_name": 0}}"#,
+        "mooncake.transfer.device_name",
+        "mooncake.transfer.device_name must be a string, got 0",
+    ),
+    (
+        r#"{"mode": "store", "transfer": {"device_name": null}}"#,
+        "mooncake.transfer.device_name",
+        "mooncake.transfer.device_name must be a string, got None",
+    ),
+    (
+        r#"{"mode": "store", "store": {"global_segment_size": true}}"#,
+        "mooncake.store.global_segment_size",
+        "mooncake.store.global_segment_size: byte-size value must be an integer, got bool: True",
+    ),
+    (
+        r#"{"mode": "store", "store": {"local_buffer_size": 1.0}}"#,
+        "mooncake.store.local_buffer_size",
+        "mooncake.store.local_buffer_size: byte-size value must be an int or a base-10 digit string, got float",
+    ),
+    (
+        r#"{"mode": "store", "store": {"local_buffer_size": null}}"#,
+        "mooncake.store.local_buffer_size",
+        "mooncake.store.local_buffer_size: byte-size value must be an int or a base-10 digit string, got NoneType",
+    ),
+    (
+        r#"{"mode": "store", "store": {"global_segment_size": "+5"}}"#,
+        "mooncake.store.global_segment_size",
+        "mooncake.store.global_segment_size: byte-size value must be a base-10 integer string (ASCII digits only, no sign, point, or exponent), got '+5'",
+    ),
+    (
+        r#"{"mode": "store", "store": {"global_segment_size": "\u00a0\ud800"}}"#,
+        "mooncake.store.global_segment_size",
+        "mooncake.store.global_segment_size: byte-size value must be a base-10 integer string (ASCII digits only, no sign, point, or exponent), got '\\xa0\\ud800'",
+    ),
+    (
+        r#"{"mode": "store", "store": {"global_segment_size": 9223372036854775808}}"#,
+        "mooncake.store.global_segment_size",
+        "mooncake.store.global_segment_size: byte-size value out of range [0, 9223372036854775807]: 9223372036854775808",
+    ),
+    (
+        r#"{"mode": "store", "store": {"global_segment_size": "00099999999999999999999"}}"#,
+        "mooncake.store.global_segment_size",
+        "mooncake.store.global_segment_size: byte-size value out of range [0, 9223372036854775807]: 99999999999999999999",
+    ),
+    (
+        r#"{"mode": "both"}"#,
+        "mooncake.topology",
+        "mooncake.topology is required for mode 'both' with integer 'prefill' and 'decode' counts",
+    ),
+    (
+        r#"{"mode": "disaggregated", "topology": [1, 1]}"#,
+        "mooncake.topology",
+        "mooncake.topology is required for mode 'disaggregated' with integer 'prefill' and 'decode' counts",
+    ),
+    (
+        r#"{"mode": "both", "topology": {"decode": 1}}"#,
+        "mooncake.topology.prefill",
+        "mooncake.topology.prefill must be an integer in [1, 1000], got None",
+    ),
+    (
+        r#"{"mode": "both", "topology": {"prefill": 1, "decode": 2.0}}"#,
+        "mooncake.topology.decode",
+        "mooncake.topology.decode must be an integer in [1, 1000], got 2.0",
+    ),
+    (
+        r#"{"mode": "both", "topology": {"prefill": false, "decode": 1}}"#,
+        "mooncake.topology.prefill",
+        "mooncake.topology.prefill must be an integer in [1, 1000], got False",
+    ),
+    (
+        r#"{"mode": "both", "topology": {"prefill": 1E2, "decode": 1}}"#,
+        "mooncake.topology.prefill",
+        "mooncake.topology.prefill must be an integer in [1, 1000], got 100.0",
+    ),
+    (
+        r#"{"mode": "both", "topology": {"prefill": -0, "decode": 1}}"#,
+        "mooncake.topology.prefill",
+        "mooncake.topology.prefill out of range [1, 1000]: 0",
+    ),
+    (
+        r#"{"mode": "both", "topology": {"prefill": 1, "decode": 1001}}"#,
+        "mooncake.topology.decode",
+        "mooncake.topology.decode out of range [1, 1000]: 1001",
+    ),
+    (
+        r#"{"mode": "both", "topology": {"prefill": -1000000000000000000000000000000, "decode": 1}}"#,
+        "mooncake.topology.prefill",
+        "mooncake.topology.prefill out of range [1, 1000]: -1000000000000000000000000000000",
+    ),
+    (
+        r#"{"mode": "both", "topology": {"prefill": 1, "decode": 1, "prefill": 1e400}}"#,
+        "mooncake.topology.prefill",
+        "mooncake.topology.prefill must be an integer in [1, 1000], got inf",
+    ),
+    (
+        r#"{"mode": "store", "store": {"cold_tier_enabled": true}}"#,
+        "mooncake.store.cold_tier_enabled",
+        "mooncake.store.cold_tier_enabled requires mooncake.store.enabled to be true",
+    ),
+    (
+        r#"{"mode": "store", "store": {"cold_tier_enabled": true, "enabled": 1}}"#,
+        "mooncake.store.cold_tier_enabled",
+        "mooncake.store.cold_tier_enabled requires mooncake.store.enabled to be true",
+    ),
+    (
+        r#"{"mode": "store", "autoscaling": []}"#,
+        "mooncake.autoscaling",
+        "mooncake.autoscaling must be a mapping",
+    ),
+    (
+        r#"{"mode": "store", "autoscaling": {"enabled": true}}"#,
+        "mooncake.autoscaling.enabled",
+        "mooncake.autoscaling.enabled requires a 'disaggregated' or 'both' mode, got 'store'",
+    ),
+    (
+        r#"{"mode": "both", "topology": {"prefill": 1, "decode": 1}, "autoscaling": {"prefill": 3}}"#,
+        "mooncake.autoscaling.prefill",
+        "mooncake.autoscaling.prefill must be a mapping",
+    ),
+    (
+        r#"{"mode": "both", "topology": {"prefill": 1, "decode": 1}, "autoscaling": {"decode": {"min_replicas": "1"}}}"#,
+        "mooncake.autoscaling.decode.min_replicas",
+        "mooncake.autoscaling.decode.min_replicas must be an integer, got '1'",
+    ),
+    (
+        r#"{"mode": "both", "topology": {"prefill": 1, "decode": 1}, "autoscaling": {"decode": {"min_replicas": 0}}}"#,
+        "mooncake.autoscaling.decode.min_replicas",
+        "mooncake.autoscaling.decode.min_replicas must be >= 1, got 0",
+    ),
+    (
+        r#"{"mode": "both", "topology": {"prefill": 1, "decode": 1}, "autoscaling": {"prefill": {"max_replicas": 2.5}}}"#,
+        "mooncake.autoscaling.prefill.max_replicas",
+        "mooncake.autoscaling.prefill.max_replicas must be an integer, got 2.5",
+    ),
+    (
+        r#"{"mode": "both", "topology": {"prefill": 1, "decode": 1}, "autoscaling": {"prefill": {"max_replicas": 0}}}"#,
+        "mooncake.autoscaling.prefill.max_replicas",
+        "mooncake.autoscaling.prefill.max_replicas (0) must be >= min_replicas (1)",
+    ),
+    (
+        r#"{"mode": "both", "topology": {"prefill": 1, "decode": 1}, "autoscaling": {"decode": {"min_replicas": 5, "max_replicas": 4}}}"#,
+        "mooncake.autoscaling.decode.max_replicas",
+        "mooncake.autoscaling.decode.max_replicas (4) must be >= min_replicas (5)",
+    ),
+    (
+        r#"{"mode": "both", "topology": {"prefill": 1, "decode": 1}, "autoscaling": {"decode": {"min_replicas": 99999999999999999999, "max_replicas": 9999999999999999999}}}"#,
+        "mooncake.autoscaling.decode.max_replicas",
+        "mooncake.autoscaling.decode.max_replicas (9999999999999999999) must be >= min_replicas (99999999999999999999)",
+    ),
 ];
 
 const VALID: &[&str] = &[
@@ -66,12 +230,22 @@ const VALID: &[&str] = &[
 #[test]
 fn every_rejection_has_the_reference_message_on_both_paths() {
     for (block, path, message) in CASES {
-        let fast = validate_mooncake_json(block).expect("valid JSON").unwrap_err();
-        assert_eq!((fast.path.as_str(), fast.message.as_str()), (*path, *message), "fast path: {block}");
+        let fast = validate_mooncake_json(block)
+            .expect("valid JSON")
+            .unwrap_err();
+        assert_eq!(
+            (fast.path.as_str(), fast.message.as_str()),
+            (*path, *message),
+            "fast path: {block}"
+        );
         let tree = validate_mooncake(&parse(block).unwrap()).unwrap_err();
         assert_eq!(tree, fast, "tree path: {block}");
         let report = check_mooncake(&parse(block).unwrap());
-        assert_eq!(report.first_error(), Some(&fast), "collecting check: {block}");
+        assert_eq!(
+            report.first_error(),
+            Some(&fast),
+            "collecting check: {block}"
+        );
     }
 }
 
@@ -114,7 +288,10 @@ fn warnings_name_what_the_reference_lets_through() {
         "autoscaling": {"decode": {"max_replicas": 4}}, "extra": 1}"#;
     let report = check_mooncake(&parse(block).unwrap());
     assert!(report.is_ok());
-    let warnings: Vec<String> = report.warnings().map(|d| format!("{}: {}", d.path, d.message)).collect();
+    let warnings: Vec<String> = report
+        .warnings()
+        .map(|d| format!("{}: {}", d.path, d.message))
+        .collect();
     assert_eq!(
         warnings,
         [
@@ -132,4 +309,33 @@ fn syntax_errors_are_not_verdicts() {
     for bad in ["", "{", r#"{"mode": "store",}"#, "[1 2]", &"[".repeat(5000)] {
         assert!(validate_mooncake_json(bad).is_err(), "{bad}");
     }
+}
+
+#[test]
+fn nesting_past_the_limit_is_an_error_in_a_small_stack() {
+    // Through every planned object to the deepest one, then far past the
+    // limit: an error, not a stack overflow, even in a debug build's frames
+    // on a 256 KiB thread.
+    let deep = format!(
+        r#"{{"mode": "store", "store": {{"x": {}0{}}}}}"#,
+        r#"[{"a": "#.repeat(100_000),
+        "}]".repeat(100_000)
+    );
+    let shallow = format!(
+        r#"{{"mode": "store", "store": {{"x": {}0{}}}}}"#,
+        "[".repeat(900),
+        "]".repeat(900)
+    );
+    let verdicts = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || {
+            (
+                validate_mooncake_json(&deep).is_err(),
+                validate_mooncake_json(&shallow).is_ok(),
+            )
+        })
+        .unwrap()
+        .join()
+        .expect("no stack overflow");
+    assert_eq!(verdicts, (true, true));
 }

@@ -20,9 +20,16 @@ fn committed_schema_is_current() {
 
 #[test]
 fn schema_describes_the_block() {
-    let schema: serde_json::Value = serde_json::from_str(&gco_spec::types::endpoint_spec_schema()).unwrap();
+    let schema: serde_json::Value =
+        serde_json::from_str(&gco_spec::types::endpoint_spec_schema()).unwrap();
     let defs = &schema["$defs"];
-    assert_eq!(defs["MooncakeMode"]["enum"], serde_json::json!(["disaggregated", "store", "both"]));
-    assert_eq!(defs["MooncakeTopology"]["properties"]["prefill"]["maximum"], 1000);
+    assert_eq!(
+        defs["MooncakeMode"]["enum"],
+        serde_json::json!(["disaggregated", "store", "both"])
+    );
+    assert_eq!(
+        defs["MooncakeTopology"]["properties"]["prefill"]["maximum"],
+        1000
+    );
     assert_eq!(schema["properties"]["port"]["maximum"], 65535);
 }

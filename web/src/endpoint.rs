@@ -5,7 +5,9 @@
 
 use gco_spec::diff::diff;
 use gco_spec::json::{Object, Value};
-use gco_spec::{Change, DesiredState, Record, apply, change_commands, parse_byte_size, spec::spec_mode};
+use gco_spec::{
+    Change, DesiredState, Record, apply, change_commands, parse_byte_size, spec::spec_mode,
+};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -38,16 +40,35 @@ fn request_for(name: &str, change: &Change) -> (&'static str, String, Option<Val
         Some(Value::Object(o))
     };
     match change {
-        Change::SetTopology { prefill, decode } => {
-            ("PUT", format!("{base}/topology"), body(&[("prefill", prefill.clone()), ("decode", decode.clone())]))
-        }
+        Change::SetTopology { prefill, decode } => (
+            "PUT",
+            format!("{base}/topology"),
+            body(&[("prefill", prefill.clone()), ("decode", decode.clone())]),
+        ),
         Change::ConfigureStore { store } => ("PUT", format!("{base}/store"), Some(store.clone())),
-        Change::UpdateImage { image } => ("PUT", format!("{base}/image"), body(&[("image", image.clone())])),
-        Change::Scale { replicas } => ("PUT", format!("{base}/replicas"), body(&[("replicas", replicas.clone())])),
-        Change::AddRegion { region, .. } => ("POST", format!("{base}/regions"), body(&[("region", region.clone())])),
-        Change::RemoveRegion { region } => {
-            ("DELETE", format!("{base}/regions/{}", api::segment(&paths::display(Some(region)))), None)
-        }
+        Change::UpdateImage { image } => (
+            "PUT",
+            format!("{base}/image"),
+            body(&[("image", image.clone())]),
+        ),
+        Change::Scale { replicas } => (
+            "PUT",
+            format!("{base}/replicas"),
+            body(&[("replicas", replicas.clone())]),
+        ),
+        Change::AddRegion { region, .. } => (
+            "POST",
+            format!("{base}/regions"),
+            body(&[("region", region.clone())]),
+        ),
+        Change::RemoveRegion { region } => (
+            "DELETE",
+            format!(
+                "{base}/regions/{}",
+                api::segment(&paths::display(Some(region)))
+            ),
+            None,
+        ),
         Change::Stop => ("POST", format!("{base}/stop"), None),
         Change::Start => ("POST", format!("{base}/start"), None),
         Change::Delete => ("DELETE", base, None),
@@ -82,7 +103,14 @@ pub fn EndpointPage(name: String) -> impl IntoView {
     let reload = move |then: Option<Change>| {
         let n = name.get_value();
         spawn_local(async move {
-            match api::call("GET", &format!("/api/endpoints/{}", api::segment(&n)), None, None).await {
+            match api::call(
+                "GET",
+                &format!("/api/endpoints/{}", api::segment(&n)),
+                None,
+                None,
+            )
+            .await
+            {
                 Ok(r) if r.ok() => match Record::from_value(&r.body) {
                     Ok(record) => {
                         if let Some(change) = then {
@@ -100,12 +128,15 @@ pub fn EndpointPage(name: String) -> impl IntoView {
                                 }
                             }
                         }
-                        let _ = loaded.try_set(Some(Loaded { record, etag: r.etag }));
+                        let _ = loaded.try_set(Some(Loaded {
+                            record,
+                            etag: r.etag,
+                        }));
                         let _ = load_error.try_set(None);
                     }
                     Err(e) => {
-                    let _ = load_error.try_set(Some(e.to_string()));
-                }
+                        let _ = load_error.try_set(Some(e.to_string()));
+                    }
                 },
                 Ok(r) => {
                     let _ = load_error.try_set(Some(r.summary()));
@@ -121,10 +152,16 @@ pub fn EndpointPage(name: String) -> impl IntoView {
     let review = move |title: &str, change: Change| {
         outcome.set(None);
         stale.set(false);
-        let Some(l) = loaded.get_untracked() else { return };
+        let Some(l) = loaded.get_untracked() else {
+            return;
+        };
         match preview(&l.record, &change) {
             Ok(lines) => {
-                pending.set(Some(Pending { title: title.to_owned(), change, lines }));
+                pending.set(Some(Pending {
+                    title: title.to_owned(),
+                    change,
+                    lines,
+                }));
                 // The review opens at the top: bring it to where the user is.
                 request_animation_frame(|| {
                     if let Some(el) = document().get_element_by_id("review-title") {
@@ -140,7 +177,9 @@ pub fn EndpointPage(name: String) -> impl IntoView {
     };
 
     let send = move |_| {
-        let (Some(p), Some(l)) = (pending.get_untracked(), loaded.get_untracked()) else { return };
+        let (Some(p), Some(l)) = (pending.get_untracked(), loaded.get_untracked()) else {
+            return;
+        };
         let (method, path, body) = request_for(&l.record.endpoint_name, &p.change);
         let _ = sending.try_set(true);
         spawn_local(async move {
@@ -149,15 +188,23 @@ pub fn EndpointPage(name: String) -> impl IntoView {
                     let _ = pending.try_set(None);
                     let _ = outcome.try_set(Some((true, format!("{}: done.", p.title))));
                     if let Ok(record) = Record::from_value(&r.body) {
-                        let _ = loaded.try_set(Some(Loaded { record, etag: r.etag }));
+                        let _ = loaded.try_set(Some(Loaded {
+                            record,
+                            etag: r.etag,
+                        }));
                     }
                 }
                 Ok(r) if r.status == 412 => {
                     let _ = stale.try_set(true);
                 }
                 Ok(r) => {
-                    let detail: Vec<String> = r.diagnostics().into_iter().map(|d| d.to_string()).collect();
-                    let text = if detail.is_empty() { r.summary() } else { detail.join("; ") };
+                    let detail: Vec<String> =
+                        r.diagnostics().into_iter().map(|d| d.to_string()).collect();
+                    let text = if detail.is_empty() {
+                        r.summary()
+                    } else {
+                        detail.join("; ")
+                    };
                     let _ = outcome.try_set(Some((false, text)));
                 }
                 Err(e) => {
@@ -183,12 +230,21 @@ pub fn EndpointPage(name: String) -> impl IntoView {
     Effect::new(move |_| {
         let Some(l) = loaded.get() else { return };
         let spec = &l.record.spec;
-        let at = |path: &[&str]| paths::display(path.split_first().and_then(|(k, rest)| paths::get(spec.get(k)?, rest)));
+        let at = |path: &[&str]| {
+            paths::display(
+                path.split_first()
+                    .and_then(|(k, rest)| paths::get(spec.get(k)?, rest)),
+            )
+        };
         topo_p.set(at(&["mooncake", "topology", "prefill"]));
         topo_d.set(at(&["mooncake", "topology", "decode"]));
         image.set(at(&["image"]));
         replicas.set(at(&["replicas"]));
-        let store = |k: &str| spec.get("mooncake").and_then(|m| paths::get(m, &["store", k])).cloned();
+        let store = |k: &str| {
+            spec.get("mooncake")
+                .and_then(|m| paths::get(m, &["store", k]))
+                .cloned()
+        };
         store_enabled.set(store("enabled").is_some_and(|v| v.is_true()));
         store_cold.set(store("cold_tier_enabled").is_some_and(|v| v.is_true()));
         let size = |k: &str| {
@@ -205,7 +261,10 @@ pub fn EndpointPage(name: String) -> impl IntoView {
         if store_enabled.get_untracked() {
             o.insert("enabled", true);
         }
-        for (key, text) in [("global_segment_size", store_gss.get_untracked()), ("local_buffer_size", store_lbs.get_untracked())] {
+        for (key, text) in [
+            ("global_segment_size", store_gss.get_untracked()),
+            ("local_buffer_size", store_lbs.get_untracked()),
+        ] {
             if !text.trim().is_empty() {
                 o.insert(key, parse_byte_size(&text).unwrap_or(text));
             }
@@ -370,4 +429,3 @@ pub fn EndpointPage(name: String) -> impl IntoView {
         </div>
     }
 }
-

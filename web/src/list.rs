@@ -17,12 +17,23 @@ enum Load {
 }
 
 fn region_status(r: &Record, region: &str) -> String {
-    let state = r.region_status.get(region).map(|s| paths::display(paths::get(s, &["state"]))).unwrap_or_default();
-    if state.is_empty() { "pending".into() } else { state }
+    let state = r
+        .region_status
+        .get(region)
+        .map(|s| paths::display(paths::get(s, &["state"])))
+        .unwrap_or_default();
+    if state.is_empty() {
+        "pending".into()
+    } else {
+        state
+    }
 }
 
 fn mode(r: &Record) -> String {
-    r.spec.get("mooncake").map(|m| paths::display(paths::get(m, &["mode"]))).unwrap_or_else(|| "plain".into())
+    r.spec
+        .get("mooncake")
+        .map(|m| paths::display(paths::get(m, &["mode"])))
+        .unwrap_or_else(|| "plain".into())
 }
 
 #[component]
@@ -41,11 +52,20 @@ pub fn ListPage() -> impl IntoView {
         if !r.trim().is_empty() {
             query.push(format!("region={}", api::segment(r.trim())));
         }
-        let url = if query.is_empty() { "/api/endpoints".to_owned() } else { format!("/api/endpoints?{}", query.join("&")) };
+        let url = if query.is_empty() {
+            "/api/endpoints".to_owned()
+        } else {
+            format!("/api/endpoints?{}", query.join("&"))
+        };
         spawn_local(async move {
             let next = match api::call("GET", &url, None, None).await {
                 Ok(reply) if reply.ok() => match paths::get(&reply.body, &["endpoints"]) {
-                    Some(Value::List(items)) => Load::Ready(items.iter().filter_map(|i| Record::from_value(i).ok()).collect()),
+                    Some(Value::List(items)) => Load::Ready(
+                        items
+                            .iter()
+                            .filter_map(|i| Record::from_value(i).ok())
+                            .collect(),
+                    ),
                     _ => Load::Failed("the server sent an unexpected answer".into()),
                 },
                 Ok(reply) => Load::Failed(reply.summary()),

@@ -9,7 +9,9 @@ pub fn get<'a>(root: &'a Value, path: &[&str]) -> Option<&'a Value> {
 /// Sets (`Some`) or removes (`None`) the field at `path`, creating parent
 /// objects as needed and dropping parents left empty.
 pub fn set(root: &mut Value, path: &[&str], value: Option<Value>) {
-    let Some((first, rest)) = path.split_first() else { return };
+    let Some((first, rest)) = path.split_first() else {
+        return;
+    };
     if root.as_object().is_none() {
         *root = Value::Object(Object::new());
     }
@@ -23,7 +25,11 @@ pub fn set(root: &mut Value, path: &[&str], value: Option<Value>) {
         }
         return;
     }
-    let mut child = obj.get(first).filter(|c| c.as_object().is_some()).cloned().unwrap_or(Value::Object(Object::new()));
+    let mut child = obj
+        .get(first)
+        .filter(|c| c.as_object().is_some())
+        .cloned()
+        .unwrap_or(Value::Object(Object::new()));
     set(&mut child, rest, value);
     if child.as_object().is_some_and(Object::is_empty) {
         obj.remove(first);

@@ -18,7 +18,11 @@ type Preview = Option<(Result<Vec<Plan>, PlanError>, Commands)>;
 #[component]
 pub fn PreviewPanel(ed: Editor) -> impl IntoView {
     let preview = Memo::new(move |_| -> Preview {
-        ed.check.with(|c| c.deployment.as_ref().map(|d| (plan_deployment(d), deploy_commands(d))))
+        ed.check.with(|c| {
+            c.deployment
+                .as_ref()
+                .map(|d| (plan_deployment(d), deploy_commands(d)))
+        })
     });
     view! {
         <section class="preview" aria-labelledby="preview-title">
@@ -57,8 +61,13 @@ pub fn CliCommands(commands: Commands) -> impl IntoView {
             spawn_local(async move {
                 let written = window().navigator().clipboard().write_text(&text);
                 let note = match wasm_bindgen_futures::JsFuture::from(written).await {
-                    Ok(_) => format!("Copied {count} command{}.", if count == 1 { "" } else { "s" }),
-                    Err(_) => "The browser did not allow copying; select the commands instead.".to_owned(),
+                    Ok(_) => format!(
+                        "Copied {count} command{}.",
+                        if count == 1 { "" } else { "s" }
+                    ),
+                    Err(_) => {
+                        "The browser did not allow copying; select the commands instead.".to_owned()
+                    }
                 };
                 let _ = copied.try_set(Some(note));
             });
@@ -132,7 +141,13 @@ enum Row {
 }
 
 fn flatten(key: String, value: &Value, rows: &mut Vec<(String, Row)>) {
-    let join = |k: &str| if key.is_empty() { k.to_owned() } else { format!("{key}.{k}") };
+    let join = |k: &str| {
+        if key.is_empty() {
+            k.to_owned()
+        } else {
+            format!("{key}.{k}")
+        }
+    };
     match value {
         Value::Object(o) if !o.is_empty() => {
             for (k, v) in o.str_entries() {
@@ -145,12 +160,19 @@ fn flatten(key: String, value: &Value, rows: &mut Vec<(String, Row)>) {
                 }
             }
         }
-        Value::List(items) if items.iter().any(|i| matches!(i, Value::Object(_) | Value::List(_))) => {
+        Value::List(items)
+            if items
+                .iter()
+                .any(|i| matches!(i, Value::Object(_) | Value::List(_))) =>
+        {
             for (i, item) in items.iter().enumerate() {
                 flatten(format!("{key}[{i}]"), item, rows);
             }
         }
-        Value::List(items) => rows.push((key, Row::Text(items.iter().map(scalar).collect::<Vec<_>>().join(" ")))),
+        Value::List(items) => rows.push((
+            key,
+            Row::Text(items.iter().map(scalar).collect::<Vec<_>>().join(" ")),
+        )),
         other => rows.push((key, Row::Text(scalar(other)))),
     }
 }

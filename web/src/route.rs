@@ -17,8 +17,15 @@ impl Page {
         if path == "/new" {
             Page::New
         } else if let Some(name) = path.strip_prefix("/endpoints/") {
-            let name = js_sys::decode_uri_component(name).ok().and_then(|s| s.as_string()).unwrap_or_default();
-            if name.is_empty() { Page::List } else { Page::Endpoint(name) }
+            let name = js_sys::decode_uri_component(name)
+                .ok()
+                .and_then(|s| s.as_string())
+                .unwrap_or_default();
+            if name.is_empty() {
+                Page::List
+            } else {
+                Page::Endpoint(name)
+            }
         } else {
             Page::List
         }
@@ -34,7 +41,9 @@ impl Page {
 }
 
 fn current() -> Page {
-    let path = web_sys::window().and_then(|w| w.location().pathname().ok()).unwrap_or_default();
+    let path = web_sys::window()
+        .and_then(|w| w.location().pathname().ok())
+        .unwrap_or_default();
     Page::from_path(&path)
 }
 

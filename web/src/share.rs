@@ -47,7 +47,10 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 pub fn base64url_encode(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len() * 4 / 3 + 4);
     for chunk in bytes.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |acc, (i, b)| acc | (u32::from(*b) << (16 - 8 * i)));
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, b)| acc | (u32::from(*b) << (16 - 8 * i)));
         for i in 0..=chunk.len() {
             out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
         }
@@ -73,20 +76,30 @@ pub fn base64url_decode(text: &str) -> Option<Vec<u8>> {
 
 /// The fragment for a state.
 pub async fn encode(state: &Value) -> Result<String, String> {
-    let bytes = deflate(&state.to_json()).await.map_err(|_| "this browser cannot compress links".to_owned())?;
+    let bytes = deflate(&state.to_json())
+        .await
+        .map_err(|_| "this browser cannot compress links".to_owned())?;
     let bytes = js_sys::Uint8Array::new(&bytes).to_vec();
     let link = base64url_encode(&bytes);
     if link.len() > MAX_LINK_CHARS {
-        return Err(format!("the editor state is too large for a link ({} characters, at most {MAX_LINK_CHARS})", link.len()));
+        return Err(format!(
+            "the editor state is too large for a link ({} characters, at most {MAX_LINK_CHARS})",
+            link.len()
+        ));
     }
     Ok(format!("{PREFIX}{link}"))
 }
 
 /// The state in a fragment, or why the link cannot be used.
 pub async fn decode(fragment: &str) -> Result<Value, String> {
-    let data = fragment.strip_prefix(PREFIX).ok_or("this link holds no editor state")?;
+    let data = fragment
+        .strip_prefix(PREFIX)
+        .ok_or("this link holds no editor state")?;
     if data.len() > MAX_LINK_CHARS {
-        return Err(format!("this link is too long ({} characters, at most {MAX_LINK_CHARS})", data.len()));
+        return Err(format!(
+            "this link is too long ({} characters, at most {MAX_LINK_CHARS})",
+            data.len()
+        ));
     }
     let bytes = base64url_decode(data).ok_or("this link is damaged (not base64url)")?;
     let text = inflate(&bytes, MAX_STATE_BYTES)
@@ -103,7 +116,9 @@ pub async fn decode(fragment: &str) -> Result<Value, String> {
 
 /// Reads the current page's fragment.
 pub fn current_fragment() -> String {
-    web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default()
+    web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default()
 }
 
 /// Replaces the fragment without a new history entry.
@@ -112,7 +127,8 @@ pub fn set_fragment(fragment: &str) {
         && let Ok(history) = w.history()
     {
         let path = w.location().pathname().unwrap_or_default();
-        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&format!("{path}{fragment}")));
+        let _ =
+            history.replace_state_with_url(&JsValue::NULL, "", Some(&format!("{path}{fragment}")));
     }
 }
 

@@ -27,9 +27,18 @@ fn text_at(ed: &Editor, path: &[&str]) -> String {
 #[component]
 fn Group(ed: Editor, role: &'static str, key: &'static str, label: &'static str) -> impl IntoView {
     let n = move || count(&ed, key);
-    let set = move |v: i64| ed.set_field(&[key], Some(Value::int(v.clamp(MOONCAKE_TOPOLOGY_MIN, MOONCAKE_TOPOLOGY_MAX))));
+    let set = move |v: i64| {
+        ed.set_field(
+            &[key],
+            Some(Value::int(
+                v.clamp(MOONCAKE_TOPOLOGY_MIN, MOONCAKE_TOPOLOGY_MAX),
+            )),
+        )
+    };
     let range = move || {
-        let enabled = ed.state.with(|s| paths::get(s, &["mooncake_autoscaling", "enabled"]).is_some_and(Value::is_true));
+        let enabled = ed.state.with(|s| {
+            paths::get(s, &["mooncake_autoscaling", "enabled"]).is_some_and(Value::is_true)
+        });
         let min = text_at(&ed, &["mooncake_autoscaling", role, "min_replicas"]);
         let max = text_at(&ed, &["mooncake_autoscaling", role, "max_replicas"]);
         (enabled && !(min.is_empty() && max.is_empty())).then(|| {
@@ -69,30 +78,57 @@ fn Group(ed: Editor, role: &'static str, key: &'static str, label: &'static str)
 
 #[component]
 pub fn Topology(ed: Editor) -> impl IntoView {
-    let mode = move || ed.state.with(|s| paths::get(s, &["mooncake_mode"]).and_then(Value::as_str).and_then(Mode::parse));
+    let mode = move || {
+        ed.state.with(|s| {
+            paths::get(s, &["mooncake_mode"])
+                .and_then(Value::as_str)
+                .and_then(Mode::parse)
+        })
+    };
     let store_on = move || {
         mode().is_some_and(Mode::has_store)
-            || ed.state.with(|s| paths::get(s, &["mooncake_store", "enabled"]).is_some_and(Value::is_true))
+            || ed
+                .state
+                .with(|s| paths::get(s, &["mooncake_store", "enabled"]).is_some_and(Value::is_true))
     };
     let size = move |field: &'static str, default: &'static str| {
         let text = text_at(&ed, &["mooncake_store", field]);
         format_byte_size(if text.is_empty() { default } else { &text }).unwrap_or(text)
     };
     let tiers = move || {
-        let mut tiers = vec![format!("memory: {} segment, {} buffer",
-            size("global_segment_size", gco_spec::limits::MOONCAKE_DEFAULT_GLOBAL_SEGMENT_SIZE),
-            size("local_buffer_size", gco_spec::limits::MOONCAKE_DEFAULT_LOCAL_BUFFER_SIZE))];
+        let mut tiers = vec![format!(
+            "memory: {} segment, {} buffer",
+            size(
+                "global_segment_size",
+                gco_spec::limits::MOONCAKE_DEFAULT_GLOBAL_SEGMENT_SIZE
+            ),
+            size(
+                "local_buffer_size",
+                gco_spec::limits::MOONCAKE_DEFAULT_LOCAL_BUFFER_SIZE
+            )
+        )];
         let offload = text_at(&ed, &["mooncake_store", "offload"]);
         if !offload.is_empty() && offload != "none" {
             tiers.push(format!("offload: {offload}"));
         }
-        if ed.state.with(|s| paths::get(s, &["mooncake_store", "cold_tier_enabled"]).is_some_and(Value::is_true)) {
+        if ed.state.with(|s| {
+            paths::get(s, &["mooncake_store", "cold_tier_enabled"]).is_some_and(Value::is_true)
+        }) {
             tiers.push("cold tier: object store".into());
         }
         tiers
     };
-    let label = move || match (mode(), count(&ed, "prefill_replicas"), count(&ed, "decode_replicas")) {
-        (Some(m), Some(p), Some(d)) if m.is_split() && [p, d].iter().all(|n| (MOONCAKE_TOPOLOGY_MIN..=MOONCAKE_TOPOLOGY_MAX).contains(n)) => {
+    let label = move || match (
+        mode(),
+        count(&ed, "prefill_replicas"),
+        count(&ed, "decode_replicas"),
+    ) {
+        (Some(m), Some(p), Some(d))
+            if m.is_split()
+                && [p, d]
+                    .iter()
+                    .all(|n| (MOONCAKE_TOPOLOGY_MIN..=MOONCAKE_TOPOLOGY_MAX).contains(n)) =>
+        {
             format!("{p}p{d}d")
         }
         (Some(Mode::Store), ..) => "single store instance".into(),

@@ -33,11 +33,15 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
             .and_then(|v| v.split(';').next())
             .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
         if !is_json {
-            return Err(ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "send the body as Content-Type: application/json"));
+            return Err(ApiError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "send the body as Content-Type: application/json",
+            ));
         }
         let bytes = read_limited(req.into_body(), MAX_BODY_BYTES).await?;
-        let text = std::str::from_utf8(&bytes)
-            .map_err(|_| ApiError::field(StatusCode::BAD_REQUEST, "", "the body is not valid UTF-8"))?;
+        let text = std::str::from_utf8(&bytes).map_err(|_| {
+            ApiError::field(StatusCode::BAD_REQUEST, "", "the body is not valid UTF-8")
+        })?;
         parse_limited(text, MAX_BODY_DEPTH)
             .map(JsonBody)
             .map_err(|e| ApiError::field(StatusCode::BAD_REQUEST, "", format!("invalid JSON: {e}")))
@@ -47,7 +51,10 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
 /// An optional JSON object body: empty bodies read as `{}` (for POST actions
 /// that take no arguments).
 pub fn object_field(body: &Value, key: &str) -> Value {
-    body.as_object().and_then(|o| o.get(key)).cloned().unwrap_or(Value::Null)
+    body.as_object()
+        .and_then(|o| o.get(key))
+        .cloned()
+        .unwrap_or(Value::Null)
 }
 
 mod bytes_body {
@@ -61,11 +68,19 @@ mod bytes_body {
         let limited = http_body_util::Limited::new(body, limit);
         match limited.collect().await {
             Ok(collected) => Ok(collected.to_bytes()),
-            Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => Err(ApiError::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                format!("the body is larger than {} KiB", limit / 1024),
+            Err(e)
+                if e.downcast_ref::<http_body_util::LengthLimitError>()
+                    .is_some() =>
+            {
+                Err(ApiError::new(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    format!("the body is larger than {} KiB", limit / 1024),
+                ))
+            }
+            Err(_) => Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "the body could not be read",
             )),
-            Err(_) => Err(ApiError::new(StatusCode::BAD_REQUEST, "the body could not be read")),
         }
     }
 }

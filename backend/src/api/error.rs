@@ -17,13 +17,21 @@ pub struct ApiError {
 
 impl ApiError {
     pub fn new(status: StatusCode, summary: impl Into<String>) -> ApiError {
-        ApiError { status, summary: summary.into(), errors: Vec::new() }
+        ApiError {
+            status,
+            summary: summary.into(),
+            errors: Vec::new(),
+        }
     }
 
     /// An error about one field.
     pub fn field(status: StatusCode, path: &str, message: impl Into<String>) -> ApiError {
         let message = message.into();
-        ApiError { status, summary: message.clone(), errors: vec![Diagnostic::error(path, message)] }
+        ApiError {
+            status,
+            summary: message.clone(),
+            errors: vec![Diagnostic::error(path, message)],
+        }
     }
 }
 
@@ -43,7 +51,12 @@ pub fn diagnostics_json(diagnostics: &[Diagnostic]) -> Value {
 
 /// A JSON response from a core value.
 pub fn json_response(status: StatusCode, body: &Value) -> Response {
-    (status, [(axum::http::header::CONTENT_TYPE, "application/json")], body.to_json()).into_response()
+    (
+        status,
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        body.to_json(),
+    )
+        .into_response()
 }
 
 impl IntoResponse for ApiError {
@@ -61,19 +74,27 @@ fn invalid(report: Report) -> ApiError {
         1 => "the request has 1 error".to_owned(),
         n => format!("the request has {n} errors"),
     };
-    ApiError { status: StatusCode::UNPROCESSABLE_ENTITY, summary, errors }
+    ApiError {
+        status: StatusCode::UNPROCESSABLE_ENTITY,
+        summary,
+        errors,
+    }
 }
 
 impl From<ServiceError> for ApiError {
     fn from(e: ServiceError) -> ApiError {
         match e {
-            ServiceError::NotFound(name) => {
-                ApiError::field(StatusCode::NOT_FOUND, "endpoint_name", format!("Endpoint '{name}' not found"))
-            }
+            ServiceError::NotFound(name) => ApiError::field(
+                StatusCode::NOT_FOUND,
+                "endpoint_name",
+                format!("Endpoint '{name}' not found"),
+            ),
             ServiceError::Invalid(report) => invalid(report),
-            ServiceError::AlreadyExists(name) => {
-                ApiError::field(StatusCode::CONFLICT, "endpoint_name", format!("Endpoint '{name}' already exists"))
-            }
+            ServiceError::AlreadyExists(name) => ApiError::field(
+                StatusCode::CONFLICT,
+                "endpoint_name",
+                format!("Endpoint '{name}' already exists"),
+            ),
             ServiceError::Refused(op) => {
                 let status = match op.kind {
                     OpErrorKind::Invalid => StatusCode::UNPROCESSABLE_ENTITY,
@@ -85,17 +106,22 @@ impl From<ServiceError> for ApiError {
                 StatusCode::PRECONDITION_FAILED,
                 "the endpoint changed since it was read; reload it and apply the change again",
             ),
-            ServiceError::Busy => {
-                ApiError::new(StatusCode::CONFLICT, "the endpoint is changing too often right now; try again")
-            }
-            ServiceError::Unavailable => {
-                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "the endpoint store is unavailable; try again shortly")
-            }
+            ServiceError::Busy => ApiError::new(
+                StatusCode::CONFLICT,
+                "the endpoint is changing too often right now; try again",
+            ),
+            ServiceError::Unavailable => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the endpoint store is unavailable; try again shortly",
+            ),
             ServiceError::Unconfirmed => ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "the endpoint store did not confirm the change, which may or may not have been saved; reload before trying again",
             ),
-            ServiceError::Corrupt => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "a stored endpoint could not be read"),
+            ServiceError::Corrupt => ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "a stored endpoint could not be read",
+            ),
         }
     }
 }

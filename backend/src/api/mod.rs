@@ -6,17 +6,17 @@ mod error;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use axum::Router;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post, put};
-use axum::Router;
 use gco_spec::json::{Object, Value};
 use gco_spec::{Change, DesiredState, Record};
 
-pub use body::{MAX_BODY_BYTES, MAX_BODY_DEPTH};
 use body::{JsonBody, object_field};
+pub use body::{MAX_BODY_BYTES, MAX_BODY_DEPTH};
 pub use error::ApiError;
 use error::{diagnostics_json, json_response};
 
@@ -41,7 +41,10 @@ pub fn router() -> Router<AppState> {
         .route("/api/endpoints/{name}/stop", post(stop))
         .route("/api/endpoints/{name}/start", post(start))
         .route("/api/endpoints/{name}/regions", post(add_region))
-        .route("/api/endpoints/{name}/regions/{region}", delete(remove_region))
+        .route(
+            "/api/endpoints/{name}/regions/{region}",
+            delete(remove_region),
+        )
 }
 
 /// The API's answer to a path it does not have (instead of the console).
@@ -64,16 +67,20 @@ fn record_response(status: StatusCode, record: &Record) -> Response {
 }
 
 fn path_name(path: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
-    path.map(|Path(name)| name).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.body_text()))
+    path.map(|Path(name)| name)
+        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.body_text()))
 }
 
 fn if_match(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     match headers.get(header::IF_MATCH) {
         None => Ok(None),
-        Some(v) => v
-            .to_str()
-            .map(|s| Some(s.to_owned()))
-            .map_err(|_| ApiError::field(StatusCode::BAD_REQUEST, "If-Match", "If-Match must be ASCII")),
+        Some(v) => v.to_str().map(|s| Some(s.to_owned())).map_err(|_| {
+            ApiError::field(
+                StatusCode::BAD_REQUEST,
+                "If-Match",
+                "If-Match must be ASCII",
+            )
+        }),
     }
 }
 
@@ -86,8 +93,14 @@ async fn validate(State(service): State<AppState>, JsonBody(body): JsonBody) -> 
     let v = service.validate(body);
     let mut o = Object::new();
     o.insert("ok", v.report.is_ok());
-    o.insert("errors", diagnostics_json(&v.report.errors().cloned().collect::<Vec<_>>()));
-    o.insert("warnings", diagnostics_json(&v.report.warnings().cloned().collect::<Vec<_>>()));
+    o.insert(
+        "errors",
+        diagnostics_json(&v.report.errors().cloned().collect::<Vec<_>>()),
+    );
+    o.insert(
+        "warnings",
+        diagnostics_json(&v.report.warnings().cloned().collect::<Vec<_>>()),
+    );
     o.insert("spec", v.spec.map_or(Value::Null, Value::Object));
     json_response(StatusCode::OK, &Value::Object(o))
 }
@@ -103,33 +116,55 @@ async fn list(
             ApiError::field(
                 StatusCode::BAD_REQUEST,
                 "desired_state",
-                format!("desired_state must be one of deploying, running, stopped, deleted, got {s:?}"),
+                format!(
+                    "desired_state must be one of deploying, running, stopped, deleted, got {s:?}"
+                ),
             )
         })?),
     };
     let region = query.get("region").filter(|s| !s.is_empty());
     let records = service.list(state, region.map(String::as_str)).await?;
     let mut o = Object::new();
-    o.insert("endpoints", Value::List(records.iter().map(Record::to_value).collect()));
+    o.insert(
+        "endpoints",
+        Value::List(records.iter().map(Record::to_value).collect()),
+    );
     Ok(json_response(StatusCode::OK, &Value::Object(o)))
 }
 
-async fn deploy(State(service): State<AppState>, JsonBody(body): JsonBody) -> Result<Response, ApiError> {
+async fn deploy(
+    State(service): State<AppState>,
+    JsonBody(body): JsonBody,
+) -> Result<Response, ApiError> {
     let record = service.deploy(body).await?;
     Ok(record_response(StatusCode::CREATED, &record))
 }
 
-async fn show(State(service): State<AppState>, name: Result<Path<String>, PathRejection>) -> Result<Response, ApiError> {
+async fn show(
+    State(service): State<AppState>,
+    name: Result<Path<String>, PathRejection>,
+) -> Result<Response, ApiError> {
     let stored = service.get_stored(&path_name(name)?).await?;
-    let mut response = ([(header::CONTENT_TYPE, "application/json")], stored.json.clone()).into_response();
+    let mut response = (
+        [(header::CONTENT_TYPE, "application/json")],
+        stored.json.clone(),
+    )
+        .into_response();
     if let Ok(tag) = HeaderValue::from_str(&etag(&stored.record)) {
         response.headers_mut().insert(header::ETAG, tag);
     }
     Ok(response)
 }
 
-async fn apply_change(service: &Service, name: String, headers: &HeaderMap, change: Change) -> Result<Response, ApiError> {
-    let record = service.change(&name, change, if_match(headers)?.as_deref()).await?;
+async fn apply_change(
+    service: &Service,
+    name: String,
+    headers: &HeaderMap,
+    change: Change,
+) -> Result<Response, ApiError> {
+    let record = service
+        .change(&name, change, if_match(headers)?.as_deref())
+        .await?;
     Ok(record_response(StatusCode::OK, &record))
 }
 
@@ -139,7 +174,10 @@ async fn set_topology(
     headers: HeaderMap,
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
-    let change = Change::SetTopology { prefill: object_field(&body, "prefill"), decode: object_field(&body, "decode") };
+    let change = Change::SetTopology {
+        prefill: object_field(&body, "prefill"),
+        decode: object_field(&body, "decode"),
+    };
     apply_change(&service, path_name(name)?, &headers, change).await
 }
 
@@ -149,7 +187,13 @@ async fn configure_store(
     headers: HeaderMap,
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
-    apply_change(&service, path_name(name)?, &headers, Change::ConfigureStore { store: body }).await
+    apply_change(
+        &service,
+        path_name(name)?,
+        &headers,
+        Change::ConfigureStore { store: body },
+    )
+    .await
 }
 
 async fn update_image(
@@ -158,7 +202,9 @@ async fn update_image(
     headers: HeaderMap,
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
-    let change = Change::UpdateImage { image: object_field(&body, "image") };
+    let change = Change::UpdateImage {
+        image: object_field(&body, "image"),
+    };
     apply_change(&service, path_name(name)?, &headers, change).await
 }
 
@@ -168,7 +214,9 @@ async fn scale(
     headers: HeaderMap,
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
-    let change = Change::Scale { replicas: object_field(&body, "replicas") };
+    let change = Change::Scale {
+        replicas: object_field(&body, "replicas"),
+    };
     apply_change(&service, path_name(name)?, &headers, change).await
 }
 
@@ -202,7 +250,10 @@ async fn add_region(
     headers: HeaderMap,
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
-    let change = Change::AddRegion { region: object_field(&body, "region"), generation: String::new() };
+    let change = Change::AddRegion {
+        region: object_field(&body, "region"),
+        generation: String::new(),
+    };
     apply_change(&service, path_name(name)?, &headers, change).await
 }
 
@@ -211,6 +262,15 @@ async fn remove_region(
     path: Result<Path<(String, String)>, PathRejection>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let Path((name, region)) = path.map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.body_text()))?;
-    apply_change(&service, name, &headers, Change::RemoveRegion { region: Value::from(region) }).await
+    let Path((name, region)) =
+        path.map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.body_text()))?;
+    apply_change(
+        &service,
+        name,
+        &headers,
+        Change::RemoveRegion {
+            region: Value::from(region),
+        },
+    )
+    .await
 }

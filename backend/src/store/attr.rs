@@ -31,7 +31,9 @@ pub fn to_attr(v: &Value) -> AttributeValue {
 }
 
 pub fn to_item(o: &Object) -> HashMap<String, AttributeValue> {
-    o.str_entries().map(|(k, v)| (k.to_string_lossy(), to_attr(v))).collect()
+    o.str_entries()
+        .map(|(k, v)| (k.to_string_lossy(), to_attr(v)))
+        .collect()
 }
 
 /// Reads an attribute back. A whole N is an integer (as GCO's reader turns
@@ -52,10 +54,15 @@ pub fn from_attr(a: &AttributeValue) -> Value {
         AttributeValue::S(s) => Value::from(s.clone()),
         AttributeValue::L(items) => Value::List(items.iter().map(from_attr).collect()),
         AttributeValue::M(m) => Value::Object(from_item(m)),
-        AttributeValue::Ss(items) => Value::List(items.iter().map(|s| Value::from(s.clone())).collect()),
-        AttributeValue::Ns(items) => {
-            Value::List(items.iter().map(|n| from_attr(&AttributeValue::N(n.clone()))).collect())
+        AttributeValue::Ss(items) => {
+            Value::List(items.iter().map(|s| Value::from(s.clone())).collect())
         }
+        AttributeValue::Ns(items) => Value::List(
+            items
+                .iter()
+                .map(|n| from_attr(&AttributeValue::N(n.clone())))
+                .collect(),
+        ),
         // Binary attributes are not part of GCO's layout.
         _ => Value::Null,
     }
@@ -86,6 +93,9 @@ mod tests {
             r#"{"a": 1, "b": "x", "big": "100000000000000000000000000000000000000000", "c": [true, null], "d": {"e": "4294967296"}}"#
         );
         assert_eq!(from_attr(&AttributeValue::N("3.0".into())), Value::int(3));
-        assert_eq!(from_attr(&AttributeValue::N("1.5".into())), Value::Float(1.5));
+        assert_eq!(
+            from_attr(&AttributeValue::N("1.5".into())),
+            Value::Float(1.5)
+        );
     }
 }

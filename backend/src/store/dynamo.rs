@@ -8,7 +8,8 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::{Credentials, Region};
 use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType, TableStatus,
+    AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType,
+    ScalarAttributeType, TableStatus,
 };
 use gco_spec::Record;
 
@@ -30,7 +31,9 @@ pub struct DynamoStore {
     table: String,
 }
 
-fn unavailable<E: std::error::Error + 'static, R: std::fmt::Debug>(e: SdkError<E, R>) -> StoreError {
+fn unavailable<E: std::error::Error + 'static, R: std::fmt::Debug>(
+    e: SdkError<E, R>,
+) -> StoreError {
     StoreError::Unavailable(DisplayErrorContext(&e).to_string())
 }
 
@@ -69,12 +72,23 @@ impl DynamoStore {
         if let Some(endpoint) = &cfg.endpoint {
             loader = loader.endpoint_url(endpoint);
             // Local servers accept any key; don't make users invent one.
-            if std::env::var_os("AWS_ACCESS_KEY_ID").is_none() && std::env::var_os("AWS_PROFILE").is_none() {
-                loader = loader.credentials_provider(Credentials::new("local", "local", None, None, "gco-console"));
+            if std::env::var_os("AWS_ACCESS_KEY_ID").is_none()
+                && std::env::var_os("AWS_PROFILE").is_none()
+            {
+                loader = loader.credentials_provider(Credentials::new(
+                    "local",
+                    "local",
+                    None,
+                    None,
+                    "gco-console",
+                ));
             }
         }
         let sdk = loader.load().await;
-        DynamoStore { client: Client::new(&sdk), table: cfg.table.clone() }
+        DynamoStore {
+            client: Client::new(&sdk),
+            table: cfg.table.clone(),
+        }
     }
 
     /// Creates the table (key `endpoint_name`, on-demand) unless it exists.
@@ -85,7 +99,10 @@ impl DynamoStore {
                     .attribute_name("endpoint_name")
                     .attribute_type(ScalarAttributeType::S)
                     .build()?,
-                KeySchemaElement::builder().attribute_name("endpoint_name").key_type(KeyType::Hash).build()?,
+                KeySchemaElement::builder()
+                    .attribute_name("endpoint_name")
+                    .key_type(KeyType::Hash)
+                    .build()?,
             ))
         })();
         let (attr, key) = built.map_err(|e| StoreError::Unavailable(e.to_string()))?;
@@ -100,7 +117,9 @@ impl DynamoStore {
             .await;
         match result {
             Ok(_) => {}
-            Err(e) if e.as_service_error().is_some_and(|s| s.is_resource_in_use_exception()) => {}
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|s| s.is_resource_in_use_exception()) => {}
             Err(e) => return Err(unavailable(e)),
         }
         self.wait_until_active().await
@@ -109,13 +128,22 @@ impl DynamoStore {
     /// A new table takes writes only once it is ACTIVE.
     async fn wait_until_active(&self) -> Result<(), StoreError> {
         for _ in 0..300 {
-            let out = self.client.describe_table().table_name(&self.table).send().await.map_err(unavailable)?;
+            let out = self
+                .client
+                .describe_table()
+                .table_name(&self.table)
+                .send()
+                .await
+                .map_err(unavailable)?;
             if out.table().and_then(|t| t.table_status()) == Some(&TableStatus::Active) {
                 return Ok(());
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        Err(StoreError::Unavailable(format!("table {} did not become active within 30 s", self.table)))
+        Err(StoreError::Unavailable(format!(
+            "table {} did not become active within 30 s",
+            self.table
+        )))
     }
 }
 
@@ -133,7 +161,10 @@ impl Store for DynamoStore {
                 .await;
             match result {
                 Ok(_) => Ok(()),
-                Err(e) if e.as_service_error().is_some_and(|s| s.is_conditional_check_failed_exception()) => {
+                Err(e)
+                    if e.as_service_error()
+                        .is_some_and(|s| s.is_conditional_check_failed_exception()) =>
+                {
                     Err(StoreError::AlreadyExists)
                 }
                 Err(e) => Err(unavailable(e)),
@@ -152,11 +183,17 @@ impl Store for DynamoStore {
                 .send()
                 .await
                 .map_err(unavailable)?;
-            out.item().map(|item| decode(&gco_spec::Value::Object(from_item(item)))).transpose()
+            out.item()
+                .map(|item| decode(&gco_spec::Value::Object(from_item(item))))
+                .transpose()
         })
     }
 
-    fn update<'a>(&'a self, record: &'a Record, expected: Expected<'a>) -> BoxFuture<'a, Result<(), StoreError>> {
+    fn update<'a>(
+        &'a self,
+        record: &'a Record,
+        expected: Expected<'a>,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
             let value = storable(record);
             let item = value.as_object().expect("a record is an object");
@@ -169,8 +206,12 @@ impl Store for DynamoStore {
                 values.insert(format!(":v{i}"), to_attr(v));
                 sets.push(format!("#a{i} = :v{i}"));
             }
-            let mut condition = "attribute_exists(endpoint_name) AND updated_at = :expected_at".to_owned();
-            values.insert(":expected_at".into(), AttributeValue::S(expected.updated_at.to_owned()));
+            let mut condition =
+                "attribute_exists(endpoint_name) AND updated_at = :expected_at".to_owned();
+            values.insert(
+                ":expected_at".into(),
+                AttributeValue::S(expected.updated_at.to_owned()),
+            );
             match expected.lifecycle_id {
                 Some(id) => {
                     condition.push_str(" AND lifecycle_id = :lifecycle");
@@ -186,7 +227,10 @@ impl Store for DynamoStore {
                 .client
                 .update_item()
                 .table_name(&self.table)
-                .key("endpoint_name", AttributeValue::S(record.endpoint_name.clone()))
+                .key(
+                    "endpoint_name",
+                    AttributeValue::S(record.endpoint_name.clone()),
+                )
                 .update_expression(format!("SET {}", sets.join(", ")))
                 .condition_expression(condition)
                 .set_expression_attribute_names(Some(names))
@@ -195,7 +239,10 @@ impl Store for DynamoStore {
                 .await;
             match result {
                 Ok(_) => Ok(()),
-                Err(e) if e.as_service_error().is_some_and(|s| s.is_conditional_check_failed_exception()) => {
+                Err(e)
+                    if e.as_service_error()
+                        .is_some_and(|s| s.is_conditional_check_failed_exception()) =>
+                {
                     Err(StoreError::ConditionFailed)
                 }
                 Err(e) => Err(unavailable(e)),

@@ -28,8 +28,14 @@ pub struct EmbeddedStore {
 /// left out, and the next read reports it).
 fn remember(cache: &Cache, name: &str, text: &str) {
     if let Ok(record) = read_record(text) {
-        let stored = Arc::new(Stored { record, json: text.to_owned() });
-        cache.write().unwrap_or_else(|e| e.into_inner()).insert(name.to_owned(), stored);
+        let stored = Arc::new(Stored {
+            record,
+            json: text.to_owned(),
+        });
+        cache
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(name.to_owned(), stored);
     }
 }
 
@@ -45,7 +51,10 @@ impl EmbeddedStore {
         let txn = db.begin_write().map_err(unavailable)?;
         txn.open_table(ENDPOINTS).map_err(unavailable)?;
         txn.commit().map_err(unavailable)?;
-        Ok(EmbeddedStore { db: Arc::new(db), cache: Cache::default() })
+        Ok(EmbeddedStore {
+            db: Arc::new(db),
+            cache: Cache::default(),
+        })
     }
 
     async fn blocking<T: Send + 'static>(
@@ -53,7 +62,9 @@ impl EmbeddedStore {
         f: impl FnOnce(&Database) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
         let db = Arc::clone(&self.db);
-        tokio::task::spawn_blocking(move || f(&db)).await.map_err(unavailable)?
+        tokio::task::spawn_blocking(move || f(&db))
+            .await
+            .map_err(unavailable)?
     }
 }
 
@@ -73,7 +84,9 @@ impl Store for EmbeddedStore {
                 if table.get(name.as_str()).map_err(unavailable)?.is_some() {
                     return Err(StoreError::AlreadyExists);
                 }
-                table.insert(name.as_str(), text.as_str()).map_err(unavailable)?;
+                table
+                    .insert(name.as_str(), text.as_str())
+                    .map_err(unavailable)?;
             }
             txn.commit().map_err(unavailable)?;
             remember(&cache, &name, &text);
@@ -85,9 +98,17 @@ impl Store for EmbeddedStore {
         Box::pin(async move { Ok(self.get_stored(name).await?.map(|s| s.record.clone())) })
     }
 
-    fn get_stored<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<Option<Arc<Stored>>, StoreError>> {
+    fn get_stored<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Arc<Stored>>, StoreError>> {
         Box::pin(async move {
-            if let Some(hit) = self.cache.read().unwrap_or_else(|e| e.into_inner()).get(name) {
+            if let Some(hit) = self
+                .cache
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(name)
+            {
                 return Ok(Some(Arc::clone(hit)));
             }
             let name = name.to_owned();
@@ -95,28 +116,49 @@ impl Store for EmbeddedStore {
             self.blocking(move |db| {
                 let txn = db.begin_read().map_err(unavailable)?;
                 let table = txn.open_table(ENDPOINTS).map_err(unavailable)?;
-                let Some(text) = table.get(name.as_str()).map_err(unavailable)? else { return Ok(None) };
-                let stored = Arc::new(Stored { record: read_record(text.value())?, json: text.value().to_owned() });
-                cache.write().unwrap_or_else(|e| e.into_inner()).insert(name, Arc::clone(&stored));
+                let Some(text) = table.get(name.as_str()).map_err(unavailable)? else {
+                    return Ok(None);
+                };
+                let stored = Arc::new(Stored {
+                    record: read_record(text.value())?,
+                    json: text.value().to_owned(),
+                });
+                cache
+                    .write()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(name, Arc::clone(&stored));
                 Ok(Some(stored))
             })
             .await
         })
     }
 
-    fn update<'a>(&'a self, record: &'a Record, expected: Expected<'a>) -> BoxFuture<'a, Result<(), StoreError>> {
+    fn update<'a>(
+        &'a self,
+        record: &'a Record,
+        expected: Expected<'a>,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
         let name = record.endpoint_name.clone();
         let new = storable(record);
-        let (updated_at, lifecycle_id, allow_deleted) =
-            (expected.updated_at.to_owned(), expected.lifecycle_id.map(str::to_owned), expected.allow_deleted);
+        let (updated_at, lifecycle_id, allow_deleted) = (
+            expected.updated_at.to_owned(),
+            expected.lifecycle_id.map(str::to_owned),
+            expected.allow_deleted,
+        );
         let cache = Arc::clone(&self.cache);
         Box::pin(self.blocking(move |db| {
-            let expected = Expected { updated_at: &updated_at, lifecycle_id: lifecycle_id.as_deref(), allow_deleted };
+            let expected = Expected {
+                updated_at: &updated_at,
+                lifecycle_id: lifecycle_id.as_deref(),
+                allow_deleted,
+            };
             let txn = db.begin_write().map_err(unavailable)?;
             let text = {
                 let mut table = txn.open_table(ENDPOINTS).map_err(unavailable)?;
                 let current = match table.get(name.as_str()).map_err(unavailable)? {
-                    Some(text) => json::parse(text.value()).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                    Some(text) => {
+                        json::parse(text.value()).map_err(|e| StoreError::Corrupt(e.to_string()))?
+                    }
                     None => return Err(StoreError::ConditionFailed),
                 };
                 if !expected.holds_for(&decode(&current)?) {
@@ -130,7 +172,9 @@ impl Store for EmbeddedStore {
                     }
                 }
                 let text = json::Value::Object(merged).to_json();
-                table.insert(name.as_str(), text.as_str()).map_err(unavailable)?;
+                table
+                    .insert(name.as_str(), text.as_str())
+                    .map_err(unavailable)?;
                 text
             };
             txn.commit().map_err(unavailable)?;

@@ -55,7 +55,11 @@ pub struct Expected<'a> {
 
 impl<'a> Expected<'a> {
     pub fn of(read: &'a Record, allow_deleted: bool) -> Expected<'a> {
-        Expected { updated_at: &read.updated_at, lifecycle_id: read.lifecycle_id.as_deref(), allow_deleted }
+        Expected {
+            updated_at: &read.updated_at,
+            lifecycle_id: read.lifecycle_id.as_deref(),
+            allow_deleted,
+        }
     }
 
     /// Whether `stored` still meets the expectation.
@@ -68,8 +72,14 @@ impl<'a> Expected<'a> {
 
 /// The attributes an operation may change. Everything else (notably
 /// `region_status`, which the monitors write) is left as stored.
-pub const MUTABLE_ATTRIBUTES: [&str; 6] =
-    ["desired_state", "target_regions", "spec", "updated_at", "cleanup_regions", "region_generations"];
+pub const MUTABLE_ATTRIBUTES: [&str; 6] = [
+    "desired_state",
+    "target_regions",
+    "spec",
+    "updated_at",
+    "cleanup_regions",
+    "region_generations",
+];
 
 /// A record as stored, with the JSON text a read returns.
 #[derive(Debug)]
@@ -91,13 +101,20 @@ pub trait Store: Send + Sync + 'static {
     fn get<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<Option<Record>, StoreError>>;
     /// Writes the [`MUTABLE_ATTRIBUTES`] of `record` when `expected` holds,
     /// else [`StoreError::ConditionFailed`] and nothing changes.
-    fn update<'a>(&'a self, record: &'a Record, expected: Expected<'a>) -> BoxFuture<'a, Result<(), StoreError>>;
+    fn update<'a>(
+        &'a self,
+        record: &'a Record,
+        expected: Expected<'a>,
+    ) -> BoxFuture<'a, Result<(), StoreError>>;
     /// Every record (all pages).
     fn list(&self) -> BoxFuture<'_, Result<Vec<Record>, StoreError>>;
 
     /// A record with its JSON, for reads that send it on as it is. Stores
     /// that can keep it ready (the embedded one caches it) do so.
-    fn get_stored<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<Option<Arc<Stored>>, StoreError>> {
+    fn get_stored<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Arc<Stored>>, StoreError>> {
         Box::pin(async move { Ok(self.get(name).await?.map(|r| Arc::new(Stored::of(r)))) })
     }
 }

@@ -45,7 +45,11 @@ impl Drop for TempDir {
 }
 
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 pub fn wait_for_port(port: u16) {
@@ -75,7 +79,11 @@ impl Dynalite {
 
     fn spawn(port: u16, data: &Path) -> Child {
         let bin = Path::new(env!("CARGO_MANIFEST_DIR")).join("../node_modules/.bin/dynalite");
-        assert!(bin.exists(), "{} is missing: run scripts/setup.sh", bin.display());
+        assert!(
+            bin.exists(),
+            "{} is missing: run scripts/setup.sh",
+            bin.display()
+        );
         let child = Command::new(bin)
             .args(["--port", &port.to_string(), "--path"])
             .arg(data)
@@ -133,7 +141,10 @@ impl Drop for Dynalite {
 
 /// Sends a signal with kill(1) (no libc needed); false when it failed.
 fn signal(child: &Child, name: &str) -> bool {
-    Command::new("kill").args([&format!("-{name}"), &child.id().to_string()]).status().is_ok_and(|s| s.success())
+    Command::new("kill")
+        .args([&format!("-{name}"), &child.id().to_string()])
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 /// The real `gco-console` binary on a free port, killed when dropped. Its
@@ -147,7 +158,12 @@ pub struct Server {
 impl Server {
     /// On the embedded store in `data`.
     pub fn embedded(data: &Path) -> Server {
-        Server::spawn(&["--data-dir".as_ref(), data.as_os_str(), "--dist".as_ref(), "/nonexistent".as_ref()])
+        Server::spawn(&[
+            "--data-dir".as_ref(),
+            data.as_os_str(),
+            "--dist".as_ref(),
+            "/nonexistent".as_ref(),
+        ])
     }
 
     /// On the DynamoDB-compatible server at `endpoint`, creating the table.
@@ -163,7 +179,12 @@ impl Server {
 
     /// Serving the console files of `dist` too (else only the API).
     pub fn embedded_with_dist(data: &Path, dist: &Path) -> Server {
-        Server::spawn(&["--data-dir".as_ref(), data.as_os_str(), "--dist".as_ref(), dist.as_os_str()])
+        Server::spawn(&[
+            "--data-dir".as_ref(),
+            data.as_os_str(),
+            "--dist".as_ref(),
+            dist.as_os_str(),
+        ])
     }
 
     fn spawn(args: &[&std::ffi::OsStr]) -> Server {
@@ -172,7 +193,12 @@ impl Server {
         // The log goes to stdout, errors at start-up to stderr.
         let log_file = std::fs::File::create(log.path().join("log")).unwrap();
         let child = Command::new(env!("CARGO_BIN_EXE_gco-console"))
-            .args(["--addr", &format!("127.0.0.1:{port}"), "--regions", "us-east-1"])
+            .args([
+                "--addr",
+                &format!("127.0.0.1:{port}"),
+                "--regions",
+                "us-east-1",
+            ])
             .args(args)
             .env("RUST_LOG", "warn")
             .stdout(log_file.try_clone().unwrap())
@@ -203,7 +229,8 @@ impl Server {
 
     /// One JSON request; panics when the server does not answer.
     pub fn send(&self, method: &str, path: &str, body: &str) -> Reply {
-        self.try_send(method, path, body).unwrap_or_else(|e| panic!("{method} {path}: {e}"))
+        self.try_send(method, path, body)
+            .unwrap_or_else(|e| panic!("{method} {path}: {e}"))
     }
 
     /// One JSON request; an error when the connection fails (e.g. the server
@@ -255,7 +282,11 @@ impl Reply {
         for key in path.split('.') {
             v = match &v {
                 Value::Object(o) => o.get(key).cloned().unwrap_or(Value::Null),
-                Value::List(l) => key.parse::<usize>().ok().and_then(|i| l.get(i).cloned()).unwrap_or(Value::Null),
+                Value::List(l) => key
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|i| l.get(i).cloned())
+                    .unwrap_or(Value::Null),
                 _ => Value::Null,
             };
         }
@@ -277,15 +308,33 @@ impl Reply {
     /// `{"error": "<summary>", "errors": [{"path": ..., "message": ...}]}`.
     pub fn assert_error_shape(&self) {
         let v = self.json();
-        let o = v.as_object().unwrap_or_else(|| panic!("not an object: {self:?}"));
-        assert!(o.get("error").and_then(|e| e.as_str()).is_some_and(|e| !e.is_empty()), "no error summary: {self:?}");
-        let Some(gco_spec::json::Value::List(errors)) = o.get("errors") else { panic!("no errors list: {self:?}") };
+        let o = v
+            .as_object()
+            .unwrap_or_else(|| panic!("not an object: {self:?}"));
+        assert!(
+            o.get("error")
+                .and_then(|e| e.as_str())
+                .is_some_and(|e| !e.is_empty()),
+            "no error summary: {self:?}"
+        );
+        let Some(gco_spec::json::Value::List(errors)) = o.get("errors") else {
+            panic!("no errors list: {self:?}")
+        };
         for e in errors {
-            let e = e.as_object().unwrap_or_else(|| panic!("an error is not an object: {self:?}"));
+            let e = e
+                .as_object()
+                .unwrap_or_else(|| panic!("an error is not an object: {self:?}"));
             assert!(e.get("path").and_then(|p| p.as_str()).is_some(), "{self:?}");
-            assert!(e.get("message").and_then(|m| m.as_str()).is_some(), "{self:?}");
+            assert!(
+                e.get("message").and_then(|m| m.as_str()).is_some(),
+                "{self:?}"
+            );
         }
-        assert_eq!(self.header("content-type"), Some("application/json"), "{self:?}");
+        assert_eq!(
+            self.header("content-type"),
+            Some("application/json"),
+            "{self:?}"
+        );
     }
 }
 
@@ -304,8 +353,16 @@ pub fn exchange(port: u16, request: &[u8]) -> std::io::Result<Reply> {
     }
     let text = String::from_utf8_lossy(&raw);
     let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-    Ok(Reply { status, head: head.to_owned(), body: body.to_owned() })
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    Ok(Reply {
+        status,
+        head: head.to_owned(),
+        body: body.to_owned(),
+    })
 }
 
 /// Runs `f` until it returns true, for at most `limit`.
@@ -327,8 +384,10 @@ pub fn canonical(v: &gco_spec::json::Value) -> String {
     fn sort(v: &Value) -> Value {
         match v {
             Value::Object(o) => {
-                let mut entries: Vec<(String, Value)> =
-                    o.str_entries().map(|(k, v)| (k.to_string_lossy(), sort(v))).collect();
+                let mut entries: Vec<(String, Value)> = o
+                    .str_entries()
+                    .map(|(k, v)| (k.to_string_lossy(), sort(v)))
+                    .collect();
                 entries.sort_by(|a, b| a.0.cmp(&b.0));
                 let mut out = Object::new();
                 for (k, v) in entries {
@@ -344,7 +403,11 @@ pub fn canonical(v: &gco_spec::json::Value) -> String {
 }
 
 pub fn service(store: Arc<dyn Store>) -> Service {
-    Service::new(store, REGIONS.iter().map(|r| r.to_string()).collect(), "vllm/vllm-openai:v0.27.1".into())
+    Service::new(
+        store,
+        REGIONS.iter().map(|r| r.to_string()).collect(),
+        "vllm/vllm-openai:v0.27.1".into(),
+    )
 }
 
 pub fn embedded(dir: &TempDir) -> Arc<dyn Store> {

@@ -30,7 +30,11 @@ struct Line {
 
 impl Line {
     fn new(verb: &str, endpoint: &str) -> Line {
-        Line { args: ["gco", "inference", verb, endpoint].map(str::to_owned).to_vec() }
+        Line {
+            args: ["gco", "inference", verb, endpoint]
+                .map(str::to_owned)
+                .to_vec(),
+        }
     }
 
     fn flag(&mut self, flag: &str, value: impl Into<String>) {
@@ -53,7 +57,10 @@ impl Commands {
     }
 
     fn no_flag(&mut self, path: &str) {
-        self.note(path, format!("{path} has no `gco inference` flag; the commands leave it out"));
+        self.note(
+            path,
+            format!("{path} has no `gco inference` flag; the commands leave it out"),
+        );
     }
 
     fn push(&mut self, line: Line) {
@@ -71,7 +78,13 @@ impl Commands {
             // A NUL byte cannot be passed in an argument.
             Some(t) if !t.contains('\0') => Some(t),
             _ => {
-                self.note(path, format!("{path} ({}) cannot be given on a command line", value.repr()));
+                self.note(
+                    path,
+                    format!(
+                        "{path} ({}) cannot be given on a command line",
+                        value.repr()
+                    ),
+                );
                 None
             }
         }
@@ -100,9 +113,15 @@ pub fn deploy_commands(deployment: &Deployment) -> Commands {
         let differs = |default: Value| *value != default;
         match key.as_str() {
             "image" => {}
-            "port" if differs(Value::int(8000)) => flag(&mut out, &mut deploy, "--port", &path, value),
-            "replicas" if differs(Value::int(1)) => flag(&mut out, &mut deploy, "--replicas", &path, value),
-            "gpu_count" if differs(Value::int(1)) => flag(&mut out, &mut deploy, "--gpu-count", &path, value),
+            "port" if differs(Value::int(8000)) => {
+                flag(&mut out, &mut deploy, "--port", &path, value)
+            }
+            "replicas" if differs(Value::int(1)) => {
+                flag(&mut out, &mut deploy, "--replicas", &path, value)
+            }
+            "gpu_count" if differs(Value::int(1)) => {
+                flag(&mut out, &mut deploy, "--gpu-count", &path, value)
+            }
             "gpu_type" => flag(&mut out, &mut deploy, "--gpu-type", &path, value),
             "port" | "replicas" | "gpu_count" => {}
             "health_check_path" if !differs(Value::str("/health")) => {}
@@ -132,7 +151,10 @@ pub fn deploy_commands(deployment: &Deployment) -> Commands {
     // Deploy's own rewrite is on by default, so a spec without the map it
     // would write needs a note too.
     if !spec.contains_key("region_image_uris") && !rewrites_as_deploy(deployment, &Value::Null) {
-        out.note("spec.region_image_uris", "deploy writes per-region ECR image URIs that this spec does not have");
+        out.note(
+            "spec.region_image_uris",
+            "deploy writes per-region ECR image URIs that this spec does not have",
+        );
     }
     if deployment.namespace != DEFAULT_NAMESPACE {
         out.no_flag("namespace");
@@ -186,14 +208,22 @@ pub fn change_commands(record: &Record, change: &Change) -> Commands {
             out.push(line);
         }
         Change::ConfigureStore { store } => {
-            let current = record.spec.get("mooncake").and_then(|m| m.as_object()?.get("store")?.as_object());
+            let current = record
+                .spec
+                .get("mooncake")
+                .and_then(|m| m.as_object()?.get("store")?.as_object());
             let target = store.as_object().cloned().unwrap_or_default();
             // configure-store merges its flags into the current block, so a
             // key the new block drops would survive.
             for (key, _) in current.into_iter().flat_map(Object::str_entries) {
                 if !target.contains_key(&key.to_string_lossy()) {
                     let path = format!("mooncake.store.{}", key.to_string_lossy());
-                    out.note(&path, format!("configure-store cannot remove {path}; the CLI keeps its current value"));
+                    out.note(
+                        &path,
+                        format!(
+                            "configure-store cannot remove {path}; the CLI keeps its current value"
+                        ),
+                    );
                 }
             }
             let line = store_flags(&mut out, name, &target);
@@ -205,7 +235,10 @@ pub fn change_commands(record: &Record, change: &Change) -> Commands {
             out.push(line);
         }
         Change::AddRegion { .. } | Change::RemoveRegion { .. } => {
-            out.note("target_regions", "the GCO CLI has no command to change an endpoint's regions");
+            out.note(
+                "target_regions",
+                "the GCO CLI has no command to change an endpoint's regions",
+            );
         }
         Change::Stop => out.push(Line::new("stop", name)),
         Change::Start => out.push(Line::new("start", name)),
@@ -223,7 +256,9 @@ fn flag(out: &mut Commands, line: &mut Line, flag: &str, path: &str, value: &Val
 /// Whether deploy, rewriting the image for each region as it does by
 /// default, writes exactly `uris` (`Null`: no map).
 fn rewrites_as_deploy(deployment: &Deployment, uris: &Value) -> bool {
-    let Some(image) = deployment.spec.get("image").and_then(Value::as_str) else { return true };
+    let Some(image) = deployment.spec.get("image").and_then(Value::as_str) else {
+        return true;
+    };
     let mut expected = Object::new();
     let mut differs = false;
     for region in &deployment.target_regions {
@@ -239,7 +274,13 @@ fn rewrites_as_deploy(deployment: &Deployment, uris: &Value) -> bool {
 
 /// The deploy flags of a `mooncake` block; returns the `configure-store`
 /// line its store settings need, if any.
-fn mooncake_flags(out: &mut Commands, deploy: &mut Line, name: &str, spec: &Object, block: &Value) -> Option<Line> {
+fn mooncake_flags(
+    out: &mut Commands,
+    deploy: &mut Line,
+    name: &str,
+    spec: &Object,
+    block: &Value,
+) -> Option<Line> {
     let (Some(block), Some(mode)) = (block.as_object(), spec_mode(spec)) else {
         out.no_flag("spec.mooncake");
         return None;
@@ -252,9 +293,18 @@ fn mooncake_flags(out: &mut Commands, deploy: &mut Line, name: &str, spec: &Obje
             "mode" => deploy.flag("--mooncake-mode", mode.as_str()),
             "topology" if mode.is_split() => {
                 for role in [Role::Prefill, Role::Decode] {
-                    let count = value.as_object().and_then(|t| t.get(role.as_str())).unwrap_or(&Value::Null);
+                    let count = value
+                        .as_object()
+                        .and_then(|t| t.get(role.as_str()))
+                        .unwrap_or(&Value::Null);
                     let flag_name = format!("--{}-replicas", role.as_str());
-                    flag(out, deploy, &flag_name, &format!("{path}.{}", role.as_str()), count);
+                    flag(
+                        out,
+                        deploy,
+                        &flag_name,
+                        &format!("{path}.{}", role.as_str()),
+                        count,
+                    );
                 }
             }
             "transfer" => each_entry(out, deploy, &path, value, |key, _| match key {
@@ -289,8 +339,16 @@ enum Entry {
 }
 
 /// The deploy flags of a sub-block's entries, as `entry` maps them.
-fn each_entry(out: &mut Commands, deploy: &mut Line, path: &str, value: &Value, entry: impl Fn(&str, &Value) -> Entry) {
-    let Some(map) = value.as_object() else { return out.no_flag(path) };
+fn each_entry(
+    out: &mut Commands,
+    deploy: &mut Line,
+    path: &str,
+    value: &Value,
+    entry: impl Fn(&str, &Value) -> Entry,
+) {
+    let Some(map) = value.as_object() else {
+        return out.no_flag(path);
+    };
     for (key, v) in map.str_entries() {
         let key = key.to_string_lossy();
         let entry_path = format!("{path}.{key}");
@@ -329,10 +387,24 @@ fn autoscale_flags(out: &mut Commands, deploy: &mut Line, value: &Value) {
 }
 
 fn role_autoscale(role: &str, block: &Value, flags: &mut Vec<String>) -> bool {
-    let Some(block) = block.as_object() else { return false };
-    let bound = |key: &str| block.get(key).and_then(Value::as_int).map(ToString::to_string);
-    let (Some(min), Some(max)) = (bound("min_replicas"), bound("max_replicas")) else { return false };
-    if block.str_entries().any(|(k, _)| !matches!(k.as_str(), Some("min_replicas" | "max_replicas" | "metrics"))) {
+    let Some(block) = block.as_object() else {
+        return false;
+    };
+    let bound = |key: &str| {
+        block
+            .get(key)
+            .and_then(Value::as_int)
+            .map(ToString::to_string)
+    };
+    let (Some(min), Some(max)) = (bound("min_replicas"), bound("max_replicas")) else {
+        return false;
+    };
+    if block.str_entries().any(|(k, _)| {
+        !matches!(
+            k.as_str(),
+            Some("min_replicas" | "max_replicas" | "metrics")
+        )
+    }) {
         return false;
     }
     let head = format!("{role}:{min}:{max}");
@@ -340,8 +412,13 @@ fn role_autoscale(role: &str, block: &Value, flags: &mut Vec<String>) -> bool {
         None => flags.push(head),
         Some(Value::List(metrics)) if !metrics.is_empty() => {
             for metric in metrics {
-                let Some(m) = metric.as_object().filter(|m| m.len() == 2) else { return false };
-                let kind = m.get("type").and_then(Value::as_str).filter(|t| !t.is_empty() && !t.contains(':'));
+                let Some(m) = metric.as_object().filter(|m| m.len() == 2) else {
+                    return false;
+                };
+                let kind = m
+                    .get("type")
+                    .and_then(Value::as_str)
+                    .filter(|t| !t.is_empty() && !t.contains(':'));
                 let target = match m.get("target") {
                     Some(Value::Int(i)) => i.to_string(),
                     Some(f @ Value::Float(x)) if x.is_finite() => f.repr(),
@@ -358,7 +435,13 @@ fn role_autoscale(role: &str, block: &Value, flags: &mut Vec<String>) -> bool {
 
 /// A store block at deploy: `--mooncake-cold-tier` when that is all it
 /// says, else a `configure-store` line after the deploy.
-fn deploy_store(out: &mut Commands, deploy: &mut Line, name: &str, mode: Mode, value: &Value) -> Option<Line> {
+fn deploy_store(
+    out: &mut Commands,
+    deploy: &mut Line,
+    name: &str,
+    mode: Mode,
+    value: &Value,
+) -> Option<Line> {
     let Some(store) = value.as_object() else {
         out.no_flag("mooncake.store");
         return None;
@@ -382,8 +465,14 @@ fn store_flags(out: &mut Commands, name: &str, store: &Object) -> Line {
         let key = key.to_string_lossy();
         let path = format!("mooncake.store.{key}");
         match (key.as_str(), value) {
-            ("enabled", Value::Bool(on)) => line.switch(if *on { "--enable-store" } else { "--disable-store" }),
-            ("cold_tier_enabled", Value::Bool(on)) => line.switch(if *on { "--cold-tier" } else { "--no-cold-tier" }),
+            ("enabled", Value::Bool(on)) => line.switch(if *on {
+                "--enable-store"
+            } else {
+                "--disable-store"
+            }),
+            ("cold_tier_enabled", Value::Bool(on)) => {
+                line.switch(if *on { "--cold-tier" } else { "--no-cold-tier" })
+            }
             ("offload", v) => flag(out, &mut line, "--offload", &path, v),
             ("global_segment_size", v) => flag(out, &mut line, "--global-segment-size", &path, v),
             ("local_buffer_size", v) => flag(out, &mut line, "--local-buffer-size", &path, v),

@@ -29,7 +29,10 @@ pub fn quote(arg: &str) -> Cow<'_, str> {
 
 /// A command line from its arguments.
 pub fn join<S: AsRef<str>>(args: &[S]) -> String {
-    args.iter().map(|a| quote(a.as_ref())).collect::<Vec<_>>().join(" ")
+    args.iter()
+        .map(|a| quote(a.as_ref()))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[cfg(test)]

@@ -33,7 +33,10 @@ pub(crate) fn shortest_digits(f: f64) -> (String, i32) {
         digits.remove(1);
     }
     // `-5`, `5` (Rust) or `+5` (JS).
-    let e = exp.bytes().filter(u8::is_ascii_digit).fold(0, |e, d| e * 10 + i32::from(d - b'0'));
+    let e = exp
+        .bytes()
+        .filter(u8::is_ascii_digit)
+        .fold(0, |e, d| e * 10 + i32::from(d - b'0'));
     (digits, if exp.starts_with('-') { -e } else { e })
 }
 
@@ -74,9 +77,15 @@ mod tests {
         assert_eq!(parse_float("1.7976931348623159e308"), f64::INFINITY);
         // Correct rounding: halfway cases go to even, long inputs are exact.
         assert_eq!(parse_float("9007199254740993"), 9007199254740992.0);
-        assert_eq!(parse_float("9007199254740993.000000000000000000001"), 9007199254740994.0);
+        assert_eq!(
+            parse_float("9007199254740993.000000000000000000001"),
+            9007199254740994.0
+        );
         assert_eq!(parse_float("0.1"), 0.1);
-        assert_eq!(parse_float("2.2250738585072011e-308").to_bits(), 0x000F_FFFF_FFFF_FFFF);
+        assert_eq!(
+            parse_float("2.2250738585072011e-308").to_bits(),
+            0x000F_FFFF_FFFF_FFFF
+        );
     }
 
     #[test]

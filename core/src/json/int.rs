@@ -26,7 +26,9 @@ impl Int {
         // cannot overflow a u64, so each digit is checked and added in one
         // step, without overflow checks.
         if !digits.is_empty() && digits.len() < 20 {
-            let magnitude = digits.bytes().try_fold(0u64, |m, b| Some(m * 10 + decimal_digit(b)?))?;
+            let magnitude = digits
+                .bytes()
+                .try_fold(0u64, |m, b| Some(m * 10 + decimal_digit(b)?))?;
             if let Some(v) = small(negative, magnitude) {
                 return Some(Int::Small(v));
             }
@@ -50,7 +52,14 @@ impl Int {
             return Some(Int::Small(v));
         }
         let digits = digits.trim_start_matches('0');
-        Some(Int::Big(if negative { format!("-{digits}") } else { digits.to_owned() }.into_boxed_str()))
+        Some(Int::Big(
+            if negative {
+                format!("-{digits}")
+            } else {
+                digits.to_owned()
+            }
+            .into_boxed_str(),
+        ))
     }
 
     pub fn is_zero(&self) -> bool {
@@ -96,7 +105,11 @@ fn decimal_digit(b: u8) -> Option<u64> {
 /// `-magnitude` or `magnitude`, if an i64.
 #[inline(always)]
 fn small(negative: bool, magnitude: u64) -> Option<i64> {
-    if negative { 0i64.checked_sub_unsigned(magnitude) } else { i64::try_from(magnitude).ok() }
+    if negative {
+        0i64.checked_sub_unsigned(magnitude)
+    } else {
+        i64::try_from(magnitude).ok()
+    }
 }
 
 impl PartialOrd for Int {
@@ -145,32 +158,86 @@ mod tests {
     fn reads_and_canonicalises() {
         assert_eq!(Int::from_decimal("-0"), Some(Int::Small(0)));
         assert_eq!(Int::from_decimal("007"), Some(Int::Small(7)));
-        assert_eq!(Int::from_decimal("9223372036854775807"), Some(Int::Small(i64::MAX)));
-        assert_eq!(Int::from_decimal("-9223372036854775808"), Some(Int::Small(i64::MIN)));
         assert_eq!(
-            Int::from_decimal("9223372036854775808").unwrap().to_string(),
+            Int::from_decimal("9223372036854775807"),
+            Some(Int::Small(i64::MAX))
+        );
+        assert_eq!(
+            Int::from_decimal("-9223372036854775808"),
+            Some(Int::Small(i64::MIN))
+        );
+        assert_eq!(
+            Int::from_decimal("9223372036854775808")
+                .unwrap()
+                .to_string(),
             "9223372036854775808"
         );
-        assert_eq!(Int::from_decimal("-000123456789012345678901").unwrap().to_string(), "-123456789012345678901");
+        assert_eq!(
+            Int::from_decimal("-000123456789012345678901")
+                .unwrap()
+                .to_string(),
+            "-123456789012345678901"
+        );
         assert_eq!(Int::from_decimal(""), None);
         assert_eq!(Int::from_decimal("-"), None);
         assert_eq!(Int::from_decimal("1.0"), None);
         assert_eq!(Int::from_decimal("+1"), None);
-        assert_eq!(Int::from_decimal("999999999999999999"), Some(Int::Small(999_999_999_999_999_999)));
-        assert_eq!(Int::from_decimal("-999999999999999999"), Some(Int::Small(-999_999_999_999_999_999)));
-        assert_eq!(Int::from_decimal("0000000000000000000000001"), Some(Int::Small(1)));
-        assert_eq!(Int::from_decimal("9999999999999999999").unwrap().to_string(), "9999999999999999999");
-        assert_eq!(Int::from_decimal("-9223372036854775809").unwrap().to_string(), "-9223372036854775809");
-        assert_eq!(Int::from_decimal("18446744073709551616").unwrap().to_string(), "18446744073709551616");
+        assert_eq!(
+            Int::from_decimal("999999999999999999"),
+            Some(Int::Small(999_999_999_999_999_999))
+        );
+        assert_eq!(
+            Int::from_decimal("-999999999999999999"),
+            Some(Int::Small(-999_999_999_999_999_999))
+        );
+        assert_eq!(
+            Int::from_decimal("0000000000000000000000001"),
+            Some(Int::Small(1))
+        );
+        assert_eq!(
+            Int::from_decimal("9999999999999999999")
+                .unwrap()
+                .to_string(),
+            "9999999999999999999"
+        );
+        assert_eq!(
+            Int::from_decimal("-9223372036854775809")
+                .unwrap()
+                .to_string(),
+            "-9223372036854775809"
+        );
+        assert_eq!(
+            Int::from_decimal("18446744073709551616")
+                .unwrap()
+                .to_string(),
+            "18446744073709551616"
+        );
     }
 
     #[test]
     fn orders_any_sizes() {
         let v = |t: &str| Int::from_decimal(t).unwrap();
-        let mut xs = vec![v("-100000000000000000000"), v("5"), v("-99999999999999999999"), v("100000000000000000001"), v("100000000000000000000"), v("-3")];
+        let mut xs = vec![
+            v("-100000000000000000000"),
+            v("5"),
+            v("-99999999999999999999"),
+            v("100000000000000000001"),
+            v("100000000000000000000"),
+            v("-3"),
+        ];
         xs.sort();
         let s: Vec<String> = xs.iter().map(|i| i.to_string()).collect();
-        assert_eq!(s, ["-100000000000000000000", "-99999999999999999999", "-3", "5", "100000000000000000000", "100000000000000000001"]);
+        assert_eq!(
+            s,
+            [
+                "-100000000000000000000",
+                "-99999999999999999999",
+                "-3",
+                "5",
+                "100000000000000000000",
+                "100000000000000000001"
+            ]
+        );
     }
 
     #[test]

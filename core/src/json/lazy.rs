@@ -19,7 +19,8 @@
 use std::ops::Range;
 
 use super::lex::{
-    Fail, MAX_DEPTH, RawNum, RawStr, Syntax, bytes_eq, checked_string_end, literal, number, skip_ws, string,
+    Fail, MAX_DEPTH, RawNum, RawStr, Syntax, bytes_eq, checked_string_end, literal, number,
+    skip_ws, string,
 };
 use super::{Int, JsonError, PyStr, Value};
 
@@ -100,7 +101,10 @@ impl CapturePlan {
     /// they are); a `static` plan that breaks this, or has more than
     /// [`MAX_SLOTS`] slots, does not compile.
     pub const fn new(slots: &'static [CaptureSlot]) -> Self {
-        assert!(slots.len() <= MAX_SLOTS, "a capture plan has at most MAX_SLOTS slots");
+        assert!(
+            slots.len() <= MAX_SLOTS,
+            "a capture plan has at most MAX_SLOTS slots"
+        );
         let mut children = [(0u8, 0u8); MAX_SLOTS + 1];
         let mut i = 0;
         while i < slots.len() {
@@ -110,7 +114,10 @@ impl CapturePlan {
             let key = slots[i].key.as_bytes();
             let mut k = 0;
             while k < key.len() {
-                assert!(key[k] >= 0x20 && key[k] != b'"' && key[k] != b'\\', "a planned key is plain text");
+                assert!(
+                    key[k] >= 0x20 && key[k] != b'"' && key[k] != b'\\',
+                    "a planned key is plain text"
+                );
                 k += 1;
             }
             let object = node_of(slots[i].parent);
@@ -118,7 +125,10 @@ impl CapturePlan {
             if count == 0 {
                 children[object] = (i as u8, 1);
             } else {
-                assert!(first as usize + count as usize == i, "an object's slots are listed together");
+                assert!(
+                    first as usize + count as usize == i,
+                    "an object's slots are listed together"
+                );
                 children[object].1 += 1;
             }
             i += 1;
@@ -165,7 +175,11 @@ pub struct Captures<'a> {
 impl<'a> Captures<'a> {
     /// Nothing recorded yet; [`parse_captured`] fills it in.
     pub fn new(text: &'a str, plan: &'static CapturePlan) -> Self {
-        Captures { text, plan, spans: [None; MAX_SLOTS + 1] }
+        Captures {
+            text,
+            plan,
+            spans: [None; MAX_SLOTS + 1],
+        }
     }
 
     pub fn plan(&self) -> &'static CapturePlan {
@@ -175,7 +189,12 @@ impl<'a> Captures<'a> {
     /// The recorded value at `node`, if present ([`ROOT`] once checked).
     #[inline]
     pub fn get(&self, node: usize) -> Option<Lazy<'a>> {
-        self.spans[node].map(|Span { start, end, kind }| Lazy { text: self.text, start, end, kind })
+        self.spans[node].map(|Span { start, end, kind }| Lazy {
+            text: self.text,
+            start,
+            end,
+            kind,
+        })
     }
 
     /// The member of a planned object (its `slots`) whose key is spelled
@@ -190,14 +209,21 @@ impl<'a> Captures<'a> {
             let close = open + 1 + key.len();
             b.get(close) == Some(&b'"') && bytes_eq(&b[open + 1..close], key.as_bytes())
         })?;
-        Some((open + self.plan.slots[slot].key.len() + 2, self.claim(slot + 1)))
+        Some((
+            open + self.plan.slots[slot].key.len() + 2,
+            self.claim(slot + 1),
+        ))
     }
 
     /// The member of a planned object (its `slots`) whose key is the string
     /// with escapes in `text[open..end]`.
     #[cold]
     fn claim_escaped(&mut self, slots: Range<usize>, open: usize, end: usize) -> Option<usize> {
-        let key = RawStr { raw: &self.text[open + 1..end - 1], escaped: true }.decode();
+        let key = RawStr {
+            raw: &self.text[open + 1..end - 1],
+            escaped: true,
+        }
+        .decode();
         let slot = self.plan.slot_where(slots, |k| key.eq_str(k))?;
         Some(self.claim(slot + 1))
     }
@@ -229,7 +255,12 @@ pub fn parse_captured<'a>(caps: &mut Captures<'a>) -> Result<Lazy<'a>, JsonError
     match document(text.as_bytes(), caps) {
         Ok(root) => {
             caps.spans[ROOT] = Some(root);
-            Ok(Lazy { text, start: root.start, end: root.end, kind: root.kind })
+            Ok(Lazy {
+                text,
+                start: root.start,
+                end: root.end,
+                kind: root.kind,
+            })
         }
         Err(e) => Err(e.locate(text)),
     }
@@ -249,9 +280,9 @@ fn document(b: &[u8], caps: &mut Captures<'_>) -> Result<Span, Fail> {
 /// offset after it, and what it is. `node` is which planned value it is, if
 /// it is one; `depth` is how many containers hold it.
 ///
-/// Inline, so that [`object`] and [`list`] call each other directly: nesting
-/// costs one stack frame per level (deep documents run in small stacks,
-/// wasm's included), and a scalar costs no call.
+/// Inline, so that a scalar costs no call and a planned [`object`] recurses
+/// through itself alone (the plan bounds that depth; deeper nesting is
+/// [`unplanned`], scanned without recursion).
 #[inline(always)]
 fn value(
     b: &[u8],
@@ -260,16 +291,23 @@ fn value(
     node: Option<usize>,
     caps: &mut Captures<'_>,
 ) -> Result<(usize, Kind), Fail> {
-    match b.get(i) {
-        Some(b'{') => Ok((object(b, i, depth + 1, node, caps)?, Kind::Object)),
-        Some(b'[') => Ok((list(b, i, depth + 1, caps)?, Kind::List)),
+    match (b.get(i), node) {
+        (Some(b'{'), Some(_)) => Ok((object(b, i, depth + 1, node, caps)?, Kind::Object)),
+        (Some(b'{'), None) => Ok((unplanned(b, i, depth + 1)?, Kind::Object)),
+        (Some(b'['), _) => Ok((unplanned(b, i, depth + 1)?, Kind::List)),
         _ => scalar(b, i),
     }
 }
 
-/// Scans the object opening at `i`, at nesting `depth`, recording the
-/// members the plan names when it is the planned value `node`.
-fn object(b: &[u8], i: usize, depth: usize, node: Option<usize>, caps: &mut Captures<'_>) -> Result<usize, Fail> {
+/// Scans the planned object `node` opening at `i`, at nesting `depth`,
+/// recording the members the plan names.
+fn object(
+    b: &[u8],
+    i: usize,
+    depth: usize,
+    node: Option<usize>,
+    caps: &mut Captures<'_>,
+) -> Result<usize, Fail> {
     if depth > MAX_DEPTH {
         return Err(Fail::at(i, Syntax::TooDeep));
     }
@@ -285,21 +323,13 @@ fn object(b: &[u8], i: usize, depth: usize, node: Option<usize>, caps: &mut Capt
         let (key_end, member) = match caps.claim_plain(slots.clone(), i) {
             Some((end, member)) => (end, Some(member)),
             None => match string(b, i)? {
-                (end, true) if !slots.is_empty() => (end, caps.claim_escaped(slots.clone(), i, end)),
+                (end, true) if !slots.is_empty() => {
+                    (end, caps.claim_escaped(slots.clone(), i, end))
+                }
                 (end, _) => (end, None),
             },
         };
-        let start = match b.get(key_end..key_end + 3) {
-            // `": "` before a value: the usual spelling, in one test.
-            Some(&[b':', b' ', c]) if c > b' ' => key_end + 2,
-            _ => {
-                i = skip_ws(b, key_end);
-                if b.get(i) != Some(&b':') {
-                    return Err(Fail::at(i, Syntax::ExpectingColon));
-                }
-                skip_ws(b, i + 1)
-            }
-        };
+        let start = after_colon(b, key_end)?;
         let (end, kind) = value(b, start, depth, member, caps)?;
         if let Some(member) = member {
             caps.spans[member] = Some(Span { start, end, kind });
@@ -313,22 +343,119 @@ fn object(b: &[u8], i: usize, depth: usize, node: Option<usize>, caps: &mut Capt
     }
 }
 
-/// Scans the list opening at `i`, at nesting `depth`.
-fn list(b: &[u8], i: usize, depth: usize, caps: &mut Captures<'_>) -> Result<usize, Fail> {
-    if depth > MAX_DEPTH {
-        return Err(Fail::at(i, Syntax::TooDeep));
-    }
-    let mut i = skip_ws(b, i + 1);
-    if b.get(i) == Some(&b']') {
-        return Ok(i + 1);
-    }
-    loop {
-        let (end, _) = value(b, i, depth, None, caps)?;
-        i = skip_ws(b, end);
+/// Scans the container opening at `i`, at nesting `depth`, that the plan
+/// does not look into, without recursion: each level it opens costs a bit,
+/// not a stack frame, so a document nested past [`MAX_DEPTH`] is an error
+/// in any stack (a debug build's, a test thread's, wasm's). Only planned
+/// objects recurse, and the plan bounds their nesting.
+fn unplanned(b: &[u8], mut i: usize, depth: usize) -> Result<usize, Fail> {
+    let mut open = Levels::default();
+    'value: loop {
+        // `i` is at a value, whitespace skipped.
         match b.get(i) {
-            Some(b',') => i = skip_ws(b, i + 1),
-            Some(b']') => return Ok(i + 1),
-            _ => return Err(Fail::at(i, Syntax::ExpectingComma)),
+            Some(&c @ (b'{' | b'[')) => {
+                if depth + open.count > MAX_DEPTH {
+                    return Err(Fail::at(i, Syntax::TooDeep));
+                }
+                let is_object = c == b'{';
+                i = skip_ws(b, i + 1);
+                if b.get(i) == Some(if is_object { &b'}' } else { &b']' }) {
+                    i += 1;
+                } else {
+                    open.push(is_object);
+                    if is_object {
+                        i = member_value(b, i)?;
+                    }
+                    continue 'value;
+                }
+            }
+            _ => i = scalar(b, i)?.0,
+        }
+        // After a value: close what ends here, up to the next value.
+        loop {
+            let Some(in_object) = open.innermost_is_object() else {
+                return Ok(i);
+            };
+            i = skip_ws(b, i);
+            match b.get(i) {
+                Some(b',') => {
+                    i = skip_ws(b, i + 1);
+                    if in_object {
+                        i = member_value(b, i)?;
+                    }
+                    continue 'value;
+                }
+                Some(b'}') if in_object => open.pop(),
+                Some(b']') if !in_object => open.pop(),
+                _ => return Err(Fail::at(i, Syntax::ExpectingComma)),
+            }
+            i += 1;
+        }
+    }
+}
+
+/// The containers [`unplanned`] has open, as whether each is an object:
+/// the first 64 levels in a register, deeper ones (rare) on the heap.
+#[derive(Default)]
+struct Levels {
+    count: usize,
+    first: u64,
+    deeper: Vec<bool>,
+}
+
+impl Levels {
+    #[inline(always)]
+    fn push(&mut self, is_object: bool) {
+        if self.count < 64 {
+            self.first = self.first & !(1 << self.count) | (is_object as u64) << self.count;
+        } else {
+            self.deeper.push(is_object);
+        }
+        self.count += 1;
+    }
+
+    #[inline(always)]
+    fn pop(&mut self) {
+        self.count -= 1;
+        if self.count >= 64 {
+            self.deeper.pop();
+        }
+    }
+
+    /// Whether the innermost open container is an object; `None` when none is open.
+    #[inline(always)]
+    fn innermost_is_object(&self) -> Option<bool> {
+        match self.count {
+            0 => None,
+            n @ 1..=64 => Some(self.first >> (n - 1) & 1 == 1),
+            _ => self.deeper.last().copied(),
+        }
+    }
+}
+
+/// Checks the key and colon of the member at `i` of an unplanned object:
+/// the offset of its value.
+#[inline(always)]
+fn member_value(b: &[u8], i: usize) -> Result<usize, Fail> {
+    if b.get(i) != Some(&b'"') {
+        return Err(Fail::at(i, Syntax::ExpectingKey));
+    }
+    let (key_end, _) = string(b, i)?;
+    after_colon(b, key_end)
+}
+
+/// The offset of the value after the key ending at `key_end`.
+#[inline(always)]
+fn after_colon(b: &[u8], key_end: usize) -> Result<usize, Fail> {
+    match b.get(key_end..key_end + 3) {
+        // `": "` before a value: the usual spelling, in one test.
+        Some(&[b':', b' ', c]) if c > b' ' => Ok(key_end + 2),
+        _ => {
+            let i = skip_ws(b, key_end);
+            if b.get(i) != Some(&b':') {
+                return Err(Fail::at(i, Syntax::ExpectingColon));
+            }
+            Ok(skip_ws(b, i + 1))
         }
     }
 }
@@ -413,12 +540,18 @@ impl<'a> Lazy<'a> {
 
     #[inline]
     fn raw_str(&self, escaped: bool) -> RawStr<'a> {
-        RawStr { raw: &self.text[self.start + 1..self.end - 1], escaped }
+        RawStr {
+            raw: &self.text[self.start + 1..self.end - 1],
+            escaped,
+        }
     }
 
     #[inline]
     fn raw_num(&self) -> RawNum<'a> {
-        RawNum { text: &self.text[self.start..self.end], is_float: self.kind == Kind::Float }
+        RawNum {
+            text: &self.text[self.start..self.end],
+            is_float: self.kind == Kind::Float,
+        }
     }
 }
 
@@ -491,7 +624,14 @@ fn checked_member(text: &str, i: usize) -> Member<'_> {
                     _ => i += 1,
                 }
             }
-            (i, if open == b'{' { Kind::Object } else { Kind::List })
+            (
+                i,
+                if open == b'{' {
+                    Kind::Object
+                } else {
+                    Kind::List
+                },
+            )
         }
         b'n' => (start + 4, Kind::Null),
         b't' => (start + 4, Kind::True),
@@ -499,7 +639,8 @@ fn checked_member(text: &str, i: usize) -> Member<'_> {
         _ => {
             let mut i = start;
             let mut float = false;
-            while i < b.len() && !matches!(b[i], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
+            while i < b.len() && !matches!(b[i], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+            {
                 float |= matches!(b[i], b'.' | b'e' | b'E' | b'N' | b'I');
                 i += 1;
             }
@@ -507,8 +648,16 @@ fn checked_member(text: &str, i: usize) -> Member<'_> {
         }
     };
     Member {
-        key: RawStr { raw: &text[i + 1..key_end - 1], escaped: key_escaped },
-        value: Lazy { text, start, end, kind },
+        key: RawStr {
+            raw: &text[i + 1..key_end - 1],
+            escaped: key_escaped,
+        },
+        value: Lazy {
+            text,
+            start,
+            end,
+            kind,
+        },
         next: skip_ws(b, end),
     }
 }
@@ -519,7 +668,8 @@ mod tests {
 
     #[test]
     fn finds_last_duplicate_and_escaped_keys() {
-        let root = parse(r#"{"mode": "store", "m\u006fde": "both", "x": [1, {"mode": 1}]}"#).unwrap();
+        let root =
+            parse(r#"{"mode": "store", "m\u006fde": "both", "x": [1, {"mode": 1}]}"#).unwrap();
         let [mode, x, missing] = root.as_object().unwrap().fields(["mode", "x", "y"]);
         assert!(mode.unwrap().str_eq("both"));
         assert_eq!(x.unwrap().kind(), Kind::List);
@@ -529,16 +679,28 @@ mod tests {
     #[test]
     fn captures_the_last_occurrence_and_forgets_replaced_values() {
         static PLAN: CapturePlan = CapturePlan::new(&[
-            CaptureSlot { parent: None, key: "store" },
-            CaptureSlot { parent: None, key: "mode" },
-            CaptureSlot { parent: Some(0), key: "enabled" },
+            CaptureSlot {
+                parent: None,
+                key: "store",
+            },
+            CaptureSlot {
+                parent: None,
+                key: "mode",
+            },
+            CaptureSlot {
+                parent: Some(0),
+                key: "enabled",
+            },
         ]);
         let text = r#"{"store": {"enabled": true}, "mode": 1, "x": {"store": 2}, "st\u006fre": {"size": 1}, "mode": "both"}"#;
         let mut caps = Captures::new(text, &PLAN);
         parse_captured(&mut caps).unwrap();
         // Nodes: slot s's value is node s + 1.
         assert_eq!(caps.get(1).unwrap().source(), r#"{"size": 1}"#);
-        assert!(caps.get(3).is_none(), "the replaced store's members are forgotten");
+        assert!(
+            caps.get(3).is_none(),
+            "the replaced store's members are forgotten"
+        );
         assert!(caps.get(2).unwrap().str_eq("both"));
         assert_eq!(caps.get(ROOT).unwrap().source(), text);
     }
@@ -546,9 +708,39 @@ mod tests {
     #[test]
     fn same_verdict_and_error_as_the_tree_parser() {
         let texts = [
-            "01", "[1,]", "{\"a\":}", "\"\\ud800\"", " {} ", "[[[]]]", "1e5", "-Infinity", "nan", "", " ", "1.", ".5",
-            "1e", "1e+", "-", "-0", "+1", "{\"a\" 1}", "{\"a\":1,}", "{'a':1}", "[1 2]", "\"\t\"", "\"\\x\"",
-            "\"\\u12G4\"", "\"abc", "\"abcdefghijklmnop", "\"\\", "\u{feff}1", "1 2", "nul", "tru", "{\"a\":1}x",
+            "01",
+            "[1,]",
+            "{\"a\":}",
+            "\"\\ud800\"",
+            " {} ",
+            "[[[]]]",
+            "1e5",
+            "-Infinity",
+            "nan",
+            "",
+            " ",
+            "1.",
+            ".5",
+            "1e",
+            "1e+",
+            "-",
+            "-0",
+            "+1",
+            "{\"a\" 1}",
+            "{\"a\":1,}",
+            "{'a':1}",
+            "[1 2]",
+            "\"\t\"",
+            "\"\\x\"",
+            "\"\\u12G4\"",
+            "\"abc",
+            "\"abcdefghijklmnop",
+            "\"\\",
+            "\u{feff}1",
+            "1 2",
+            "nul",
+            "tru",
+            "{\"a\":1}x",
             "{\n  \"mode\": \"store\",\n  \"x\": [1, 2.5e3, true, false, null, NaN, Infinity]\n}",
             "{\"é\": \"ü\u{1F600}\", \"b\": }",
             "[\"\u{1F600}\", \"\u{1}\"]",
@@ -556,7 +748,8 @@ mod tests {
         ];
         for text in texts {
             let lazy = parse(text).map(|v| v.source().to_owned());
-            let tree = super::super::parse(text).map(|_| text.trim_matches([' ', '\t', '\n', '\r']).to_owned());
+            let tree = super::super::parse(text)
+                .map(|_| text.trim_matches([' ', '\t', '\n', '\r']).to_owned());
             assert_eq!(lazy, tree, "{text:?}");
         }
     }

@@ -261,7 +261,9 @@ fn digits_end(b: &[u8], mut i: usize) -> usize {
 /// The offset after the literal `lit` if the text continues with it at `i`.
 #[inline(always)]
 pub(crate) fn literal(b: &[u8], i: usize, lit: &str) -> Option<usize> {
-    b.get(i..)?.starts_with(lit.as_bytes()).then_some(i + lit.len())
+    b.get(i..)?
+        .starts_with(lit.as_bytes())
+        .then_some(i + lit.len())
 }
 
 /// A cursor over the text for the tree parser, on the functions above.
@@ -288,7 +290,11 @@ pub(crate) struct RawNum<'a> {
 
 impl<'a> Lexer<'a> {
     pub fn new(text: &'a str) -> Self {
-        Lexer { text, pos: 0, max_depth: MAX_DEPTH }
+        Lexer {
+            text,
+            pos: 0,
+            max_depth: MAX_DEPTH,
+        }
     }
 
     #[inline]
@@ -323,7 +329,9 @@ impl<'a> Lexer<'a> {
     /// Consumes `lit` if the text continues with it.
     #[inline]
     pub fn eat(&mut self, lit: &str) -> bool {
-        literal(self.bytes(), self.pos, lit).map(|end| self.pos = end).is_some()
+        literal(self.bytes(), self.pos, lit)
+            .map(|end| self.pos = end)
+            .is_some()
     }
 
     /// Scans a string whose opening quote is at `pos`.
@@ -332,7 +340,10 @@ impl<'a> Lexer<'a> {
         let open = self.pos;
         let (end, escaped) = string(self.bytes(), open)?;
         self.pos = end;
-        Ok(RawStr { raw: &self.text[open + 1..end - 1], escaped })
+        Ok(RawStr {
+            raw: &self.text[open + 1..end - 1],
+            escaped,
+        })
     }
 
     /// Scans a number starting at `pos`.
@@ -341,7 +352,10 @@ impl<'a> Lexer<'a> {
         let start = self.pos;
         let (end, is_float) = number(self.bytes(), start)?;
         self.pos = end;
-        Ok(RawNum { text: &self.text[start..end], is_float })
+        Ok(RawNum {
+            text: &self.text[start..end],
+            is_float,
+        })
     }
 }
 
@@ -378,7 +392,11 @@ impl RawStr<'_> {
     /// Python string equality with `other`, decoding escapes only when present.
     #[inline]
     pub fn eq_str(&self, other: &str) -> bool {
-        if self.escaped { self.decode().eq_str(other) } else { bytes_eq(self.raw.as_bytes(), other.as_bytes()) }
+        if self.escaped {
+            self.decode().eq_str(other)
+        } else {
+            bytes_eq(self.raw.as_bytes(), other.as_bytes())
+        }
     }
 
     pub fn decode(&self) -> PyStr {
@@ -414,7 +432,10 @@ impl RawStr<'_> {
             i += 6;
             // A high surrogate escape directly followed by a low surrogate
             // escape is one code point; any other surrogate stays alone.
-            if (0xD800..0xDC00).contains(&cp) && b.get(i) == Some(&b'\\') && b.get(i + 1) == Some(&b'u') {
+            if (0xD800..0xDC00).contains(&cp)
+                && b.get(i) == Some(&b'\\')
+                && b.get(i + 1) == Some(&b'u')
+            {
                 let low = hex4(&b[i + 2..i + 6]);
                 if (0xDC00..0xE000).contains(&low) {
                     cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
@@ -428,7 +449,9 @@ impl RawStr<'_> {
 }
 
 fn hex4(h: &[u8]) -> u32 {
-    h.iter().fold(0, |acc, &c| acc * 16 + (c as char).to_digit(16).unwrap_or(0))
+    h.iter().fold(0, |acc, &c| {
+        acc * 16 + (c as char).to_digit(16).unwrap_or(0)
+    })
 }
 
 impl RawNum<'_> {
@@ -466,7 +489,8 @@ fn string_special(w: u64) -> u64 {
     // 0x20, while every other byte stays at 0x21 or above: one test for
     // bytes below 0x21 finds quotes and control characters together.
     let quote_or_control = w ^ (ONES * 0x02);
-    zero_bytes(w ^ (ONES * b'\\' as u64)) | (quote_or_control.wrapping_sub(ONES * 0x21) & !quote_or_control & HIGHS)
+    zero_bytes(w ^ (ONES * b'\\' as u64))
+        | (quote_or_control.wrapping_sub(ONES * 0x21) & !quote_or_control & HIGHS)
 }
 
 /// The end (after the closing quote) of the string opening at `i`, and
@@ -478,7 +502,8 @@ pub(crate) fn checked_string_end(b: &[u8], mut i: usize) -> (usize, bool) {
     loop {
         while let Some(word) = b[i..].first_chunk::<8>() {
             let word = u64::from_le_bytes(*word);
-            let hit = zero_bytes(word ^ (ONES * b'"' as u64)) | zero_bytes(word ^ (ONES * b'\\' as u64));
+            let hit =
+                zero_bytes(word ^ (ONES * b'"' as u64)) | zero_bytes(word ^ (ONES * b'\\' as u64));
             if hit != 0 {
                 i += (hit.trailing_zeros() / 8) as usize;
                 break;

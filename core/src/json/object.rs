@@ -23,7 +23,9 @@ impl Object {
     /// Builds a dict from pairs in order, as `dict(pairs)` does.
     pub fn from_pairs(pairs: Vec<(Value, Value)>) -> Object {
         if pairs.len() <= LINEAR_DEDUP_LIMIT {
-            let mut obj = Object { entries: Vec::with_capacity(pairs.len()) };
+            let mut obj = Object {
+                entries: Vec::with_capacity(pairs.len()),
+            };
             for (k, v) in pairs {
                 obj.insert_value_key(k, v);
             }
@@ -252,10 +254,12 @@ mod tests {
             (Value::str("b"), Value::int(2)),
             (Value::str("a"), Value::int(3)),
         ]);
-        assert_eq!(o.iter().map(|(k, v)| (k.repr(), v.repr())).collect::<Vec<_>>(), [
-            ("'a'".into(), "3".into()),
-            ("'b'".into(), "2".into())
-        ]);
+        assert_eq!(
+            o.iter()
+                .map(|(k, v)| (k.repr(), v.repr()))
+                .collect::<Vec<_>>(),
+            [("'a'".into(), "3".into()), ("'b'".into(), "2".into())]
+        );
     }
 
     #[test]
@@ -279,26 +283,44 @@ mod tests {
         assert_eq!(integral_float(-3.0), Int::Small(-3));
         assert_eq!(integral_float(9007199254740992.0), Int::Small(1 << 53));
         assert_eq!(integral_float(-9223372036854775808.0), Int::Small(i64::MIN));
-        assert_eq!(integral_float(9223372036854775808.0), int("9223372036854775808"));
+        assert_eq!(
+            integral_float(9223372036854775808.0),
+            int("9223372036854775808")
+        );
         // 1e23 is not 10**23 as a float: Python's 1e23 == 99999999999999991611392.
         assert_eq!(integral_float(1e23), int("99999999999999991611392"));
         assert_eq!(integral_float(-1e23), int("-99999999999999991611392"));
-        assert_eq!(integral_float(2f64.powi(100)), int("1267650600228229401496703205376"));
-        assert_eq!(integral_float(f64::MAX).to_string(), concat!(
-            "17976931348623157081452742373170435679807056752584499659891747680315726078002853876058955863276687817154",
-            "04589535143824642343213268894641827684675467035375169860499105765512820762454900903893289440758685084551",
-            "33942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368"
-        ));
+        assert_eq!(
+            integral_float(2f64.powi(100)),
+            int("1267650600228229401496703205376")
+        );
+        assert_eq!(
+            integral_float(f64::MAX).to_string(),
+            concat!(
+                "17976931348623157081452742373170435679807056752584499659891747680315726078002853876058955863276687817154",
+                "04589535143824642343213268894641827684675467035375169860499105765512820762454900903893289440758685084551",
+                "33942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368"
+            )
+        );
     }
 
     #[test]
     fn float_keys_equal_ints_by_exact_value() {
         let o = Object::from_pairs(vec![
             (Value::Float(1e23), Value::str("float")),
-            (Value::Int(Int::from_decimal("100000000000000000000000").unwrap()), Value::str("10**23")),
-            (Value::Int(Int::from_decimal("99999999999999991611392").unwrap()), Value::str("int")),
+            (
+                Value::Int(Int::from_decimal("100000000000000000000000").unwrap()),
+                Value::str("10**23"),
+            ),
+            (
+                Value::Int(Int::from_decimal("99999999999999991611392").unwrap()),
+                Value::str("int"),
+            ),
         ]);
-        assert_eq!(Value::Object(o).repr(), "{1e+23: 'int', 100000000000000000000000: '10**23'}");
+        assert_eq!(
+            Value::Object(o).repr(),
+            "{1e+23: 'int', 100000000000000000000000: '10**23'}"
+        );
     }
 
     #[test]
@@ -322,8 +344,9 @@ mod tests {
 
     #[test]
     fn large_objects_dedup_by_index() {
-        let mut pairs: Vec<(Value, Value)> =
-            (0..100).map(|i| (Value::str(&format!("k{}", i % 40)), Value::int(i))).collect();
+        let mut pairs: Vec<(Value, Value)> = (0..100)
+            .map(|i| (Value::str(&format!("k{}", i % 40)), Value::int(i)))
+            .collect();
         pairs.push((Value::str("k0"), Value::Null));
         let o = Object::from_pairs(pairs);
         assert_eq!(o.len(), 40);

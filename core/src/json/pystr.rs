@@ -17,7 +17,10 @@ impl PyStr {
     pub(crate) fn from_wtf8(bytes: Vec<u8>) -> PyStr {
         // Surrogates are the only 3-byte sequences ED A0..BF xx.
         let surrogates = bytes.windows(2).any(|w| w[0] == 0xED && w[1] >= 0xA0);
-        PyStr { bytes: bytes.into_boxed_slice(), surrogates }
+        PyStr {
+            bytes: bytes.into_boxed_slice(),
+            surrogates,
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -55,7 +58,10 @@ impl PyStr {
 
     /// The code points, surrogates included.
     pub fn code_points(&self) -> CodePoints<'_> {
-        CodePoints { bytes: &self.bytes, pos: 0 }
+        CodePoints {
+            bytes: &self.bytes,
+            pos: 0,
+        }
     }
 
     /// The code points of a WTF-8 tail of a `PyStr` (cut at a code point).
@@ -66,13 +72,19 @@ impl PyStr {
 
 impl From<&str> for PyStr {
     fn from(s: &str) -> PyStr {
-        PyStr { bytes: s.as_bytes().into(), surrogates: false }
+        PyStr {
+            bytes: s.as_bytes().into(),
+            surrogates: false,
+        }
     }
 }
 
 impl From<String> for PyStr {
     fn from(s: String) -> PyStr {
-        PyStr { bytes: s.into_bytes().into_boxed_slice(), surrogates: false }
+        PyStr {
+            bytes: s.into_bytes().into_boxed_slice(),
+            surrogates: false,
+        }
     }
 }
 
@@ -99,7 +111,10 @@ impl Iterator for CodePoints<'_> {
         } else if first < 0xE0 {
             (((first & 0x1F) << 6) | (b[1] as u32 & 0x3F), 2)
         } else if first < 0xF0 {
-            (((first & 0x0F) << 12) | ((b[1] as u32 & 0x3F) << 6) | (b[2] as u32 & 0x3F), 3)
+            (
+                ((first & 0x0F) << 12) | ((b[1] as u32 & 0x3F) << 6) | (b[2] as u32 & 0x3F),
+                3,
+            )
         } else {
             (
                 ((first & 0x07) << 18)
@@ -147,7 +162,10 @@ mod tests {
             push_code_point(&mut bytes, cp);
         }
         let s = PyStr::from_wtf8(bytes);
-        assert_eq!(s.as_str(), Some("A\u{e9}\u{d7ff}\u{e000}\u{ffff}\u{10ffff}"));
+        assert_eq!(
+            s.as_str(),
+            Some("A\u{e9}\u{d7ff}\u{e000}\u{ffff}\u{10ffff}")
+        );
     }
 
     #[test]
@@ -157,7 +175,10 @@ mod tests {
         push_code_point(&mut bytes, 0x1F600);
         let s = PyStr::from_wtf8(bytes);
         assert_eq!(s.as_str(), None);
-        assert_eq!(s.code_points().collect::<Vec<_>>(), vec![0x61, 0xD800, 0x1F600]);
+        assert_eq!(
+            s.code_points().collect::<Vec<_>>(),
+            vec![0x61, 0xD800, 0x1F600]
+        );
         assert_eq!(s.to_string_lossy(), "a\u{FFFD}\u{1F600}");
     }
 }

@@ -71,13 +71,19 @@ impl<'de> Visitor<'de> for ValueVisitor {
         Ok(Value::int(i))
     }
     fn visit_u64<E>(self, u: u64) -> Result<Value, E> {
-        Ok(Value::Int(Int::from_decimal(&u.to_string()).expect("digits")))
+        Ok(Value::Int(
+            Int::from_decimal(&u.to_string()).expect("digits"),
+        ))
     }
     fn visit_i128<E>(self, i: i128) -> Result<Value, E> {
-        Ok(Value::Int(Int::from_decimal(&i.to_string()).expect("digits")))
+        Ok(Value::Int(
+            Int::from_decimal(&i.to_string()).expect("digits"),
+        ))
     }
     fn visit_u128<E>(self, u: u128) -> Result<Value, E> {
-        Ok(Value::Int(Int::from_decimal(&u.to_string()).expect("digits")))
+        Ok(Value::Int(
+            Int::from_decimal(&u.to_string()).expect("digits"),
+        ))
     }
     fn visit_f64<E>(self, f: f64) -> Result<Value, E> {
         Ok(Value::Float(f))
@@ -115,7 +121,10 @@ impl<'de> Deserialize<'de> for Object {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Object, D::Error> {
         match d.deserialize_map(ValueVisitor)? {
             Value::Object(o) => Ok(o),
-            other => Err(de::Error::custom(format!("expected an object, got {}", other.type_name()))),
+            other => Err(de::Error::custom(format!(
+                "expected an object, got {}",
+                other.type_name()
+            ))),
         }
     }
 }
@@ -136,9 +145,10 @@ impl<'de> Deserializer<'de> for &'de Value {
             Value::Float(f) => visitor.visit_f64(*f),
             Value::Str(s) => visitor.visit_string(s.to_string_lossy()),
             Value::List(items) => visitor.visit_seq(de::value::SeqDeserializer::new(items.iter())),
-            Value::Object(o) => visitor.visit_map(de::value::MapDeserializer::new(
-                o.iter().map(|(k, v)| (k.as_str().map_or_else(|| k.to_json(), str::to_owned), v)),
-            )),
+            Value::Object(o) => visitor
+                .visit_map(de::value::MapDeserializer::new(o.iter().map(|(k, v)| {
+                    (k.as_str().map_or_else(|| k.to_json(), str::to_owned), v)
+                }))),
         }
     }
 
@@ -156,8 +166,13 @@ impl<'de> Deserializer<'de> for &'de Value {
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
         match self {
-            Value::Str(s) => visitor.visit_enum(de::value::StringDeserializer::new(s.to_string_lossy())),
-            other => Err(de::Error::custom(format!("expected a string, got {}", other.repr()))),
+            Value::Str(s) => {
+                visitor.visit_enum(de::value::StringDeserializer::new(s.to_string_lossy()))
+            }
+            other => Err(de::Error::custom(format!(
+                "expected a string, got {}",
+                other.repr()
+            ))),
         }
     }
 

@@ -117,7 +117,11 @@ fn json_float(f: f64) -> String {
     if f.is_nan() {
         "NaN".into()
     } else if f.is_infinite() {
-        if f > 0.0 { "Infinity".into() } else { "-Infinity".into() }
+        if f > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        }
     } else {
         float_repr(f)
     }
@@ -146,7 +150,9 @@ fn string_into(s: &PyStr, out: &mut Vec<u8>) {
         // whole, found eight bytes at a time.
         let run = at + plain_run(&bytes[at..]);
         out.extend_from_slice(&bytes[at..run]);
-        let Some(cp) = PyStr::code_points_of(&bytes[run..]).next() else { break };
+        let Some(cp) = PyStr::code_points_of(&bytes[run..]).next() else {
+            break;
+        };
         escape_into(cp, out);
         at = run + wtf8_len(bytes[run]);
     }
@@ -165,12 +171,19 @@ fn plain_run(bytes: &[u8]) -> usize {
         let w = u64::from_ne_bytes(chunk.try_into().expect("eight bytes"));
         let control = w.wrapping_sub(ONES * 0x20) & !w & HIGH != 0;
         let high_or_del = (((w & !HIGH) + ONES) | w) & HIGH != 0;
-        if control || high_or_del || has_zero(w ^ (ONES * u64::from(b'"'))) || has_zero(w ^ (ONES * u64::from(b'\\'))) {
+        if control
+            || high_or_del
+            || has_zero(w ^ (ONES * u64::from(b'"')))
+            || has_zero(w ^ (ONES * u64::from(b'\\')))
+        {
             break;
         }
         at += 8;
     }
-    at + bytes[at..].iter().position(|&b| !is_plain(b)).unwrap_or(bytes.len() - at)
+    at + bytes[at..]
+        .iter()
+        .position(|&b| !is_plain(b))
+        .unwrap_or(bytes.len() - at)
 }
 
 fn is_plain(b: u8) -> bool {
@@ -198,7 +211,12 @@ fn escape_into(cp: u32, out: &mut Vec<u8>) {
         0x0C => b"\\f",
         0x10000.. => {
             let v = cp - 0x10000;
-            let _ = write!(out, "\\u{:04x}\\u{:04x}", 0xD800 + (v >> 10), 0xDC00 + (v & 0x3FF));
+            let _ = write!(
+                out,
+                "\\u{:04x}\\u{:04x}",
+                0xD800 + (v >> 10),
+                0xDC00 + (v & 0x3FF)
+            );
             return;
         }
         _ => {
@@ -217,7 +235,10 @@ mod tests {
     fn pretty_prints_and_parses_back() {
         let v = parse(r#"{"a": [1, {"b": []}], "c": {}}"#).unwrap();
         let text = v.to_json_pretty();
-        assert_eq!(text, "{\n  \"a\": [\n    1,\n    {\n      \"b\": []\n    }\n  ],\n  \"c\": {}\n}");
+        assert_eq!(
+            text,
+            "{\n  \"a\": [\n    1,\n    {\n      \"b\": []\n    }\n  ],\n  \"c\": {}\n}"
+        );
         assert_eq!(parse(&text).unwrap(), v);
     }
 
@@ -247,14 +268,21 @@ mod tests {
                     e.push('"');
                     e
                 };
-                assert_eq!(crate::json::Value::str(&text).to_json(), expected, "{special:?} at {at}");
+                assert_eq!(
+                    crate::json::Value::str(&text).to_json(),
+                    expected,
+                    "{special:?} at {at}"
+                );
             }
         }
     }
 
     #[test]
     fn dumps_as_python() {
-        let v = parse(r#"{"a": [1, 2.0, 1e400, NaN, null, true], "é\ud800": "x\u007f\"\\\n", "😀": {}}"#).unwrap();
+        let v = parse(
+            r#"{"a": [1, 2.0, 1e400, NaN, null, true], "é\ud800": "x\u007f\"\\\n", "😀": {}}"#,
+        )
+        .unwrap();
         assert_eq!(
             v.to_json(),
             r#"{"a": [1, 2.0, Infinity, NaN, null, true], "\u00e9\ud800": "x\u007f\"\\\n", "\ud83d\ude00": {}}"#

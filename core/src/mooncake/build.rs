@@ -72,7 +72,11 @@ impl fmt::Display for BuildError {
 impl std::error::Error for BuildError {}
 
 fn type_error(path: &str, message: String) -> BuildError {
-    BuildError { path: path.to_owned(), message, kind: ErrorKind::TypeError }
+    BuildError {
+        path: path.to_owned(),
+        message,
+        kind: ErrorKind::TypeError,
+    }
 }
 
 /// Python's `dict(value)` for a JSON value: a dict is taken as it is, a
@@ -82,14 +86,25 @@ pub fn py_dict(value: Value, path: &str) -> Result<Object, BuildError> {
     let elements: Vec<Value> = match value {
         Value::Object(o) => return Ok(o),
         Value::List(items) => items,
-        Value::Str(s) => s.code_points().map(|cp| Value::Str(one_code_point(cp))).collect(),
-        other => return Err(type_error(path, format!("'{}' object is not iterable", other.type_name()))),
+        Value::Str(s) => s
+            .code_points()
+            .map(|cp| Value::Str(one_code_point(cp)))
+            .collect(),
+        other => {
+            return Err(type_error(
+                path,
+                format!("'{}' object is not iterable", other.type_name()),
+            ));
+        }
     };
     let mut pairs = Vec::with_capacity(elements.len());
     for (i, element) in elements.into_iter().enumerate() {
         let pair: Vec<Value> = match element {
             Value::List(items) => items,
-            Value::Str(s) => s.code_points().map(|cp| Value::Str(one_code_point(cp))).collect(),
+            Value::Str(s) => s
+                .code_points()
+                .map(|cp| Value::Str(one_code_point(cp)))
+                .collect(),
             Value::Object(o) => o.iter().map(|(k, _)| k.clone()).collect(),
             _ => {
                 return Err(type_error(
@@ -101,14 +116,23 @@ pub fn py_dict(value: Value, path: &str) -> Result<Object, BuildError> {
         if pair.len() != 2 {
             return Err(BuildError {
                 path: path.to_owned(),
-                message: format!("dictionary update sequence element #{i} has length {}; 2 is required", pair.len()),
+                message: format!(
+                    "dictionary update sequence element #{i} has length {}; 2 is required",
+                    pair.len()
+                ),
                 kind: ErrorKind::ValueError,
             });
         }
         let mut pair = pair.into_iter();
-        let (key, val) = (pair.next().expect("two items"), pair.next().expect("two items"));
+        let (key, val) = (
+            pair.next().expect("two items"),
+            pair.next().expect("two items"),
+        );
         if matches!(key, Value::List(_) | Value::Object(_)) {
-            return Err(type_error(path, format!("unhashable type: '{}'", key.type_name())));
+            return Err(type_error(
+                path,
+                format!("unhashable type: '{}'", key.type_name()),
+            ));
         }
         pairs.push((key, val));
     }
@@ -168,16 +192,25 @@ impl Assembled {
 pub fn assemble_mooncake_block(args: BuildArgs) -> Assembled {
     let mut authoring_error = None;
     let block = assemble(args, &mut authoring_error);
-    Assembled { block, authoring_error }
+    Assembled {
+        block,
+        authoring_error,
+    }
 }
 
-fn assemble(args: BuildArgs, authoring_error: &mut Option<BuildError>) -> Result<Value, BuildError> {
+fn assemble(
+    args: BuildArgs,
+    authoring_error: &mut Option<BuildError>,
+) -> Result<Value, BuildError> {
     // The reference's `mode in {...}` raises TypeError for a list or dict; the
     // port answers with the message any other wrong mode gets.
     if matches!(args.mode, Value::List(_) | Value::Object(_)) {
         return Err(BuildError {
             path: "mooncake.mode".into(),
-            message: format!("mooncake.mode must be one of {{both, disaggregated, store}}, got {}", args.mode.repr()),
+            message: format!(
+                "mooncake.mode must be one of {{both, disaggregated, store}}, got {}",
+                args.mode.repr()
+            ),
             kind: ErrorKind::ValueError,
         });
     }
@@ -192,13 +225,19 @@ fn assemble(args: BuildArgs, authoring_error: &mut Option<BuildError>) -> Result
         block.insert("topology", topology);
     }
 
-    let mut store = non_null(args.store).map(|v| py_dict(v, "mooncake.store")).transpose()?;
+    let mut store = non_null(args.store)
+        .map(|v| py_dict(v, "mooncake.store"))
+        .transpose()?;
     if mode.is_some_and(Mode::has_store) {
-        store.get_or_insert_with(Object::new).set_default("enabled", true);
+        store
+            .get_or_insert_with(Object::new)
+            .set_default("enabled", true);
     }
     if let Some(mut store) = store {
         for field in MOONCAKE_STORE_BYTE_SIZE_FIELDS {
-            let Some(value) = store.get(field) else { continue };
+            let Some(value) = store.get(field) else {
+                continue;
+            };
             match author_byte_size(ByteSizeArg::from(value)) {
                 Ok(authored) => store.insert(field, authored),
                 Err(e) => {
@@ -217,11 +256,15 @@ fn assemble(args: BuildArgs, authoring_error: &mut Option<BuildError>) -> Result
         block.insert("transfer", py_dict(transfer, "mooncake.transfer")?);
     }
 
-    let mut proxy = non_null(args.proxy).map(|v| py_dict(v, "mooncake.proxy")).transpose()?;
+    let mut proxy = non_null(args.proxy)
+        .map(|v| py_dict(v, "mooncake.proxy"))
+        .transpose()?;
     if let Some(image) = non_null(args.default_proxy_image).filter(|v| v.is_truthy())
         && mode.is_some_and(Mode::is_split)
     {
-        proxy.get_or_insert_with(Object::new).set_default("image", image);
+        proxy
+            .get_or_insert_with(Object::new)
+            .set_default("image", image);
     }
     if let Some(proxy) = proxy {
         block.insert("proxy", proxy);
@@ -244,17 +287,31 @@ mod tests {
     use crate::json::parse;
 
     fn dict(text: &str) -> Result<String, String> {
-        py_dict(parse(text).unwrap(), "x").map(|o| Value::Object(o).repr()).map_err(|e| e.message)
+        py_dict(parse(text).unwrap(), "x")
+            .map(|o| Value::Object(o).repr())
+            .map_err(|e| e.message)
     }
 
     #[test]
     fn dict_conversions_follow_python() {
         assert_eq!(dict(r#"{"a": 1}"#), Ok("{'a': 1}".into()));
-        assert_eq!(dict(r#"[["a", 1], "bc", {"d": 0, "e": 0}]"#), Ok("{'a': 1, 'b': 'c', 'd': 'e'}".into()));
+        assert_eq!(
+            dict(r#"[["a", 1], "bc", {"d": 0, "e": 0}]"#),
+            Ok("{'a': 1, 'b': 'c', 'd': 'e'}".into())
+        );
         assert_eq!(dict(r#""""#), Ok("{}".into()));
-        assert_eq!(dict(r#""ab""#), Err("dictionary update sequence element #0 has length 1; 2 is required".into()));
-        assert_eq!(dict("[[1, 2, 3]]"), Err("dictionary update sequence element #0 has length 3; 2 is required".into()));
-        assert_eq!(dict("[1]"), Err("cannot convert dictionary update sequence element #0 to a sequence".into()));
+        assert_eq!(
+            dict(r#""ab""#),
+            Err("dictionary update sequence element #0 has length 1; 2 is required".into())
+        );
+        assert_eq!(
+            dict("[[1, 2, 3]]"),
+            Err("dictionary update sequence element #0 has length 3; 2 is required".into())
+        );
+        assert_eq!(
+            dict("[1]"),
+            Err("cannot convert dictionary update sequence element #0 to a sequence".into())
+        );
         assert_eq!(dict("[[[], 1]]"), Err("unhashable type: 'list'".into()));
         assert_eq!(dict("5"), Err("'int' object is not iterable".into()));
         assert_eq!(dict("true"), Err("'bool' object is not iterable".into()));
@@ -280,6 +337,9 @@ mod tests {
         let mut args = BuildArgs::new("bogus");
         args.store = Some(parse(r#"{"local_buffer_size": -1}"#).unwrap());
         let e = build_mooncake_block(&args).unwrap_err();
-        assert_eq!(e.message, "mooncake.store.local_buffer_size: byte-size value out of range [0, 9223372036854775807]: -1");
+        assert_eq!(
+            e.message,
+            "mooncake.store.local_buffer_size: byte-size value out of range [0, 9223372036854775807]: -1"
+        );
     }
 }

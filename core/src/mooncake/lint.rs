@@ -6,7 +6,14 @@ use crate::json::{Object, Value};
 use crate::limits::{MOONCAKE_OFFLOAD_TIERS, MOONCAKE_PROXY_SCHEDULING};
 use crate::suggest::did_you_mean;
 
-const BLOCK_KEYS: &[&str] = &["mode", "topology", "store", "transfer", "proxy", "autoscaling"];
+const BLOCK_KEYS: &[&str] = &[
+    "mode",
+    "topology",
+    "store",
+    "transfer",
+    "proxy",
+    "autoscaling",
+];
 const TOPOLOGY_KEYS: &[&str] = &["prefill", "decode"];
 const STORE_KEYS: &[&str] = &[
     "enabled",
@@ -19,20 +26,30 @@ const STORE_KEYS: &[&str] = &[
     "offload",
     "cold_tier_enabled",
 ];
-const TRANSFER_KEYS: &[&str] =
-    &["protocol", "device_name", "num_workers", "bootstrap_base_port", "abort_request_timeout"];
+const TRANSFER_KEYS: &[&str] = &[
+    "protocol",
+    "device_name",
+    "num_workers",
+    "bootstrap_base_port",
+    "abort_request_timeout",
+];
 const PROXY_KEYS: &[&str] = &["image", "scheduling", "admin_api_key_secret", "replicas"];
 const AUTOSCALING_KEYS: &[&str] = &["enabled", "prefill", "decode"];
 const ROLE_KEYS: &[&str] = &["min_replicas", "max_replicas", "metrics"];
 
 pub(super) fn lint(block: &Value, report: &mut Report) {
-    let Some(block) = block.as_object() else { return };
+    let Some(block) = block.as_object() else {
+        return;
+    };
     unknown_keys(block, "mooncake", BLOCK_KEYS, report);
     let sub = |key: &str| block.get(key).and_then(Value::as_object);
 
     if let Some(topology) = sub("topology") {
         unknown_keys(topology, "mooncake.topology", TOPOLOGY_KEYS, report);
-        if block.get("mode").is_some_and(|m| m.as_str() == Some("store")) {
+        if block
+            .get("mode")
+            .is_some_and(|m| m.as_str() == Some("store"))
+        {
             report.push(Diagnostic::warning(
                 "mooncake.topology",
                 "mooncake.topology is ignored in 'store' mode, which runs a single instance",
@@ -41,20 +58,39 @@ pub(super) fn lint(block: &Value, report: &mut Report) {
     }
     if let Some(store) = sub("store") {
         unknown_keys(store, "mooncake.store", STORE_KEYS, report);
-        vocabulary(store, "offload", "mooncake.store.offload", &MOONCAKE_OFFLOAD_TIERS, report);
+        vocabulary(
+            store,
+            "offload",
+            "mooncake.store.offload",
+            &MOONCAKE_OFFLOAD_TIERS,
+            report,
+        );
     }
     if let Some(transfer) = sub("transfer") {
         unknown_keys(transfer, "mooncake.transfer", TRANSFER_KEYS, report);
     }
     if let Some(proxy) = sub("proxy") {
         unknown_keys(proxy, "mooncake.proxy", PROXY_KEYS, report);
-        vocabulary(proxy, "scheduling", "mooncake.proxy.scheduling", &MOONCAKE_PROXY_SCHEDULING, report);
+        vocabulary(
+            proxy,
+            "scheduling",
+            "mooncake.proxy.scheduling",
+            &MOONCAKE_PROXY_SCHEDULING,
+            report,
+        );
     }
     if let Some(autoscaling) = sub("autoscaling") {
-        unknown_keys(autoscaling, "mooncake.autoscaling", AUTOSCALING_KEYS, report);
+        unknown_keys(
+            autoscaling,
+            "mooncake.autoscaling",
+            AUTOSCALING_KEYS,
+            report,
+        );
         let enabled = autoscaling.get("enabled").is_some_and(Value::is_true);
         for role in ["prefill", "decode"] {
-            let Some(bounds) = autoscaling.get(role).and_then(Value::as_object) else { continue };
+            let Some(bounds) = autoscaling.get(role).and_then(Value::as_object) else {
+                continue;
+            };
             let path = format!("mooncake.autoscaling.{role}");
             unknown_keys(bounds, &path, ROLE_KEYS, report);
             if !enabled && !bounds.is_empty() {
@@ -80,11 +116,13 @@ fn unknown_keys(obj: &Object, path: &str, known: &[&str], report: &mut Report) {
         };
         report.push(Diagnostic::warning(
             format!("{path}.{text}"),
-            format!("unknown key {} in {path}, which GCO ignores{hint}", crate::pyrepr::repr_str(key)),
+            format!(
+                "unknown key {} in {path}, which GCO ignores{hint}",
+                crate::pyrepr::repr_str(key)
+            ),
         ));
     }
 }
-
 
 fn vocabulary(obj: &Object, key: &str, path: &str, allowed: &[&str], report: &mut Report) {
     let Some(value) = obj.get(key) else { return };
@@ -93,6 +131,10 @@ fn vocabulary(obj: &Object, key: &str, path: &str, allowed: &[&str], report: &mu
     }
     report.push(Diagnostic::warning(
         path,
-        format!("{path} {} is not one GCO's monitor understands ({})", value.repr(), allowed.join(", ")),
+        format!(
+            "{path} {} is not one GCO's monitor understands ({})",
+            value.repr(),
+            allowed.join(", ")
+        ),
     ));
 }

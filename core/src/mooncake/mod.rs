@@ -6,7 +6,8 @@ pub(crate) mod rules;
 pub(crate) mod view;
 
 pub use build::{
-    Assembled, BuildArgs, BuildError, ErrorKind, assemble_mooncake_block, author_mooncake_block, build_mooncake_block, py_dict,
+    Assembled, BuildArgs, BuildError, ErrorKind, assemble_mooncake_block, author_mooncake_block,
+    build_mooncake_block, py_dict,
 };
 
 use crate::diagnostics::{Diagnostic, Report};

@@ -9,7 +9,9 @@ use std::ops::ControlFlow;
 use super::view::{ObjectView, View, non_null, repr_opt};
 use super::{Mode, Role};
 use crate::bytesize::byte_size_value;
-use crate::limits::{MOONCAKE_STORE_BYTE_SIZE_FIELDS, MOONCAKE_TOPOLOGY_MAX, MOONCAKE_TOPOLOGY_MIN};
+use crate::limits::{
+    MOONCAKE_STORE_BYTE_SIZE_FIELDS, MOONCAKE_TOPOLOGY_MAX, MOONCAKE_TOPOLOGY_MIN,
+};
 
 /// Where rule violations go. `Break` stops the check. Taken as `dyn`: one
 /// copy of the rules per view serves both sinks (errors are the rare path).
@@ -71,17 +73,37 @@ pub(crate) fn check<V: View>(block: V, sink: &mut dyn Sink) -> ControlFlow<()> {
     if mode.is_none() {
         sink.error(
             "mooncake.mode",
-            format!("mooncake.mode must be one of {{both, disaggregated, store}}, got {}", repr_opt(mode_value)),
+            format!(
+                "mooncake.mode must be one of {{both, disaggregated, store}}, got {}",
+                repr_opt(mode_value)
+            ),
         )?;
     }
 
-    let store = sub_block(store, sink, "mooncake.store", "mooncake.store must be a mapping")?;
-    let transfer = sub_block(transfer, sink, "mooncake.transfer", "mooncake.transfer must be a mapping")?;
+    let store = sub_block(
+        store,
+        sink,
+        "mooncake.store",
+        "mooncake.store must be a mapping",
+    )?;
+    let transfer = sub_block(
+        transfer,
+        sink,
+        "mooncake.transfer",
+        "mooncake.transfer must be a mapping",
+    )?;
     if let Some(transfer) = transfer {
         check_transfer(transfer, sink)?;
     }
 
-    let store_fields = store.map(|s| s.fields(["global_segment_size", "local_buffer_size", "cold_tier_enabled", "enabled"]));
+    let store_fields = store.map(|s| {
+        s.fields([
+            "global_segment_size",
+            "local_buffer_size",
+            "cold_tier_enabled",
+            "enabled",
+        ])
+    });
     if let Some([gss, lbs, ..]) = store_fields {
         for (field, value) in MOONCAKE_STORE_BYTE_SIZE_FIELDS.iter().zip([gss, lbs]) {
             if let Some(value) = value
@@ -111,7 +133,12 @@ pub(crate) fn check<V: View>(block: V, sink: &mut dyn Sink) -> ControlFlow<()> {
         )?;
     }
 
-    let autoscaling = sub_block(autoscaling, sink, "mooncake.autoscaling", "mooncake.autoscaling must be a mapping")?;
+    let autoscaling = sub_block(
+        autoscaling,
+        sink,
+        "mooncake.autoscaling",
+        "mooncake.autoscaling must be a mapping",
+    )?;
     if let Some(autoscaling) = autoscaling {
         let [enabled, prefill, decode] = autoscaling.fields(["enabled", "prefill", "decode"]);
         if enabled.is_some_and(View::is_true) && !mode.is_some_and(Mode::is_split) {
@@ -144,7 +171,10 @@ fn check_transfer<O: ObjectView>(transfer: O, sink: &mut dyn Sink) -> ControlFlo
     {
         sink.error(
             "mooncake.transfer.protocol",
-            format!("mooncake.transfer.protocol must be one of {{rdma, tcp}}, got {}", protocol.repr()),
+            format!(
+                "mooncake.transfer.protocol must be one of {{rdma, tcp}}, got {}",
+                protocol.repr()
+            ),
         )?;
     }
     if let Some(device_name) = device_name
@@ -152,13 +182,20 @@ fn check_transfer<O: ObjectView>(transfer: O, sink: &mut dyn Sink) -> ControlFlo
     {
         sink.error(
             "mooncake.transfer.device_name",
-            format!("mooncake.transfer.device_name must be a string, got {}", device_name.repr()),
+            format!(
+                "mooncake.transfer.device_name must be a string, got {}",
+                device_name.repr()
+            ),
         )?;
     }
     ControlFlow::Continue(())
 }
 
-fn check_topology<V: View>(mode: Mode, topology: Option<V>, sink: &mut dyn Sink) -> ControlFlow<()> {
+fn check_topology<V: View>(
+    mode: Mode,
+    topology: Option<V>,
+    sink: &mut dyn Sink,
+) -> ControlFlow<()> {
     let Some(topology) = topology.and_then(View::as_object) else {
         return sink.error(
             "mooncake.topology",
@@ -200,7 +237,10 @@ fn check_role_bounds<O: ObjectView>(role: Role, block: O, sink: &mut dyn Sink) -
         match &min_int {
             None => sink.error(
                 role.bound_path(false),
-                format!("mooncake.autoscaling.{r}.min_replicas must be an integer, got {}", min.repr()),
+                format!(
+                    "mooncake.autoscaling.{r}.min_replicas must be an integer, got {}",
+                    min.repr()
+                ),
             )?,
             Some(n) if n.cmp_i64(1).is_lt() => sink.error(
                 role.bound_path(false),
@@ -213,7 +253,10 @@ fn check_role_bounds<O: ObjectView>(role: Role, block: O, sink: &mut dyn Sink) -
         match max.as_int() {
             None => sink.error(
                 role.bound_path(true),
-                format!("mooncake.autoscaling.{r}.max_replicas must be an integer, got {}", max.repr()),
+                format!(
+                    "mooncake.autoscaling.{r}.max_replicas must be an integer, got {}",
+                    max.repr()
+                ),
             )?,
             Some(n) => {
                 let effective_min = min_int.unwrap_or(1.into());

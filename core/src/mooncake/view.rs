@@ -130,7 +130,9 @@ fn lazy_byte_size_arg(value: Lazy<'_>) -> ByteSizeArg<'_> {
         Kind::True => ByteSizeArg::Bool(true),
         Kind::False => ByteSizeArg::Bool(false),
         Kind::Int => ByteSizeArg::Int(value.as_int().expect("an integer literal")),
-        Kind::Str { escaped: false } => ByteSizeArg::Str(value.plain_str().expect("a plain string").into()),
+        Kind::Str { escaped: false } => {
+            ByteSizeArg::Str(value.plain_str().expect("a plain string").into())
+        }
         Kind::Str { escaped: true } => {
             let s = value.as_pystr().expect("a string");
             match s.as_str() {
@@ -155,26 +157,26 @@ const fn slot(parent: Option<u8>, key: &'static str) -> CaptureSlot {
 /// rule tests run every branch on both paths, and the test below reads every
 /// object's members.
 pub(crate) static MOONCAKE_PLAN: CapturePlan = CapturePlan::new(&[
-    slot(None, "mode"),                    // 0
-    slot(None, "store"),                   // 1
-    slot(None, "transfer"),                // 2
-    slot(None, "topology"),                // 3
-    slot(None, "autoscaling"),             // 4
-    slot(Some(1), "global_segment_size"),  // 5
-    slot(Some(1), "local_buffer_size"),    // 6
-    slot(Some(1), "cold_tier_enabled"),    // 7
-    slot(Some(1), "enabled"),              // 8
-    slot(Some(2), "protocol"),             // 9
-    slot(Some(2), "device_name"),          // 10
-    slot(Some(3), "prefill"),              // 11
-    slot(Some(3), "decode"),               // 12
-    slot(Some(4), "enabled"),              // 13
-    slot(Some(4), "prefill"),              // 14
-    slot(Some(4), "decode"),               // 15
-    slot(Some(14), "min_replicas"),        // 16
-    slot(Some(14), "max_replicas"),        // 17
-    slot(Some(15), "min_replicas"),        // 18
-    slot(Some(15), "max_replicas"),        // 19
+    slot(None, "mode"),                   // 0
+    slot(None, "store"),                  // 1
+    slot(None, "transfer"),               // 2
+    slot(None, "topology"),               // 3
+    slot(None, "autoscaling"),            // 4
+    slot(Some(1), "global_segment_size"), // 5
+    slot(Some(1), "local_buffer_size"),   // 6
+    slot(Some(1), "cold_tier_enabled"),   // 7
+    slot(Some(1), "enabled"),             // 8
+    slot(Some(2), "protocol"),            // 9
+    slot(Some(2), "device_name"),         // 10
+    slot(Some(3), "prefill"),             // 11
+    slot(Some(3), "decode"),              // 12
+    slot(Some(4), "enabled"),             // 13
+    slot(Some(4), "prefill"),             // 14
+    slot(Some(4), "decode"),              // 15
+    slot(Some(14), "min_replicas"),       // 16
+    slot(Some(14), "max_replicas"),       // 17
+    slot(Some(15), "min_replicas"),       // 18
+    slot(Some(15), "max_replicas"),       // 19
 ]);
 
 /// A value in checked text: a node of [`MOONCAKE_PLAN`] that the pass
@@ -188,12 +190,17 @@ pub(crate) struct Captured<'a, 'c> {
 impl<'a, 'c> Captured<'a, 'c> {
     /// The document of `caps`, which [`lazy::parse_captured`] has checked.
     pub(crate) fn root(caps: &'c Captures<'a>) -> Self {
-        Captured { caps, node: lazy::ROOT }
+        Captured {
+            caps,
+            node: lazy::ROOT,
+        }
     }
 
     #[inline]
     fn value(self) -> Lazy<'a> {
-        self.caps.get(self.node).expect("a captured value was recorded")
+        self.caps
+            .get(self.node)
+            .expect("a captured value was recorded")
     }
 }
 
@@ -248,10 +255,9 @@ impl<'a, 'c> ObjectView for CapturedObject<'a, 'c> {
         let Captured { caps, node } = self.0;
         let mut found = [None; N];
         for (position, (out, key)) in found.iter_mut().zip(keys).enumerate() {
-            let member = caps
-                .plan()
-                .member(node, position, key)
-                .unwrap_or_else(|| panic!("MOONCAKE_PLAN names every member the rules read, not {key:?}"));
+            let member = caps.plan().member(node, position, key).unwrap_or_else(|| {
+                panic!("MOONCAKE_PLAN names every member the rules read, not {key:?}")
+            });
             if caps.get(member).is_some() {
                 *out = Some(Captured { caps, node: member });
             }

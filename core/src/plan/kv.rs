@@ -4,8 +4,9 @@
 
 use crate::json::{Object, Value};
 use crate::limits::{
-    MOONCAKE_DEFAULT_GLOBAL_SEGMENT_SIZE, MOONCAKE_DEFAULT_LOCAL_BUFFER_SIZE, MOONCAKE_DEFAULT_TRANSFER_PROTOCOL,
-    MOONCAKE_MASTER_NAME, MOONCAKE_MASTER_METADATA_PORT, MOONCAKE_MASTER_RPC_PORT,
+    MOONCAKE_DEFAULT_GLOBAL_SEGMENT_SIZE, MOONCAKE_DEFAULT_LOCAL_BUFFER_SIZE,
+    MOONCAKE_DEFAULT_TRANSFER_PROTOCOL, MOONCAKE_MASTER_METADATA_PORT, MOONCAKE_MASTER_NAME,
+    MOONCAKE_MASTER_RPC_PORT,
 };
 use crate::mooncake::{Mode, Role};
 
@@ -27,7 +28,8 @@ impl<'a> Block<'a> {
 
     /// `transfer.protocol`, `rdma` when absent.
     pub fn transfer_protocol(&self) -> &'a str {
-        self.text("transfer", "protocol").unwrap_or(MOONCAKE_DEFAULT_TRANSFER_PROTOCOL)
+        self.text("transfer", "protocol")
+            .unwrap_or(MOONCAKE_DEFAULT_TRANSFER_PROTOCOL)
     }
 
     /// `transfer.device_name`; empty asks Mooncake to pick the interface.
@@ -37,28 +39,37 @@ impl<'a> Block<'a> {
 
     /// The monitor renders the store only when `store.enabled` is exactly true.
     pub fn store_enabled(&self) -> bool {
-        self.section("store").and_then(|s| s.get("enabled")).is_some_and(Value::is_true)
+        self.section("store")
+            .and_then(|s| s.get("enabled"))
+            .is_some_and(Value::is_true)
     }
 
     fn cold_tier_enabled(&self) -> bool {
-        self.section("store").and_then(|s| s.get("cold_tier_enabled")).is_some_and(Value::is_true)
+        self.section("store")
+            .and_then(|s| s.get("cold_tier_enabled"))
+            .is_some_and(Value::is_true)
     }
 
     /// An enabled store's own transfer settings win over the block's
     /// `transfer` ones, since the store runs its own transfer engine.
     fn store_text(&self, key: &str) -> Option<&'a str> {
-        self.store_enabled().then(|| self.text("store", key)).flatten()
+        self.store_enabled()
+            .then(|| self.text("store", key))
+            .flatten()
     }
 
     /// The shared `mooncake-master` serves the store's metadata and the
     /// RDMA transfer engine's handshake, so those need it.
     pub fn needs_master(&self) -> bool {
-        self.mode.has_store() || self.transfer_protocol() == "rdma" || self.store_protocol() == "rdma"
+        self.mode.has_store()
+            || self.transfer_protocol() == "rdma"
+            || self.store_protocol() == "rdma"
     }
 
     /// The protocol `mooncake.json` carries.
     pub fn store_protocol(&self) -> &'a str {
-        self.store_text("protocol").unwrap_or_else(|| self.transfer_protocol())
+        self.store_text("protocol")
+            .unwrap_or_else(|| self.transfer_protocol())
     }
 
     /// Whether a role's pods move KV blocks over EFA and so run on EFA nodes.
@@ -101,7 +112,13 @@ impl<'a> Block<'a> {
             (Mode::Disaggregated, Some(_)) => transfer_connector(),
             (Mode::Both, Some(_)) => {
                 let mut extra = Object::new();
-                extra.insert("connectors", vec![Value::Object(transfer_connector()), Value::Object(store_connector())]);
+                extra.insert(
+                    "connectors",
+                    vec![
+                        Value::Object(transfer_connector()),
+                        Value::Object(store_connector()),
+                    ],
+                );
                 let mut o = Object::new();
                 o.insert("kv_connector", "MultiConnector");
                 o.insert("kv_role", kv_role);
@@ -121,7 +138,11 @@ impl<'a> Block<'a> {
         if store && self.cold_tier_enabled() {
             o.insert("cold_tier_s3_uri", cold_tier_bucket);
         }
-        o.insert("device_name", self.store_text("device_name").unwrap_or_else(|| self.transfer_device()));
+        o.insert(
+            "device_name",
+            self.store_text("device_name")
+                .unwrap_or_else(|| self.transfer_device()),
+        );
         if store {
             let size = |key: &str, default: &str| -> Value {
                 match self.section("store").and_then(|s| s.get(key)) {
@@ -129,13 +150,26 @@ impl<'a> Block<'a> {
                     _ => Value::str(default),
                 }
             };
-            o.insert("global_segment_size", size("global_segment_size", MOONCAKE_DEFAULT_GLOBAL_SEGMENT_SIZE));
-            o.insert("local_buffer_size", size("local_buffer_size", MOONCAKE_DEFAULT_LOCAL_BUFFER_SIZE));
+            o.insert(
+                "global_segment_size",
+                size("global_segment_size", MOONCAKE_DEFAULT_GLOBAL_SEGMENT_SIZE),
+            );
+            o.insert(
+                "local_buffer_size",
+                size("local_buffer_size", MOONCAKE_DEFAULT_LOCAL_BUFFER_SIZE),
+            );
             let master = format!("{MOONCAKE_MASTER_NAME}:{MOONCAKE_MASTER_RPC_PORT}");
-            o.insert("master_server_address", self.store_text("master_server_address").unwrap_or(&master));
+            o.insert(
+                "master_server_address",
+                self.store_text("master_server_address").unwrap_or(&master),
+            );
         }
-        let metadata = format!("http://{MOONCAKE_MASTER_NAME}:{MOONCAKE_MASTER_METADATA_PORT}/metadata");
-        o.insert("metadata_server", self.store_text("metadata_server").unwrap_or(&metadata));
+        let metadata =
+            format!("http://{MOONCAKE_MASTER_NAME}:{MOONCAKE_MASTER_METADATA_PORT}/metadata");
+        o.insert(
+            "metadata_server",
+            self.store_text("metadata_server").unwrap_or(&metadata),
+        );
         o.insert("protocol", self.store_protocol());
         Value::Object(o).to_json()
     }

@@ -109,7 +109,10 @@ impl std::error::Error for PlanError {}
 
 impl From<Diagnostic> for PlanError {
     fn from(d: Diagnostic) -> PlanError {
-        PlanError { path: d.path, message: d.message }
+        PlanError {
+            path: d.path,
+            message: d.message,
+        }
     }
 }
 
@@ -156,7 +159,11 @@ pub fn plan(record: &Record, region: &str) -> Result<Plan, PlanError> {
 /// Plans for every target region of a checked deploy, in region order.
 pub fn plan_deployment(deployment: &Deployment) -> Result<Vec<Plan>, PlanError> {
     let record = preview_record(deployment.clone());
-    record.target_regions.iter().map(|region| plan(&record, region)).collect()
+    record
+        .target_regions
+        .iter()
+        .map(|region| plan(&record, region))
+        .collect()
 }
 
 /// The record a deployment would create, with placeholder tokens and time:
@@ -171,10 +178,16 @@ fn spec_objects(record: &Record, region: &str) -> Result<Vec<PlannedObject>, Pla
         return objects::plain(record, region);
     };
     if let Some(first) = check_mooncake(block).first_error() {
-        return Err(PlanError { path: format!("spec.{}", first.path), message: first.message.clone() });
+        return Err(PlanError {
+            path: format!("spec.{}", first.path),
+            message: first.message.clone(),
+        });
     }
     let mode: Mode = spec_mode(&record.spec).expect("a valid block has a mode");
-    let block = Block { mode, block: block.as_object().expect("a valid block is a mapping") };
+    let block = Block {
+        mode,
+        block: block.as_object().expect("a valid block is a mapping"),
+    };
     objects::mooncake(record, region, block)
 }
 
@@ -186,7 +199,11 @@ impl Plan {
         o.insert("region", self.region.as_str());
         o.insert("namespace", self.namespace.as_str());
         o.insert("desired_state", self.desired_state.as_str());
-        let objects = self.objects.iter().map(PlannedObject::to_value).collect::<Vec<_>>();
+        let objects = self
+            .objects
+            .iter()
+            .map(PlannedObject::to_value)
+            .collect::<Vec<_>>();
         o.insert("objects", objects);
         Value::Object(o)
     }

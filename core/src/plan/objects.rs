@@ -11,7 +11,13 @@ use crate::mooncake::Role;
 use crate::record::Record;
 
 fn object(kind: Kind, name: impl Into<String>, settings: Object) -> PlannedObject {
-    PlannedObject { kind, name: name.into(), action: Action::Apply, shared: false, settings }
+    PlannedObject {
+        kind,
+        name: name.into(),
+        action: Action::Apply,
+        shared: false,
+        settings,
+    }
 }
 
 /// The spec's settings every serving pod shares.
@@ -24,16 +30,32 @@ impl<'a> Pod<'a> {
     fn new(record: &'a Record, region: &str) -> Result<Pod<'a>, PlanError> {
         let spec = &record.spec;
         // The monitor pulls the region's own ECR copy when deploy wrote one.
-        let regional = spec.get("region_image_uris").and_then(Value::as_object).and_then(|m| m.get(region));
-        let image = regional.or_else(|| spec.get("image")).and_then(Value::as_str).filter(|s| !s.trim().is_empty());
+        let regional = spec
+            .get("region_image_uris")
+            .and_then(Value::as_object)
+            .and_then(|m| m.get(region));
+        let image = regional
+            .or_else(|| spec.get("image"))
+            .and_then(Value::as_str)
+            .filter(|s| !s.trim().is_empty());
         let Some(image) = image else {
-            return Err(PlanError { path: "spec.image".into(), message: "Image must be a non-empty string".into() });
+            return Err(PlanError {
+                path: "spec.image".into(),
+                message: "Image must be a non-empty string".into(),
+            });
         };
-        Ok(Pod { spec, image: image.to_owned() })
+        Ok(Pod {
+            spec,
+            image: image.to_owned(),
+        })
     }
 
     fn get(&self, key: &str, default: Value) -> Value {
-        self.spec.get(key).filter(|v| !v.is_null()).cloned().unwrap_or(default)
+        self.spec
+            .get(key)
+            .filter(|v| !v.is_null())
+            .cloned()
+            .unwrap_or(default)
     }
 
     fn port(&self) -> Value {
@@ -73,14 +95,22 @@ pub(super) fn plain(record: &Record, region: &str) -> Result<Vec<PlannedObject>,
     let pod = Pod::new(record, region)?;
     let name = &record.endpoint_name;
     Ok(vec![
-        object(Kind::Deployment, name, pod.deployment(pod.get("replicas", Value::int(1)), None)),
+        object(
+            Kind::Deployment,
+            name,
+            pod.deployment(pod.get("replicas", Value::int(1)), None),
+        ),
         object(Kind::Service, name, pod.service(name)),
     ])
 }
 
 /// A mooncake endpoint: its config, the shared master when needed, the
 /// serving roles with their autoscalers, and the PD proxy of split modes.
-pub(super) fn mooncake(record: &Record, region: &str, block: Block<'_>) -> Result<Vec<PlannedObject>, PlanError> {
+pub(super) fn mooncake(
+    record: &Record,
+    region: &str,
+    block: Block<'_>,
+) -> Result<Vec<PlannedObject>, PlanError> {
     let pod = Pod::new(record, region)?;
     let name = record.endpoint_name.as_str();
     let mut out = Vec::new();
@@ -98,12 +128,18 @@ pub(super) fn mooncake(record: &Record, region: &str, block: Block<'_>) -> Resul
         for kind in [Kind::StatefulSet, Kind::Service] {
             let mut settings = Object::new();
             settings.insert("ports", ports.clone());
-            out.push(PlannedObject { shared: true, ..object(kind, MOONCAKE_MASTER_NAME, settings) });
+            out.push(PlannedObject {
+                shared: true,
+                ..object(kind, MOONCAKE_MASTER_NAME, settings)
+            });
         }
     }
 
     if !block.mode.is_split() {
-        let mut settings = pod.deployment(pod.get("replicas", Value::int(1)), Some(block.kv_transfer_config(None)));
+        let mut settings = pod.deployment(
+            pod.get("replicas", Value::int(1)),
+            Some(block.kv_transfer_config(None)),
+        );
         placement(&mut settings, &block, None, &config_map);
         out.push(object(Kind::Deployment, name, settings));
         out.push(object(Kind::Service, name, pod.service(name)));
@@ -113,14 +149,24 @@ pub(super) fn mooncake(record: &Record, region: &str, block: Block<'_>) -> Resul
     for role in [Role::Prefill, Role::Decode] {
         let role_name = format!("{name}-{}", role.as_str());
         let topology = block.block.get("topology").and_then(Value::as_object);
-        let count = topology.and_then(|t| t.get(role.as_str())).cloned().unwrap_or(Value::int(1));
+        let count = topology
+            .and_then(|t| t.get(role.as_str()))
+            .cloned()
+            .unwrap_or(Value::int(1));
         let scaler = autoscaler(&block, role, &role_name, &count);
-        let replicas = scaler.as_ref().and_then(|s| s.settings.get("min_replicas")).cloned().unwrap_or(count);
+        let replicas = scaler
+            .as_ref()
+            .and_then(|s| s.settings.get("min_replicas"))
+            .cloned()
+            .unwrap_or(count);
         let mut settings = pod.deployment(replicas, Some(block.kv_transfer_config(Some(role))));
         settings.insert("role", role.as_str());
         placement(&mut settings, &block, Some(role), &config_map);
         if let Some(scaler) = &scaler {
-            settings.insert("autoscaler", format!("{} {}", scaler.kind.as_str(), scaler.name));
+            settings.insert(
+                "autoscaler",
+                format!("{} {}", scaler.kind.as_str(), scaler.name),
+            );
         }
         out.push(object(Kind::Deployment, &role_name, settings));
         out.push(object(Kind::Service, &role_name, pod.service(&role_name)));
@@ -159,7 +205,9 @@ fn autoscaler(block: &Block<'_>, role: Role, target: &str, count: &Value) -> Opt
         return None;
     }
     let role_block = autoscaling.get(role.as_str())?.as_object()?;
-    let min = role_block.get("min_replicas").filter(|v| matches!(v, Value::Int(_)))?;
+    let min = role_block
+        .get("min_replicas")
+        .filter(|v| matches!(v, Value::Int(_)))?;
     let metrics = match role_block.get("metrics") {
         Some(Value::List(metrics)) if !metrics.is_empty() => metrics.clone(),
         _ => {
@@ -171,17 +219,27 @@ fn autoscaler(block: &Block<'_>, role: Role, target: &str, count: &Value) -> Opt
         }
     };
     let needs_keda = metrics.iter().any(|m| {
-        let kind = m.as_object().and_then(|m| m.get("type")).and_then(Value::as_str);
+        let kind = m
+            .as_object()
+            .and_then(|m| m.get("type"))
+            .and_then(Value::as_str);
         kind.is_some_and(|k| KEDA_METRICS.contains(&k))
     });
     let mut settings = Object::new();
     settings.insert("target", target);
     settings.insert("min_replicas", min.clone());
     // Without a ceiling the role may not grow past its topology count.
-    let max = role_block.get("max_replicas").filter(|v| matches!(v, Value::Int(_))).unwrap_or(count);
+    let max = role_block
+        .get("max_replicas")
+        .filter(|v| matches!(v, Value::Int(_)))
+        .unwrap_or(count);
     settings.insert("max_replicas", max.clone());
     settings.insert("metrics", metrics);
-    let kind = if needs_keda { Kind::ScaledObject } else { Kind::HorizontalPodAutoscaler };
+    let kind = if needs_keda {
+        Kind::ScaledObject
+    } else {
+        Kind::HorizontalPodAutoscaler
+    };
     Some(object(kind, target, settings))
 }
 
@@ -192,12 +250,19 @@ fn proxy(name: &str, pod: &Pod<'_>, block: &Block<'_>) -> Vec<PlannedObject> {
     let field = |key: &str| proxy.and_then(|p| p.get(key)).filter(|v| !v.is_null());
     let proxy_name = format!("{name}-proxy");
     let config_map = format!("{name}-pd-proxy");
-    let named_secret = field("admin_api_key_secret").and_then(Value::as_str).filter(|s| !s.is_empty());
+    let named_secret = field("admin_api_key_secret")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty());
     let secret = named_secret.map_or_else(|| format!("{name}-admin"), str::to_owned);
 
     let mut out = Vec::new();
     let mut config = Object::new();
-    config.insert("scheduling", field("scheduling").cloned().unwrap_or(Value::str("round_robin")));
+    config.insert(
+        "scheduling",
+        field("scheduling")
+            .cloned()
+            .unwrap_or(Value::str("round_robin")),
+    );
     config.insert("prefill_service", format!("{name}-prefill"));
     config.insert("decode_service", format!("{name}-decode"));
     out.push(object(Kind::ConfigMap, &config_map, config));
@@ -215,7 +280,12 @@ fn proxy(name: &str, pod: &Pod<'_>, block: &Block<'_>) -> Vec<PlannedObject> {
         _ => pod.image.clone(),
     };
     let mut settings = Object::new();
-    settings.insert("replicas", field("replicas").cloned().unwrap_or(Value::int(MOONCAKE_DEFAULT_PROXY_REPLICAS)));
+    settings.insert(
+        "replicas",
+        field("replicas")
+            .cloned()
+            .unwrap_or(Value::int(MOONCAKE_DEFAULT_PROXY_REPLICAS)),
+    );
     settings.insert("image", image);
     settings.insert("port", pod.port());
     settings.insert("config_map", config_map);

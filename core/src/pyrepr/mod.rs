@@ -20,10 +20,14 @@ fn in_table(table: &[(u32, u32)], cp: u32) -> bool {
 
 /// `str.isprintable()` for one code point.
 pub fn is_printable(cp: u32) -> bool {
-    use tables::{NON_PRINTABLE_INDEX as INDEX, NON_PRINTABLE_RUNS as RUNS, NON_PRINTABLE_STRIDE as STRIDE};
+    use tables::{
+        NON_PRINTABLE_INDEX as INDEX, NON_PRINTABLE_RUNS as RUNS, NON_PRINTABLE_STRIDE as STRIDE,
+    };
     // The last indexed run starting at or before `cp` (the first starts at 0),
     // then the runs after it until the one holding `cp`: odd runs are printable.
-    let k = INDEX.partition_point(|&(start, _)| start <= cp).saturating_sub(1);
+    let k = INDEX
+        .partition_point(|&(start, _)| start <= cp)
+        .saturating_sub(1);
     let (mut end, at) = INDEX[k];
     let mut run = k * STRIDE;
     let mut bytes = RUNS[at as usize..].iter();
@@ -110,7 +114,11 @@ pub fn repr_str(s: &PyStr) -> String {
 fn repr_str_into(s: &PyStr, out: &mut String) {
     use std::fmt::Write;
     let bytes = s.as_bytes();
-    let quote = if bytes.contains(&b'\'') && !bytes.contains(&b'"') { '"' } else { '\'' };
+    let quote = if bytes.contains(&b'\'') && !bytes.contains(&b'"') {
+        '"'
+    } else {
+        '\''
+    };
     out.push(quote);
     for cp in s.code_points() {
         match cp {
@@ -245,8 +253,13 @@ mod tests {
 
     #[test]
     fn printable_as_python_3_11() {
-        let printable = [0x20, 0x7E, 0xA1, 0x37A, 0xFFFD, 0x1B000, 0x1F600, 0x30000, 0x3134A, 0xE0100, 0xE01EF];
-        let not = [0x0, 0x1F, 0x7F, 0xA0, 0xAD, 0x378, 0x200B, 0x2028, 0x3000, 0xFFFE, 0x2FFFE, 0x3134B, 0xE0001, 0xE01F0, 0x10FFFF];
+        let printable = [
+            0x20, 0x7E, 0xA1, 0x37A, 0xFFFD, 0x1B000, 0x1F600, 0x30000, 0x3134A, 0xE0100, 0xE01EF,
+        ];
+        let not = [
+            0x0, 0x1F, 0x7F, 0xA0, 0xAD, 0x378, 0x200B, 0x2028, 0x3000, 0xFFFE, 0x2FFFE, 0x3134B,
+            0xE0001, 0xE01F0, 0x10FFFF,
+        ];
         for cp in printable {
             assert!(is_printable(cp), "{cp:#x}");
         }
@@ -262,7 +275,10 @@ mod tests {
         let (mut end, mut at, mut run) = (0u32, 0usize, 0usize);
         while at < tables::NON_PRINTABLE_RUNS.len() {
             if run % tables::NON_PRINTABLE_STRIDE == 0 {
-                assert_eq!(tables::NON_PRINTABLE_INDEX[run / tables::NON_PRINTABLE_STRIDE], (end, at as u16));
+                assert_eq!(
+                    tables::NON_PRINTABLE_INDEX[run / tables::NON_PRINTABLE_STRIDE],
+                    (end, at as u16)
+                );
             }
             let (mut len, mut shift) = (0u32, 0);
             loop {
@@ -282,7 +298,10 @@ mod tests {
         }
         assert_eq!(end, 0x110000);
         assert_eq!(run % 2, 1, "the last run is non-printable");
-        assert_eq!(tables::NON_PRINTABLE_INDEX.len(), run.div_ceil(tables::NON_PRINTABLE_STRIDE));
+        assert_eq!(
+            tables::NON_PRINTABLE_INDEX.len(),
+            run.div_ceil(tables::NON_PRINTABLE_STRIDE)
+        );
     }
 
     #[test]

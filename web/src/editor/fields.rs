@@ -38,13 +38,33 @@ pub struct FieldDef {
     pub hint: &'static str,
 }
 
-const MODES: &[(&str, &str)] = &[("", "none (plain endpoint)"), ("disaggregated", "disaggregated"), ("store", "store"), ("both", "both")];
+const MODES: &[(&str, &str)] = &[
+    ("", "none (plain endpoint)"),
+    ("disaggregated", "disaggregated"),
+    ("store", "store"),
+    ("both", "both"),
+];
 const PROTOCOLS: &[(&str, &str)] = &[("", "default (rdma)"), ("rdma", "rdma"), ("tcp", "tcp")];
-const OFFLOAD: &[(&str, &str)] = &[("", "not set"), ("cpu", "cpu"), ("disk", "disk"), ("none", "none")];
+const OFFLOAD: &[(&str, &str)] = &[
+    ("", "not set"),
+    ("cpu", "cpu"),
+    ("disk", "disk"),
+    ("none", "none"),
+];
 const SCHEDULING: &[(&str, &str)] = &[("", "not set"), ("round_robin", "round_robin")];
-const CAPACITY: &[(&str, &str)] = &[("", "not set"), ("on-demand", "on-demand"), ("spot", "spot")];
+const CAPACITY: &[(&str, &str)] = &[
+    ("", "not set"),
+    ("on-demand", "on-demand"),
+    ("spot", "spot"),
+];
 const FRAMEWORKS: &[(&str, &str)] = &[("", "default"), ("vllm", "vllm"), ("tgi", "tgi")];
-const METRICS: &[(&str, &str)] = &[("", "default (cpu 70)"), ("cpu", "cpu"), ("memory", "memory"), ("gpu", "gpu"), ("gpu_memory", "gpu_memory")];
+const METRICS: &[(&str, &str)] = &[
+    ("", "default (cpu 70)"),
+    ("cpu", "cpu"),
+    ("memory", "memory"),
+    ("gpu", "gpu"),
+    ("gpu_memory", "gpu_memory"),
+];
 
 macro_rules! field {
     ($label:expr, [$($p:expr),+], $diag:expr, $kind:expr) => {
@@ -56,71 +76,265 @@ macro_rules! field {
 }
 
 pub static ENDPOINT: &[FieldDef] = &[
-    field!("Endpoint name", ["endpoint_name"], "endpoint_name", Kind::Text, "a DNS label, e.g. llama-3-pd"),
-    field!("Image", ["image"], "image", Kind::Text, "defaults to the Mooncake vLLM image when a mode is set"),
-    field!("Target regions", ["target_regions"], "target_regions", Kind::Csv, "comma-separated; empty: every deployed region"),
+    field!(
+        "Endpoint name",
+        ["endpoint_name"],
+        "endpoint_name",
+        Kind::Text,
+        "a DNS label, e.g. llama-3-pd"
+    ),
+    field!(
+        "Image",
+        ["image"],
+        "image",
+        Kind::Text,
+        "defaults to the Mooncake vLLM image when a mode is set"
+    ),
+    field!(
+        "Target regions",
+        ["target_regions"],
+        "target_regions",
+        Kind::Csv,
+        "comma-separated; empty: every deployed region"
+    ),
     field!("Replicas", ["replicas"], "replicas", Kind::Number),
     field!("GPU count", ["gpu_count"], "gpu_count", Kind::Number),
-    field!("GPU type", ["gpu_type"], "gpu_type", Kind::Text, "instance type hint, e.g. g5.12xlarge"),
+    field!(
+        "GPU type",
+        ["gpu_type"],
+        "gpu_type",
+        Kind::Text,
+        "instance type hint, e.g. g5.12xlarge"
+    ),
     field!("Port", ["port"], "port", Kind::Number),
-    field!("Health check path", ["health_check_path"], "health_check_path", Kind::Text),
-    field!("Framework", ["framework"], "framework", Kind::Select(FRAMEWORKS)),
+    field!(
+        "Health check path",
+        ["health_check_path"],
+        "health_check_path",
+        Kind::Text
+    ),
+    field!(
+        "Framework",
+        ["framework"],
+        "framework",
+        Kind::Select(FRAMEWORKS)
+    ),
     field!("Model path", ["model_path"], "model_path", Kind::Text),
     field!("Model source", ["model_source"], "model_source", Kind::Text),
-    field!("Capacity type", ["capacity_type"], "capacity_type", Kind::Select(CAPACITY)),
-    field!("Accelerator", ["accelerator"], "accelerator", Kind::Text, "nvidia unless set, e.g. neuron"),
+    field!(
+        "Capacity type",
+        ["capacity_type"],
+        "capacity_type",
+        Kind::Select(CAPACITY)
+    ),
+    field!(
+        "Accelerator",
+        ["accelerator"],
+        "accelerator",
+        Kind::Text,
+        "nvidia unless set, e.g. neuron"
+    ),
     field!("Namespace", ["namespace"], "namespace", Kind::Text),
-    field!("Environment", ["env"], "env", Kind::Pairs, "KEY=VALUE per line"),
-    field!("Labels", ["labels"], "labels", Kind::Pairs, "key=value per line"),
-    field!("Node selector", ["node_selector"], "node_selector", Kind::Pairs, "key=value per line"),
-    field!("Extra args", ["extra_args"], "args", Kind::Lines, "one argument per line"),
+    field!(
+        "Environment",
+        ["env"],
+        "env",
+        Kind::Pairs,
+        "KEY=VALUE per line"
+    ),
+    field!(
+        "Labels",
+        ["labels"],
+        "labels",
+        Kind::Pairs,
+        "key=value per line"
+    ),
+    field!(
+        "Node selector",
+        ["node_selector"],
+        "node_selector",
+        Kind::Pairs,
+        "key=value per line"
+    ),
+    field!(
+        "Extra args",
+        ["extra_args"],
+        "args",
+        Kind::Lines,
+        "one argument per line"
+    ),
 ];
 
 pub static MOONCAKE: &[FieldDef] = &[
-    field!("Mooncake mode", ["mooncake_mode"], "mooncake.mode", Kind::Select(MODES)),
-    field!("Prefill instances", ["prefill_replicas"], "mooncake.topology.prefill", Kind::Number, "X in XpYd, 1 to 1000"),
-    field!("Decode instances", ["decode_replicas"], "mooncake.topology.decode", Kind::Number, "Y in XpYd, 1 to 1000"),
+    field!(
+        "Mooncake mode",
+        ["mooncake_mode"],
+        "mooncake.mode",
+        Kind::Select(MODES)
+    ),
+    field!(
+        "Prefill instances",
+        ["prefill_replicas"],
+        "mooncake.topology.prefill",
+        Kind::Number,
+        "X in XpYd, 1 to 1000"
+    ),
+    field!(
+        "Decode instances",
+        ["decode_replicas"],
+        "mooncake.topology.decode",
+        Kind::Number,
+        "Y in XpYd, 1 to 1000"
+    ),
 ];
 
 pub static STORE: &[FieldDef] = &[
-    field!("Store enabled", ["mooncake_store", "enabled"], "mooncake.store.enabled", Kind::Check),
-    field!("Global segment size", ["mooncake_store", "global_segment_size"], "mooncake.store.global_segment_size", Kind::ByteSize, "e.g. 4 GiB"),
-    field!("Local buffer size", ["mooncake_store", "local_buffer_size"], "mooncake.store.local_buffer_size", Kind::ByteSize, "e.g. 2 GiB"),
-    field!("Cold tier", ["mooncake_store", "cold_tier_enabled"], "mooncake.store.cold_tier_enabled", Kind::Check, "object-store tier; needs the store enabled"),
-    field!("Offload", ["mooncake_store", "offload"], "mooncake.store.offload", Kind::Select(OFFLOAD)),
+    field!(
+        "Store enabled",
+        ["mooncake_store", "enabled"],
+        "mooncake.store.enabled",
+        Kind::Check
+    ),
+    field!(
+        "Global segment size",
+        ["mooncake_store", "global_segment_size"],
+        "mooncake.store.global_segment_size",
+        Kind::ByteSize,
+        "e.g. 4 GiB"
+    ),
+    field!(
+        "Local buffer size",
+        ["mooncake_store", "local_buffer_size"],
+        "mooncake.store.local_buffer_size",
+        Kind::ByteSize,
+        "e.g. 2 GiB"
+    ),
+    field!(
+        "Cold tier",
+        ["mooncake_store", "cold_tier_enabled"],
+        "mooncake.store.cold_tier_enabled",
+        Kind::Check,
+        "object-store tier; needs the store enabled"
+    ),
+    field!(
+        "Offload",
+        ["mooncake_store", "offload"],
+        "mooncake.store.offload",
+        Kind::Select(OFFLOAD)
+    ),
 ];
 
 pub static TRANSFER: &[FieldDef] = &[
-    field!("Transfer protocol", ["mooncake_transfer", "protocol"], "mooncake.transfer.protocol", Kind::Select(PROTOCOLS)),
-    field!("Transfer device", ["mooncake_transfer", "device_name"], "mooncake.transfer.device_name", Kind::Text, "empty: detected"),
+    field!(
+        "Transfer protocol",
+        ["mooncake_transfer", "protocol"],
+        "mooncake.transfer.protocol",
+        Kind::Select(PROTOCOLS)
+    ),
+    field!(
+        "Transfer device",
+        ["mooncake_transfer", "device_name"],
+        "mooncake.transfer.device_name",
+        Kind::Text,
+        "empty: detected"
+    ),
 ];
 
 pub static PROXY: &[FieldDef] = &[
-    field!("Proxy image", ["mooncake_proxy", "image"], "mooncake.proxy.image", Kind::Text, "defaults to the endpoint image"),
-    field!("Proxy scheduling", ["mooncake_proxy", "scheduling"], "mooncake.proxy.scheduling", Kind::Select(SCHEDULING)),
-    field!("Admin key Secret", ["mooncake_proxy", "admin_api_key_secret"], "mooncake.proxy.admin_api_key_secret", Kind::Text, "name of a Kubernetes Secret; never the key"),
+    field!(
+        "Proxy image",
+        ["mooncake_proxy", "image"],
+        "mooncake.proxy.image",
+        Kind::Text,
+        "defaults to the endpoint image"
+    ),
+    field!(
+        "Proxy scheduling",
+        ["mooncake_proxy", "scheduling"],
+        "mooncake.proxy.scheduling",
+        Kind::Select(SCHEDULING)
+    ),
+    field!(
+        "Admin key Secret",
+        ["mooncake_proxy", "admin_api_key_secret"],
+        "mooncake.proxy.admin_api_key_secret",
+        Kind::Text,
+        "name of a Kubernetes Secret; never the key"
+    ),
 ];
 
 pub static AUTOSCALING: &[FieldDef] = &[
-    field!("Autoscaling enabled", ["mooncake_autoscaling", "enabled"], "mooncake.autoscaling.enabled", Kind::Check),
-    field!("Prefill min", ["mooncake_autoscaling", "prefill", "min_replicas"], "mooncake.autoscaling.prefill.min_replicas", Kind::Number),
-    field!("Prefill max", ["mooncake_autoscaling", "prefill", "max_replicas"], "mooncake.autoscaling.prefill.max_replicas", Kind::Number),
-    field!("Prefill metric", ["mooncake_autoscaling", "prefill", "metrics"], "mooncake.autoscaling.prefill.metrics", Kind::Metric("type")),
-    field!("Prefill metric target", ["mooncake_autoscaling", "prefill", "metrics"], "mooncake.autoscaling.prefill.metrics[0].target", Kind::Metric("target"), "e.g. 70 (percent)"),
-    field!("Decode min", ["mooncake_autoscaling", "decode", "min_replicas"], "mooncake.autoscaling.decode.min_replicas", Kind::Number),
-    field!("Decode max", ["mooncake_autoscaling", "decode", "max_replicas"], "mooncake.autoscaling.decode.max_replicas", Kind::Number),
-    field!("Decode metric", ["mooncake_autoscaling", "decode", "metrics"], "mooncake.autoscaling.decode.metrics", Kind::Metric("type")),
-    field!("Decode metric target", ["mooncake_autoscaling", "decode", "metrics"], "mooncake.autoscaling.decode.metrics[0].target", Kind::Metric("target"), "e.g. 70 (percent)"),
+    field!(
+        "Autoscaling enabled",
+        ["mooncake_autoscaling", "enabled"],
+        "mooncake.autoscaling.enabled",
+        Kind::Check
+    ),
+    field!(
+        "Prefill min",
+        ["mooncake_autoscaling", "prefill", "min_replicas"],
+        "mooncake.autoscaling.prefill.min_replicas",
+        Kind::Number
+    ),
+    field!(
+        "Prefill max",
+        ["mooncake_autoscaling", "prefill", "max_replicas"],
+        "mooncake.autoscaling.prefill.max_replicas",
+        Kind::Number
+    ),
+    field!(
+        "Prefill metric",
+        ["mooncake_autoscaling", "prefill", "metrics"],
+        "mooncake.autoscaling.prefill.metrics",
+        Kind::Metric("type")
+    ),
+    field!(
+        "Prefill metric target",
+        ["mooncake_autoscaling", "prefill", "metrics"],
+        "mooncake.autoscaling.prefill.metrics[0].target",
+        Kind::Metric("target"),
+        "e.g. 70 (percent)"
+    ),
+    field!(
+        "Decode min",
+        ["mooncake_autoscaling", "decode", "min_replicas"],
+        "mooncake.autoscaling.decode.min_replicas",
+        Kind::Number
+    ),
+    field!(
+        "Decode max",
+        ["mooncake_autoscaling", "decode", "max_replicas"],
+        "mooncake.autoscaling.decode.max_replicas",
+        Kind::Number
+    ),
+    field!(
+        "Decode metric",
+        ["mooncake_autoscaling", "decode", "metrics"],
+        "mooncake.autoscaling.decode.metrics",
+        Kind::Metric("type")
+    ),
+    field!(
+        "Decode metric target",
+        ["mooncake_autoscaling", "decode", "metrics"],
+        "mooncake.autoscaling.decode.metrics[0].target",
+        Kind::Metric("target"),
+        "e.g. 70 (percent)"
+    ),
 ];
 
 pub fn all_fields() -> impl Iterator<Item = &'static FieldDef> {
-    [ENDPOINT, MOONCAKE, STORE, TRANSFER, PROXY, AUTOSCALING].into_iter().flatten()
+    [ENDPOINT, MOONCAKE, STORE, TRANSFER, PROXY, AUTOSCALING]
+        .into_iter()
+        .flatten()
 }
 
 /// The element id of the field showing diagnostic `diag`.
 pub fn field_id(diag: &str) -> String {
     let mut id = String::from("f-");
-    id.extend(diag.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }));
+    id.extend(
+        diag.chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }),
+    );
     id
 }
 
@@ -132,13 +346,19 @@ pub fn field_for(path: &str) -> Option<&'static FieldDef> {
         "mooncake.topology" => "mooncake.topology.prefill",
         p => p,
     };
-    all_fields().filter(|f| is_under(path, f.diag)).max_by_key(|f| f.diag.len())
+    all_fields()
+        .filter(|f| is_under(path, f.diag))
+        .max_by_key(|f| f.diag.len())
 }
 
 /// The first metric of a role's `metrics` list, as an object.
 fn first_metric(v: Option<&Value>) -> Object {
     match v {
-        Some(Value::List(items)) => items.first().and_then(Value::as_object).cloned().unwrap_or_default(),
+        Some(Value::List(items)) => items
+            .first()
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default(),
         _ => Object::new(),
     }
 }
@@ -158,19 +378,30 @@ fn with_metric(current: Option<&Value>, part: &str, value: Option<Value>) -> Opt
 fn render(kind: Kind, v: Option<&Value>) -> String {
     match kind {
         Kind::ByteSize => match v {
-            Some(Value::Str(s)) => s.as_str().and_then(format_byte_size).unwrap_or_else(|| s.to_string_lossy()),
+            Some(Value::Str(s)) => s
+                .as_str()
+                .and_then(format_byte_size)
+                .unwrap_or_else(|| s.to_string_lossy()),
             other => paths::display(other),
         },
         Kind::Lines | Kind::Csv => match v {
-            Some(Value::List(items)) => {
-                items.iter().map(|i| paths::display(Some(i))).collect::<Vec<_>>().join(if matches!(kind, Kind::Csv) { ", " } else { "\n" })
-            }
+            Some(Value::List(items)) => items
+                .iter()
+                .map(|i| paths::display(Some(i)))
+                .collect::<Vec<_>>()
+                .join(if matches!(kind, Kind::Csv) {
+                    ", "
+                } else {
+                    "\n"
+                }),
             other => paths::display(other),
         },
         Kind::Pairs => match v {
-            Some(Value::Object(o)) => {
-                o.str_entries().map(|(k, v)| format!("{}={}", k.to_string_lossy(), paths::display(Some(v)))).collect::<Vec<_>>().join("\n")
-            }
+            Some(Value::Object(o)) => o
+                .str_entries()
+                .map(|(k, v)| format!("{}={}", k.to_string_lossy(), paths::display(Some(v))))
+                .collect::<Vec<_>>()
+                .join("\n"),
             other => paths::display(other),
         },
         Kind::Metric(part) => paths::display(first_metric(v).get(part)),
@@ -184,12 +415,23 @@ fn parse(kind: Kind, text: &str) -> Option<Value> {
         Kind::Text | Kind::Select(_) => (!text.is_empty()).then(|| Value::from(text.to_owned())),
         Kind::Number => paths::typed_number(text),
         Kind::ByteSize if blank => None,
-        Kind::ByteSize => Some(Value::from(parse_byte_size(text).unwrap_or_else(|_| text.to_owned()))),
+        Kind::ByteSize => Some(Value::from(
+            parse_byte_size(text).unwrap_or_else(|_| text.to_owned()),
+        )),
         Kind::Check | Kind::Metric(_) => None,
         Kind::Lines | Kind::Csv if blank => None,
-        Kind::Lines => Some(Value::List(text.lines().filter(|l| !l.trim().is_empty()).map(|l| Value::from(l.to_owned())).collect())),
+        Kind::Lines => Some(Value::List(
+            text.lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(|l| Value::from(l.to_owned()))
+                .collect(),
+        )),
         Kind::Csv => Some(Value::List(
-            text.split(',').map(str::trim).filter(|s| !s.is_empty()).map(|s| Value::from(s.to_owned())).collect(),
+            text.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(|s| Value::from(s.to_owned()))
+                .collect(),
         )),
         Kind::Pairs if blank => None,
         Kind::Pairs => {
@@ -226,7 +468,11 @@ pub fn Field(ed: Editor, def: &'static FieldDef) -> impl IntoView {
         text.set(t.clone());
         let v = match kind {
             Kind::Metric(part) => {
-                let typed = if part == "type" { (!t.is_empty()).then(|| Value::from(t.clone())) } else { paths::typed_number(&t) };
+                let typed = if part == "type" {
+                    (!t.is_empty()).then(|| Value::from(t.clone()))
+                } else {
+                    paths::typed_number(&t)
+                };
                 with_metric(current().as_ref(), part, typed)
             }
             _ => parse(kind, &t),

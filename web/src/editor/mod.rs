@@ -14,7 +14,9 @@ use crate::preview::PreviewPanel;
 use crate::route::{Page, navigate};
 use crate::share;
 use crate::topology::Topology;
-use fields::{AUTOSCALING, ENDPOINT, MOONCAKE, PROXY, STORE, Section, TRANSFER, field_for, field_id};
+use fields::{
+    AUTOSCALING, ENDPOINT, MOONCAKE, PROXY, STORE, Section, TRANSFER, field_for, field_id,
+};
 use state::{Editor, empty_request, load_defaults};
 
 /// How long edits wait before the URL follows them.
@@ -121,7 +123,9 @@ pub fn EditorPage() -> impl IntoView {
             match share::decode(&fragment).await {
                 Ok(v) => ed.replace(v),
                 Err(e) => {
-                    let _ = banner.try_set(Some(format!("This link could not be opened: {e}. The editor starts empty.")));
+                    let _ = banner.try_set(Some(format!(
+                        "This link could not be opened: {e}. The editor starts empty."
+                    )));
                     share::set_fragment("");
                 }
             }
@@ -155,7 +159,9 @@ pub fn EditorPage() -> impl IntoView {
                         // would bring it back and drop these edits.
                         Err(e) => {
                             share::set_fragment("");
-                            let _ = status.try_set(Some(format!("The address no longer follows the editor: {e}.")));
+                            let _ = status.try_set(Some(format!(
+                                "The address no longer follows the editor: {e}."
+                            )));
                         }
                     }
                 });
@@ -171,8 +177,13 @@ pub fn EditorPage() -> impl IntoView {
                 Ok(f) => {
                     share::set_fragment(&f);
                     let href = window().location().href().unwrap_or_default();
-                    let _ = wasm_bindgen_futures::JsFuture::from(window().navigator().clipboard().write_text(&href)).await;
-                    let _ = status.try_set(Some("Link copied: it holds this editor's state, never a token.".into()));
+                    let _ = wasm_bindgen_futures::JsFuture::from(
+                        window().navigator().clipboard().write_text(&href),
+                    )
+                    .await;
+                    let _ = status.try_set(Some(
+                        "Link copied: it holds this editor's state, never a token.".into(),
+                    ));
                 }
                 Err(e) => {
                     let _ = status.try_set(Some(e));
@@ -188,7 +199,8 @@ pub fn EditorPage() -> impl IntoView {
         spawn_local(async move {
             match crate::api::call("POST", "/api/endpoints", Some(&body), None).await {
                 Ok(r) if r.ok() => {
-                    let name = crate::paths::display(crate::paths::get(&r.body, &["endpoint_name"]));
+                    let name =
+                        crate::paths::display(crate::paths::get(&r.body, &["endpoint_name"]));
                     share::set_fragment("");
                     navigate(Page::Endpoint(name));
                     return;

@@ -50,7 +50,10 @@ impl Editor {
         let check = Memo::new(move |_| {
             defaults.with(|d| {
                 let image = d.image.as_deref().unwrap_or(DEFAULT_MOONCAKE_IMAGE);
-                let ctx = DeployContext { deployed_regions: d.regions.as_deref(), default_image: image };
+                let ctx = DeployContext {
+                    deployed_regions: d.regions.as_deref(),
+                    default_image: image,
+                };
                 state.with(|s| plan_deploy(s, &ctx))
             })
         });
@@ -103,7 +106,11 @@ impl Editor {
         let current = self.state.get_untracked();
         let mut target = None;
         self.history.update_value(|h| {
-            let (from, to) = if back { (&mut h.past, &mut h.future) } else { (&mut h.future, &mut h.past) };
+            let (from, to) = if back {
+                (&mut h.past, &mut h.future)
+            } else {
+                (&mut h.future, &mut h.past)
+            };
             target = from.pop();
             if target.is_some() {
                 to.push(current);
@@ -137,8 +144,13 @@ impl Editor {
     /// Local and server diagnostics at `path` or below it.
     pub fn messages(&self, path: &str) -> Vec<Diagnostic> {
         let under = |d: &&Diagnostic| is_under(&d.path, path);
-        let mut out: Vec<Diagnostic> = self.report.with(|r| r.diagnostics.iter().filter(under).cloned().collect());
-        out.extend(self.server.with(|s| s.iter().filter(under).cloned().collect::<Vec<_>>()));
+        let mut out: Vec<Diagnostic> = self
+            .report
+            .with(|r| r.diagnostics.iter().filter(under).cloned().collect());
+        out.extend(
+            self.server
+                .with(|s| s.iter().filter(under).cloned().collect::<Vec<_>>()),
+        );
         out
     }
 
@@ -158,22 +170,34 @@ impl Editor {
 /// Asks the server for its deploy defaults; without an answer the editor
 /// keeps checking as a file check does (no regions assumed).
 pub async fn load_defaults(defaults: RwSignal<Defaults>) {
-    let Ok(reply) = crate::api::call("GET", "/api/config", None, None).await else { return };
+    let Ok(reply) = crate::api::call("GET", "/api/config", None, None).await else {
+        return;
+    };
     if !reply.ok() {
         return;
     }
     let strings = |v: Option<&Value>| match v {
-        Some(Value::List(items)) => Some(items.iter().filter_map(|i| i.as_str().map(str::to_owned)).collect()),
+        Some(Value::List(items)) => Some(
+            items
+                .iter()
+                .filter_map(|i| i.as_str().map(str::to_owned))
+                .collect(),
+        ),
         _ => None,
     };
     let regions = strings(paths::get(&reply.body, &["deployed_regions"]));
-    let image = paths::get(&reply.body, &["default_image"]).and_then(Value::as_str).map(str::to_owned);
+    let image = paths::get(&reply.body, &["default_image"])
+        .and_then(Value::as_str)
+        .map(str::to_owned);
     let _ = defaults.try_set(Defaults { regions, image });
 }
 
 /// Whether diagnostic path `path` is `field` or inside it.
 pub fn is_under(path: &str, field: &str) -> bool {
-    path == field || path.strip_prefix(field).is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
+    path == field
+        || path
+            .strip_prefix(field)
+            .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
 }
 
 pub fn empty_request() -> Value {
