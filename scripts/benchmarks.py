@@ -151,7 +151,8 @@ class Report:
         if m is None:
             self.out += [f"Not run (`scripts/benchmarks.sh {part}`).", ""]
             return False
-        when = m["date"] + (" — **QUICK=1 smoke run, not a measurement**" if m.get("quick") else "")
+        when = m["date"] + (f" (load average {m['load']} at the start)" if m.get("load") else "")
+        when += " — **QUICK=1 smoke run, not a measurement**" if m.get("quick") else ""
         self.out += [f"Run {when}.", "", method.strip(), ""]
         return True
 
@@ -339,7 +340,7 @@ answers >= 400, socket errors and timeouts (30 s).
             if r["route"] == "trivial":
                 last_size[r["tag"]["store"]] = max(last_size.get(r["tag"]["store"], 0), r["tag"]["endpoints"])
         for store in dict.fromkeys(r["tag"]["store"] for r in res):
-            rows, worst = [], None
+            rows, marks = [], []  # marks: (ok, ratio, row label)
             for r in res:
                 t = r["tag"]
                 if t["store"] != store or (r["route"] == "list" and (store, t["endpoints"], t["connections"]) not in trivial):
@@ -347,12 +348,18 @@ answers >= 400, socket errors and timeouts (30 s).
                 base_rps = trivial.get((store, t["endpoints"], t["connections"])) or trivial.get((store, last_size.get(store), t["connections"]))
                 rel = ratio(r["rps"], base_rps)
                 ok = None if r["route"] == "trivial" or rel is None else rel >= HTTP_RATIO
-                if ok is not None:
-                    worst = ok if worst is None else (worst and ok)
                 errors = r["status_errors"] + r["socket_errors"] + r["timeouts"]
                 name = {"topology": "set-topology"}.get(r["route"], r["route"])
-                rows.append([name, f"{t['endpoints']:,}", t["connections"], f"{r['rps']:,.0f}", f"{r['p50_ms']:.2f}", f"{r['p99_ms']:.2f}", f"{errors:,} / {r['requests']:,}", "1.00" if r["route"] == "trivial" else ("-" if rel is None else f"{rel:.2f}"), mark(ok)])
-            self.target(f"HTTP, {store}: every route >= {HTTP_RATIO} of trivial", "see table", f">= {HTTP_RATIO}", worst)
+                if ok is not None:
+                    marks.append((ok, rel, f"{name} at {t['endpoints']:,} endpoints, {t['connections']} conns"))
+                # No answer within the run: wrk's empty histogram says 0 ms, which would mislead.
+                p50, p99 = (f"{r['p50_ms']:.2f}", f"{r['p99_ms']:.2f}") if r["requests"] else ("-", "-")
+                rows.append([name, f"{t['endpoints']:,}", t["connections"], f"{r['rps']:,.0f}", p50, p99, f"{errors:,} / {r['requests']:,}", "1.00" if r["route"] == "trivial" else ("-" if rel is None else f"{rel:.2f}"), mark(ok)])
+            if marks:
+                worst = min(marks, key=lambda m: m[1])
+                passed = sum(ok for ok, _, _ in marks)
+                figure = f"{passed} of {len(marks)} rows; lowest {worst[1]:.2f} ({worst[2]})"
+                self.target(f"HTTP, {store}: req/s vs the trivial route", figure, f">= {HTTP_RATIO} each", passed == len(marks))
             self.out += [f"### {store}", "", table(["route", "endpoints", "conns", "req/s", "p50 ms", "p99 ms", "errors / requests", "vs trivial", f"target >= {HTTP_RATIO}"], rows), ""]
 
     def growth(self) -> None:

@@ -60,12 +60,14 @@ mkdir -p "$OUT"
 
 log() { printf '[benchmarks] %s\n' "$*" >&2; }
 
-# Starts a part's result file: a fresh file whose first line says when and how.
+# Starts a part's result file: a fresh file whose first line says when and
+# how, with the load average (other work on the machine skews every figure).
 begin() {
   local part=$1
   log "== $part"
-  python3 -c 'import json, sys, datetime
+  python3 -c 'import json, os, sys, datetime
 print(json.dumps({"what": "meta", "part": sys.argv[1], "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                  "load": " ".join(f"{x:.2f}" for x in os.getloadavg()),
                   "quick": sys.argv[2] == "1", "duration": sys.argv[3], "connections": sys.argv[4], "sizes": sys.argv[5]}))' \
     "$part" "$QUICK" "$DURATION" "$CONNECTIONS" "$SIZES" > "$OUT/$part.jsonl"
 }
