@@ -184,6 +184,9 @@ run_wrk() {
   BENCH_ROUTE=$route BENCH_N=$n BENCH_BODY=core/benches/inputs/requests/full.json BENCH_OUT="$OUT/http.jsonl" \
     BENCH_TAG="{\"store\": \"$store\", \"endpoints\": $n, \"connections\": $c}" \
     wrk -t"$threads" -c"$c" -d"$DURATION" --timeout 30s -s scripts/bench_wrk.lua "$base" >/dev/null
+  # Requests still queued when wrk stops (a slow list on dynalite, say) would
+  # weigh on the next run: one list, answered after them, lets them drain.
+  curl -fs -o /dev/null --max-time 300 "$base/api/endpoints" || log "the drain request failed"
 }
 
 part_http() {
