@@ -6,7 +6,7 @@ For each JSON file given (default: core/benches/inputs/*.json), times
 counterpart of ``gco_spec::validate_mooncake_json(text)`` -- and prints one JSON
 line per input:
 
-  {"input": "full_valid", "ns": 1234.5, "verdict": "ok" | "ValueError: ..."}
+  {"what": "reference", "input": "full_valid", "ns": 1234.5, "verdict": "ok" | "ValueError: ..."}
 
 ``ns`` is the best of several repeats of ``timeit`` (autorange), per call. The
 reference module is loaded from the path in ``GCO_ORACLE``, or by default from
@@ -62,7 +62,7 @@ def main() -> None:
         )
         number, _ = timer.autorange()
         best = min(timer.repeat(repeat=args.repeat, number=number))
-        print(json.dumps({"input": path.stem, "ns": best / number * 1e9, "verdict": verdict}), flush=True)
+        print(json.dumps({"what": "reference", "input": path.stem, "ns": best / number * 1e9, "verdict": verdict}), flush=True)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,9 @@
 #
 # Idempotent; runs from any directory. Calls scripts/setup.sh only when the
 # wasm target, the matching wasm-bindgen or wasm-opt is missing.
+#
+# --size-only: build nothing, only print (and check) the size of what is
+# there (scripts/benchmarks.sh reads that line).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -19,7 +22,9 @@ TARGET=wasm32-unknown-unknown
 WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"
 
 log() { printf '[build-wasm] %s\n' "$*" >&2; }
+SIZE_ONLY=; [ "${1:-}" = --size-only ] && SIZE_ONLY=1
 
+if [ -z "$SIZE_ONLY" ]; then
 # The wasm-bindgen CLI must match the wasm-bindgen crate in Cargo.lock.
 WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/"/,"",$3); print $3; exit}' Cargo.lock)
 need_setup=
@@ -65,6 +70,7 @@ done
 # reads core/pkg/web as ES modules too, e.g. in tests/wasm/web.test.cjs).
 printf '{ "type": "commonjs" }\n' > core/pkg/node/package.json
 printf '{ "type": "module" }\n' > core/pkg/web/package.json
+fi
 
 WEB_WASM=core/pkg/web/gco_spec_bg.wasm
 size=$(wc -c < "$WEB_WASM")

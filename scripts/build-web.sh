@@ -3,6 +3,9 @@
 # the size profile, bound with wasm-bindgen, shrunk with wasm-opt -Oz, plus
 # index.html, web/boot.js and web/style.css. Prints the gzipped size of what
 # a browser downloads and fails beyond the budget.
+#
+# --size-only: build nothing, only print (and check) the size of what is in
+# dist/ (scripts/benchmarks.sh reads that line).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -12,7 +15,9 @@ PROFILE=wasm-release
 TARGET=wasm32-unknown-unknown
 WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"
 log() { printf '[build-web] %s\n' "$*" >&2; }
+SIZE_ONLY=; [ "${1:-}" = --size-only ] && SIZE_ONLY=1
 
+if [ -z "$SIZE_ONLY" ]; then
 [ -x "$WASM_OPT" ] && command -v wasm-bindgen >/dev/null || bash scripts/setup.sh
 
 log "cargo build -p gco-web ($PROFILE)"
@@ -28,6 +33,7 @@ wasm-bindgen "target/$TARGET/$PROFILE/gco-web.wasm" --target web --no-typescript
   dist/gco-web_bg.wasm -o dist/gco-web_bg.wasm.opt
 mv dist/gco-web_bg.wasm.opt dist/gco-web_bg.wasm
 cp index.html web/boot.js web/style.css dist/
+fi
 
 total=0
 for f in dist/gco-web_bg.wasm dist/gco-web.js dist/boot.js; do

@@ -2,7 +2,7 @@
 //!
 //! The inputs are the files in `benches/inputs/`; `scripts/bench_reference.py`
 //! times the Python reference (`json.loads` + `validate_mooncake_spec`) on the
-//! very same files, and `scripts/bench.sh` runs both and compares them.
+//! very same files, and `scripts/benchmarks.sh native` runs both and compares them.
 //!
 //! One criterion group per input (`target/criterion/<input>/<bench>/`):
 //!

@@ -5,32 +5,12 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const h = require('./harness.cjs');
+const { fillFullRequest, waitForDeployable, measureFirstRender, measureKeystrokeToMessage, median } = require('./timing.cjs');
 
 const env = h.suite();
 
 const PREFILL = 'mooncake.topology.prefill';
 const DECODE = 'mooncake.topology.decode';
-
-/** Fills a disaggregated request with store, transfer and autoscaling through the form. */
-async function fillFullRequest(page, name) {
-  await page.getByLabel('Endpoint name', { exact: true }).fill(name);
-  await page.getByLabel('Target regions', { exact: true }).fill('us-east-1, eu-west-1');
-  await page.getByLabel('Mooncake mode', { exact: true }).selectOption('both');
-  await page.getByLabel('Prefill instances', { exact: true }).fill('2');
-  await page.getByLabel('Decode instances', { exact: true }).fill('3');
-  await page.getByLabel('Store enabled', { exact: true }).check();
-  await page.getByLabel('Global segment size', { exact: true }).fill('4 GiB');
-  await page.getByLabel('Local buffer size', { exact: true }).fill('2 GiB');
-  await page.getByLabel('Offload', { exact: true }).selectOption('cpu');
-  await page.getByLabel('Transfer protocol', { exact: true }).selectOption('tcp');
-  await page.getByLabel('Autoscaling enabled', { exact: true }).check();
-  await page.getByLabel('Prefill min', { exact: true }).fill('1');
-  await page.getByLabel('Prefill max', { exact: true }).fill('4');
-  await page.getByLabel('Prefill metric', { exact: true }).selectOption('cpu');
-  await page.getByLabel('Decode min', { exact: true }).fill('2');
-  await page.getByLabel('Decode max', { exact: true }).fill('6');
-  await page.getByLabel('Decode metric', { exact: true }).selectOption('gpu');
-}
 
 const deployButton = (page) => page.getByRole('button', { name: 'Deploy', exact: true });
 
@@ -38,52 +18,14 @@ test('first render of the editor (timing)', async () => {
   const context = await env.browser.newContext();
   try {
     const page = await h.newPage(context);
-    // Records, inside the page, when the "Endpoint name" label first exists.
-    await page.addInitScript(() => {
-      const seen = () => document.querySelector('label[for="f-endpoint-name"]');
-      const obs = new MutationObserver(() => {
-        if (seen() && window.__labelAt === undefined) {
-          window.__labelAt = performance.now();
-          obs.disconnect();
-          requestAnimationFrame(() => (window.__labelFrameAt = performance.now()));
-        }
-      });
-      obs.observe(document, { childList: true, subtree: true });
-    });
-    const t0 = Date.now();
-    await page.goto(`${env.base}/new`, { waitUntil: 'commit' });
-    await page.getByText('Endpoint name', { exact: true }).waitFor({ state: 'visible' });
-    const wall = Date.now() - t0;
-    await page.waitForFunction(() => window.__labelFrameAt !== undefined);
-    const t = await page.evaluate(() => {
-      const nav = performance.getEntriesByType('navigation')[0];
-      const wasm = performance.getEntriesByType('resource').find((r) => r.name.endsWith('.wasm'));
-      return {
-        label: window.__labelAt,
-        frame: window.__labelFrameAt,
-        responseEnd: nav.responseEnd,
-        domContentLoaded: nav.domContentLoadedEventEnd,
-        wasmBytes: wasm ? wasm.transferSize || wasm.encodedBodySize : null,
-        wasmEnd: wasm ? wasm.responseEnd : null,
-      };
-    });
+    const { cold: t, warm } = await measureFirstRender(page, env.base);
     console.log(
       `TIMING first render (cold cache): "Endpoint name" label in the DOM at ${t.label.toFixed(1)} ms after navigation start ` +
         `(next frame ${t.frame.toFixed(1)} ms; HTML responseEnd ${t.responseEnd.toFixed(1)} ms, DOMContentLoaded ${t.domContentLoaded.toFixed(1)} ms, ` +
-        `wasm loaded at ${t.wasmEnd === null ? '?' : t.wasmEnd.toFixed(1)} ms); playwright wall clock goto->label visible ${wall} ms`,
+        `wasm loaded at ${t.wasmEnd === null ? '?' : t.wasmEnd.toFixed(1)} ms); playwright wall clock goto->label visible ${t.wall} ms`,
     );
-    // Warm: the same context again, files from the cache.
-    await page.goto(`${env.base}/`);
-    const t1 = Date.now();
-    await page.goto(`${env.base}/new`, { waitUntil: 'commit' });
-    await page.getByText('Endpoint name', { exact: true }).waitFor({ state: 'visible' });
-    const wallWarm = Date.now() - t1;
-    const warm = await page.evaluate(async () => {
-      for (let i = 0; i < 100 && window.__labelFrameAt === undefined; i++) await new Promise((r) => setTimeout(r, 10));
-      return { label: window.__labelAt, frame: window.__labelFrameAt };
-    });
     console.log(
-      `TIMING first render (warm cache): label at ${warm.label.toFixed(1)} ms (next frame ${warm.frame.toFixed(1)} ms); wall clock ${wallWarm} ms`,
+      `TIMING first render (warm cache): label at ${warm.label.toFixed(1)} ms (next frame ${warm.frame.toFixed(1)} ms); wall clock ${warm.wall} ms`,
     );
     assert.ok(t.label < 10_000, 'the editor renders within 10 s');
     h.assertNoProblems(page);
@@ -280,39 +222,9 @@ test('keystroke to message for a full block (timing)', async () => {
     const page = await h.newPage(context);
     await h.openEditor(page, env.base);
     await fillFullRequest(page, 'e2e-timing');
-    await page.waitForFunction(() => !document.querySelector('.toolbar button.primary').disabled);
-    const input = page.getByLabel('Prefill instances', { exact: true });
-    const samples = [];
-    for (let i = 0; i < 7; i++) {
-      await input.fill('100');
-      await page.waitForFunction(() => !document.querySelector('[data-path="mooncake.topology.prefill"] .messages li'));
-      await input.press('End');
-      // Arms an observer: from the keydown of the next key to the message in the DOM (and the next frame).
-      await page.evaluate(() => {
-        const el = document.getElementById('f-mooncake-topology-prefill');
-        const list = document.querySelector('[data-path="mooncake.topology.prefill"] .messages');
-        window.__keyTiming = new Promise((resolve) => {
-          let down = null;
-          el.addEventListener('keydown', (e) => (down = e.timeStamp), { once: true, capture: true });
-          const obs = new MutationObserver(() => {
-            const li = list.querySelector('li.error');
-            if (li && down !== null) {
-              const dom = performance.now();
-              obs.disconnect();
-              requestAnimationFrame(() =>
-                setTimeout(() => resolve({ text: li.textContent, dom: dom - down, frame: performance.now() - down })),
-              );
-            }
-          });
-          obs.observe(list, { childList: true, subtree: true, characterData: true });
-        });
-      });
-      await input.pressSequentially('1');
-      const r = await page.evaluate(() => window.__keyTiming);
-      assert.equal(r.text, 'mooncake.topology.prefill out of range [1, 1000]: 1001');
-      samples.push(r);
-    }
-    const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    await waitForDeployable(page);
+    const samples = await measureKeystrokeToMessage(page, 7);
+    for (const r of samples) assert.equal(r.text, 'mooncake.topology.prefill out of range [1, 1000]: 1001');
     const dom = samples.map((s) => s.dom);
     const frame = samples.map((s) => s.frame);
     console.log(

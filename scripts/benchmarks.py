@@ -1,0 +1,440 @@
+#!/usr/bin/env python3
+"""Collects and renders the results of scripts/benchmarks.sh.
+
+  benchmarks.py criterion --dir target/criterion --since EPOCH
+      one JSON line per criterion benchmark written since EPOCH (its mean)
+  benchmarks.py sizes  < output of build-wasm.sh/build-web.sh --size-only
+      one JSON line per artifact
+  benchmarks.py report --dir target/benchmarks --output BENCHMARKS.md
+      writes BENCHMARKS.md (machine, date, method, tables with targets and
+      PASS/behind marks) from every <part>.jsonl there, and prints the tables
+
+A part whose file is missing shows as not run; each part's date comes from
+the first line of its file, so parts run on different days say so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+# --- targets (the issue's) ---------------------------------------------------
+
+NATIVE_SPEEDUP = 10.0  # Python reference / Rust fast path, full block
+VALIDATOR_GZ = 40_960  # bytes, gzip -9 of the validator package's wasm
+KEYSTROKE_MS = 16.0  # keystroke to message, full block, median
+HTTP_RATIO = 0.7  # a route's req/s over the trivial route's, same server, same connections
+
+BLOCK_INPUTS = ["full_valid", "full_invalid_late", "minimal_valid"]
+
+
+def mark(ok: bool | None) -> str:
+    return "-" if ok is None else ("PASS" if ok else "behind")
+
+
+# --- collect -------------------------------------------------------------------
+
+
+def collect_criterion(directory: Path, since: float) -> None:
+    """Criterion's mean per benchmark (`<group>/<bench>[/<param>]/new/estimates.json`)."""
+    for est in sorted(directory.glob("**/new/estimates.json")):
+        if est.stat().st_mtime < since:
+            continue  # an older run's, of a benchmark not run this time
+        bench_id = est.parent.parent.relative_to(directory).as_posix()
+        mean = json.loads(est.read_text())["mean"]["point_estimate"]
+        print(json.dumps({"what": "criterion", "id": bench_id, "ns": mean}))
+
+
+SIZE_LINES = [
+    # build-wasm.sh: "core/pkg/web/gco_spec_bg.wasm: 84291 bytes raw, 39335 bytes gzip -9 (budget 40960)"
+    (re.compile(r"^(\S+\.wasm): (\d+) bytes raw, (\d+) bytes gzip -9 \(budget (\d+)\)"), "validator"),
+    # build-web.sh: "console: wasm 559574 bytes raw; wasm + JS 244879 bytes gzip -9 (budget 256000)"
+    (re.compile(r"^(console): wasm (\d+) bytes raw; wasm \+ JS (\d+) bytes gzip -9 \(budget (\d+)\)"), "console"),
+]
+
+
+def collect_sizes(text: str) -> None:
+    for line in text.splitlines():
+        for pattern, name in SIZE_LINES:
+            m = pattern.match(line)
+            if m:
+                print(json.dumps({"what": "size", "name": name, "file": m[1], "raw": int(m[2]), "gzip": int(m[3]), "budget": int(m[4])}))
+
+
+# --- report --------------------------------------------------------------------
+
+
+def load(directory: Path) -> dict[str, list[dict]]:
+    parts = {}
+    for f in sorted(directory.glob("*.jsonl")):
+        parts[f.stem] = [json.loads(line) for line in f.read_text().splitlines() if line.strip()]
+    return parts
+
+
+def run(*cmd: str) -> str:
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=20).stdout.strip().splitlines()[0]
+    except (OSError, subprocess.SubprocessError, IndexError):
+        return "?"
+
+
+def machine() -> list[tuple[str, str]]:
+    cpu, mem = "?", "?"
+    try:
+        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    try:
+        kb = next(int(line.split()[1]) for line in open("/proc/meminfo") if line.startswith("MemTotal"))
+        mem = f"{kb / 1024 / 1024:.1f} GiB"
+    except (OSError, StopIteration):
+        pass
+    os_name = platform.system()
+    try:
+        os_name = next(line.split("=", 1)[1].strip().strip('"') for line in open("/etc/os-release") if line.startswith("PRETTY_NAME="))
+    except (OSError, StopIteration):
+        pass
+    return [
+        ("CPU", f"{cpu} ({os.cpu_count()} logical CPUs, `nproc` {run('nproc')})"),
+        ("Memory", mem),
+        ("OS", f"{os_name}, kernel {platform.release()}"),
+        ("rustc", run("rustc", "--version")),
+        ("node", run("node", "--version")),
+        ("Python", platform.python_version()),
+        ("Chromium", run("/usr/bin/chromium", "--version")),
+        ("wrk", run("wrk", "--version")),
+    ]
+
+
+def table(head: list[str], rows: list[list[str]]) -> str:
+    """A Markdown table; column widths padded so it also reads as plain text."""
+    cells = [head] + [[str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(head))]
+    line = lambda r: "| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |"  # noqa: E731
+    return "\n".join([line(head), "| " + " | ".join("-" * w for w in widths) + " |"] + [line(r) for r in cells[1:]])
+
+
+def us(ns: float | None) -> str:
+    return "-" if ns is None else f"{ns / 1000:,.2f} µs"
+
+
+def ratio(a: float | None, b: float | None) -> float | None:
+    """a / b; None when either is unknown or b is 0 (a 0 is a real 0)."""
+    return a / b if a is not None and b else None
+
+
+def fx(x: float | None, digits: int = 1) -> str:
+    return "-" if x is None else f"{x:.{digits}f}x"
+
+
+class Report:
+    def __init__(self, parts: dict[str, list[dict]]):
+        self.parts = parts
+        self.out: list[str] = []
+        self.summary: list[list[str]] = []
+
+    def meta(self, part: str) -> dict | None:
+        return next((r for r in self.parts.get(part, []) if r.get("what") == "meta"), None)
+
+    def rows(self, part: str, what: str) -> list[dict]:
+        return [r for r in self.parts.get(part, []) if r.get("what") == what]
+
+    def section(self, title: str, part: str, method: str) -> bool:
+        self.out += [f"## {title}", ""]
+        m = self.meta(part)
+        if m is None:
+            self.out += [f"Not run (`scripts/benchmarks.sh {part}`).", ""]
+            return False
+        when = m["date"] + (f" (load average {m['load']} at the start)" if m.get("load") else "")
+        when += " — **QUICK=1 smoke run, not a measurement**" if m.get("quick") else ""
+        self.out += [f"Run {when}.", "", method.strip(), ""]
+        return True
+
+    def target(self, what: str, figure: str, goal: str, ok: bool | None) -> str:
+        self.summary.append([what, figure, goal, mark(ok)])
+        return mark(ok)
+
+    # -- sections ----------------------------------------------------------------
+
+    def native(self) -> None:
+        crit = {r["id"]: r["ns"] for r in self.rows("native", "criterion")}
+        ref = {r["input"]: r for r in self.rows("reference", "reference")}
+        if not self.section(
+            "Native (Rust) against the Python reference",
+            "native",
+            """
+Criterion (`core/benches/validate.rs`, `core/benches/spec.rs`; mean per call)
+and the Python reference (`scripts/bench_reference.py`: `json.loads` +
+`validate_mooncake_spec`, best of 7 `timeit` repeats per call) on the same
+files, `core/benches/inputs/*.json`, in the same run. *fast*:
+`validate_mooncake_json(text)` (lazy scanner + rules); *tree*: `json::parse` +
+`validate_mooncake`; *check*: `json::parse` + `check_mooncake` (every
+diagnostic); *parse alone*: the syntax pass of each path, so the rules' share
+is the difference. Target: the fast path at least 10x the reference on the full
+block.
+""",
+        ):
+            return
+        rows = []
+        for name in BLOCK_INPUTS:
+            fast = crit.get(f"{name}/fast")
+            py = ref.get(name, {}).get("ns")
+            speedup = ratio(py, fast)
+            goal = ""  # the target is on the full block only
+            if name == "full_valid":
+                ok = None if speedup is None else speedup >= NATIVE_SPEEDUP
+                goal = self.target("native parse + validate, full block", fx(speedup), f">= {NATIVE_SPEEDUP:g}x the reference", ok)
+            parse = f"{us(crit.get(f'{name}/lazy_parse'))} / {us(crit.get(f'{name}/tree_parse'))}"
+            rows.append([name, us(fast), us(crit.get(f"{name}/tree")), us(crit.get(f"{name}/check")), parse, us(py), fx(speedup), goal])
+        self.out += [table(["input", "Rust fast", "Rust tree", "Rust check", "parse alone (lazy / tree)", "Python reference", "reference / fast", "target >= 10x"], rows), ""]
+        self.out += [
+            "A full deploy request (`core/benches/inputs/requests/full.json`): validate-all with diagnostics, plan, and CLI export.",
+            "",
+            table(
+                ["path", "time per call"],
+                [
+                    ["`json::parse` + `check_document` (every diagnostic)", us(crit.get("request/check_document"))],
+                    ["`json::parse` + `plan_deploy` (with deployed regions)", us(crit.get("request/plan_deploy"))],
+                    ["`plan_deployment` (objects for 2 regions)", us(crit.get("request/plan"))],
+                    ["`deploy_commands` (CLI export)", us(crit.get("request/cli"))],
+                ],
+            ),
+            "",
+        ]
+
+    def wasm(self) -> None:
+        res = {(r["input"], r["path"]): r for r in self.rows("wasm", "wasm")}
+        ref = {r["input"]: r for r in self.rows("reference", "reference")}
+        if not self.section(
+            "wasm in node against ajv and the Python reference",
+            "wasm",
+            """
+`scripts/bench_wasm.cjs`: the validator package (`core/pkg/node`, built by
+`scripts/build-wasm.sh`) and ajv 8 compiled with the spec's JSON Schema
+(`core/schema/endpoint-spec.schema.json`, its `MooncakeSpec` definition) in
+one node process, on the same texts as the native part; best of 7 calibrated
+rounds per call. `validateJson(text)` is held against ajv on
+`JSON.parse(text)`, `validate(object)` against ajv on the parsed object. The
+schema cannot say what the rules say across fields (e.g. max >= min), so ajv
+checks less: its verdict is shown. The Python reference figures are the
+native part's run of `scripts/bench_reference.py` on the same files.
+""",
+        ):
+            return
+        rows = []
+        for name in BLOCK_INPUTS:
+            vj, vo = res.get((name, "validateJson"), {}), res.get((name, "validate"), {})
+            at, ao = res.get((name, "ajv_text"), {}), res.get((name, "ajv_object"), {})
+            py = ref.get(name, {}).get("ns")
+            rows.append([
+                name,
+                us(vj.get("ns")),
+                us(vo.get("ns")),
+                us(at.get("ns")),
+                us(ao.get("ns")),
+                fx(ratio(at.get("ns"), vj.get("ns")), 2),
+                fx(ratio(ao.get("ns"), vo.get("ns")), 2),
+                fx(ratio(py, vj.get("ns")), 1),
+                "ok" if at.get("verdict") == "ok" else "error",
+                "ok" if vj.get("verdict") == "ok" else "error",
+            ])
+        self.out += [
+            table(
+                ["input", "validateJson", "validate(obj)", "ajv(parse)", "ajv(obj)", "ajv(parse) / validateJson", "ajv(obj) / validate", "reference / validateJson", "ajv says", "wasm says"],
+                rows,
+            ),
+            "",
+            "Ratios above 1 mean the wasm validator is faster.",
+            "",
+        ]
+
+    def sizes(self) -> None:
+        res = {r["name"]: r for r in self.rows("sizes", "size")}
+        if not self.section(
+            "Sizes",
+            "sizes",
+            """
+What a browser downloads, gzip -9, as `scripts/build-wasm.sh --size-only` and
+`scripts/build-web.sh --size-only` count it after a fresh build: the
+validator package's wasm (`core/pkg/web`), and the console's wasm + JS
+(`dist/`: `gco-web_bg.wasm`, `gco-web.js`, `boot.js`).
+""",
+        ):
+            return
+        rows = []
+        for name, label, budget in [("validator", "validator package wasm", VALIDATOR_GZ), ("console", "console wasm + JS", None)]:
+            r = res.get(name)
+            if r is None:
+                rows.append([label, "-", "-", "-", "not measured"])
+                continue
+            budget = budget or r["budget"]
+            ok = r["gzip"] <= budget
+            self.target(f"{label} (gzip)", f"{r['gzip']:,} B", f"<= {budget:,} B", ok)
+            rows.append([label, f"{r['raw']:,} B", f"{r['gzip']:,} B", f"{budget:,} B", mark(ok)])
+        self.out += [table(["artifact", "raw", "gzip -9", "budget", "mark"], rows), ""]
+
+    def browser(self) -> None:
+        res = {r["name"]: r for r in self.rows("browser", "browser")}
+        if not self.section(
+            "Browser",
+            "browser",
+            """
+`scripts/bench_browser.cjs`: the console (`dist/`) and the release backend in
+Debian's headless Chromium via the e2e harness, with the e2e tests' timing
+code (`tests/e2e/timing.cjs`); every figure is taken inside the page.
+*First render*: the "Endpoint name" label in the DOM, in ms after navigation
+start, cold (fresh context) and warm (the same context again), median of 5.
+*Keystroke to message*: a full block, "Prefill instances" 100 -> 1001 by one
+key, from keydown to the reference's message in the DOM, median of 21.
+*Topology 1000 x 1000*: the picture's "Prefill count", then "Decode count",
+set to 1000 on a full block, from the input event to the last DOM change
+(picture, messages, preview) before 500 ms of quiet; the slower of the two.
+""",
+        ):
+            return
+        get = lambda k: res.get(k, {}).get("ms")  # noqa: E731
+        key = get("keystroke_to_message")
+        key_ok = None if key is None else key <= KEYSTROKE_MS
+        self.target("keystroke to message, full block (median)", f"{key} ms", f"<= {KEYSTROKE_MS:g} ms", key_ok)
+        topo = res.get("topology_1000x1000", {})
+        rows = [
+            ["first render, cold", f"{get('first_render_cold')} ms", "", ""],
+            ["first render, warm", f"{get('first_render_warm')} ms", "", ""],
+            ["keystroke to message (full block)", f"{key} ms", f"<= {KEYSTROKE_MS:g} ms", mark(key_ok)],
+            [f"topology 1000 x 1000 (badge {topo.get('badge', '-')})", f"{topo.get('ms')} ms (prefill {topo.get('prefill')}, decode {topo.get('decode')})", "", ""],
+        ]
+        self.out += [table(["measure", "median", "target", "mark"], rows), ""]
+
+    def http(self) -> None:
+        res = self.rows("http", "http")
+        m = self.meta("http") or {}
+        if not self.section(
+            "HTTP",
+            "http",
+            f"""
+wrk (`scripts/bench_wrk.lua`, {m.get('duration', '?')} per row, 2 threads, or 1
+at 1 connection) against the release backend on loopback, on the embedded
+store (redb file in a temporary directory) and on dynalite 4 (in memory),
+each in a fresh server. Endpoints are seeded through the API
+(`scripts/bench_seed.py`: the full deploy request, named bench-00000 ...).
+*validate*: POST /api/validate with the full request; *get*: GET
+/api/endpoints/{{name}} of a random seeded endpoint; *list*: GET
+/api/endpoints (every endpoint); *deploy*: POST /api/endpoints with a new
+name each; *set-topology*: PUT /api/endpoints/{{name}}/topology of a random
+seeded endpoint (counts alternate, so each is a write). *trivial*: GET
+/healthz of the same server at the same connection count; each route's
+req/s over it is the ratio held against the {HTTP_RATIO} target. Errors:
+answers >= 400, socket errors and timeouts (30 s).
+""",
+        ):
+            return
+        trivial = {(r["tag"]["store"], r["tag"]["endpoints"], r["tag"]["connections"]): r["rps"] for r in res if r["route"] == "trivial"}
+        last_size = {}
+        for r in res:
+            if r["route"] == "trivial":
+                last_size[r["tag"]["store"]] = max(last_size.get(r["tag"]["store"], 0), r["tag"]["endpoints"])
+        for store in dict.fromkeys(r["tag"]["store"] for r in res):
+            rows, marks = [], []  # marks: (ok, ratio, row label)
+            for r in res:
+                t = r["tag"]
+                if t["store"] != store or (r["route"] == "list" and (store, t["endpoints"], t["connections"]) not in trivial):
+                    continue  # list-growth-only points are in the growth section
+                base_rps = trivial.get((store, t["endpoints"], t["connections"])) or trivial.get((store, last_size.get(store), t["connections"]))
+                rel = ratio(r["rps"], base_rps)
+                ok = None if r["route"] == "trivial" or rel is None else rel >= HTTP_RATIO
+                errors = r["status_errors"] + r["socket_errors"] + r["timeouts"]
+                name = {"topology": "set-topology"}.get(r["route"], r["route"])
+                if ok is not None:
+                    marks.append((ok, rel, f"{name} at {t['endpoints']:,} endpoints, {t['connections']} conns"))
+                # No answer within the run: wrk's empty histogram says 0 ms, which would mislead.
+                p50, p99 = (f"{r['p50_ms']:.2f}", f"{r['p99_ms']:.2f}") if r["requests"] else ("-", "-")
+                rows.append([name, f"{t['endpoints']:,}", t["connections"], f"{r['rps']:,.0f}", p50, p99, f"{errors:,} / {r['requests']:,}", "1.00" if r["route"] == "trivial" else ("-" if rel is None else f"{rel:.2f}"), mark(ok)])
+            if marks:
+                worst = min(marks, key=lambda m: m[1])
+                passed = sum(ok for ok, _, _ in marks)
+                figure = f"{passed} of {len(marks)} rows; lowest {worst[1]:.2f} ({worst[2]})"
+                self.target(f"HTTP, {store}: req/s vs the trivial route", figure, f">= {HTTP_RATIO} each", passed == len(marks))
+            self.out += [f"### {store}", "", table(["route", "endpoints", "conns", "req/s", "p50 ms", "p99 ms", "errors / requests", "vs trivial", f"target >= {HTTP_RATIO}"], rows), ""]
+
+    def growth(self) -> None:
+        self.out += ["## How costs grow", ""]
+        crit = {r["id"]: r["ns"] for r in self.rows("native", "criterion")}
+        series = sorted({int(k.rsplit("/", 1)[1]) for k in crit if k.startswith("growth/")})
+        if series:
+            self.out += [
+                "Validation (`json::parse` + `check_document`) of the full deploy request with n env entries or n labels (criterion, native part):",
+                "",
+                table(["n", "env", "labels"], [[f"{n:,}", us(crit.get(f"growth/env/{n}")), us(crit.get(f"growth/labels/{n}"))] for n in series]),
+                "",
+            ]
+        lists = [r for r in self.rows("http", "http") if r["route"] == "list" and r["tag"]["connections"] == 1]
+        if lists:
+            stores = list(dict.fromkeys(r["tag"]["store"] for r in lists))
+            sizes = sorted({r["tag"]["endpoints"] for r in lists})
+            p50 = {(r["tag"]["store"], r["tag"]["endpoints"]): r["p50_ms"] for r in lists}
+            self.out += [
+                "GET /api/endpoints at 1 connection against table size (http part), p50:",
+                "",
+                table(["endpoints"] + stores, [[f"{n:,}"] + [f"{p50[(s, n)]:.2f} ms" if (s, n) in p50 else "-" for s in stores] for n in sizes]),
+                "",
+            ]
+        if not series and not lists:
+            self.out += ["Not run (the native and http parts give it).", ""]
+
+    def render(self) -> str:
+        self.native()
+        self.wasm()
+        self.sizes()
+        self.browser()
+        self.http()
+        self.growth()
+        quick = any((self.meta(p) or {}).get("quick") for p in self.parts)
+        head = ["# Benchmarks", ""]
+        if quick:
+            head += ["> **Smoke run**: at least one part ran with QUICK=1 (very short runs). These figures test the command, not the code.", ""]
+        head += [
+            "Written by `scripts/benchmarks.sh` (see README, \"Benchmarks\"); each section says when it ran. Not part of the test run.",
+            "",
+            "## Machine",
+            "",
+            table(["", ""], machine()),
+            "",
+            "## Targets",
+            "",
+            table(["target", "figure", "goal", "mark"], self.summary),
+            "",
+        ]
+        return "\n".join(head + self.out).rstrip() + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("criterion")
+    c.add_argument("--dir", type=Path, required=True)
+    c.add_argument("--since", type=float, default=0)
+    sub.add_parser("sizes")
+    r = sub.add_parser("report")
+    r.add_argument("--dir", type=Path, required=True)
+    r.add_argument("--output", type=Path, required=True)
+    args = parser.parse_args()
+
+    if args.command == "criterion":
+        collect_criterion(args.dir, args.since)
+    elif args.command == "sizes":
+        collect_sizes(sys.stdin.read())
+    else:
+        markdown = Report(load(args.dir)).render()
+        args.output.write_text(markdown, encoding="utf-8")
+        print(markdown)
+        print(f"(written to {args.output})", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# One benchmark command (not part of the test run): measures, collects JSON
+# lines in target/benchmarks/<part>.jsonl, then writes BENCHMARKS.md and
+# prints the same tables (scripts/benchmarks.py renders both).
+#
+#   scripts/benchmarks.sh              every part, then the report
+#   scripts/benchmarks.sh http wasm    those parts, then the report (other
+#                                      parts keep their last results, dated)
+#   scripts/benchmarks.sh report       the report only
+#
+# Parts:
+#   native   criterion (core/benches: validate.rs, spec.rs) and the Python
+#            reference (scripts/bench_reference.py) on the same texts
+#   wasm     core/pkg/node against ajv in one node process
+#            (scripts/bench_wasm.cjs), and the Python reference again
+#   sizes    the gzipped validator wasm and console wasm + JS, as
+#            scripts/build-wasm.sh and scripts/build-web.sh report them
+#   browser  the console in headless Chromium (scripts/bench_browser.cjs)
+#   http     the release backend under wrk (scripts/bench_wrk.lua) on the
+#            embedded store and on dynalite, seeded by scripts/bench_seed.py
+#
+# Env:
+#   QUICK=1       everything very briefly, for smoke tests (the report says so)
+#   DURATION      wrk time per route and connection count (default 10s; QUICK 1s)
+#   CONNECTIONS   wrk connection counts (default "1 16 64")
+#   SIZES         endpoint counts seeded in turn (default "100 1000 10000";
+#                 QUICK "20 100 300"): the first is a list-growth point only,
+#                 the others get every read route at every connection count
+#   STORES        "embedded dynalite" (default) or either one
+#   BUILD=0       use what is built (core/pkg, dist/, the release backend)
+#                 instead of building it first
+#   GCO_ORACLE    path of mooncake_reference.py (see bench_reference.py)
+#
+# The whole run takes about 20 minutes on 2 cores; the http part is most of
+# it (about 2 x 31 wrk runs of DURATION).
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+QUICK=${QUICK:-0}
+if [ "$QUICK" = 1 ]; then
+  DURATION=${DURATION:-1s}
+  SIZES=${SIZES:-20 100 300}
+  # criterion's own knobs: a tenth of a second per benchmark.
+  CRITERION_ARGS=(--warm-up-time 0.05 --measurement-time 0.1 --sample-size 10)
+  REFERENCE_ARGS=(--repeat 1)
+else
+  DURATION=${DURATION:-10s}
+  SIZES=${SIZES:-100 1000 10000}
+  CRITERION_ARGS=()
+  REFERENCE_ARGS=()
+fi
+CONNECTIONS=${CONNECTIONS:-1 16 64}
+STORES=${STORES:-embedded dynalite}
+BUILD=${BUILD:-1}
+export QUICK
+TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+OUT=$TARGET_DIR/benchmarks
+mkdir -p "$OUT"
+
+log() { printf '[benchmarks] %s\n' "$*" >&2; }
+
+# Starts a part's result file: a fresh file whose first line says when and
+# how, with the load average (other work on the machine skews every figure).
+begin() {
+  local part=$1
+  log "== $part"
+  python3 -c 'import json, os, sys, datetime
+print(json.dumps({"what": "meta", "part": sys.argv[1], "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                  "load": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+                  "quick": sys.argv[2] == "1", "duration": sys.argv[3], "connections": sys.argv[4], "sizes": sys.argv[5]}))' \
+    "$part" "$QUICK" "$DURATION" "$CONNECTIONS" "$SIZES" > "$OUT/$part.jsonl"
+}
+
+# Builds, once per invocation, what the parts run on.
+declare -A built=()
+need() {
+  local what=$1
+  [ -n "${built[$what]:-}" ] && return
+  built[$what]=1
+  if [ "$BUILD" = 0 ]; then return; fi
+  case $what in
+    # Over budget is a finding for the sizes part, not a stop (the scripts
+    # exit 1 for it too, so a real build error shows above this line).
+    wasm) bash scripts/build-wasm.sh >&2 || log "scripts/build-wasm.sh failed: over budget, or see above" ;;
+    web) bash scripts/build-web.sh >&2 || log "scripts/build-web.sh failed: over budget, or see above" ;;
+    backend) cargo build --release -q -p gco-console ;;
+  esac
+}
+
+# The Python reference on the criterion and node inputs, once per invocation.
+reference() {
+  [ -n "${built[reference]:-}" ] && return
+  built[reference]=1
+  begin reference
+  python3 scripts/bench_reference.py "${REFERENCE_ARGS[@]}" core/benches/inputs/*.json >> "$OUT/reference.jsonl"
+}
+
+part_native() {
+  begin native
+  local since
+  since=$(date +%s)
+  cargo bench -q -p gco-spec --bench validate --bench spec -- "${CRITERION_ARGS[@]}" >&2
+  python3 scripts/benchmarks.py criterion --dir "$TARGET_DIR/criterion" --since "$since" >> "$OUT/native.jsonl"
+  reference
+}
+
+part_wasm() {
+  need wasm
+  begin wasm
+  node scripts/bench_wasm.cjs >> "$OUT/wasm.jsonl"
+  reference
+}
+
+part_sizes() {
+  need wasm
+  need web
+  begin sizes
+  # The build scripts own what is counted; their size line is parsed.
+  { bash scripts/build-wasm.sh --size-only || true; bash scripts/build-web.sh --size-only || true; } 2>/dev/null \
+    | python3 scripts/benchmarks.py sizes >> "$OUT/sizes.jsonl"
+}
+
+part_browser() {
+  need web
+  need backend
+  begin browser
+  node scripts/bench_browser.cjs >> "$OUT/browser.jsonl"
+}
+
+# --- http ---------------------------------------------------------------
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+wait_http() {
+  for _ in $(seq 300); do curl -fs -o /dev/null "$1" && return 0; sleep 0.1; done
+  log "no answer from $1"
+  return 1
+}
+
+# Processes this script started, stopped on exit (and only those).
+pids=()
+tmp=$(mktemp -d)
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# Starts gco-console on $1 (embedded | dynalite); sets $base.
+start_server() {
+  local store=$1 port args
+  port=$(free_port)
+  args=(--addr "127.0.0.1:$port" --regions us-east-1,eu-west-1 --dist /nonexistent)
+  if [ "$store" = dynalite ]; then
+    local dport
+    dport=$(free_port)
+    # In memory (no --path): the figure is the backend's, not a disk's.
+    node_modules/.bin/dynalite --port "$dport" >"$tmp/dynalite.log" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$dport") 2>/dev/null && break; sleep 0.1; done
+    args+=(--dynamodb-endpoint "http://127.0.0.1:$dport" --create-table)
+  else
+    args+=(--data-dir "$tmp/store-$port")
+  fi
+  RUST_LOG=warn "$TARGET_DIR/release/gco-console" "${args[@]}" >"$tmp/server.log" 2>&1 &
+  pids+=($!)
+  base="http://127.0.0.1:$port"
+  wait_http "$base/healthz"
+}
+
+# Stops every process started so far (the server, and dynalite).
+stop_servers() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  pids=()
+}
+
+# One wrk run: route, connections, seeded count, store; appends a JSON line.
+run_wrk() {
+  local route=$1 c=$2 n=$3 store=$4 threads=$(( $2 < 2 ? $2 : 2 ))
+  log "$store: $route, $n endpoints, $c connections, $DURATION"
+  BENCH_ROUTE=$route BENCH_N=$n BENCH_BODY=core/benches/inputs/requests/full.json BENCH_OUT="$OUT/http.jsonl" \
+    BENCH_TAG="{\"store\": \"$store\", \"endpoints\": $n, \"connections\": $c}" \
+    wrk -t"$threads" -c"$c" -d"$DURATION" --timeout 30s -s scripts/bench_wrk.lua "$base" >/dev/null
+  # Requests still queued when wrk stops (a slow list on dynalite, say) would
+  # weigh on the next run: one list, answered after them, lets them drain.
+  curl -fs -o /dev/null --max-time 300 "$base/api/endpoints" || log "the drain request failed"
+}
+
+part_http() {
+  command -v wrk >/dev/null || { log "wrk is missing: apt-get install -y wrk"; exit 1; }
+  need backend
+  begin http
+  local sizes=($SIZES) store size seeded c route
+  for store in $STORES; do
+    start_server "$store"
+    seeded=0
+    for size in "${sizes[@]}"; do
+      python3 scripts/bench_seed.py "$base" "$seeded" "$size" core/benches/inputs/requests/full.json
+      seeded=$size
+      if [ "$size" = "${sizes[0]}" ]; then
+        run_wrk list 1 "$size" "$store"   # a growth point only
+        continue
+      fi
+      for c in $CONNECTIONS; do
+        for route in trivial validate get list; do run_wrk "$route" "$c" "$size" "$store"; done
+      done
+    done
+    # Writes last: deploy adds endpoints, which would change the list sizes.
+    for c in $CONNECTIONS; do
+      for route in deploy topology; do run_wrk "$route" "$c" "$seeded" "$store"; done
+    done
+    stop_servers
+  done
+}
+
+# --- main ---------------------------------------------------------------
+
+parts=("$@")
+[ ${#parts[@]} -eq 0 ] && parts=(native wasm sizes browser http)
+for part in "${parts[@]}"; do
+  case $part in
+    native | wasm | sizes | browser | http) "part_$part" ;;
+    report) ;;
+    *) log "unknown part '$part' (native, wasm, sizes, browser, http, report)"; exit 2 ;;
+  esac
+done
+python3 scripts/benchmarks.py report --dir "$OUT" --output BENCHMARKS.md
