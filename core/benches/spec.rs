@@ -36,23 +36,38 @@ fn regions() -> Vec<String> {
 /// The full request checked: it must deploy without an error, or the
 /// timings would measure an early exit.
 fn deployment(text: &str, regions: &[String]) -> Deployment {
-    let ctx = DeployContext { deployed_regions: Some(regions), ..DeployContext::default() };
+    let ctx = DeployContext {
+        deployed_regions: Some(regions),
+        ..DeployContext::default()
+    };
     let check = plan_deploy(&json::parse(text).expect("valid JSON"), &ctx);
-    assert!(check.report.is_ok(), "the bench request has errors: {:?}", check.report);
+    assert!(
+        check.report.is_ok(),
+        "the bench request has errors: {:?}",
+        check.report
+    );
     check.deployment.expect("a deployment")
 }
 
 /// The full request with `key` (`env` or `labels`) holding `n` entries.
 fn grown(key: &str, n: usize) -> String {
     let mut request: serde_json::Value = serde_json::from_str(FULL_REQUEST).unwrap();
-    let entries = (0..n).map(|i| (format!("BENCH_{key}_{i}").to_ascii_uppercase(), format!("value-{i}").into()));
+    let entries = (0..n).map(|i| {
+        (
+            format!("BENCH_{key}_{i}").to_ascii_uppercase(),
+            format!("value-{i}").into(),
+        )
+    });
     request[key] = serde_json::Value::Object(entries.collect());
     serde_json::to_string(&request).unwrap()
 }
 
 fn bench(c: &mut Criterion) {
     let regions = regions();
-    let ctx = DeployContext { deployed_regions: Some(&regions), ..DeployContext::default() };
+    let ctx = DeployContext {
+        deployed_regions: Some(&regions),
+        ..DeployContext::default()
+    };
     let deployment = deployment(FULL_REQUEST, &regions);
 
     let mut group = c.benchmark_group("request");
@@ -62,8 +77,12 @@ fn bench(c: &mut Criterion) {
     group.bench_function("plan_deploy", |b| {
         b.iter(|| plan_deploy(&json::parse(black_box(FULL_REQUEST)).unwrap(), &ctx))
     });
-    group.bench_function("plan", |b| b.iter(|| plan_deployment(black_box(&deployment)).unwrap()));
-    group.bench_function("cli", |b| b.iter(|| deploy_commands(black_box(&deployment))));
+    group.bench_function("plan", |b| {
+        b.iter(|| plan_deployment(black_box(&deployment)).unwrap())
+    });
+    group.bench_function("cli", |b| {
+        b.iter(|| deploy_commands(black_box(&deployment)))
+    });
     group.finish();
 
     let mut group = c.benchmark_group("growth");

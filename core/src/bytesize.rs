@@ -118,26 +118,30 @@ pub enum HumanSizeError {
 }
 
 impl fmt::Display for HumanSizeError {
+    /// Inputs are quoted as Python's `repr` quotes them, like every other
+    /// value in the core's messages.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let quoted = |s: &str| repr_str(&PyStr::from(s));
         match self {
             HumanSizeError::Empty => f.write_str("enter a size, e.g. 4 GiB or 4294967296"),
-            HumanSizeError::BadNumber(s) => {
-                write!(
-                    f,
-                    "{s:?} is not a size: write a number then a unit, e.g. 4 GiB"
-                )
-            }
+            HumanSizeError::BadNumber(s) => write!(
+                f,
+                "{} is not a size: write a number then a unit, e.g. 4 GiB",
+                quoted(s)
+            ),
             HumanSizeError::UnknownUnit(u) => write!(
                 f,
-                "unknown unit {u:?}: use B, KB, MB, GB, TB, PB, EB (powers of 1000) or KiB, MiB, GiB, TiB, PiB, EiB (powers of 1024)"
+                "unknown unit {}: use B, KB, MB, GB, TB, PB, EB (powers of 1000) or KiB, MiB, GiB, TiB, PiB, EiB (powers of 1024)",
+                quoted(u)
             ),
-            HumanSizeError::NotWhole(s) => write!(f, "{s:?} is not a whole number of bytes"),
-            HumanSizeError::OutOfRange(s) => {
-                write!(
-                    f,
-                    "{s:?} is out of range: sizes go from 0 to {MOONCAKE_BYTE_SIZE_MAX} bytes"
-                )
+            HumanSizeError::NotWhole(s) => {
+                write!(f, "{} is not a whole number of bytes", quoted(s))
             }
+            HumanSizeError::OutOfRange(s) => write!(
+                f,
+                "{} is out of range: sizes go from 0 to {MOONCAKE_BYTE_SIZE_MAX} bytes",
+                quoted(s)
+            ),
         }
     }
 }
@@ -147,7 +151,7 @@ impl std::error::Error for HumanSizeError {}
 /// Units an editor accepts, with their factors. Decimal units are powers of
 /// 1000 and binary ones powers of 1024, as in the IEC convention; the
 /// ambiguous single letters (`K`, `G`) are refused rather than guessed.
-const UNITS: [(&str, u128); 13] = [
+const UNITS: [(&str, u64); 13] = [
     ("B", 1),
     ("KB", 1_000),
     ("MB", 1_000_000),
@@ -202,26 +206,40 @@ pub fn parse_byte_size(input: &str) -> Result<String, HumanSizeError> {
     if whole.len() > 20 {
         return Err(out_of_range());
     }
-    let whole: u128 = whole.parse().map_err(|_| out_of_range())?;
+    let whole: u64 = whole.parse().map_err(|_| out_of_range())?;
     let mut bytes = whole.checked_mul(factor).ok_or_else(out_of_range)?;
     if !frac.is_empty() {
         if frac.len() > 18 {
             return Err(HumanSizeError::NotWhole(input.to_owned()));
         }
-        let scale = 10u128.pow(frac.len() as u32);
-        let frac_value: u128 = frac
+        // frac_value / 10^len of `factor` bytes is whole when frac_value is
+        // a multiple of 10^len / gcd(10^len, factor); reduced first, this
+        // stays within 64 bits.
+        let scale = 10u64.pow(frac.len() as u32);
+        let frac_value: u64 = frac
             .parse()
             .map_err(|_| HumanSizeError::BadNumber(input.to_owned()))?;
-        let scaled = frac_value * factor;
-        if scaled % scale != 0 {
+        let common = gcd(scale, factor);
+        let (scale, factor) = (scale / common, factor / common);
+        if frac_value % scale != 0 {
             return Err(HumanSizeError::NotWhole(input.to_owned()));
         }
-        bytes = bytes.checked_add(scaled / scale).ok_or_else(out_of_range)?;
+        let extra = (frac_value / scale)
+            .checked_mul(factor)
+            .ok_or_else(out_of_range)?;
+        bytes = bytes.checked_add(extra).ok_or_else(out_of_range)?;
     }
-    if bytes > MOONCAKE_BYTE_SIZE_MAX as u128 {
+    if bytes > MOONCAKE_BYTE_SIZE_MAX as u64 {
         return Err(out_of_range());
     }
     Ok(bytes.to_string())
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }
 
 /// Formats a canonical byte count for an editor in the unit that divides it
@@ -231,7 +249,7 @@ pub fn parse_byte_size(input: &str) -> Result<String, HumanSizeError> {
 /// byte size.
 pub fn format_byte_size(canonical: &str) -> Option<String> {
     let canonical = author_byte_size(ByteSizeArg::Str(Cow::Borrowed(canonical))).ok()?;
-    let bytes: u128 = canonical.parse().ok()?;
+    let bytes: u64 = canonical.parse().ok()?;
     if bytes == 0 {
         return Some("0 B".into());
     }

@@ -23,6 +23,7 @@ pub mod plan;
 pub mod protocol;
 pub mod pyrepr;
 pub mod record;
+pub mod share;
 pub mod spec;
 mod suggest;
 pub mod time;

@@ -263,10 +263,10 @@ test('parseByteSize: human units to the canonical string', () => {
   assert.deepEqual(gco.parseByteSize(''), { ok: false, error: 'enter a size, e.g. 4 GiB or 4294967296' });
   const unit = gco.parseByteSize('4 G');
   assert.equal(unit.ok, false);
-  assert.match(unit.error, /^unknown unit "G": use B, KB, MB/);
+  assert.match(unit.error, /^unknown unit 'G': use B, KB, MB/);
   assert.deepEqual(gco.parseByteSize('8 EiB'),
-    { ok: false, error: '"8 EiB" is out of range: sizes go from 0 to 9223372036854775807 bytes' });
-  assert.deepEqual(gco.parseByteSize('1.0000001 KB'), { ok: false, error: '"1.0000001 KB" is not a whole number of bytes' });
+    { ok: false, error: "'8 EiB' is out of range: sizes go from 0 to 9223372036854775807 bytes" });
+  assert.deepEqual(gco.parseByteSize('1.0000001 KB'), { ok: false, error: "'1.0000001 KB' is not a whole number of bytes" });
 });
 
 test('formatByteSize: the largest exact unit, or null', () => {

@@ -530,7 +530,10 @@ impl<'a> Lazy<'a> {
 
     /// Decodes the value into a tree (for messages and the slow path).
     pub fn to_value(&self) -> Value {
-        super::parse(&self.text[self.start..self.end]).expect("a located value is valid JSON")
+        match super::parse(&self.text[self.start..self.end]) {
+            Ok(value) => value,
+            Err(_) => unreachable!("a located value is valid JSON"),
+        }
     }
 
     #[inline]
