@@ -387,6 +387,27 @@ answers >= 400, socket errors and timeouts (30 s).
         if not series and not lists:
             self.out += ["Not run (the native and http parts give it).", ""]
 
+    def fuzz(self) -> None:
+        m = self.meta("fuzz")
+        if not self.section(
+            "Fuzzing",
+            "fuzz",
+            f"""
+`scripts/fuzz.sh` (cargo-fuzz, libFuzzer on nightly, `-O` with AddressSanitizer),
+{m['seconds'] if m else '?'} s per target, {m['jobs'] if m else '?'} at a time, from the committed seeds in
+`fuzz/seeds/` and the corpus of earlier runs; 10 s per input and 2 GiB are the
+time and memory limits (exceeding either is a finding).
+""",
+        ):
+            return
+        rows = []
+        for r in self.rows("fuzz", "fuzz"):
+            findings = ", ".join(r["findings"]) or ("none" if r["status"] == 0 else f"exit {r['status']}")
+            rows.append([f"`{r['target']}`", f"{r['seconds']} s", f"{r['executions']:,}" if r["executions"] is not None else "-",
+                         f"{r['per_second']:,}" if r["per_second"] is not None else "-", str(r["corpus"]),
+                         f"{r['peak_rss_mb']} MB" if r["peak_rss_mb"] is not None else "-", findings])
+        self.out += [table(["target", "time", "executions", "exec/s", "corpus", "peak RSS", "findings"], rows), ""]
+
     def render(self) -> str:
         self.native()
         self.wasm()
@@ -394,6 +415,7 @@ answers >= 400, socket errors and timeouts (30 s).
         self.browser()
         self.http()
         self.growth()
+        self.fuzz()
         quick = any((self.meta(p) or {}).get("quick") for p in self.parts)
         head = ["# Benchmarks", ""]
         if quick:

@@ -18,6 +18,8 @@
 #   browser  the console in headless Chromium (scripts/bench_browser.cjs)
 #   http     the release backend under wrk (scripts/bench_wrk.lua) on the
 #            embedded store and on dynalite, seeded by scripts/bench_seed.py
+#   fuzz     only when named: scripts/fuzz.sh, every cargo-fuzz target for
+#            FUZZ_SECONDS (default 600) each
 #
 # Env:
 #   QUICK=1       everything very briefly, for smoke tests (the report says so)
@@ -223,8 +225,10 @@ parts=("$@")
 for part in "${parts[@]}"; do
   case $part in
     native | wasm | sizes | browser | http) "part_$part" ;;
+    # Named only: 40 minutes of fuzzing (FUZZ_SECONDS per target).
+    fuzz) bash scripts/fuzz.sh ;;
     report) ;;
-    *) log "unknown part '$part' (native, wasm, sizes, browser, http, report)"; exit 2 ;;
+    *) log "unknown part '$part' (native, wasm, sizes, browser, http, fuzz, report)"; exit 2 ;;
   esac
 done
 python3 scripts/benchmarks.py report --dir "$OUT" --output BENCHMARKS.md
