@@ -221,7 +221,7 @@ pub fn parse_byte_size(input: &str) -> Result<String, HumanSizeError> {
             .map_err(|_| HumanSizeError::BadNumber(input.to_owned()))?;
         let common = gcd(scale, factor);
         let (scale, factor) = (scale / common, factor / common);
-        if frac_value % scale != 0 {
+        if !frac_value.is_multiple_of(scale) {
             return Err(HumanSizeError::NotWhole(input.to_owned()));
         }
         let extra = (frac_value / scale)
@@ -255,7 +255,7 @@ pub fn format_byte_size(canonical: &str) -> Option<String> {
     }
     let (name, factor) = UNITS
         .iter()
-        .filter(|(_, f)| bytes % f == 0)
+        .filter(|(_, f)| bytes.is_multiple_of(*f))
         .min_by_key(|(name, f)| (bytes / f, !name.contains('i')))
         .expect("bytes divide by 1");
     Some(format!("{} {name}", bytes / factor))

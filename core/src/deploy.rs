@@ -114,7 +114,7 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
     };
 
     for (key, _) in req.str_entries() {
-        if key.as_str().is_some_and(|key| REQUEST_KEYS.contains(&key)) {
+        if REQUEST_KEYS.iter().any(|known| key.eq_str(known)) {
             continue;
         }
         let key = key.to_string_lossy();
@@ -139,10 +139,7 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
         (Some(mode), _) => {
             // A null count is passed on as None, which the rules refuse.
             let count = |v: Option<Value>| v.unwrap_or(Value::int(1));
-            let (prefill, decode) = (
-                req.remove("prefill_replicas"),
-                req.remove("decode_replicas"),
-            );
+            let (prefill, decode) = (req.take("prefill_replicas"), req.take("decode_replicas"));
             let args = BuildArgs {
                 mode,
                 prefill_replicas: count(prefill),
@@ -256,9 +253,10 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
     DeployCheck { deployment, report }
 }
 
-/// Removes a field, `None` when absent or null, as `deploy()`'s defaults read.
+/// Takes a field out, `None` when absent or null, as `deploy()`'s defaults
+/// read. The request is consumed field by field, so nothing is shifted.
 fn take(req: &mut Object, key: &str) -> Option<Value> {
-    req.remove(key).filter(|v| !v.is_null())
+    req.take(key).filter(|v| !v.is_null())
 }
 
 /// Builds the block as the reference does: its first error is the reference's

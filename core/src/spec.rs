@@ -68,16 +68,16 @@ pub fn check_spec_fields(spec: &Object, report: &mut Report) {
     r.int_in("port", PORT_MIN, PORT_MAX);
     r.int_in("replicas", 0, i64::MAX);
     r.int_in("gpu_count", 0, i64::MAX);
-    if let Some(path) = spec.get("health_check_path") {
-        if !path.as_str().is_some_and(|p| p.starts_with('/')) {
-            r.error(
-                "health_check_path",
-                format!(
-                    "health_check_path must be a path starting with '/', got {}",
-                    path.repr()
-                ),
-            );
-        }
+    if let Some(path) = spec.get("health_check_path")
+        && !path.as_str().is_some_and(|p| p.starts_with('/'))
+    {
+        r.error(
+            "health_check_path",
+            format!(
+                "health_check_path must be a path starting with '/', got {}",
+                path.repr()
+            ),
+        );
     }
     r.one_of("framework", &FRAMEWORKS);
     r.one_of("capacity_type", &CAPACITY_TYPES);

@@ -217,7 +217,7 @@ mod tests {
     #[test]
     fn orders_any_sizes() {
         let v = |t: &str| Int::from_decimal(t).unwrap();
-        let mut xs = vec![
+        let mut xs = [
             v("-100000000000000000000"),
             v("5"),
             v("-99999999999999999999"),

@@ -147,18 +147,22 @@ fn key_into(k: &Value, out: &mut Vec<u8>) {
 
 /// A JSON string with every code point outside printable ASCII escaped.
 fn string_into(s: &PyStr, out: &mut Vec<u8>) {
-    out.push(b'"');
     let bytes = s.as_bytes();
+    // Room for the common case, a string with nothing to escape.
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
     let mut at = 0;
     loop {
         // Most text is printable ASCII needing no escape: copy runs of it
         // whole, found eight bytes at a time.
         let run = at + plain_run(&bytes[at..]);
         out.extend_from_slice(&bytes[at..run]);
-        let Some(cp) = PyStr::code_points_of(&bytes[run..]).next() else {
+        if run == bytes.len() {
             break;
-        };
-        escape_into(cp, out);
+        }
+        if let Some(cp) = PyStr::code_points_of(&bytes[run..]).next() {
+            escape_into(cp, out);
+        }
         at = run + wtf8_len(bytes[run]);
     }
     out.push(b'"');
