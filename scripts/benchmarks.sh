@@ -23,7 +23,10 @@
 #
 # Env:
 #   QUICK=1       everything very briefly, for smoke tests (the report says so)
-#   DURATION      wrk time per route and connection count (default 10s; QUICK 1s)
+#   DURATION      wrk time per run (default 4s; QUICK 1s)
+#   ROUNDS        read routes take turns this many times per setting, and
+#                 the report takes each one's median (default 3; QUICK 1):
+#                 this machine's speed drifts by a third from minute to minute
 #   CONNECTIONS   wrk connection counts (default "1 16 64")
 #   SIZES         endpoint counts seeded in turn (default "100 1000 10000";
 #                 QUICK "20 100 300"): the first is a list-growth point only,
@@ -34,7 +37,7 @@
 #   GCO_ORACLE    path of mooncake_reference.py (see bench_reference.py)
 #
 # The whole run takes about 20 minutes on 2 cores; the http part is most of
-# it (about 2 x 31 wrk runs of DURATION).
+# it (about 2 x 43 wrk runs of DURATION).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -42,12 +45,14 @@ cd "$ROOT"
 QUICK=${QUICK:-0}
 if [ "$QUICK" = 1 ]; then
   DURATION=${DURATION:-1s}
+  ROUNDS=${ROUNDS:-1}
   SIZES=${SIZES:-20 100 300}
   # criterion's own knobs: a tenth of a second per benchmark.
   CRITERION_ARGS=(--warm-up-time 0.05 --measurement-time 0.1 --sample-size 10)
   REFERENCE_ARGS=(--repeat 1)
 else
-  DURATION=${DURATION:-10s}
+  DURATION=${DURATION:-4s}
+  ROUNDS=${ROUNDS:-3}
   SIZES=${SIZES:-100 1000 10000}
   CRITERION_ARGS=()
   REFERENCE_ARGS=()
@@ -70,8 +75,9 @@ begin() {
   python3 -c 'import json, os, sys, datetime
 print(json.dumps({"what": "meta", "part": sys.argv[1], "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                   "load": " ".join(f"{x:.2f}" for x in os.getloadavg()),
-                  "quick": sys.argv[2] == "1", "duration": sys.argv[3], "connections": sys.argv[4], "sizes": sys.argv[5]}))' \
-    "$part" "$QUICK" "$DURATION" "$CONNECTIONS" "$SIZES" > "$OUT/$part.jsonl"
+                  "quick": sys.argv[2] == "1", "duration": sys.argv[3], "connections": sys.argv[4], "sizes": sys.argv[5],
+                  "rounds": int(sys.argv[6])}))' \
+    "$part" "$QUICK" "$DURATION" "$CONNECTIONS" "$SIZES" "$ROUNDS" > "$OUT/$part.jsonl"
 }
 
 # Builds, once per invocation, what the parts run on.
@@ -207,7 +213,9 @@ part_http() {
         continue
       fi
       for c in $CONNECTIONS; do
-        for route in trivial validate get list; do run_wrk "$route" "$c" "$size" "$store"; done
+        for _ in $(seq "$ROUNDS"); do
+          for route in trivial validate get list; do run_wrk "$route" "$c" "$size" "$store"; done
+        done
       done
     done
     # Writes last: deploy adds endpoints, which would change the list sizes.
