@@ -194,7 +194,14 @@ run_wrk() {
     wrk -t"$threads" -c"$c" -d"$DURATION" --timeout 30s -s scripts/bench_wrk.lua "$base" >/dev/null
   # Requests still queued when wrk stops (a slow list on dynalite, say) would
   # weigh on the next run: one list, answered after them, lets them drain.
-  curl -fs -o /dev/null --max-time 300 "$base/api/endpoints" || log "the drain request failed"
+  # Until they have, the backend may answer 503 (its store calls give up
+  # after 4 s): ask again, for up to five minutes.
+  local drained=0
+  for _ in $(seq 60); do
+    if curl -fs -o /dev/null --max-time 300 "$base/api/endpoints"; then drained=1; break; fi
+    sleep 5
+  done
+  [ "$drained" = 1 ] || log "the server did not drain within five minutes"
 }
 
 part_http() {
