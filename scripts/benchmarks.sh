@@ -195,13 +195,12 @@ run_wrk() {
   # Requests still queued when wrk stops (a slow list on dynalite, say) would
   # weigh on the next run: one list, answered after them, lets them drain.
   # Until they have, the backend may answer 503 (its store calls give up
-  # after 4 s): ask again, for up to five minutes.
-  local drained=0
-  for _ in $(seq 60); do
-    if curl -fs -o /dev/null --max-time 300 "$base/api/endpoints"; then drained=1; break; fi
+  # after 4 s): ask again, for up to five minutes in all.
+  local deadline=$((SECONDS + 300))
+  until curl -fs -o /dev/null --max-time $((deadline - SECONDS)) "$base/api/endpoints"; do
+    if [ $((deadline - SECONDS)) -le 5 ]; then log "the server did not drain within five minutes"; break; fi
     sleep 5
   done
-  [ "$drained" = 1 ] || log "the server did not drain within five minutes"
 }
 
 part_http() {

@@ -13,7 +13,7 @@ pub struct Object {
 
 /// Objects up to this size find duplicate keys by a linear scan; larger ones
 /// use an index of their keys, so a hostile object with many keys stays linear.
-/// A deploy request has up to 29 keys: scanning them (at most 406 short
+/// A deploy request has up to 28 keys: scanning them (at most 378 short
 /// comparisons) is cheaper than hashing each key into an index.
 const LINEAR_DEDUP_LIMIT: usize = 32;
 
