@@ -27,9 +27,7 @@ impl Object {
         if pairs.len() <= LINEAR_DEDUP_LIMIT {
             // Keys are almost always distinct: then the pairs are the
             // entries as they stand, with no second vector.
-            let repeats =
-                (1..pairs.len()).any(|i| pairs[..i].iter().any(|(k, _)| py_key_eq(k, &pairs[i].0)));
-            if !repeats {
+            if !has_repeated_key(&pairs) {
                 return Object { entries: pairs };
             }
             let mut obj = Object {
@@ -123,6 +121,29 @@ impl Object {
             None => self.entries.push((key, value)),
         }
     }
+}
+
+/// Whether two of the keys are equal. Each string key sets one bit of a
+/// 64-bit filter chosen by its length and end bytes; only a key whose bit is
+/// already set is compared with the keys before it, so distinct keys (the
+/// usual case) cost one pass instead of a comparison per pair.
+fn has_repeated_key(pairs: &[(Value, Value)]) -> bool {
+    let mut seen = 0u64;
+    pairs.iter().enumerate().any(|(i, (key, _))| {
+        if let Value::Str(s) = key {
+            let b = s.as_bytes();
+            let spread = b.len()
+                ^ usize::from(b.first().copied().unwrap_or(0)) << 1
+                ^ usize::from(b.last().copied().unwrap_or(0)) << 3;
+            let bit = 1u64 << (spread % 64);
+            let fresh = seen & bit == 0;
+            seen |= bit;
+            if fresh {
+                return false;
+            }
+        }
+        pairs[..i].iter().any(|(k, _)| py_key_eq(k, key))
+    })
 }
 
 /// Python `==` between two hashable JSON values (`1 == 1.0 == True`).
@@ -368,6 +389,28 @@ mod tests {
         assert_eq!(o.len(), 40);
         assert_eq!(o.get("k0"), Some(&Value::Null));
         assert_eq!(o.get("k39"), Some(&Value::int(79)));
+    }
+
+    #[test]
+    fn repeated_keys_are_found_whatever_their_filter_bits() {
+        // 30 distinct keys: more than 64 bits can keep apart with their
+        // lengths and end bytes, so many share a bit.
+        let keys: Vec<Value> = (0..30)
+            .map(|i| Value::str(&format!("{}{}", "k".repeat(i % 5), i)))
+            .collect();
+        let pairs = |keys: &[Value]| -> Vec<(Value, Value)> {
+            keys.iter().map(|k| (k.clone(), Value::Null)).collect()
+        };
+        assert!(!has_repeated_key(&pairs(&keys)));
+        for at in 0..keys.len() {
+            let mut with_repeat = keys.clone();
+            with_repeat.push(keys[at].clone());
+            assert!(has_repeated_key(&pairs(&with_repeat)), "{at}");
+            with_repeat.insert(at + 1, Value::int(7));
+            with_repeat.push(Value::Bool(false));
+            assert!(has_repeated_key(&pairs(&with_repeat)), "{at}");
+        }
+        assert!(has_repeated_key(&pairs(&[Value::int(1), Value::Bool(true)])));
     }
 
     #[test]

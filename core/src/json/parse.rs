@@ -13,12 +13,28 @@ pub fn parse(text: &str) -> Result<Value, JsonError> {
 pub fn parse_limited(text: &str, max_depth: usize) -> Result<Value, JsonError> {
     let mut lx = Lexer::new(text);
     lx.max_depth = max_depth.min(MAX_DEPTH);
-    document(&mut lx).map_err(|e| e.locate(text))
+    let mut p = Parser {
+        lx,
+        pairs: Vec::with_capacity(32),
+        items: Vec::with_capacity(8),
+    };
+    document(&mut p).map_err(|e| e.locate(text))
 }
 
-fn document(lx: &mut Lexer<'_>) -> Result<Value, Fail> {
-    lx.skip_ws();
-    let v = value(lx, 0)?;
+/// The lexer, and one stack each for the members of the objects and the
+/// items of the lists being read: a container's members go on the stack
+/// and move into a vector of exactly their number when it closes, instead
+/// of a vector per container that grows (and moves) as it fills.
+struct Parser<'t> {
+    lx: Lexer<'t>,
+    pairs: Vec<(Value, Value)>,
+    items: Vec<Value>,
+}
+
+fn document(p: &mut Parser<'_>) -> Result<Value, Fail> {
+    p.lx.skip_ws();
+    let v = value(p, 0)?;
+    let lx = &mut p.lx;
     lx.skip_ws();
     if lx.pos != lx.text.len() {
         return Err(lx.fail(Syntax::ExtraData));
@@ -26,11 +42,12 @@ fn document(lx: &mut Lexer<'_>) -> Result<Value, Fail> {
     Ok(v)
 }
 
-fn value(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, Fail> {
+fn value(p: &mut Parser<'_>, depth: usize) -> Result<Value, Fail> {
+    let lx = &mut p.lx;
     match lx.peek() {
         Some(b'"') => Ok(Value::Str(lx.string()?.decode())),
-        Some(b'{') => object(lx, depth + 1),
-        Some(b'[') => list(lx, depth + 1),
+        Some(b'{') => object(p, depth + 1),
+        Some(b'[') => list(p, depth + 1),
         Some(b'n') if lx.eat("null") => Ok(Value::Null),
         Some(b't') if lx.eat("true") => Ok(Value::Bool(true)),
         Some(b'f') if lx.eat("false") => Ok(Value::Bool(false)),
@@ -41,40 +58,43 @@ fn value(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, Fail> {
     }
 }
 
-fn list(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, Fail> {
-    lx.too_deep(depth)?;
-    lx.pos += 1;
-    lx.skip_ws();
-    let mut items = Vec::new();
-    if lx.peek() == Some(b']') {
-        lx.pos += 1;
-        return Ok(Value::List(items));
+fn list(p: &mut Parser<'_>, depth: usize) -> Result<Value, Fail> {
+    p.lx.too_deep(depth)?;
+    p.lx.pos += 1;
+    p.lx.skip_ws();
+    if p.lx.peek() == Some(b']') {
+        p.lx.pos += 1;
+        return Ok(Value::List(Vec::new()));
     }
+    let base = p.items.len();
     loop {
-        lx.skip_ws();
-        items.push(value(lx, depth)?);
+        p.lx.skip_ws();
+        let item = value(p, depth)?;
+        p.items.push(item);
+        let lx = &mut p.lx;
         lx.skip_ws();
         match lx.peek() {
             Some(b',') => lx.pos += 1,
             Some(b']') => {
                 lx.pos += 1;
-                return Ok(Value::List(items));
+                return Ok(Value::List(p.items.split_off(base)));
             }
             _ => return Err(lx.fail(Syntax::ExpectingComma)),
         }
     }
 }
 
-fn object(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, Fail> {
-    lx.too_deep(depth)?;
-    lx.pos += 1;
-    lx.skip_ws();
-    let mut pairs = Vec::new();
-    if lx.peek() == Some(b'}') {
-        lx.pos += 1;
+fn object(p: &mut Parser<'_>, depth: usize) -> Result<Value, Fail> {
+    p.lx.too_deep(depth)?;
+    p.lx.pos += 1;
+    p.lx.skip_ws();
+    if p.lx.peek() == Some(b'}') {
+        p.lx.pos += 1;
         return Ok(Value::Object(Object::new()));
     }
+    let base = p.pairs.len();
     loop {
+        let lx = &mut p.lx;
         if lx.peek() != Some(b'"') {
             return Err(lx.fail(Syntax::ExpectingKey));
         }
@@ -85,7 +105,9 @@ fn object(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, Fail> {
         }
         lx.pos += 1;
         lx.skip_ws();
-        pairs.push((Value::Str(key), value(lx, depth)?));
+        let member = value(p, depth)?;
+        p.pairs.push((Value::Str(key), member));
+        let lx = &mut p.lx;
         lx.skip_ws();
         match lx.peek() {
             Some(b',') => {
@@ -94,6 +116,7 @@ fn object(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, Fail> {
             }
             Some(b'}') => {
                 lx.pos += 1;
+                let pairs = p.pairs.split_off(base);
                 return Ok(Value::Object(Object::from_pairs(pairs)));
             }
             _ => return Err(lx.fail(Syntax::ExpectingComma)),

@@ -148,56 +148,69 @@ fn key_into(k: &Value, out: &mut Vec<u8>) {
 /// A JSON string with every code point outside printable ASCII escaped.
 fn string_into(s: &PyStr, out: &mut Vec<u8>) {
     let bytes = s.as_bytes();
-    // Room for the common case, a string with nothing to escape.
+    let run = plain_run(bytes);
+    // Most strings need no escape: one copy between the quotes.
     out.reserve(bytes.len() + 2);
     out.push(b'"');
-    let mut at = 0;
-    loop {
-        // Most text is printable ASCII needing no escape: copy runs of it
-        // whole, found eight bytes at a time.
-        let run = at + plain_run(&bytes[at..]);
-        out.extend_from_slice(&bytes[at..run]);
-        if run == bytes.len() {
-            break;
-        }
-        if let Some(cp) = PyStr::code_points_of(&bytes[run..]).next() {
-            escape_into(cp, out);
-        }
-        at = run + wtf8_len(bytes[run]);
+    out.extend_from_slice(&bytes[..run]);
+    if run < bytes.len() {
+        escaped_tail_into(bytes, run, out);
     }
     out.push(b'"');
+}
+
+/// The rest of [`string_into`] from the first byte to escape at `at`.
+#[inline(never)]
+fn escaped_tail_into(bytes: &[u8], mut at: usize, out: &mut Vec<u8>) {
+    while at < bytes.len() {
+        if let Some(cp) = PyStr::code_points_of(&bytes[at..]).next() {
+            escape_into(cp, out);
+        }
+        at += wtf8_len(bytes[at]);
+        let run = at + plain_run(&bytes[at..]);
+        out.extend_from_slice(&bytes[at..run]);
+        at = run;
+    }
 }
 
 /// The length of the leading run of bytes `json.dumps` copies unchanged:
 /// printable ASCII other than `"` and `\\`.
+#[inline(always)]
 fn plain_run(bytes: &[u8]) -> usize {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
-    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH != 0;
+    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
     let (chunks, _) = bytes.as_chunks::<8>();
     let mut at = 0;
     for chunk in chunks {
         let w = u64::from_ne_bytes(*chunk);
-        let control = w.wrapping_sub(ONES * 0x20) & !w & HIGH != 0;
-        let high_or_del = (((w & !HIGH) + ONES) | w) & HIGH != 0;
-        if control
-            || high_or_del
-            || has_zero(w ^ (ONES * u64::from(b'"')))
-            || has_zero(w ^ (ONES * u64::from(b'\\')))
-        {
+        let control = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+        let high_or_del = (((w & !HIGH) + ONES) | w) & HIGH;
+        let special = control
+            | high_or_del
+            | has_zero(w ^ (ONES * u64::from(b'"')))
+            | has_zero(w ^ (ONES * u64::from(b'\\')));
+        if special != 0 {
             break;
         }
         at += 8;
     }
-    at + bytes[at..]
-        .iter()
-        .position(|&b| !is_plain(b))
-        .unwrap_or(bytes.len() - at)
+    while at < bytes.len() && PLAIN[usize::from(bytes[at])] {
+        at += 1;
+    }
+    at
 }
 
-fn is_plain(b: u8) -> bool {
-    (0x20..0x7F).contains(&b) && b != b'"' && b != b'\\'
-}
+/// Which bytes `json.dumps` copies unchanged, by value.
+static PLAIN: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0x20;
+    while b < 0x7F {
+        table[b] = b != b'"' as usize && b != b'\\' as usize;
+        b += 1;
+    }
+    table
+};
 
 /// The length of the WTF-8 sequence a lead byte starts.
 fn wtf8_len(lead: u8) -> usize {
