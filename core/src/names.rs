@@ -90,11 +90,12 @@ pub fn is_region(name: &str) -> bool {
 
 /// A POSIX environment variable name: `^[A-Za-z_][A-Za-z0-9_]*$`.
 pub fn is_env_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
+    // Bytes rather than chars: a non-ASCII character fails either way.
+    let mut bytes = name.bytes();
+    bytes
         .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+        && bytes.all(|c| c.is_ascii_alphanumeric() || c == b'_')
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use crate::limits::{PORT_MAX, PORT_MIN};
 use crate::mooncake::{Mode, check_mooncake};
 use crate::names::is_env_name;
 use crate::suggest::did_you_mean;
+use std::borrow::Cow;
 
 /// Spec keys in the order `deploy` writes them (GCO_FACTS section 2).
 pub const SPEC_KEYS: [&str; 18] = [
@@ -212,12 +213,16 @@ impl Checker<'_> {
             return;
         };
         for (k, value) in map.str_entries() {
-            let k = k.to_string_lossy();
-            let path = format!("{key}.{k}");
+            let k = k
+                .as_str()
+                .map_or_else(|| Cow::Owned(k.to_string_lossy()), Cow::Borrowed);
+            // Only a refused entry needs its path spelled out.
+            let path = || format!("{key}.{k}");
             if let Some(problem) = key_problem(&k) {
-                self.error(&path, problem);
+                self.error(&path(), problem);
             }
             if !matches!(value, Value::Str(_)) {
+                let path = path();
                 self.error(
                     &path,
                     format!("{path} must be a string, got {}", value.repr()),

@@ -410,7 +410,10 @@ mod tests {
             with_repeat.push(Value::Bool(false));
             assert!(has_repeated_key(&pairs(&with_repeat)), "{at}");
         }
-        assert!(has_repeated_key(&pairs(&[Value::int(1), Value::Bool(true)])));
+        assert!(has_repeated_key(&pairs(&[
+            Value::int(1),
+            Value::Bool(true)
+        ])));
     }
 
     #[test]
