@@ -58,12 +58,21 @@ fn value(p: &mut Parser<'_>, depth: usize) -> Result<Value, Fail> {
     }
 }
 
+/// Enters the container whose opening bracket is at the lexer's position:
+/// whether it closes at once with `close` (and is then read).
+fn opens_empty(lx: &mut Lexer<'_>, depth: usize, close: u8) -> Result<bool, Fail> {
+    lx.too_deep(depth)?;
+    lx.pos += 1;
+    lx.skip_ws();
+    let empty = lx.peek() == Some(close);
+    if empty {
+        lx.pos += 1;
+    }
+    Ok(empty)
+}
+
 fn list(p: &mut Parser<'_>, depth: usize) -> Result<Value, Fail> {
-    p.lx.too_deep(depth)?;
-    p.lx.pos += 1;
-    p.lx.skip_ws();
-    if p.lx.peek() == Some(b']') {
-        p.lx.pos += 1;
+    if opens_empty(&mut p.lx, depth, b']')? {
         return Ok(Value::List(Vec::new()));
     }
     let base = p.items.len();
@@ -85,11 +94,7 @@ fn list(p: &mut Parser<'_>, depth: usize) -> Result<Value, Fail> {
 }
 
 fn object(p: &mut Parser<'_>, depth: usize) -> Result<Value, Fail> {
-    p.lx.too_deep(depth)?;
-    p.lx.pos += 1;
-    p.lx.skip_ws();
-    if p.lx.peek() == Some(b'}') {
-        p.lx.pos += 1;
+    if opens_empty(&mut p.lx, depth, b'}')? {
         return Ok(Value::Object(Object::new()));
     }
     let base = p.pairs.len();
