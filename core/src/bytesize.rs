@@ -77,17 +77,7 @@ impl std::error::Error for ByteSizeError {}
 /// Renders a byte size as the canonical decimal string stored in the spec,
 /// exactly as the reference's `author_byte_size`.
 pub fn author_byte_size(arg: ByteSizeArg<'_>) -> Result<String, ByteSizeError> {
-    // Digits without a leading zero are already `str(int(text))`.
-    let canonical = match &arg {
-        ByteSizeArg::Str(text)
-            if text.bytes().all(|b| b.is_ascii_digit()) && !text.starts_with('0') =>
-        {
-            Some(text.to_string())
-        }
-        _ => None,
-    };
-    let size = byte_size_value(arg)?;
-    Ok(canonical.unwrap_or_else(|| size.to_string()))
+    byte_size_value(arg).map(|size| size.to_string())
 }
 
 /// [`author_byte_size`]'s verdict and value, without rendering the text (the
