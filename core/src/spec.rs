@@ -6,7 +6,6 @@ use crate::limits::{PORT_MAX, PORT_MIN};
 use crate::mooncake::{Mode, check_mooncake};
 use crate::names::is_env_name;
 use crate::suggest::did_you_mean;
-use std::borrow::Cow;
 
 /// Spec keys in the order `deploy` writes them (GCO_FACTS section 2).
 pub const SPEC_KEYS: [&str; 18] = [
@@ -213,9 +212,7 @@ impl Checker<'_> {
             return;
         };
         for (k, value) in map.str_entries() {
-            let k = k
-                .as_str()
-                .map_or_else(|| Cow::Owned(k.to_string_lossy()), Cow::Borrowed);
+            let k = k.to_str_lossy();
             // Only a refused entry needs its path spelled out.
             let path = || format!("{key}.{k}");
             if let Some(problem) = key_problem(&k) {

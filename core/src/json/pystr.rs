@@ -1,5 +1,6 @@
 //! Python `str` values: Unicode code points, lone surrogates included.
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// A Python string held as WTF-8: UTF-8 that may also encode lone surrogate
@@ -43,12 +44,18 @@ impl PyStr {
 
     /// The text with each lone surrogate replaced by U+FFFD.
     pub fn to_string_lossy(&self) -> String {
+        self.to_str_lossy().into_owned()
+    }
+
+    /// [`PyStr::to_string_lossy`], borrowed when there is no surrogate.
+    pub fn to_str_lossy(&self) -> Cow<'_, str> {
         match self.as_str() {
-            Some(s) => s.to_owned(),
-            None => self
-                .code_points()
-                .map(|cp| char::from_u32(cp).unwrap_or('\u{FFFD}'))
-                .collect(),
+            Some(s) => Cow::Borrowed(s),
+            None => Cow::Owned(
+                self.code_points()
+                    .map(|cp| char::from_u32(cp).unwrap_or('\u{FFFD}'))
+                    .collect(),
+            ),
         }
     }
 
