@@ -4,12 +4,13 @@
 
 #![allow(dead_code)]
 
+use std::collections::BTreeSet;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use gco_console::service::Service;
@@ -44,12 +45,22 @@ impl Drop for TempDir {
     }
 }
 
+/// A port nothing listens on, and that no other test of this binary got.
+/// The kernel may hand out a just-released port again; two tests running in
+/// parallel then started their servers on one port, the second server failed
+/// to bind, and its test talked to the first one until that one stopped.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    static GIVEN: Mutex<BTreeSet<u16>> = Mutex::new(BTreeSet::new());
+    loop {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        if GIVEN.lock().unwrap().insert(port) {
+            return port;
+        }
+    }
 }
 
 pub fn wait_for_port(port: u16) {
