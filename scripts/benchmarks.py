@@ -5,6 +5,11 @@
       one JSON line per criterion benchmark written since EPOCH (its mean)
   benchmarks.py sizes  < output of build-wasm.sh/build-web.sh --size-only
       one JSON line per artifact
+  benchmarks.py usage --file http.jsonl --ticks N --server BEFORE AFTER --wrk BEFORE AFTER
+      adds CPU time per request (the server's, wrk's) and the server's
+      context switches per request to the file's last line (the run just
+      done): BEFORE/AFTER are "ticks voluntary involuntary" for the server
+      and bash's `times` line of children for wrk
   benchmarks.py report --dir target/benchmarks --output BENCHMARKS.md
       writes BENCHMARKS.md (machine, date, method, tables with targets and
       PASS/behind marks) from every <part>.jsonl there, and prints the tables
@@ -35,6 +40,9 @@ HTTP_RATIO = 0.7  # a route's req/s over the trivial route's, same server, same 
 # and a check that stores nothing. Writes wait for a durable commit and list
 # answers with every record, so their figures are shown, not marked.
 HTTP_RATIO_ROUTES = ("validate", "get")
+
+# Per-request usage added to each http line by `benchmarks.py usage`.
+USAGE_KEYS = ("server_cpu_us", "wrk_cpu_us", "server_switches", "server_involuntary")
 
 BLOCK_INPUTS = ["full_valid", "full_invalid_late", "minimal_valid"]
 
@@ -326,8 +334,9 @@ set to 1000 on a full block, from the input event to the last DOM change
         merged = []
         for runs in groups.values():
             row = dict(runs[0])
-            for k in ("rps", "p50_ms", "p99_ms"):
-                row[k] = statistics.median(r[k] for r in runs)
+            for k in ("rps", "p50_ms", "p99_ms", *USAGE_KEYS):
+                if all(k in r for r in runs):
+                    row[k] = statistics.median(r[k] for r in runs)
             for k in ("requests", "status_errors", "socket_errors", "timeouts"):
                 row[k] = sum(r[k] for r in runs)
             row["rounds"] = len(runs)
@@ -358,6 +367,14 @@ validate and get over it is the ratio held against the {HTTP_RATIO} target
 (writes wait for a durable commit and list answers with every record: their
 ratios are shown, not marked). Errors:
 answers >= 400, socket errors and timeouts (30 s).
+
+*server µs/req*, *wrk µs/req*: CPU time (user + system, from `/proc` and
+bash's `times`) per answered request; *switches/req*: the server's context
+switches per request, involuntary ones in brackets. wrk shares the two cores
+with the server, so a route's req/s is about 2 s of CPU over the sum of the
+two CPU figures; the switches are where a heavier route pays more than its
+own work (each preemption by a woken wrk thread costs scheduler time and
+cold caches).
 """,
         ):
             return
@@ -381,13 +398,15 @@ answers >= 400, socket errors and timeouts (30 s).
                     marks.append((ok, rel, f"{name} at {t['endpoints']:,} endpoints, {t['connections']} conns"))
                 # No answer within the run: wrk's empty histogram says 0 ms, which would mislead.
                 p50, p99 = (f"{r['p50_ms']:.2f}", f"{r['p99_ms']:.2f}") if r["requests"] else ("-", "-")
-                rows.append([name, f"{t['endpoints']:,}", t["connections"], f"{r['rps']:,.0f}", p50, p99, f"{errors:,} / {r['requests']:,}", "1.00" if r["route"] == "trivial" else ("-" if rel is None else f"{rel:.2f}"), mark(ok)])
+                cpu = [f"{r[k]:.1f}" if k in r else "-" for k in ("server_cpu_us", "wrk_cpu_us")]
+                switches = f"{r['server_switches']:.2f} ({r['server_involuntary']:.2f})" if "server_switches" in r else "-"
+                rows.append([name, f"{t['endpoints']:,}", t["connections"], f"{r['rps']:,.0f}", p50, p99, *cpu, switches, f"{errors:,} / {r['requests']:,}", "1.00" if r["route"] == "trivial" else ("-" if rel is None else f"{rel:.2f}"), mark(ok)])
             if marks:
                 worst = min(marks, key=lambda m: m[1])
                 passed = sum(ok for ok, _, _ in marks)
                 figure = f"{passed} of {len(marks)} rows; lowest {worst[1]:.2f} ({worst[2]})"
                 self.target(f"HTTP, {store}: req/s vs the trivial route", figure, f">= {HTTP_RATIO} each", passed == len(marks))
-            self.out += [f"### {store}", "", table(["route", "endpoints", "conns", "req/s", "p50 ms", "p99 ms", "errors / requests", "vs trivial", f"target >= {HTTP_RATIO}"], rows), ""]
+            self.out += [f"### {store}", "", table(["route", "endpoints", "conns", "req/s", "p50 ms", "p99 ms", "server µs/req", "wrk µs/req", "server switches/req (involuntary)", "errors / requests", "vs trivial", f"target >= {HTTP_RATIO}"], rows), ""]
 
     def growth(self) -> None:
         self.out += ["## How costs grow", ""]
@@ -462,6 +481,25 @@ time and memory limits (exceeding either is a finding).
         return "\n".join(head + self.out).rstrip() + "\n"
 
 
+def add_usage(path: Path, ticks_per_s: int, server: list[str], wrk: list[str]) -> None:
+    """Per-request CPU and context switches of the run on `path`'s last line."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    row = json.loads(lines[-1])
+    n = row["requests"]
+    (t0, v0, i0), (t1, v1, i1) = (map(int, s.split()) for s in server)
+
+    def seconds(times_line: str) -> float:  # bash `times`: "0m1.234s 0m0.567s"
+        return sum(int(m) * 60 + float(s) for m, s in re.findall(r"(\d+)m([\d.]+)s", times_line))
+
+    if n:
+        row["server_cpu_us"] = round((t1 - t0) / ticks_per_s / n * 1e6, 2)
+        row["wrk_cpu_us"] = round((seconds(wrk[1]) - seconds(wrk[0])) / n * 1e6, 2)
+        row["server_switches"] = round((v1 - v0 + i1 - i0) / n, 3)
+        row["server_involuntary"] = round((i1 - i0) / n, 3)
+    lines[-1] = json.dumps(row)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -469,6 +507,11 @@ def main() -> None:
     c.add_argument("--dir", type=Path, required=True)
     c.add_argument("--since", type=float, default=0)
     sub.add_parser("sizes")
+    u = sub.add_parser("usage")
+    u.add_argument("--file", type=Path, required=True)
+    u.add_argument("--ticks", type=int, required=True)
+    u.add_argument("--server", nargs=2, required=True)
+    u.add_argument("--wrk", nargs=2, required=True)
     r = sub.add_parser("report")
     r.add_argument("--dir", type=Path, required=True)
     r.add_argument("--output", type=Path, required=True)
@@ -478,6 +521,8 @@ def main() -> None:
         collect_criterion(args.dir, args.since)
     elif args.command == "sizes":
         collect_sizes(sys.stdin.read())
+    elif args.command == "usage":
+        add_usage(args.file, args.ticks, args.server, args.wrk)
     else:
         markdown = Report(load(args.dir)).render()
         args.output.write_text(markdown, encoding="utf-8")

@@ -173,6 +173,7 @@ start_server() {
     args+=(--data-dir "$tmp/store-$port")
   fi
   RUST_LOG=warn "$TARGET_DIR/release/gco-console" "${args[@]}" >"$tmp/server.log" 2>&1 &
+  server_pid=$!
   pids+=($!)
   base="http://127.0.0.1:$port"
   wait_http "$base/healthz"
@@ -185,13 +186,42 @@ stop_servers() {
   pids=()
 }
 
-# One wrk run: route, connections, seeded count, store; appends a JSON line.
+# The server's CPU time (clock ticks, user + system) and its context switches
+# (voluntary, involuntary) so far, summed over its threads.
+server_usage() {
+  python3 - "$server_pid" <<'PY'
+import glob, sys
+pid = sys.argv[1]
+ticks = sum(int(f) for f in open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[11:13])
+switches = [0, 0]
+for status in glob.glob(f"/proc/{pid}/task/*/status"):
+    for line in open(status):
+        for i, name in enumerate(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+            if line.startswith(name + ":"):
+                switches[i] += int(line.split()[1])
+print(ticks, *switches)
+PY
+}
+
+# One wrk run: route, connections, seeded count, store; appends a JSON line,
+# with the CPU time the server and wrk spent per request and the server's
+# context switches per request (where a co-located load generator's cost
+# shows: see BENCHMARKS.md).
 run_wrk() {
   local route=$1 c=$2 n=$3 store=$4 threads=$(( $2 < 2 ? $2 : 2 ))
   log "$store: $route, $n endpoints, $c connections, $DURATION"
+  local before after wrk_before wrk_after
+  before=$(server_usage)
+  # `times` in this shell, not a subshell: its second line is the CPU time
+  # of this shell's children so far, and wrk is the next one.
+  times >"$tmp/times"; wrk_before=$(tail -1 "$tmp/times")
   BENCH_ROUTE=$route BENCH_N=$n BENCH_BODY=core/benches/inputs/requests/full.json BENCH_OUT="$OUT/http.jsonl" \
     BENCH_TAG="{\"store\": \"$store\", \"endpoints\": $n, \"connections\": $c}" \
     wrk -t"$threads" -c"$c" -d"$DURATION" --timeout 30s -s scripts/bench_wrk.lua "$base" >/dev/null
+  times >"$tmp/times"; wrk_after=$(tail -1 "$tmp/times")
+  after=$(server_usage)
+  python3 scripts/benchmarks.py usage --file "$OUT/http.jsonl" --ticks "$(getconf CLK_TCK)" \
+    --server "$before" "$after" --wrk "$wrk_before" "$wrk_after"
   # Requests still queued when wrk stops (a slow list on dynalite, say) would
   # weigh on the next run: one list, answered after them, lets them drain.
   # Until they have, the backend may answer 503 (its store calls give up
