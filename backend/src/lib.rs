@@ -1,6 +1,7 @@
 //! `gco-console`: the endpoint API over the core, and the console's files.
 //!
-//! Layers, outermost first: [`app`] (HTTP: routes, limits, headers, auth),
+//! Layers, outermost first: [`server`] (connections: HTTP/1.1 with
+//! timeouts and a cap), [`app`] (HTTP: routes, limits, headers, auth),
 //! [`service`] (deploy and change records with the core's rules and
 //! optimistic concurrency), [`store`] (DynamoDB or embedded redb).
 
@@ -9,5 +10,6 @@ pub mod app;
 pub mod auth;
 pub mod config;
 pub mod guard;
+pub mod server;
 pub mod service;
 pub mod store;

@@ -2,6 +2,7 @@ use std::sync::Arc;
 
 use clap::Parser;
 use gco_console::config::Config;
+use gco_console::server::{ServeLimits, serve};
 use gco_console::service::Service;
 use gco_console::store::{DynamoConfig, DynamoStore, EmbeddedStore, Store};
 use tracing_subscriber::EnvFilter;
@@ -68,10 +69,8 @@ async fn run(config: Config) -> Result<(), String> {
         "listening on http://{}",
         listener.local_addr().map_err(|e| e.to_string())?
     );
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown())
-        .await
-        .map_err(|e| e.to_string())
+    serve(listener, app, ServeLimits::default(), shutdown()).await;
+    Ok(())
 }
 
 /// Resolves on SIGINT or SIGTERM; in-flight requests then finish.

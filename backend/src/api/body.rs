@@ -2,6 +2,8 @@
 //! integers) under a size and a nesting limit. Nothing from the client is
 //! trusted before it passes here.
 
+use std::time::Duration;
+
 use axum::extract::{FromRequest, Request};
 use axum::http::StatusCode;
 use axum::http::header::CONTENT_TYPE;
@@ -18,6 +20,12 @@ pub const MAX_BODY_BYTES: usize = 256 * 1024;
 /// deep (`mooncake.autoscaling.decode.metrics[0]`); the margin is for
 /// free-form blocks.
 pub const MAX_BODY_DEPTH: usize = 32;
+
+/// How long a client has to send a whole request body once its head is in
+/// (408 beyond). The largest body accepted is 256 KiB, seconds of even a
+/// slow link; without a deadline, a client sending a byte now and then
+/// would hold its connection for ever.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A JSON request body.
 pub struct JsonBody(pub Value);
@@ -38,7 +46,7 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
                 "send the body as Content-Type: application/json",
             ));
         }
-        let bytes = read_limited(req.into_body(), MAX_BODY_BYTES).await?;
+        let bytes = read_limited(req.into_body(), MAX_BODY_BYTES, BODY_TIMEOUT).await?;
         let text = std::str::from_utf8(&bytes).map_err(|_| {
             ApiError::field(StatusCode::BAD_REQUEST, "", "the body is not valid UTF-8")
         })?;
@@ -58,15 +66,27 @@ pub fn object_field(body: &Value, key: &str) -> Value {
 }
 
 mod bytes_body {
+    use std::time::Duration;
+
     use axum::body::{Body, Bytes};
     use axum::http::StatusCode;
     use http_body_util::BodyExt;
 
     use super::ApiError;
 
-    pub async fn read_limited(body: Body, limit: usize) -> Result<Bytes, ApiError> {
+    pub async fn read_limited(
+        body: Body,
+        limit: usize,
+        deadline: Duration,
+    ) -> Result<Bytes, ApiError> {
         let limited = http_body_util::Limited::new(body, limit);
-        match limited.collect().await {
+        let Ok(read) = tokio::time::timeout(deadline, limited.collect()).await else {
+            return Err(ApiError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                format!("the body did not arrive within {} s", deadline.as_secs()),
+            ));
+        };
+        match read {
             Ok(collected) => Ok(collected.to_bytes()),
             Err(e)
                 if e.downcast_ref::<http_body_util::LengthLimitError>()
@@ -82,5 +102,43 @@ mod bytes_body {
                 "the body could not be read",
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::convert::Infallible;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    use axum::body::{Body, Bytes};
+    use axum::http::StatusCode;
+    use http_body::Frame;
+
+    use super::*;
+
+    /// A body whose client sends its head and then nothing.
+    struct Stalled;
+
+    impl http_body::Body for Stalled {
+        type Data = Bytes;
+        type Error = Infallible;
+
+        fn poll_frame(
+            self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+            Poll::Pending
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_body_that_does_not_arrive_in_time_is_refused() {
+        let refused = read_limited(Body::new(Stalled), MAX_BODY_BYTES, BODY_TIMEOUT)
+            .await
+            .expect_err("a stalled body is refused");
+        assert_eq!(refused.status, StatusCode::REQUEST_TIMEOUT);
+        let whole = read_limited(Body::from("{}"), MAX_BODY_BYTES, BODY_TIMEOUT).await;
+        assert_eq!(whole.ok().as_deref(), Some(&b"{}"[..]));
     }
 }

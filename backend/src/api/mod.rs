@@ -15,8 +15,8 @@ use axum::routing::{delete, get, post, put};
 use gco_spec::json::{Object, Value};
 use gco_spec::{Change, DesiredState, Record};
 
+pub use body::{BODY_TIMEOUT, MAX_BODY_BYTES, MAX_BODY_DEPTH};
 use body::{JsonBody, object_field};
-pub use body::{MAX_BODY_BYTES, MAX_BODY_DEPTH};
 pub use error::ApiError;
 use error::{diagnostics_json, json_response};
 
