@@ -57,6 +57,7 @@ fn main() {
         let request = Request::builder()
             .method(method)
             .uri(path)
+            .header(header::HOST, "127.0.0.1")
             .header(header::CONTENT_TYPE, "application/json")
             .body(Body::from(body.to_owned()))
             .expect("a request");

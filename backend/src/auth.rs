@@ -1,4 +1,12 @@
-//! Bearer-token protection of every mutation.
+//! Who may ask: a bearer token for every mutation when one is configured;
+//! without one (the server then listens on loopback only), requests must be
+//! addressed to a loopback name. Either way, a browser page of another site
+//! cannot make changes.
+//!
+//! Without a token, any web page the user opens could otherwise reach the
+//! console on `127.0.0.1`: with a plain form post (a "simple" cross-site
+//! request, sent without asking), or by DNS rebinding (its own name made to
+//! resolve to `127.0.0.1`, so that it reads and writes as the same origin).
 
 use std::sync::Arc;
 
@@ -31,23 +39,92 @@ fn is_mutation(method: &Method, path: &str) -> bool {
     !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) && path != "/api/validate"
 }
 
+/// Whether a browser says this request comes from another site: its
+/// `Sec-Fetch-Site`, or else an `Origin` other than the address it was sent
+/// to. Clients that are not browsers send neither.
+fn is_cross_site(request: &Request) -> bool {
+    let headers = request.headers();
+    if let Some(site) = headers.get("sec-fetch-site") {
+        return !matches!(site.as_bytes(), b"same-origin" | b"none");
+    }
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return false;
+    };
+    let authority = origin
+        .to_str()
+        .ok()
+        .and_then(|o| o.split_once("://"))
+        .map(|(_, authority)| authority);
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    match (authority, host) {
+        (Some(authority), Some(host)) => !authority.eq_ignore_ascii_case(host),
+        // `Origin: null` (a sandboxed frame, a file), or no Host to compare.
+        _ => true,
+    }
+}
+
+/// Whether `Host` names this machine's loopback interface: `localhost` (and
+/// its subdomains, which browsers resolve to loopback themselves), an address
+/// in 127.0.0.0/8 or `[::1]`, with any port. A request without `Host` (HTTP/1.0)
+/// passes: browsers always send one.
+fn is_loopback_host(request: &Request) -> bool {
+    let Some(host) = request.headers().get(header::HOST) else {
+        return true;
+    };
+    let Ok(host) = host.to_str() else {
+        return false;
+    };
+    let name = match host.strip_prefix('[') {
+        Some(v6) => {
+            return v6
+                .split_once(']')
+                .and_then(|(ip, _)| ip.parse::<std::net::Ipv6Addr>().ok())
+                .is_some_and(|ip| ip.is_loopback());
+        }
+        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+    };
+    let name = name.to_ascii_lowercase();
+    name == "localhost"
+        || name.ends_with(".localhost")
+        || name
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
 pub async fn require_token(
     State(token): State<AuthToken>,
     request: Request,
     next: Next,
 ) -> Response {
+    let mutation = is_mutation(request.method(), request.uri().path());
+    if mutation && is_cross_site(&request) {
+        return ApiError::new(
+            StatusCode::FORBIDDEN,
+            "changes are refused from other sites' pages",
+        )
+        .into_response();
+    }
     let Some(expected) = &token.0 else {
-        return next.run(request).await;
+        if is_loopback_host(&request) {
+            return next.run(request).await;
+        }
+        return ApiError::new(
+            StatusCode::MISDIRECTED_REQUEST,
+            "without an auth token this console answers to localhost, 127.0.0.1 or [::1] only",
+        )
+        .into_response();
     };
-    if !is_mutation(request.method(), request.uri().path()) {
+    if !mutation {
         return next.run(request).await;
     }
     let presented = request
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim);
+        // The scheme is case-insensitive (RFC 9110, section 11.1).
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("Bearer"))
+        .map(|(_, token)| token.trim());
     match presented {
         Some(p) if constant_time_eq(p.as_bytes(), expected.as_bytes()) => next.run(request).await,
         _ => {
@@ -67,7 +144,77 @@ pub async fn require_token(
 
 #[cfg(test)]
 mod tests {
+    use axum::body::Body;
+
     use super::*;
+
+    fn request(headers: &[(&str, &str)]) -> Request {
+        let mut r = Request::builder().method("POST").uri("/api/endpoints");
+        for (k, v) in headers {
+            r = r.header(*k, *v);
+        }
+        r.body(Body::empty()).unwrap()
+    }
+
+    #[test]
+    fn tells_cross_site_requests() {
+        let host = ("host", "127.0.0.1:8080");
+        for same in [
+            vec![],
+            vec![host],
+            vec![host, ("origin", "http://127.0.0.1:8080")],
+            vec![host, ("origin", "HTTP://127.0.0.1:8080")],
+            vec![
+                host,
+                ("sec-fetch-site", "same-origin"),
+                ("origin", "http://127.0.0.1:8080"),
+            ],
+            vec![("sec-fetch-site", "none")],
+        ] {
+            assert!(!is_cross_site(&request(&same)), "{same:?}");
+        }
+        for cross in [
+            vec![host, ("origin", "http://evil.example")],
+            vec![host, ("origin", "http://127.0.0.1:9999")],
+            vec![host, ("origin", "null")],
+            vec![("origin", "http://127.0.0.1:8080")],
+            vec![host, ("sec-fetch-site", "cross-site")],
+            vec![
+                host,
+                ("sec-fetch-site", "same-site"),
+                ("origin", "http://127.0.0.1:8080"),
+            ],
+        ] {
+            assert!(is_cross_site(&request(&cross)), "{cross:?}");
+        }
+    }
+
+    #[test]
+    fn tells_loopback_hosts() {
+        for host in [
+            "localhost",
+            "LOCALHOST:8080",
+            "app.localhost:1",
+            "127.0.0.1",
+            "127.1.2.3:8080",
+            "[::1]",
+            "[::1]:8080",
+        ] {
+            assert!(is_loopback_host(&request(&[("host", host)])), "{host}");
+        }
+        assert!(is_loopback_host(&request(&[])));
+        for host in [
+            "evil.example",
+            "evil.example:8080",
+            "10.0.0.1:8080",
+            "localhost.evil.example",
+            "[::2]:80",
+            "[::1",
+            "127.0.0.1.evil.example",
+        ] {
+            assert!(!is_loopback_host(&request(&[("host", host)])), "{host}");
+        }
+    }
 
     #[test]
     fn compares_whole_tokens() {

@@ -3,7 +3,7 @@
 //! files), so hostile requests always get a 4xx the client can read.
 
 use axum::extract::Request;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, Version, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -48,7 +48,17 @@ fn refuse(request: &Request) -> Option<ApiError> {
         let message = format!("the body is larger than {} KiB", MAX_BODY_BYTES / 1024);
         return Some(ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, message));
     }
-    if escapes(request.uri().path()) {
+    // RFC 9112, section 3.2: exactly one Host in an HTTP/1.1 request.
+    if request.version() == Version::HTTP_11 && headers.get_all(header::HOST).iter().count() != 1 {
+        return Some(ApiError::field(
+            StatusCode::BAD_REQUEST,
+            "Host",
+            "an HTTP/1.1 request needs exactly one Host header",
+        ));
+    }
+    // `//name` would reach the console's files, whose redirects to `//name/`
+    // a browser reads as another site.
+    if escapes(request.uri().path()) || request.uri().path().starts_with("//") {
         return Some(ApiError::new(
             StatusCode::BAD_REQUEST,
             "the path is not valid",

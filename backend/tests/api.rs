@@ -81,6 +81,9 @@ impl Api {
         headers: &[(&str, &str)],
     ) -> Reply {
         let mut req = Request::builder().method(method).uri(path);
+        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+            req = req.header(header::HOST, "127.0.0.1");
+        }
         if body.is_some() {
             req = req.header(header::CONTENT_TYPE, "application/json");
         }
@@ -227,6 +230,7 @@ async fn hostile_bodies_get_4xx_with_the_error_shape() {
     );
     assert_eq!(r.str("errors.0.path"), "");
     let text_plain = Request::post("/api/endpoints")
+        .header(header::HOST, "127.0.0.1")
         .header("content-type", "text/plain")
         .body(Body::from("{}"))
         .unwrap();
@@ -239,6 +243,7 @@ async fn hostile_bodies_get_4xx_with_the_error_shape() {
         .clone()
         .oneshot(
             Request::post("/api/endpoints")
+                .header(header::HOST, "127.0.0.1")
                 .body(Body::from("{}"))
                 .unwrap(),
         )
@@ -274,6 +279,7 @@ async fn hostile_bodies_get_4xx_with_the_error_shape() {
         .await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     let invalid_utf8 = Request::post("/api/validate")
+        .header(header::HOST, "127.0.0.1")
         .header("content-type", "application/json")
         .body(Body::from(vec![b'"', 0xff, b'"']))
         .unwrap();
@@ -640,6 +646,113 @@ async fn tokens_guard_every_mutation() {
         StatusCode::OK,
         "validation stores nothing"
     );
+    let lowercase = format!("bearer {TOKEN}");
+    let r = api
+        .send(
+            "POST",
+            "/api/endpoints/web/stop",
+            None,
+            &[("authorization", &lowercase)],
+        )
+        .await;
+    assert_eq!(
+        r.status,
+        StatusCode::OK,
+        "the scheme is case-insensitive: {}",
+        r.text
+    );
+    let r = api
+        .send(
+            "GET",
+            "/api/endpoints/web",
+            None,
+            &[("host", "console.example.com")],
+        )
+        .await;
+    assert_eq!(
+        r.status,
+        StatusCode::OK,
+        "with a token, any name may reach it"
+    );
+}
+
+#[tokio::test]
+async fn other_sites_pages_cannot_make_changes() {
+    let api = Api::new();
+    api.deploy_split("pd").await;
+    // A plain HTML form on another site: no preflight, no JSON.
+    let form = [
+        ("origin", "http://evil.example"),
+        ("content-type", "application/x-www-form-urlencoded"),
+    ];
+    for (method, path) in [
+        ("POST", "/api/endpoints/pd/stop"),
+        ("DELETE", "/api/endpoints/pd"),
+        ("POST", "/api/endpoints"),
+    ] {
+        let r = api.send(method, path, Some("x=1"), &form).await;
+        assert_eq!(
+            r.status,
+            StatusCode::FORBIDDEN,
+            "{method} {path}: {}",
+            r.text
+        );
+        assert_eq!(
+            r.str("error"),
+            "changes are refused from other sites' pages"
+        );
+    }
+    let r = api
+        .send(
+            "POST",
+            "/api/endpoints/pd/stop",
+            None,
+            &[("sec-fetch-site", "cross-site")],
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    assert_eq!(
+        api.get("/api/endpoints/pd").await.str("desired_state"),
+        "deploying"
+    );
+    // The console itself: same origin.
+    let r = api
+        .send(
+            "POST",
+            "/api/endpoints/pd/stop",
+            None,
+            &[
+                ("origin", "http://127.0.0.1"),
+                ("sec-fetch-site", "same-origin"),
+            ],
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+}
+
+#[tokio::test]
+async fn without_a_token_only_loopback_names_are_answered() {
+    let api = Api::new();
+    // DNS rebinding: another site's name made to resolve to 127.0.0.1.
+    for host in ["evil.example:8080", "10.1.2.3"] {
+        let r = api
+            .send("GET", "/api/endpoints", None, &[("host", host)])
+            .await;
+        assert_eq!(r.status, StatusCode::MISDIRECTED_REQUEST, "{host}");
+    }
+    for host in ["localhost:8080", "127.0.0.1:8080", "[::1]:8080"] {
+        let r = api
+            .send("GET", "/api/endpoints", None, &[("host", host)])
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{host}");
+    }
+    let two_hosts = [("host", "127.0.0.1"), ("host", "127.0.0.1")];
+    let r = api.send("GET", "/healthz", None, &two_hosts).await;
+    assert_eq!(
+        (r.status, r.str("errors.0.path").as_str()),
+        (StatusCode::BAD_REQUEST, "Host")
+    );
+    assert_eq!(api.get("//snippets").await.status, StatusCode::BAD_REQUEST);
 }
 
 #[tokio::test]
