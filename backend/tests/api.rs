@@ -800,3 +800,37 @@ fn non_loopback_needs_a_token() {
         "--regions: \"mars\" is not an AWS region such as us-east-1"
     );
 }
+
+#[tokio::test]
+async fn long_lists_of_mistakes_are_cut() {
+    let api = Api::new();
+    let args = vec!["1"; 300].join(", ");
+    let body = format!(r#"{{"endpoint_name": "pd", "image": "x", "extra_args": [{args}]}}"#);
+    let listed = |r: &Reply| match r.get("errors") {
+        Value::List(l) => l.len(),
+        _ => 0,
+    };
+    let r = api.post("/api/validate", &body).await;
+    assert_eq!(
+        (listed(&r), r.get("errors_omitted")),
+        (100, Value::int(200)),
+        "{}",
+        r.text
+    );
+    assert!(r.text.len() < 20_000, "{} bytes", r.text.len());
+    let r = api.post("/api/endpoints", &body).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(r.str("error"), "the request has 300 errors");
+    assert_eq!(
+        (listed(&r), r.get("errors_omitted")),
+        (100, Value::int(200))
+    );
+    let r = api
+        .post("/api/validate", r#"{"endpoint_name": "pd", "image": "x"}"#)
+        .await;
+    assert_eq!(
+        r.get("errors_omitted"),
+        Value::Null,
+        "only when some were cut"
+    );
+}

@@ -1,5 +1,6 @@
 //! The one error shape of the API:
-//! `{"error": "<summary>", "errors": [{"path": ..., "message": ...}]}`.
+//! `{"error": "<summary>", "errors": [{"path": ..., "message": ...}]}`
+//! (with `errors_omitted` when the list was cut).
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -35,18 +36,33 @@ impl ApiError {
     }
 }
 
-pub fn diagnostics_json(diagnostics: &[Diagnostic]) -> Value {
-    Value::List(
-        diagnostics
-            .iter()
-            .map(|d| {
-                let mut o = Object::new();
-                o.insert("path", d.path.as_str());
-                o.insert("message", d.message.as_str());
-                Value::Object(o)
-            })
-            .collect(),
-    )
+/// Most diagnostics one list of an answer carries. Every item of a long
+/// list can be wrong the same way (`extra_args` of 100,000 numbers): the
+/// first ones show what to fix, and an answer 40 times the size of its
+/// request would make the server an amplifier.
+pub const MAX_LISTED_DIAGNOSTICS: usize = 100;
+
+/// Inserts `diagnostics` under `key` (at most [`MAX_LISTED_DIAGNOSTICS`]),
+/// and how many were left out under `<key>_omitted` when some were.
+pub fn insert_diagnostics<'a>(
+    o: &mut Object,
+    key: &str,
+    diagnostics: impl ExactSizeIterator<Item = &'a Diagnostic>,
+) {
+    let omitted = diagnostics.len().saturating_sub(MAX_LISTED_DIAGNOSTICS);
+    let listed = diagnostics
+        .take(MAX_LISTED_DIAGNOSTICS)
+        .map(|d| {
+            let mut o = Object::new();
+            o.insert("path", d.path.as_str());
+            o.insert("message", d.message.as_str());
+            Value::Object(o)
+        })
+        .collect::<Vec<_>>();
+    o.insert(key, Value::List(listed));
+    if omitted > 0 {
+        o.insert(&format!("{key}_omitted"), Value::int(omitted as i64));
+    }
 }
 
 /// A JSON response from a core value.
@@ -63,7 +79,7 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let mut o = Object::new();
         o.insert("error", self.summary);
-        o.insert("errors", diagnostics_json(&self.errors));
+        insert_diagnostics(&mut o, "errors", self.errors.iter());
         json_response(self.status, &Value::Object(o))
     }
 }

@@ -18,7 +18,7 @@ use gco_spec::{Change, DesiredState, Record};
 pub use body::{BODY_TIMEOUT, MAX_BODY_BYTES, MAX_BODY_DEPTH};
 use body::{JsonBody, object_field};
 pub use error::ApiError;
-use error::{diagnostics_json, json_response};
+use error::{insert_diagnostics, json_response};
 
 use crate::service::{Service, etag};
 
@@ -93,14 +93,10 @@ async fn validate(State(service): State<AppState>, JsonBody(body): JsonBody) -> 
     let v = service.validate(body);
     let mut o = Object::new();
     o.insert("ok", v.report.is_ok());
-    o.insert(
-        "errors",
-        diagnostics_json(&v.report.errors().cloned().collect::<Vec<_>>()),
-    );
-    o.insert(
-        "warnings",
-        diagnostics_json(&v.report.warnings().cloned().collect::<Vec<_>>()),
-    );
+    let (errors, warnings): (Vec<_>, Vec<_>) =
+        v.report.diagnostics.iter().partition(|d| d.is_error());
+    insert_diagnostics(&mut o, "errors", errors.into_iter());
+    insert_diagnostics(&mut o, "warnings", warnings.into_iter());
     o.insert("spec", v.spec.map_or(Value::Null, Value::Object));
     json_response(StatusCode::OK, &Value::Object(o))
 }
