@@ -71,7 +71,13 @@ fn refuse(request: &Request) -> Option<ApiError> {
 /// percent-decoded (as the static files decode it). The static files refuse
 /// these themselves, but then fall back to the console page with a 200.
 fn escapes(path: &str) -> bool {
-    let decoded = percent_decode(path.as_bytes());
+    escapes_decoded(&percent_decode(path.as_bytes()))
+}
+
+/// [`escapes`] for a path already decoded, or a name that would be one of
+/// its segments: what the service refuses to store, since no request could
+/// then address it.
+pub fn escapes_decoded(decoded: &[u8]) -> bool {
     decoded.contains(&b'\\')
         || decoded.contains(&0)
         || decoded

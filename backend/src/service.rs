@@ -4,10 +4,12 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use gco_spec::deploy::plan_deploy_owned;
+use gco_spec::deploy::{DeployCheck, plan_deploy_owned};
 use gco_spec::json::{Object, Value};
 use gco_spec::time::{format_timestamp, next_timestamp, parse_timestamp};
-use gco_spec::{Change, DeployContext, DesiredState, OpError, Record, Report, apply, new_record};
+use gco_spec::{
+    Change, DeployContext, DesiredState, Diagnostic, OpError, Record, Report, apply, new_record,
+};
 
 use crate::store::{Expected, Store, StoreError, Stored};
 
@@ -153,7 +155,7 @@ impl Service {
         use gco_spec::document::DocumentKind;
         match DocumentKind::of(&body) {
             DocumentKind::DeployRequest => {
-                let check = plan_deploy_owned(body, &self.context());
+                let check = self.plan(body);
                 Validation {
                     report: check.report,
                     spec: check.deployment.map(|d| d.spec),
@@ -170,21 +172,24 @@ impl Service {
         }
     }
 
+    /// A deploy request checked by the core's rules, and for what this
+    /// service cannot store (its own errors follow the core's).
+    fn plan(&self, request: Value) -> DeployCheck {
+        let unstorable = unstorable(&request);
+        let mut check = plan_deploy_owned(request, &self.context());
+        if !unstorable.is_empty() {
+            check.report.diagnostics.extend(unstorable);
+            check.deployment = None;
+        }
+        check
+    }
+
     pub async fn deploy(&self, request: Value) -> Result<Record, ServiceError> {
-        let check = plan_deploy_owned(request, &self.context());
+        let check = self.plan(request);
         let Some(deployment) = check.deployment else {
             return Err(ServiceError::Invalid(check.report));
         };
         let name = deployment.endpoint_name.clone();
-        if name.len() > MAX_NAME_BYTES {
-            let mut report = Report::default();
-            let message = format!(
-                "endpoint_name has {} bytes; at most {MAX_NAME_BYTES} can be stored",
-                name.len()
-            );
-            report.push(gco_spec::Diagnostic::error("endpoint_name", message));
-            return Err(ServiceError::Invalid(report));
-        }
         let record = new_record(
             deployment,
             &format_timestamp(now_micros()),
@@ -280,6 +285,44 @@ impl Service {
         }
         Err(ServiceError::Busy)
     }
+}
+
+/// What a deploy request holds that the stores cannot keep, or that no
+/// request could then address, whatever the spec's rules say.
+fn unstorable(request: &Value) -> Vec<Diagnostic> {
+    let mut errors = Vec::new();
+    if let Some(name) = request
+        .as_object()
+        .and_then(|o| o.get("endpoint_name"))
+        .and_then(Value::as_str)
+    {
+        if name.len() > MAX_NAME_BYTES {
+            let message = format!(
+                "endpoint_name has {} bytes; at most {MAX_NAME_BYTES} can be stored",
+                name.len()
+            );
+            errors.push(Diagnostic::error("endpoint_name", message));
+        } else if crate::guard::escapes_decoded(name.as_bytes()) {
+            let message = format!(
+                "endpoint_name {name:?} cannot be used in a URL path (it holds a backslash, a NUL or a '..' segment)"
+            );
+            errors.push(Diagnostic::error("endpoint_name", message));
+        }
+    }
+    errors.extend(lone_surrogate(request));
+    errors
+}
+
+/// The first string of `value` with a lone surrogate, as an error at its
+/// path: DynamoDB and the embedded store keep UTF-8 text, which cannot hold
+/// one, and replacing it would store something else than was sent.
+pub fn lone_surrogate(value: &Value) -> Option<Diagnostic> {
+    let (path, text) = value.lone_surrogate()?;
+    let message = format!(
+        "{} holds a lone surrogate ({text:?}), which cannot be stored: text is kept as UTF-8",
+        if path.is_empty() { "the body" } else { &path }
+    );
+    Some(Diagnostic::error(path, message))
 }
 
 /// `If-Match: *` matches any current record; otherwise one of the listed tags.

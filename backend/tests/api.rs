@@ -834,3 +834,74 @@ async fn long_lists_of_mistakes_are_cut() {
         "only when some were cut"
     );
 }
+
+#[tokio::test]
+async fn what_no_store_keeps_or_no_path_reaches_is_refused_at_the_field() {
+    let api = Api::new();
+    for name in ["..", r"a\\b", r"a\u0000b", "x/../y"] {
+        let body = format!(r#"{{"endpoint_name": "{name}", "image": "x"}}"#);
+        let r = api.post("/api/endpoints", &body).await;
+        assert_eq!(
+            r.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{name}: {}",
+            r.text
+        );
+        assert_eq!(r.str("errors.0.path"), "endpoint_name", "{name}");
+        assert!(
+            r.str("errors.0.message")
+                .contains("cannot be used in a URL path"),
+            "{}",
+            r.text
+        );
+        let v = api.post("/api/validate", &body).await;
+        assert_eq!(
+            v.get("ok"),
+            Value::Bool(false),
+            "validate says what deploy would"
+        );
+    }
+    let r = api
+        .post(
+            "/api/endpoints",
+            r#"{"endpoint_name": "\ud800", "image": "x"}"#,
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(
+        r.first_error(),
+        (
+            "endpoint_name".to_owned(),
+            r"endpoint_name holds a lone surrogate ('\ud800'), which cannot be stored: text is kept as UTF-8".to_owned()
+        )
+    );
+    // Two keys that would both become U+FFFD: one would be lost.
+    let r = api
+        .post(
+            "/api/endpoints",
+            r#"{"endpoint_name": "web", "image": "x", "node_selector": {"\ud800": "x", "\udc00": "y"}}"#,
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(r.str("errors.0.path"), "node_selector.\u{FFFD}");
+    assert_eq!(
+        api.get("/api/endpoints").await.get("endpoints"),
+        Value::List(vec![])
+    );
+
+    api.deploy_split("pd").await;
+    let r = api
+        .put(
+            "/api/endpoints/pd/store",
+            r#"{"enabled": true, "\ud800": 1}"#,
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(r.str("errors.0.path"), "\u{FFFD}");
+    assert_eq!(
+        api.get("/api/endpoints/pd")
+            .await
+            .get("spec.mooncake.store"),
+        Value::Null
+    );
+}

@@ -85,7 +85,7 @@ fn a_stalled_head_and_an_idle_connection_are_closed_at_the_deadline() {
 
     let mut half_head = connect(port);
     half_head
-        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         .unwrap();
     let waited = time_to_close(&mut half_head);
     assert!(
@@ -95,7 +95,7 @@ fn a_stalled_head_and_an_idle_connection_are_closed_at_the_deadline() {
 
     // Keep-alive: one answer, then nothing; the next head has a deadline too.
     let mut idle = connect(port);
-    idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         .unwrap();
     let mut first = [0u8; 12];
     idle.read_exact(&mut first).unwrap();

@@ -56,6 +56,26 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
     }
 }
 
+/// The JSON body of a change to a stored record: refused (422, at the
+/// field) when it holds a lone surrogate, which no store can keep.
+pub struct StorableBody(pub Value);
+
+impl<S: Send + Sync> FromRequest<S> for StorableBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<StorableBody, ApiError> {
+        let JsonBody(body) = JsonBody::from_request(req, state).await?;
+        match crate::service::lone_surrogate(&body) {
+            None => Ok(StorableBody(body)),
+            Some(d) => Err(ApiError {
+                status: StatusCode::UNPROCESSABLE_ENTITY,
+                summary: d.message.clone(),
+                errors: vec![d],
+            }),
+        }
+    }
+}
+
 /// An optional JSON object body: empty bodies read as `{}` (for POST actions
 /// that take no arguments).
 pub fn object_field(body: &Value, key: &str) -> Value {

@@ -16,7 +16,7 @@ use gco_spec::json::{Object, Value};
 use gco_spec::{Change, DesiredState, Record};
 
 pub use body::{BODY_TIMEOUT, MAX_BODY_BYTES, MAX_BODY_DEPTH};
-use body::{JsonBody, object_field};
+use body::{JsonBody, StorableBody, object_field};
 pub use error::ApiError;
 use error::{insert_diagnostics, json_response};
 
@@ -168,7 +168,7 @@ async fn set_topology(
     State(service): State<AppState>,
     name: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
-    JsonBody(body): JsonBody,
+    StorableBody(body): StorableBody,
 ) -> Result<Response, ApiError> {
     let change = Change::SetTopology {
         prefill: object_field(&body, "prefill"),
@@ -181,7 +181,7 @@ async fn configure_store(
     State(service): State<AppState>,
     name: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
-    JsonBody(body): JsonBody,
+    StorableBody(body): StorableBody,
 ) -> Result<Response, ApiError> {
     apply_change(
         &service,
@@ -196,7 +196,7 @@ async fn update_image(
     State(service): State<AppState>,
     name: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
-    JsonBody(body): JsonBody,
+    StorableBody(body): StorableBody,
 ) -> Result<Response, ApiError> {
     let change = Change::UpdateImage {
         image: object_field(&body, "image"),
@@ -208,7 +208,7 @@ async fn scale(
     State(service): State<AppState>,
     name: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
-    JsonBody(body): JsonBody,
+    StorableBody(body): StorableBody,
 ) -> Result<Response, ApiError> {
     let change = Change::Scale {
         replicas: object_field(&body, "replicas"),
@@ -244,7 +244,7 @@ async fn add_region(
     State(service): State<AppState>,
     name: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
-    JsonBody(body): JsonBody,
+    StorableBody(body): StorableBody,
 ) -> Result<Response, ApiError> {
     let change = Change::AddRegion {
         region: object_field(&body, "region"),

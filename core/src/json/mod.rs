@@ -114,6 +114,55 @@ impl Value {
         }
     }
 
+    /// The first string, key or value, that holds a lone surrogate: its path
+    /// (`a.b[0]`, `""` for the value itself) and the string. Such text has
+    /// no UTF-8 form, so a store of UTF-8 text (DynamoDB) cannot hold it.
+    pub fn lone_surrogate(&self) -> Option<(String, &PyStr)> {
+        /// A step of the path, kept only on the way back from a find: a
+        /// value without one costs no allocation.
+        enum Step<'v> {
+            Key(&'v Value),
+            Index(usize),
+        }
+        fn walk<'v>(v: &'v Value, steps: &mut Vec<Step<'v>>) -> Option<&'v PyStr> {
+            match v {
+                Value::Str(s) => s.as_str().is_none().then_some(s),
+                Value::List(items) => items.iter().enumerate().find_map(|(i, item)| {
+                    let found = walk(item, steps)?;
+                    steps.push(Step::Index(i));
+                    Some(found)
+                }),
+                Value::Object(o) => o.iter().find_map(|(k, v)| {
+                    let found = match k {
+                        Value::Str(key) if key.as_str().is_none() => key,
+                        _ => walk(v, steps)?,
+                    };
+                    steps.push(Step::Key(k));
+                    Some(found)
+                }),
+                _ => None,
+            }
+        }
+        let mut steps = Vec::new();
+        let found = walk(self, &mut steps)?;
+        let mut path = String::new();
+        for step in steps.iter().rev() {
+            match step {
+                Step::Index(i) => path.push_str(&format!("[{i}]")),
+                Step::Key(key) => {
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    match key {
+                        Value::Str(k) => path.push_str(&k.to_str_lossy()),
+                        other => path.push_str(&other.repr()),
+                    }
+                }
+            }
+        }
+        Some((path, found))
+    }
+
     /// Python's `repr(value)`.
     pub fn repr(&self) -> String {
         let mut out = String::new();
@@ -165,5 +214,30 @@ impl From<Object> for Value {
 impl From<Vec<Value>> for Value {
     fn from(l: Vec<Value>) -> Value {
         Value::List(l)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    #[test]
+    fn finds_the_first_lone_surrogate_with_its_path() {
+        let found = |text: &str| {
+            parse(text)
+                .unwrap()
+                .lone_surrogate()
+                .map(|(path, s)| (path, s.code_points().collect::<Vec<_>>()))
+        };
+        assert_eq!(found(r#"{"a": [1, {"b": "ok"}], "c": "\u00e9"}"#), None);
+        assert_eq!(found(r#""\ud800""#), Some((String::new(), vec![0xD800])));
+        assert_eq!(
+            found(r#"{"a": [1, {"b": "x\udc00"}], "c": "\ud800"}"#),
+            Some(("a[1].b".to_owned(), vec![0x78, 0xDC00]))
+        );
+        assert_eq!(
+            found(r#"{"env": {"\ud800": "x"}}"#),
+            Some(("env.\u{FFFD}".to_owned(), vec![0xD800]))
+        );
     }
 }
