@@ -325,11 +325,13 @@ pub fn lone_surrogate(value: &Value) -> Option<Diagnostic> {
     Some(Diagnostic::error(path, message))
 }
 
-/// `If-Match: *` matches any current record; otherwise one of the listed tags.
+/// `If-Match: *` matches any current record; otherwise one of the listed
+/// tags, compared strongly (RFC 9110, section 13.1.1): a weak tag `W/"..."`
+/// never matches.
 fn tag_matches(header: &str, record: &Record) -> bool {
     let current = etag(record);
     header
         .split(',')
         .map(str::trim)
-        .any(|t| t == "*" || t == current || t.strip_prefix("W/") == Some(&current))
+        .any(|t| t == "*" || t == current)
 }

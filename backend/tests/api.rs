@@ -349,6 +349,16 @@ async fn deploy_then_read_list_and_refuse_duplicates() {
         (r.status, r.str("errors.0.path").as_str()),
         (StatusCode::BAD_REQUEST, "desired_state")
     );
+    let r = api
+        .get("/api/endpoints?desired_state=bogus&desired_state=running")
+        .await;
+    assert_eq!(
+        (r.status, r.str("errors.0.message").as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            "desired_state is given more than once"
+        )
+    );
 }
 
 trait Names {
@@ -598,8 +608,34 @@ async fn stale_etags_change_nothing() {
             .to_json(),
         r#"{"prefill": 5, "decode": 5}"#
     );
+    // A weak tag never matches (strong comparison); tags on two lines are
+    // one list.
+    let weak = format!("W/{newer}");
     let r = api
-        .send("POST", "/api/endpoints/pd/stop", None, &[("if-match", "*")])
+        .send(
+            "POST",
+            "/api/endpoints/pd/stop",
+            None,
+            &[("if-match", &weak)],
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::PRECONDITION_FAILED);
+    let r = api
+        .send(
+            "POST",
+            "/api/endpoints/pd/stop",
+            None,
+            &[("if-match", &tag), ("if-match", &newer)],
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let r = api
+        .send(
+            "POST",
+            "/api/endpoints/pd/start",
+            None,
+            &[("if-match", "*")],
+        )
         .await;
     assert_eq!(r.status, StatusCode::OK);
 }
@@ -903,5 +939,35 @@ async fn what_no_store_keeps_or_no_path_reaches_is_refused_at_the_field() {
             .await
             .get("spec.mooncake.store"),
         Value::Null
+    );
+}
+
+#[tokio::test]
+async fn request_ids_and_undecodable_names() {
+    let api = Api::new();
+    let id = |r: &Reply| r.headers["x-request-id"].to_str().unwrap().to_owned();
+    let r = api
+        .send("GET", "/healthz", None, &[("x-request-id", "ci-run-42.7")])
+        .await;
+    assert_eq!(id(&r), "ci-run-42.7", "a client's token is kept");
+    for sent in [
+        &[("x-request-id", "a b\" <x>")][..],
+        &[("x-request-id", "a"), ("x-request-id", "b")],
+    ] {
+        let r = api.send("GET", "/healthz", None, sent).await;
+        assert!(id(&r).starts_with("req-"), "{sent:?} -> {}", id(&r));
+    }
+    let long = "x".repeat(65);
+    let r = api
+        .send("GET", "/healthz", None, &[("x-request-id", &long)])
+        .await;
+    assert!(id(&r).starts_with("req-"));
+
+    let r = api.get("/api/endpoints/%c0%af").await;
+    assert_eq!(
+        (r.status, r.str("errors.0.path").as_str()),
+        (StatusCode::BAD_REQUEST, "endpoint_name"),
+        "{}",
+        r.text
     );
 }

@@ -67,21 +67,38 @@ fn record_response(status: StatusCode, record: &Record) -> Response {
 }
 
 fn path_name(path: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
-    path.map(|Path(name)| name)
-        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.body_text()))
+    path.map(|Path(name)| name).map_err(path_error)
 }
 
+/// A path segment that does not decode (`%c0%af`), at the field it names.
+fn path_error(e: PathRejection) -> ApiError {
+    let text = e.body_text();
+    let field = if text.contains("`region`") {
+        "region"
+    } else {
+        "endpoint_name"
+    };
+    ApiError::field(StatusCode::BAD_REQUEST, field, text)
+}
+
+/// The `If-Match` tags: every line of the header, as one list (RFC 9110,
+/// section 5.3).
 fn if_match(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
-    match headers.get(header::IF_MATCH) {
-        None => Ok(None),
-        Some(v) => v.to_str().map(|s| Some(s.to_owned())).map_err(|_| {
+    let mut lines = headers.get_all(header::IF_MATCH).iter().peekable();
+    if lines.peek().is_none() {
+        return Ok(None);
+    }
+    let lines = lines
+        .map(|v| v.to_str())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| {
             ApiError::field(
                 StatusCode::BAD_REQUEST,
                 "If-Match",
                 "If-Match must be ASCII",
             )
-        }),
-    }
+        })?;
+    Ok(Some(lines.join(", ")))
 }
 
 /// What a deploy assumes here: the console previews with it.
@@ -103,9 +120,20 @@ async fn validate(State(service): State<AppState>, JsonBody(body): JsonBody) -> 
 
 async fn list(
     State(service): State<AppState>,
-    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<Response, ApiError> {
-    let Query(query) = query.map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.body_text()))?;
+    let Query(pairs) = query.map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.body_text()))?;
+    // A filter given twice is refused rather than one of them dropped.
+    let mut query = HashMap::new();
+    for (key, value) in pairs {
+        if query.insert(key.clone(), value).is_some() {
+            return Err(ApiError::field(
+                StatusCode::BAD_REQUEST,
+                &key,
+                format!("{key} is given more than once"),
+            ));
+        }
+    }
     let state = match query.get("desired_state").filter(|s| !s.is_empty()) {
         None => None,
         Some(s) => Some(DesiredState::parse(s).ok_or_else(|| {
@@ -258,8 +286,7 @@ async fn remove_region(
     path: Result<Path<(String, String)>, PathRejection>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let Path((name, region)) =
-        path.map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.body_text()))?;
+    let Path((name, region)) = path.map_err(path_error)?;
     apply_change(
         &service,
         name,
