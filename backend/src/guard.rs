@@ -56,6 +56,20 @@ fn refuse(request: &Request) -> Option<ApiError> {
             "an HTTP/1.1 request needs exactly one Host header",
         ));
     }
+    // hyper decodes chunked only; another coding would reach the handlers
+    // still encoded. RFC 9112 (section 6.1) suggests 501, but a client's
+    // odd request should not look like a server failure: 400.
+    let codings = headers.get_all(header::TRANSFER_ENCODING).iter();
+    if codings
+        .flat_map(|v| v.to_str().unwrap_or("?").split(','))
+        .any(|c| !c.trim().eq_ignore_ascii_case("chunked"))
+    {
+        return Some(ApiError::field(
+            StatusCode::BAD_REQUEST,
+            "Transfer-Encoding",
+            "only the chunked transfer coding is supported",
+        ));
+    }
     // `//name` would reach the console's files, whose redirects to `//name/`
     // a browser reads as another site.
     if escapes(request.uri().path()) || request.uri().path().starts_with("//") {

@@ -142,6 +142,41 @@ fn corpus() -> Vec<(String, Vec<u8>)> {
     .into_bytes();
     add("10 MB declared", json("POST", "/api/endpoints", &ten_mb));
     add("10 MB chunked", chunked("POST", "/api/endpoints", &ten_mb));
+    // Another site's page: a plain form post, and a rebound DNS name.
+    add(
+        "cross-site form stop",
+        raw(
+            "POST",
+            b"/api/endpoints/pd/stop",
+            &[
+                ("Origin", b"http://evil.example"),
+                ("Content-Type", b"application/x-www-form-urlencoded"),
+            ],
+            b"x=1",
+        ),
+    );
+    add(
+        "rebound host",
+        b"GET /api/endpoints HTTP/1.1\r\nHost: evil.example:8080\r\nConnection: close\r\n\r\n"
+            .to_vec(),
+    );
+    add(
+        "second host",
+        raw("GET", b"/healthz", &[("Host", b"localhost")], b""),
+    );
+    add("double slash redirect", raw("GET", b"//snippets", &[], b""));
+    add(
+        "gzip then chunked",
+        raw(
+            "POST",
+            b"/api/validate",
+            &[
+                ("Content-Type", b"application/json"),
+                ("Transfer-Encoding", b"gzip, chunked"),
+            ],
+            b"2\r\n{}\r\n0\r\n\r\n",
+        ),
+    );
     add(
         "10 MB chunked topology",
         chunked("PUT", "/api/endpoints/pd/topology", &ten_mb),
