@@ -94,7 +94,7 @@ pub fn app(service: Service, token: Option<String>, dist: &Path) -> Router {
         )
         .layer(PropagateRequestIdLayer::new(request_id.clone()))
         .layer(SetRequestIdLayer::new(request_id, RequestIds::default()))
-        .layer(axum::middleware::map_request(drop_unusable_request_id))
+        .layer(tower::util::MapRequestLayer::new(drop_unusable_request_id))
 }
 
 /// Longest request id taken from a client.
@@ -103,7 +103,7 @@ const MAX_CLIENT_REQUEST_ID: usize = 64;
 /// A client's `X-Request-Id` is kept (it ties their logs to ours) when it is
 /// a short token; anything else, which would be echoed back and written into
 /// every log line of the request, is replaced by one of ours.
-async fn drop_unusable_request_id<B>(mut request: Request<B>) -> Request<B> {
+fn drop_unusable_request_id<B>(mut request: Request<B>) -> Request<B> {
     let usable = |v: &HeaderValue| {
         (1..=MAX_CLIENT_REQUEST_ID).contains(&v.len())
             && v.as_bytes()

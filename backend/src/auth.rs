@@ -83,9 +83,9 @@ fn is_loopback_host(request: &Request) -> bool {
         }
         None => host.rsplit_once(':').map_or(host, |(name, _)| name),
     };
-    let name = name.to_ascii_lowercase();
-    name == "localhost"
-        || name.ends_with(".localhost")
+    let localhost = |n: &str| n.eq_ignore_ascii_case("localhost");
+    localhost(name)
+        || name.rsplit_once('.').is_some_and(|(_, top)| localhost(top))
         || name
             .parse::<std::net::Ipv4Addr>()
             .is_ok_and(|ip| ip.is_loopback())
