@@ -775,6 +775,10 @@ async fn without_a_token_only_loopback_names_are_answered() {
             .send("GET", "/api/endpoints", None, &[("host", host)])
             .await;
         assert_eq!(r.status, StatusCode::MISDIRECTED_REQUEST, "{host}");
+        assert_eq!(
+            r.str("error"),
+            "without an auth token this console answers to localhost, 127.0.0.1 or [::1] only"
+        );
     }
     for host in ["localhost:8080", "127.0.0.1:8080", "[::1]:8080"] {
         let r = api
@@ -788,7 +792,35 @@ async fn without_a_token_only_loopback_names_are_answered() {
         (r.status, r.str("errors.0.path").as_str()),
         (StatusCode::BAD_REQUEST, "Host")
     );
-    assert_eq!(api.get("//snippets").await.status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        r.str("errors.0.message"),
+        "an HTTP/1.1 request needs exactly one Host header"
+    );
+    let r = api.get("//snippets").await;
+    assert_eq!(
+        (r.status, r.str("error").as_str()),
+        (StatusCode::BAD_REQUEST, "the path is not valid")
+    );
+    let r = api
+        .send(
+            "POST",
+            "/api/validate",
+            Some("{}"),
+            &[("transfer-encoding", "gzip, chunked")],
+        )
+        .await;
+    assert_eq!(
+        (
+            r.status,
+            r.str("errors.0.path").as_str(),
+            r.str("errors.0.message").as_str()
+        ),
+        (
+            StatusCode::BAD_REQUEST,
+            "Transfer-Encoding",
+            "only the chunked transfer coding is supported"
+        )
+    );
 }
 
 #[tokio::test]
@@ -898,6 +930,13 @@ async fn what_no_store_keeps_or_no_path_reaches_is_refused_at_the_field() {
         );
     }
     let r = api
+        .post("/api/endpoints", r#"{"endpoint_name": "..", "image": "x"}"#)
+        .await;
+    assert_eq!(
+        r.str("errors.0.message"),
+        r#"endpoint_name ".." cannot be used in a URL path (it holds a backslash, a NUL or a '..' segment)"#
+    );
+    let r = api
         .post(
             "/api/endpoints",
             r#"{"endpoint_name": "\ud800", "image": "x"}"#,
@@ -969,5 +1008,9 @@ async fn request_ids_and_undecodable_names() {
         (StatusCode::BAD_REQUEST, "endpoint_name"),
         "{}",
         r.text
+    );
+    assert_eq!(
+        r.str("errors.0.message"),
+        "Invalid URL: Invalid UTF-8 in `name`"
     );
 }

@@ -67,11 +67,11 @@ impl<S: Send + Sync> FromRequest<S> for StorableBody {
         let JsonBody(body) = JsonBody::from_request(req, state).await?;
         match crate::service::lone_surrogate(&body) {
             None => Ok(StorableBody(body)),
-            Some(d) => Err(ApiError {
-                status: StatusCode::UNPROCESSABLE_ENTITY,
-                summary: d.message.clone(),
-                errors: vec![d],
-            }),
+            Some(d) => Err(ApiError::field(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                &d.path,
+                d.message,
+            )),
         }
     }
 }
@@ -158,6 +158,7 @@ mod tests {
             .await
             .expect_err("a stalled body is refused");
         assert_eq!(refused.status, StatusCode::REQUEST_TIMEOUT);
+        assert_eq!(refused.summary, "the body did not arrive within 30 s");
         let whole = read_limited(Body::from("{}"), MAX_BODY_BYTES, BODY_TIMEOUT).await;
         assert_eq!(whole.ok().as_deref(), Some(&b"{}"[..]));
     }
