@@ -26,7 +26,7 @@ use http_body_util::BodyExt;
 use tower::ServiceExt;
 
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: gco_console::alloc::Allocator = gco_console::alloc::Allocator;
 
 fn main() {
     let mut args = std::env::args().skip(1);

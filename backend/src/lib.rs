@@ -5,6 +5,7 @@
 //! [`service`] (deploy and change records with the core's rules and
 //! optimistic concurrency), [`store`] (DynamoDB or embedded redb).
 
+pub mod alloc;
 pub mod api;
 pub mod app;
 pub mod auth;

@@ -10,7 +10,7 @@ use tracing_subscriber::EnvFilter;
 // Requests build and drop many small JSON values; mimalloc serves them
 // faster than the system allocator.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: gco_console::alloc::Allocator = gco_console::alloc::Allocator;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
