@@ -80,7 +80,9 @@ mod tests {
         let allocator = Allocator;
         for align in [1, 2, 4, 8, 16, 32, 64, 128, 4096] {
             for size in [1, 3, 7, 8, 9, 15, 16, 17, 24, 40, 100, 1000, 5000] {
-                let Ok(layout) = Layout::from_size_align(size, align) else { continue };
+                let Ok(layout) = Layout::from_size_align(size, align) else {
+                    continue;
+                };
                 // SAFETY: a non-zero size; the block is freed with its layout.
                 unsafe {
                     let p = allocator.alloc(layout);
@@ -88,7 +90,12 @@ mod tests {
                     assert_eq!(p as usize % align, 0, "size {size}, align {align}");
                     p.write_bytes(0xa5, size);
                     let q = allocator.realloc(p, layout, size * 3);
-                    assert_eq!(q as usize % align, 0, "realloc to {}, align {align}", size * 3);
+                    assert_eq!(
+                        q as usize % align,
+                        0,
+                        "realloc to {}, align {align}",
+                        size * 3
+                    );
                     assert_eq!(*q.add(size - 1), 0xa5);
                     allocator.dealloc(q, Layout::from_size_align(size * 3, align).unwrap());
                     let z = allocator.alloc_zeroed(layout);

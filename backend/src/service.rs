@@ -151,11 +151,18 @@ impl Service {
     }
 
     /// Checks a deploy request (or a bare spec) without storing anything.
-    pub fn validate(&self, body: Value) -> Validation {
+    pub fn validate(&self, body: impl Into<RequestBody>) -> Validation {
         use gco_spec::document::DocumentKind;
+        let RequestBody {
+            value: body,
+            unicode_escapes,
+        } = body.into();
         match DocumentKind::of(&body) {
             DocumentKind::DeployRequest => {
-                let check = self.plan(body);
+                let check = self.plan(RequestBody {
+                    value: body,
+                    unicode_escapes,
+                });
                 Validation {
                     report: check.report,
                     spec: check.deployment.map(|d| d.spec),
@@ -174,9 +181,9 @@ impl Service {
 
     /// A deploy request checked by the core's rules, and for what this
     /// service cannot store (its own errors follow the core's).
-    fn plan(&self, request: Value) -> DeployCheck {
+    fn plan(&self, request: RequestBody) -> DeployCheck {
         let unstorable = unstorable(&request);
-        let mut check = plan_deploy_owned(request, &self.context());
+        let mut check = plan_deploy_owned(request.value, &self.context());
         if !unstorable.is_empty() {
             check.report.diagnostics.extend(unstorable);
             check.deployment = None;
@@ -184,8 +191,8 @@ impl Service {
         check
     }
 
-    pub async fn deploy(&self, request: Value) -> Result<Record, ServiceError> {
-        let check = self.plan(request);
+    pub async fn deploy(&self, request: impl Into<RequestBody>) -> Result<Record, ServiceError> {
+        let check = self.plan(request.into());
         let Some(deployment) = check.deployment else {
             return Err(ServiceError::Invalid(check.report));
         };
@@ -289,9 +296,10 @@ impl Service {
 
 /// What a deploy request holds that the stores cannot keep, or that no
 /// request could then address, whatever the spec's rules say.
-fn unstorable(request: &Value) -> Vec<Diagnostic> {
+fn unstorable(request: &RequestBody) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
     if let Some(name) = request
+        .value
         .as_object()
         .and_then(|o| o.get("endpoint_name"))
         .and_then(Value::as_str)
@@ -309,8 +317,39 @@ fn unstorable(request: &Value) -> Vec<Diagnostic> {
             errors.push(Diagnostic::error("endpoint_name", message));
         }
     }
-    errors.extend(lone_surrogate(request));
+    if request.unicode_escapes {
+        errors.extend(lone_surrogate(&request.value));
+    }
     errors
+}
+
+/// A JSON request body as the service takes it.
+pub struct RequestBody {
+    pub value: Value,
+    /// Whether the text had a `\u` escape. JSON text holds a lone surrogate
+    /// only through one, so without it (most bodies) the search of the
+    /// whole value for one is skipped.
+    pub unicode_escapes: bool,
+}
+
+impl RequestBody {
+    /// A body read from `text`.
+    pub fn parsed(value: Value, text: &str) -> RequestBody {
+        RequestBody {
+            value,
+            unicode_escapes: text.contains("\\u"),
+        }
+    }
+}
+
+/// A value from elsewhere than text is searched.
+impl From<Value> for RequestBody {
+    fn from(value: Value) -> RequestBody {
+        RequestBody {
+            value,
+            unicode_escapes: true,
+        }
+    }
 }
 
 /// The first string of `value` with a lone surrogate, as an error at its

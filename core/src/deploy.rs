@@ -2,7 +2,7 @@
 //! to the spec and record GCO stores.
 
 use crate::diagnostics::{Diagnostic, Report};
-use crate::ecr::rewrite_image_for_region;
+use crate::ecr::{is_ecr_image, rewrite_image_for_region};
 use crate::json::{Object, Value};
 use crate::limits::{DEFAULT_MOONCAKE_IMAGE, DEFAULT_NAMESPACE};
 use crate::mooncake::{Assembled, BuildArgs, Mode, assemble_mooncake_block, check_mooncake};
@@ -362,7 +362,8 @@ fn string_map(value: Option<Value>, field: &str, report: &mut Report) -> Object 
 }
 
 /// The spec in `deploy()`'s key order, leaving out empty optional keys; the
-/// request's remaining fields move into it.
+/// request's remaining fields move into it (with their keys, where the spec
+/// keeps the request's name). Its keys are distinct by construction.
 fn assemble_spec(
     mut req: Object,
     image: Option<Value>,
@@ -370,56 +371,84 @@ fn assemble_spec(
     mode: Option<Mode>,
     rewrite_regions: Option<&[String]>,
 ) -> Object {
-    let mut spec = Object::new();
+    let mut spec = Object::with_capacity(SPEC_CAPACITY);
     let image = image.unwrap_or(Value::Null);
     let rewritten = match (rewrite_regions, image.as_str()) {
         (Some(regions), Some(image)) => region_image_uris(image, regions),
         _ => None,
     };
-    spec.insert("image", image);
-    spec.insert("port", take(&mut req, "port").unwrap_or(Value::int(8000)));
-    spec.insert(
-        "replicas",
-        take(&mut req, "replicas").unwrap_or(Value::int(1)),
-    );
-    spec.insert(
-        "gpu_count",
-        take(&mut req, "gpu_count").unwrap_or(Value::int(1)),
-    );
-    spec.insert(
-        "health_check_path",
-        take(&mut req, "health_check_path").unwrap_or(Value::str("/health")),
-    );
+    spec.push_new(Value::str("image"), image);
+    move_or(&mut spec, &mut req, "port", || Value::int(8000));
+    move_or(&mut spec, &mut req, "replicas", || Value::int(1));
+    move_or(&mut spec, &mut req, "gpu_count", || Value::int(1));
+    move_or(&mut spec, &mut req, "health_check_path", || {
+        Value::str("/health")
+    });
     // Newer GCO: Mooncake runs on vLLM only, so a mode forces it.
-    match (mode, take(&mut req, "framework")) {
-        (Some(_), None) => spec.insert("framework", "vllm"),
-        (_, Some(f)) => spec.insert("framework", f),
-        (None, None) => {}
+    if !move_if(&mut spec, &mut req, "framework", "framework", |_| true) && mode.is_some() {
+        spec.push_new(Value::str("framework"), Value::str("vllm"));
     }
     if let Some(uris) = rewritten {
-        spec.insert("region_image_uris", uris);
+        spec.push_new(Value::str("region_image_uris"), Value::Object(uris));
     }
     for (req_key, spec_key) in OPTIONAL_SPEC_FIELDS {
-        if let Some(v) = take(&mut req, req_key).filter(Value::is_truthy) {
-            spec.insert(spec_key, v);
-        }
+        move_if(&mut spec, &mut req, req_key, spec_key, Value::is_truthy);
     }
-    if let Some(accelerator) =
-        take(&mut req, "accelerator").filter(|a| a.as_str() != Some("nvidia"))
-    {
-        spec.insert("accelerator", accelerator);
-    }
-    if let Some(selector) = take(&mut req, "node_selector").filter(Value::is_truthy) {
-        spec.insert("node_selector", selector);
-    }
+    move_if(&mut spec, &mut req, "accelerator", "accelerator", |a| {
+        a.as_str() != Some("nvidia")
+    });
+    move_if(
+        &mut spec,
+        &mut req,
+        "node_selector",
+        "node_selector",
+        Value::is_truthy,
+    );
     if let Some(block) = block {
-        spec.insert("mooncake", block);
+        spec.push_new(Value::str("mooncake"), block);
     }
     spec
 }
 
+/// Room for every key a spec can have, so building one never reallocates.
+const SPEC_CAPACITY: usize = crate::spec::SPEC_KEYS.len();
+
+/// Moves `req[key]` into the spec under the same key, or `default()` when it
+/// is absent or null.
+fn move_or(spec: &mut Object, req: &mut Object, key: &str, default: impl FnOnce() -> Value) {
+    if !move_if(spec, req, key, key, |_| true) {
+        spec.push_new(Value::str(key), default());
+    }
+}
+
+/// Moves `req[req_key]` into the spec under `spec_key` when it is present,
+/// not null and `keep` holds; whether it did.
+fn move_if(
+    spec: &mut Object,
+    req: &mut Object,
+    req_key: &str,
+    spec_key: &str,
+    keep: impl FnOnce(&Value) -> bool,
+) -> bool {
+    match req.take_entry(req_key) {
+        Some((key, value)) if !value.is_null() && keep(&value) => {
+            let key = if req_key == spec_key {
+                key
+            } else {
+                Value::str(spec_key)
+            };
+            spec.push_new(key, value);
+            true
+        }
+        _ => false,
+    }
+}
+
 /// Each region's URI of an ECR image, when at least one differs from it.
 fn region_image_uris(image: &str, regions: &[String]) -> Option<Object> {
+    if !is_ecr_image(image) {
+        return None;
+    }
     let mut uris = Object::new();
     let mut differs = false;
     for region in regions {

@@ -26,6 +26,11 @@ pub fn rewrite_image_for_region(image: &str, target_region: &str) -> String {
     }
 }
 
+/// Whether [`rewrite_image_for_region`] changes `image` for some region.
+pub fn is_ecr_image(image: &str) -> bool {
+    parse_ecr(image).is_some()
+}
+
 /// `(account, repository-and-reference)` of an ECR image URI.
 fn parse_ecr(image: &str) -> Option<(&str, &str)> {
     if image.contains("://") {

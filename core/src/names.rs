@@ -73,16 +73,26 @@ pub fn endpoint_name_issues(name: &str, split_mode: bool) -> Vec<NameIssue> {
 /// An AWS region name such as `us-east-1`, `us-gov-west-1` or `cn-north-1`:
 /// a two-letter area, one or two lowercase words, and a number.
 pub fn is_region(name: &str) -> bool {
-    let parts: Vec<&str> = name.split('-').collect();
-    if !(3..=4).contains(&parts.len()) || name.len() > 32 {
+    // Parts split at '-', checked as they come (no vector of parts).
+    if name.len() > 32 {
         return false;
     }
-    let (first, middle, last) = (parts[0], &parts[1..parts.len() - 1], parts[parts.len() - 1]);
-    first.len() == 2
-        && first.bytes().all(|c| c.is_ascii_lowercase())
-        && middle
-            .iter()
-            .all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_lowercase()))
+    let mut parts = name.split('-');
+    let first = parts.next().unwrap_or_default();
+    if first.len() != 2 || !first.bytes().all(|c| c.is_ascii_lowercase()) {
+        return false;
+    }
+    let mut count = 1;
+    let mut last = "";
+    for part in parts {
+        // The part before is a middle one: letters.
+        if count >= 2 && (last.is_empty() || !last.bytes().all(|c| c.is_ascii_lowercase())) {
+            return false;
+        }
+        last = part;
+        count += 1;
+    }
+    (3..=4).contains(&count)
         && !last.is_empty()
         && last.len() <= 2
         && last.bytes().all(|c| c.is_ascii_digit())
@@ -141,6 +151,45 @@ mod tests {
             "",
         ] {
             assert!(!is_region(bad), "{bad}");
+        }
+    }
+
+    /// The pattern as first written: split into parts, then checked.
+    fn is_region_by_parts(name: &str) -> bool {
+        let parts: Vec<&str> = name.split('-').collect();
+        if !(3..=4).contains(&parts.len()) || name.len() > 32 {
+            return false;
+        }
+        let (first, middle, last) = (parts[0], &parts[1..parts.len() - 1], parts[parts.len() - 1]);
+        let lower = |p: &str| p.bytes().all(|c| c.is_ascii_lowercase());
+        first.len() == 2
+            && lower(first)
+            && middle.iter().all(|p| !p.is_empty() && lower(p))
+            && !last.is_empty()
+            && last.len() <= 2
+            && last.bytes().all(|c| c.is_ascii_digit())
+    }
+
+    #[test]
+    fn regions_agree_with_the_pattern_on_every_short_name() {
+        // Every string of up to 7 characters over an alphabet that reaches
+        // each branch, and padded ones around the length limit.
+        let alphabet = ['a', 'b', 'A', '1', '-', '\u{e9}'];
+        let mut names = vec![String::new()];
+        for _ in 0..7 {
+            let longer: Vec<String> = names
+                .iter()
+                .filter(|n| n.chars().count() == names.last().map_or(0, |l| l.chars().count()))
+                .flat_map(|n| alphabet.iter().map(move |c| format!("{n}{c}")))
+                .collect();
+            names.extend(longer);
+        }
+        for pad in 25..=35 {
+            names.push(format!("us-{}-1", "a".repeat(pad - 5)));
+            names.push(format!("us-{}-b-12", "a".repeat(pad - 8)));
+        }
+        for name in &names {
+            assert_eq!(is_region(name), is_region_by_parts(name), "{name:?}");
         }
     }
 

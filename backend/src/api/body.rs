@@ -11,6 +11,7 @@ use bytes_body::read_limited;
 use gco_spec::json::{Value, parse_limited};
 
 use super::error::ApiError;
+use crate::service::{RequestBody, lone_surrogate};
 
 /// Largest request body accepted (413 beyond). A full deploy request is a
 /// few KiB; this leaves room for large env maps without inviting abuse.
@@ -28,7 +29,7 @@ pub const MAX_BODY_DEPTH: usize = 32;
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A JSON request body.
-pub struct JsonBody(pub Value);
+pub struct JsonBody(pub RequestBody);
 
 impl<S: Send + Sync> FromRequest<S> for JsonBody {
     type Rejection = ApiError;
@@ -51,7 +52,7 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
             ApiError::field(StatusCode::BAD_REQUEST, "", "the body is not valid UTF-8")
         })?;
         parse_limited(text, MAX_BODY_DEPTH)
-            .map(JsonBody)
+            .map(|value| JsonBody(RequestBody::parsed(value, text)))
             .map_err(|e| ApiError::field(StatusCode::BAD_REQUEST, "", format!("invalid JSON: {e}")))
     }
 }
@@ -65,8 +66,9 @@ impl<S: Send + Sync> FromRequest<S> for StorableBody {
 
     async fn from_request(req: Request, state: &S) -> Result<StorableBody, ApiError> {
         let JsonBody(body) = JsonBody::from_request(req, state).await?;
-        match crate::service::lone_surrogate(&body) {
-            None => Ok(StorableBody(body)),
+        let found = body.unicode_escapes.then(|| lone_surrogate(&body.value));
+        match found.flatten() {
+            None => Ok(StorableBody(body.value)),
             Some(d) => Err(ApiError::field(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 &d.path,

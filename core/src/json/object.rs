@@ -109,6 +109,33 @@ impl Object {
         self.get_mut(key).map(|v| std::mem::replace(v, Value::Null))
     }
 
+    /// [`Object::take`] with the key: the entry is left as a null key and
+    /// value, which no lookup matches. For moving a member into another
+    /// object under the same name without copying its key.
+    pub(crate) fn take_entry(&mut self, key: &str) -> Option<(Value, Value)> {
+        let i = self.position(key)?;
+        Some(std::mem::replace(
+            &mut self.entries[i],
+            (Value::Null, Value::Null),
+        ))
+    }
+
+    /// Appends an entry whose key the caller knows is not present (an
+    /// object being built in a fixed key order), without a search.
+    pub(crate) fn push_new(&mut self, key: Value, value: Value) {
+        debug_assert!(
+            !self.entries.iter().any(|(k, _)| py_key_eq(k, &key)),
+            "{key:?} is already present"
+        );
+        self.entries.push((key, value));
+    }
+
+    pub(crate) fn with_capacity(capacity: usize) -> Object {
+        Object {
+            entries: Vec::with_capacity(capacity),
+        }
+    }
+
     fn position(&self, key: &str) -> Option<usize> {
         self.entries
             .iter()

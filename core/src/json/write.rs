@@ -9,16 +9,20 @@ use std::io::Write;
 use super::{Int, PyStr, Value};
 use crate::pyrepr::float_repr;
 
+/// Room the output starts with: a whole spec or record (about 1 KiB)
+/// without growing, which would copy it twice on the way.
+const OUTPUT_CAPACITY: usize = 1024;
+
 /// `json.dumps(v)`.
 pub(crate) fn dumps(v: &Value) -> String {
-    let mut out = Vec::with_capacity(256);
+    let mut out = Vec::with_capacity(OUTPUT_CAPACITY);
     dumps_into(v, &mut out);
     ascii(out)
 }
 
 /// `json.dumps(v, indent=2)`.
 pub(crate) fn pretty(v: &Value) -> String {
-    let mut out = Vec::with_capacity(256);
+    let mut out = Vec::with_capacity(OUTPUT_CAPACITY);
     pretty_into(v, 0, &mut out);
     ascii(out)
 }
