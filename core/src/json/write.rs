@@ -269,6 +269,31 @@ mod tests {
     }
 
     #[test]
+    fn plain_run_stops_at_the_first_byte_to_escape() {
+        let plain = |b: u8| (0x20..0x7F).contains(&b) && b != b'"' && b != b'\\';
+        for len in 0..=17 {
+            for at in 0..len {
+                for byte in 0..=255u8 {
+                    // A second special byte after the first, where a borrow
+                    // of the word test could otherwise mislead.
+                    let mut text = vec![b'a'; len];
+                    text[at] = byte;
+                    if at + 1 < len {
+                        text[at + 1] = 0x00;
+                    }
+                    let expected = text.iter().position(|&b| !plain(b)).unwrap_or(len);
+                    assert_eq!(
+                        super::plain_run(&text),
+                        expected,
+                        "{byte:#x} at {at} of {len}"
+                    );
+                }
+            }
+            assert_eq!(super::plain_run(&vec![b'~'; len]), len);
+        }
+    }
+
+    #[test]
     fn escapes_every_byte_class_at_every_offset() {
         // Each special character at each position of a 17-byte string, so
         // the eight-byte scan and the byte loop are both exercised.

@@ -3,6 +3,7 @@
 use std::fmt;
 
 use super::Mode;
+use super::lint::BLOCK_KEYS;
 use crate::bytesize::{ByteSizeArg, author_byte_size};
 use crate::json::{Object, Value};
 use crate::limits::MOONCAKE_STORE_BYTE_SIZE_FIELDS;
@@ -215,14 +216,15 @@ fn assemble(
         });
     }
     let mode = Mode::of(&args.mode);
-    let mut block = Object::new();
-    block.insert("mode", args.mode);
+    // Keys in the reference's order, each once: appended without a search.
+    let mut block = Object::with_capacity(BLOCK_KEYS.len());
+    block.push_new(Value::str("mode"), args.mode);
 
     if mode.is_some_and(Mode::is_split) {
-        let mut topology = Object::new();
-        topology.insert("prefill", args.prefill_replicas);
-        topology.insert("decode", args.decode_replicas);
-        block.insert("topology", topology);
+        let mut topology = Object::with_capacity(2);
+        topology.push_new(Value::str("prefill"), args.prefill_replicas);
+        topology.push_new(Value::str("decode"), args.decode_replicas);
+        block.push_new(Value::str("topology"), Value::Object(topology));
     }
 
     let mut store = non_null(args.store)
@@ -249,11 +251,12 @@ fn assemble(
                 }
             }
         }
-        block.insert("store", store);
+        block.push_new(Value::str("store"), Value::Object(store));
     }
 
     if let Some(transfer) = non_null(args.transfer) {
-        block.insert("transfer", py_dict(transfer, "mooncake.transfer")?);
+        let transfer = py_dict(transfer, "mooncake.transfer")?;
+        block.push_new(Value::str("transfer"), Value::Object(transfer));
     }
 
     let mut proxy = non_null(args.proxy)
@@ -267,11 +270,12 @@ fn assemble(
             .set_default("image", image);
     }
     if let Some(proxy) = proxy {
-        block.insert("proxy", proxy);
+        block.push_new(Value::str("proxy"), Value::Object(proxy));
     }
 
     if let Some(autoscaling) = non_null(args.autoscaling) {
-        block.insert("autoscaling", py_dict(autoscaling, "mooncake.autoscaling")?);
+        let autoscaling = py_dict(autoscaling, "mooncake.autoscaling")?;
+        block.push_new(Value::str("autoscaling"), Value::Object(autoscaling));
     }
 
     Ok(Value::Object(block))

@@ -6,7 +6,8 @@ use crate::json::{Object, Value};
 use crate::limits::{MOONCAKE_OFFLOAD_TIERS, MOONCAKE_PROXY_SCHEDULING};
 use crate::suggest::did_you_mean;
 
-const BLOCK_KEYS: &[&str] = &[
+/// The keys a block may have, in the order the builder writes them.
+pub(super) const BLOCK_KEYS: &[&str] = &[
     "mode",
     "topology",
     "store",
