@@ -80,6 +80,20 @@ pub fn author_byte_size(arg: ByteSizeArg<'_>) -> Result<String, ByteSizeError> {
     byte_size_value(arg).map(|size| size.to_string())
 }
 
+/// Whether `text` is already what [`author_byte_size`] makes of it: decimal
+/// digits with no sign, space or leading zero, within the bounds. Such a size
+/// is kept as it is, with no number parsed and printed again.
+pub fn is_authored_byte_size(text: &str) -> bool {
+    const MAX: &str = "9223372036854775807";
+    const _: () = assert!(MOONCAKE_BYTE_SIZE_MIN == 0 && MOONCAKE_BYTE_SIZE_MAX == i64::MAX);
+    let b = text.as_bytes();
+    !b.is_empty()
+        && b.iter().all(u8::is_ascii_digit)
+        && (b[0] != b'0' || b.len() == 1)
+        // Equal lengths of digits compare as their numbers do.
+        && (b.len() < MAX.len() || (b.len() == MAX.len() && text <= MAX))
+}
+
 /// [`author_byte_size`]'s verdict and value, without rendering the text (the
 /// validator needs only the verdict).
 pub fn byte_size_value(arg: ByteSizeArg<'_>) -> Result<Int, ByteSizeError> {
@@ -264,6 +278,45 @@ pub fn format_byte_size(canonical: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn authored_sizes_are_recognised_exactly() {
+        let mut texts: Vec<String> = [
+            "",
+            "0",
+            "00",
+            "01",
+            "1",
+            " 1",
+            "1 ",
+            "+1",
+            "-1",
+            "1_000",
+            "\u{0661}",
+            "1.0",
+            "1e3",
+            "4294967296",
+            "34359738368",
+            "9223372036854775806",
+            "9223372036854775807",
+            "9223372036854775808",
+            "09223372036854775807",
+            "10000000000000000000",
+            "99999999999999999999",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        texts.extend((0..2000).map(|i| (i * 7919).to_string()));
+        for text in &texts {
+            let authored = author_byte_size(ByteSizeArg::Str(Cow::Borrowed(text)));
+            assert_eq!(
+                is_authored_byte_size(text),
+                authored.as_deref() == Ok(text.as_str()),
+                "{text:?}"
+            );
+        }
+    }
 
     fn author(v: &str) -> Result<String, String> {
         author_byte_size(ByteSizeArg::from(&crate::json::parse(v).unwrap()))
