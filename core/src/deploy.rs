@@ -44,16 +44,95 @@ const REQUEST_KEYS: [&str; 28] = [
     "mooncake",
 ];
 
+/// The index of a request field in [`REQUEST_KEYS`], found when compiling.
+macro_rules! field {
+    ($key:literal) => {
+        const { field_index($key) }
+    };
+}
+
+const fn field_index(key: &str) -> usize {
+    let mut i = 0;
+    while i < REQUEST_KEYS.len() {
+        let known = REQUEST_KEYS[i].as_bytes();
+        let (a, b) = (known, key.as_bytes());
+        if a.len() == b.len() {
+            let mut j = 0;
+            while j < a.len() && a[j] == b[j] {
+                j += 1;
+            }
+            if j == a.len() {
+                return i;
+            }
+        }
+        i += 1;
+    }
+    panic!("not a deploy request field")
+}
+
+/// A deploy request taken apart. One pass over its members finds each known
+/// field (and warns about the others), so reading a field is an index, not
+/// a search of the request; a member moves out with its key.
+struct Fields {
+    entries: Vec<(Value, Value)>,
+    /// Per field of [`REQUEST_KEYS`], its entry while it has not been taken.
+    at: [Option<usize>; REQUEST_KEYS.len()],
+}
+
+impl Fields {
+    fn classify(req: Object, report: &mut Report) -> Fields {
+        let entries = req.into_entries();
+        let mut at = [None; REQUEST_KEYS.len()];
+        for (i, (key, _)) in entries.iter().enumerate() {
+            let Value::Str(key) = key else { continue };
+            if let Some(field) = REQUEST_KEYS.iter().position(|known| key.eq_str(known)) {
+                at[field] = Some(i);
+                continue;
+            }
+            let key = key.to_string_lossy();
+            let hint = did_you_mean(&key, &REQUEST_KEYS)
+                .map(|s| format!("; did you mean '{s}'?"))
+                .unwrap_or_default();
+            report.push(Diagnostic::warning(
+                key.clone(),
+                format!("unknown deploy field {key:?}, which is ignored{hint}"),
+            ));
+        }
+        Fields { entries, at }
+    }
+
+    /// The field's key and value, moved out; `None` when absent.
+    fn take_entry(&mut self, field: usize) -> Option<(Value, Value)> {
+        let i = self.at[field].take()?;
+        Some(std::mem::replace(
+            &mut self.entries[i],
+            (Value::Null, Value::Null),
+        ))
+    }
+
+    /// The field's value as given (a null stays null).
+    fn take_given(&mut self, field: usize) -> Option<Value> {
+        self.take_entry(field).map(|(_, v)| v)
+    }
+
+    /// The field's value, `None` when absent or null, as `deploy()`'s
+    /// defaults read it.
+    fn take(&mut self, field: usize) -> Option<Value> {
+        self.take_given(field).filter(|v| !v.is_null())
+    }
+}
+
 /// Optional request fields copied into the spec when truthy (as `deploy()`
-/// does with `if gpu_type:`), in spec order, with their spec keys.
-const OPTIONAL_SPEC_FIELDS: [(&str, &str); 7] = [
-    ("gpu_type", "gpu_type"),
-    ("model_path", "model_path"),
-    ("model_source", "model_source"),
-    ("env", "env"),
-    ("autoscaling", "autoscaling"),
-    ("capacity_type", "capacity_type"),
-    ("extra_args", "args"),
+/// does with `if gpu_type:`), in spec order, with the spec's name for the
+/// one it renames.
+const OPTIONAL_SPEC_FIELDS: [(usize, Option<&str>); 7] = [
+    (field!("gpu_type"), None),
+    (field!("model_path"), None),
+    (field!("model_source"), None),
+    (field!("env"), None),
+    (field!("autoscaling"), None),
+    (field!("capacity_type"), None),
+    (field!("extra_args"), Some("args")),
 ];
 
 /// What a deploy needs from its surroundings.
@@ -105,7 +184,7 @@ pub fn plan_deploy(request: &Value, ctx: &DeployContext<'_>) -> DeployCheck {
 /// move into the spec instead of being copied.
 pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck {
     let mut report = Report::default();
-    let Value::Object(mut req) = request else {
+    let Value::Object(req) = request else {
         report.push(Diagnostic::error("", "a deploy request must be a mapping"));
         return DeployCheck {
             deployment: None,
@@ -113,41 +192,32 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
         };
     };
 
-    for (key, _) in req.str_entries() {
-        if REQUEST_KEYS.iter().any(|known| key.eq_str(known)) {
-            continue;
-        }
-        let key = key.to_string_lossy();
-        let hint = did_you_mean(&key, &REQUEST_KEYS)
-            .map(|s| format!("; did you mean '{s}'?"))
-            .unwrap_or_default();
-        report.push(Diagnostic::warning(
-            key.clone(),
-            format!("unknown deploy field {key:?}, which is ignored{hint}"),
-        ));
-    }
+    let mut req = Fields::classify(req, &mut report);
 
     // Image: only a missing image falls back, and only for a mooncake deploy.
-    let mode_value = take(&mut req, "mooncake_mode");
-    let mut image = take(&mut req, "image");
+    let mode_value = req.take(field!("mooncake_mode"));
+    let mut image = req.take(field!("image"));
     if image.is_none() && mode_value.is_some() {
         image = Some(Value::str(ctx.default_image));
     }
 
-    let given_block = take(&mut req, "mooncake");
+    let given_block = req.take(field!("mooncake"));
     let block = match (mode_value, given_block) {
         (Some(mode), _) => {
             // A null count is passed on as None, which the rules refuse.
             let count = |v: Option<Value>| v.unwrap_or(Value::int(1));
-            let (prefill, decode) = (req.take("prefill_replicas"), req.take("decode_replicas"));
+            let (prefill, decode) = (
+                req.take_given(field!("prefill_replicas")),
+                req.take_given(field!("decode_replicas")),
+            );
             let args = BuildArgs {
                 mode,
                 prefill_replicas: count(prefill),
                 decode_replicas: count(decode),
-                store: take(&mut req, "mooncake_store"),
-                transfer: take(&mut req, "mooncake_transfer"),
-                proxy: take(&mut req, "mooncake_proxy"),
-                autoscaling: take(&mut req, "mooncake_autoscaling"),
+                store: req.take(field!("mooncake_store")),
+                transfer: req.take(field!("mooncake_transfer")),
+                proxy: req.take(field!("mooncake_proxy")),
+                autoscaling: req.take(field!("mooncake_autoscaling")),
                 default_proxy_image: image.clone(),
             };
             mooncake_from_args(args, &mut report)
@@ -162,7 +232,7 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
         .as_ref()
         .and_then(|b| b.as_object()?.get("mode")?.as_str().and_then(Mode::parse));
 
-    let endpoint_name = match take(&mut req, "endpoint_name") {
+    let endpoint_name = match req.take(field!("endpoint_name")) {
         Some(Value::Str(s)) => {
             let name = s.to_string_lossy();
             for issue in endpoint_name_issues(&name, mode.is_some_and(Mode::is_split)) {
@@ -198,9 +268,12 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
         ));
     }
 
-    let target_regions =
-        target_regions(take(&mut req, "target_regions").as_ref(), ctx, &mut report);
-    let namespace = match take(&mut req, "namespace") {
+    let target_regions = target_regions(
+        req.take(field!("target_regions")).as_ref(),
+        ctx,
+        &mut report,
+    );
+    let namespace = match req.take(field!("namespace")) {
         None => DEFAULT_NAMESPACE.to_owned(),
         Some(Value::Str(s)) if crate::names::is_dns_label(&s.to_string_lossy()) => {
             s.to_string_lossy()
@@ -213,8 +286,8 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
             String::new()
         }
     };
-    let labels = string_map(take(&mut req, "labels"), "labels", &mut report);
-    let rewrite = match take(&mut req, "rewrite_image") {
+    let labels = string_map(req.take(field!("labels")), "labels", &mut report);
+    let rewrite = match req.take(field!("rewrite_image")) {
         None => true,
         Some(Value::Bool(b)) => b,
         Some(other) => {
@@ -251,12 +324,6 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
         labels,
     });
     DeployCheck { deployment, report }
-}
-
-/// Takes a field out, `None` when absent or null, as `deploy()`'s defaults
-/// read. The request is consumed field by field, so nothing is shifted.
-fn take(req: &mut Object, key: &str) -> Option<Value> {
-    req.take(key).filter(|v| !v.is_null())
 }
 
 /// Builds the block as the reference does: its first error is the reference's
@@ -365,7 +432,7 @@ fn string_map(value: Option<Value>, field: &str, report: &mut Report) -> Object 
 /// request's remaining fields move into it (with their keys, where the spec
 /// keeps the request's name). Its keys are distinct by construction.
 fn assemble_spec(
-    mut req: Object,
+    mut req: Fields,
     image: Option<Value>,
     block: Option<Value>,
     mode: Option<Mode>,
@@ -378,30 +445,30 @@ fn assemble_spec(
         _ => None,
     };
     spec.push_new(Value::str("image"), image);
-    move_or(&mut spec, &mut req, "port", || Value::int(8000));
-    move_or(&mut spec, &mut req, "replicas", || Value::int(1));
-    move_or(&mut spec, &mut req, "gpu_count", || Value::int(1));
-    move_or(&mut spec, &mut req, "health_check_path", || {
+    move_or(&mut spec, &mut req, field!("port"), || Value::int(8000));
+    move_or(&mut spec, &mut req, field!("replicas"), || Value::int(1));
+    move_or(&mut spec, &mut req, field!("gpu_count"), || Value::int(1));
+    move_or(&mut spec, &mut req, field!("health_check_path"), || {
         Value::str("/health")
     });
     // Newer GCO: Mooncake runs on vLLM only, so a mode forces it.
-    if !move_if(&mut spec, &mut req, "framework", "framework", |_| true) && mode.is_some() {
+    if !move_if(&mut spec, &mut req, field!("framework"), None, |_| true) && mode.is_some() {
         spec.push_new(Value::str("framework"), Value::str("vllm"));
     }
     if let Some(uris) = rewritten {
         spec.push_new(Value::str("region_image_uris"), Value::Object(uris));
     }
-    for (req_key, spec_key) in OPTIONAL_SPEC_FIELDS {
-        move_if(&mut spec, &mut req, req_key, spec_key, Value::is_truthy);
+    for (field, renamed) in OPTIONAL_SPEC_FIELDS {
+        move_if(&mut spec, &mut req, field, renamed, Value::is_truthy);
     }
-    move_if(&mut spec, &mut req, "accelerator", "accelerator", |a| {
+    move_if(&mut spec, &mut req, field!("accelerator"), None, |a| {
         a.as_str() != Some("nvidia")
     });
     move_if(
         &mut spec,
         &mut req,
-        "node_selector",
-        "node_selector",
+        field!("node_selector"),
+        None,
         Value::is_truthy,
     );
     if let Some(block) = block {
@@ -413,30 +480,26 @@ fn assemble_spec(
 /// Room for every key a spec can have, so building one never reallocates.
 const SPEC_CAPACITY: usize = crate::spec::SPEC_KEYS.len();
 
-/// Moves `req[key]` into the spec under the same key, or `default()` when it
-/// is absent or null.
-fn move_or(spec: &mut Object, req: &mut Object, key: &str, default: impl FnOnce() -> Value) {
-    if !move_if(spec, req, key, key, |_| true) {
-        spec.push_new(Value::str(key), default());
+/// Moves a request field into the spec under its name, or `default()` when
+/// it is absent or null.
+fn move_or(spec: &mut Object, req: &mut Fields, field: usize, default: impl FnOnce() -> Value) {
+    if !move_if(spec, req, field, None, |_| true) {
+        spec.push_new(Value::str(REQUEST_KEYS[field]), default());
     }
 }
 
-/// Moves `req[req_key]` into the spec under `spec_key` when it is present,
-/// not null and `keep` holds; whether it did.
+/// Moves a request field into the spec (under `renamed`, or with its own
+/// key) when it is present, not null and `keep` holds; whether it did.
 fn move_if(
     spec: &mut Object,
-    req: &mut Object,
-    req_key: &str,
-    spec_key: &str,
+    req: &mut Fields,
+    field: usize,
+    renamed: Option<&str>,
     keep: impl FnOnce(&Value) -> bool,
 ) -> bool {
-    match req.take_entry(req_key) {
+    match req.take_entry(field) {
         Some((key, value)) if !value.is_null() && keep(&value) => {
-            let key = if req_key == spec_key {
-                key
-            } else {
-                Value::str(spec_key)
-            };
+            let key = renamed.map_or(key, Value::str);
             spec.push_new(key, value);
             true
         }

@@ -109,15 +109,9 @@ impl Object {
         self.get_mut(key).map(|v| std::mem::replace(v, Value::Null))
     }
 
-    /// [`Object::take`] with the key: the entry is left as a null key and
-    /// value, which no lookup matches. For moving a member into another
-    /// object under the same name without copying its key.
-    pub(crate) fn take_entry(&mut self, key: &str) -> Option<(Value, Value)> {
-        let i = self.position(key)?;
-        Some(std::mem::replace(
-            &mut self.entries[i],
-            (Value::Null, Value::Null),
-        ))
+    /// The entries, in order, for taking the object apart.
+    pub(crate) fn into_entries(self) -> Vec<(Value, Value)> {
+        self.entries
     }
 
     /// Appends an entry whose key the caller knows is not present (an
