@@ -153,24 +153,18 @@ impl Service {
     /// Checks a deploy request (or a bare spec) without storing anything.
     pub fn validate(&self, body: impl Into<RequestBody>) -> Validation {
         use gco_spec::document::DocumentKind;
-        let RequestBody {
-            value: body,
-            unicode_escapes,
-        } = body.into();
-        match DocumentKind::of(&body) {
+        let body = body.into();
+        match DocumentKind::of(&body.value) {
             DocumentKind::DeployRequest => {
-                let check = self.plan(RequestBody {
-                    value: body,
-                    unicode_escapes,
-                });
+                let check = self.plan(body);
                 Validation {
                     report: check.report,
                     spec: check.deployment.map(|d| d.spec),
                 }
             }
             _ => {
-                let report = gco_spec::document::check_document(&body);
-                let spec = match body {
+                let report = gco_spec::document::check_document(&body.value);
+                let spec = match body.value {
                     Value::Object(spec) if report.is_ok() => Some(spec),
                     _ => None,
                 };
@@ -317,9 +311,7 @@ fn unstorable(request: &RequestBody) -> Vec<Diagnostic> {
             errors.push(Diagnostic::error("endpoint_name", message));
         }
     }
-    if request.unicode_escapes {
-        errors.extend(lone_surrogate(&request.value));
-    }
+    errors.extend(request.lone_surrogate());
     errors
 }
 
@@ -340,6 +332,15 @@ impl RequestBody {
             unicode_escapes: text.contains("\\u"),
         }
     }
+
+    /// The first lone surrogate in the body, as an error at its path.
+    pub fn lone_surrogate(&self) -> Option<Diagnostic> {
+        if self.unicode_escapes {
+            lone_surrogate(&self.value)
+        } else {
+            None
+        }
+    }
 }
 
 /// A value from elsewhere than text is searched.
@@ -355,7 +356,7 @@ impl From<Value> for RequestBody {
 /// The first string of `value` with a lone surrogate, as an error at its
 /// path: DynamoDB and the embedded store keep UTF-8 text, which cannot hold
 /// one, and replacing it would store something else than was sent.
-pub fn lone_surrogate(value: &Value) -> Option<Diagnostic> {
+fn lone_surrogate(value: &Value) -> Option<Diagnostic> {
     let (path, text) = value.lone_surrogate()?;
     let message = format!(
         "{} holds a lone surrogate ({text:?}), which cannot be stored: text is kept as UTF-8",

@@ -11,7 +11,7 @@ use bytes_body::read_limited;
 use gco_spec::json::{Value, parse_limited};
 
 use super::error::ApiError;
-use crate::service::{RequestBody, lone_surrogate};
+use crate::service::RequestBody;
 
 /// Largest request body accepted (413 beyond). A full deploy request is a
 /// few KiB; this leaves room for large env maps without inviting abuse.
@@ -66,8 +66,7 @@ impl<S: Send + Sync> FromRequest<S> for StorableBody {
 
     async fn from_request(req: Request, state: &S) -> Result<StorableBody, ApiError> {
         let JsonBody(body) = JsonBody::from_request(req, state).await?;
-        let found = body.unicode_escapes.then(|| lone_surrogate(&body.value));
-        match found.flatten() {
+        match body.lone_surrogate() {
             None => Ok(StorableBody(body.value)),
             Some(d) => Err(ApiError::field(
                 StatusCode::UNPROCESSABLE_ENTITY,

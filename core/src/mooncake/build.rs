@@ -4,7 +4,7 @@ use std::fmt;
 
 use super::Mode;
 use super::lint::BLOCK_KEYS;
-use crate::bytesize::{ByteSizeArg, author_byte_size, is_authored_byte_size};
+use crate::bytesize::{ByteSizeArg, author_byte_size};
 use crate::json::{Object, Value};
 use crate::limits::MOONCAKE_STORE_BYTE_SIZE_FIELDS;
 
@@ -240,9 +240,6 @@ fn assemble(
             let Some(value) = store.get(field) else {
                 continue;
             };
-            if value.as_str().is_some_and(is_authored_byte_size) {
-                continue;
-            }
             match author_byte_size(ByteSizeArg::from(value)) {
                 Ok(authored) => store.insert(field, authored),
                 Err(e) => {
