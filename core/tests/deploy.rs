@@ -213,3 +213,33 @@ fn new_records_carry_every_attribute() {
         record
     );
 }
+
+#[test]
+fn request_fields_are_read_once_by_name() {
+    // An unknown field is a warning at its own path, with a suggestion.
+    let check = plan(r#"{"endpoint_name": "llama", "image": "img:1", "imgae": "x", "port": null}"#);
+    let warnings: Vec<String> = check
+        .report
+        .warnings()
+        .map(|d| format!("{}: {}", d.path, d.message))
+        .collect();
+    assert_eq!(
+        warnings,
+        [r#"imgae: unknown deploy field "imgae", which is ignored; did you mean 'image'?"#]
+    );
+    // A null field takes its default; a key written with escapes is the
+    // field it decodes to.
+    assert_eq!(
+        spec_json(r#"{"endpoint_name": "llama", "im\u0061ge": "img:1", "port": null}"#),
+        r#"{"image": "img:1", "port": 8000, "replicas": 1, "gpu_count": 1, "health_check_path": "/health"}"#
+    );
+    // A null count is passed on to the rules, which refuse it.
+    assert_eq!(
+        errors(
+            r#"{"endpoint_name": "pd", "image": "i", "mooncake_mode": "disaggregated", "prefill_replicas": null}"#
+        ),
+        [
+            "mooncake.topology.prefill: mooncake.topology.prefill must be an integer in [1, 1000], got None"
+        ]
+    );
+}
