@@ -312,7 +312,7 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
     check_spec_fields(&spec, &mut fields);
     for d in fields.diagnostics {
         if !(d.path == "image" && image_missing) {
-            report.push(d);
+            report.push(in_request_terms(d));
         }
     }
     report.sort();
@@ -324,6 +324,29 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
         labels,
     });
     DeployCheck { deployment, report }
+}
+
+/// A diagnostic of the assembled spec, named as the request names the field
+/// (`extra_args[0]`, not the spec's `args[0]`): the request is what its
+/// author wrote and what an editor marks. The spec's checks begin their
+/// messages with the path, so both change together.
+fn in_request_terms(mut d: Diagnostic) -> Diagnostic {
+    for (field, renamed) in OPTIONAL_SPEC_FIELDS {
+        let Some(spec_key) = renamed else { continue };
+        let Some(rest) = d.path.strip_prefix(spec_key) else {
+            continue;
+        };
+        if !(rest.is_empty() || rest.starts_with(['[', '.'])) {
+            continue;
+        }
+        let path = format!("{}{rest}", REQUEST_KEYS[field]);
+        if let Some(after) = d.message.strip_prefix(d.path.as_str()) {
+            d.message = format!("{path}{after}");
+        }
+        d.path = path;
+        break;
+    }
+    d
 }
 
 /// Builds the block as the reference does: its first error is the reference's

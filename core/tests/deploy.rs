@@ -243,3 +243,21 @@ fn request_fields_are_read_once_by_name() {
         ]
     );
 }
+
+#[test]
+fn spec_checks_name_the_request_field() {
+    // The spec calls it `args`; the request's author wrote `extra_args`.
+    assert_eq!(
+        errors(r#"{"endpoint_name": "llama", "image": "img:1", "extra_args": ["--a", 2]}"#),
+        ["extra_args[1]: extra_args[1] must be a string, got 2"]
+    );
+    assert_eq!(
+        errors(r#"{"endpoint_name": "llama", "image": "img:1", "extra_args": "--a"}"#),
+        ["extra_args: extra_args must be a list of strings, got '--a'"]
+    );
+    // Fields the spec keeps under their own names are untouched.
+    assert_eq!(
+        errors(r#"{"endpoint_name": "llama", "image": "img:1", "env": {"A-B": "1"}}"#),
+        [r#"env.A-B: env key "A-B" is not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*)"#]
+    );
+}

@@ -159,7 +159,7 @@ pub static ENDPOINT: &[FieldDef] = &[
     field!(
         "Extra args",
         ["extra_args"],
-        "args",
+        "extra_args",
         Kind::Lines,
         "one argument per line"
     ),
