@@ -2,7 +2,7 @@
 -- by environment variables, and one JSON line appended to $BENCH_OUT when the
 -- run is done (wrk's own text output is for people).
 --
---   BENCH_ROUTE  trivial | validate | get | list | deploy | topology
+--   BENCH_ROUTE  trivial | validate | get | list | page | deploy | topology
 --   BENCH_N      how many endpoints are seeded (bench-00000 ...): get and
 --                topology pick one at random, so requests spread over the
 --                table instead of contending for one record
@@ -56,6 +56,9 @@ function request()
     return fixed
   elseif route == "list" then
     fixed = wrk.format("GET", "/api/endpoints")
+    return fixed
+  elseif route == "page" then
+    fixed = wrk.format("GET", "/api/endpoints?limit=100")
     return fixed
   elseif route == "get" then
     return wrk.format("GET", "/api/endpoints/" .. seeded())

@@ -359,12 +359,13 @@ each in a fresh server. Endpoints are seeded through the API
 (`scripts/bench_seed.py`: the full deploy request, named bench-00000 ...).
 *validate*: POST /api/validate with the full request; *get*: GET
 /api/endpoints/{{name}} of a random seeded endpoint; *list*: GET
-/api/endpoints (every endpoint); *deploy*: POST /api/endpoints with a new
+/api/endpoints (every endpoint); *page*: GET /api/endpoints?limit=100 (the
+newest 100, as the console asks); *deploy*: POST /api/endpoints with a new
 name each; *set-topology*: PUT /api/endpoints/{{name}}/topology of a random
 seeded endpoint (counts alternate, so each is a write). *trivial*: GET
 /healthz of the same server at the same connection count; the req/s of
 validate and get over it is the ratio held against the {HTTP_RATIO} target
-(writes wait for a durable commit and list answers with every record: their
+(writes wait for a durable commit and list and page sort every record: their
 ratios are shown, not marked). Errors:
 answers >= 400, socket errors and timeouts (30 s).
 

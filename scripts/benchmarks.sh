@@ -37,7 +37,7 @@
 #   GCO_ORACLE    path of mooncake_reference.py (see bench_reference.py)
 #
 # The whole run takes about 20 minutes on 2 cores; the http part is most of
-# it (about 2 x 43 wrk runs of DURATION).
+# it (about 2 x 97 wrk runs of DURATION).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -250,7 +250,7 @@ part_http() {
       fi
       for c in $CONNECTIONS; do
         for _ in $(seq "$ROUNDS"); do
-          for route in trivial validate get list; do run_wrk "$route" "$c" "$size" "$store"; done
+          for route in trivial validate get page list; do run_wrk "$route" "$c" "$size" "$store"; done
         done
       done
     done

@@ -3,7 +3,7 @@
 //! Layers, outermost first: [`server`] (connections: HTTP/1.1 with
 //! timeouts and a cap), [`app`] (HTTP: routes, limits, headers, auth),
 //! [`service`] (deploy and change records with the core's rules and
-//! optimistic concurrency), [`store`] (DynamoDB or embedded redb).
+//! optimistic concurrency; [`listing`] orders and pages the list), [`store`] (DynamoDB or embedded redb).
 
 pub mod alloc;
 pub mod api;
@@ -11,6 +11,7 @@ pub mod app;
 pub mod auth;
 pub mod config;
 pub mod guard;
+pub mod listing;
 pub mod server;
 pub mod service;
 pub mod store;

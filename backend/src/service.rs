@@ -11,6 +11,7 @@ use gco_spec::{
     Change, DeployContext, DesiredState, Diagnostic, OpError, Record, Report, apply, new_record,
 };
 
+use crate::listing::{self, Filter, Listing, Page};
 use crate::store::{Expected, Store, StoreError, Stored};
 
 /// Read-modify-write attempts before a change under heavy contention gives
@@ -224,23 +225,9 @@ impl Service {
             .ok_or_else(|| ServiceError::NotFound(name.to_owned()))
     }
 
-    /// Records filtered by state and region, newest first.
-    pub async fn list(
-        &self,
-        state: Option<DesiredState>,
-        region: Option<&str>,
-    ) -> Result<Vec<Record>, ServiceError> {
-        let mut records = self.store.list().await?;
-        records.retain(|r| {
-            state.is_none_or(|s| r.desired_state == s)
-                && region.is_none_or(|g| r.target_regions.iter().any(|t| t == g))
-        });
-        records.sort_by(|a, b| {
-            b.created_at
-                .cmp(&a.created_at)
-                .then_with(|| a.endpoint_name.cmp(&b.endpoint_name))
-        });
-        Ok(records)
+    /// The records `filter` admits, newest first, one `page` of them.
+    pub async fn list(&self, filter: &Filter<'_>, page: &Page) -> Result<Listing, ServiceError> {
+        Ok(listing::select(self.store.list().await?, filter, page))
     }
 
     /// Applies a change with optimistic concurrency. With `if_match`, a

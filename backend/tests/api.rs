@@ -359,6 +359,55 @@ async fn deploy_then_read_list_and_refuse_duplicates() {
             "desired_state is given more than once"
         )
     );
+
+    // Pages: `next` leads on until it is null; without a limit there is none.
+    assert_eq!(api.get("/api/endpoints").await.get("next"), Value::Null);
+    let first = api.get("/api/endpoints?limit=1").await;
+    assert_eq!(names(&first), ["web"]);
+    let next = first.str("next");
+    let query = format!("/api/endpoints?limit=1&after={}", next.replace('+', "%2B"));
+    let second = api.get(&query).await;
+    assert_eq!(
+        (second.status, names(&second)),
+        (StatusCode::OK, vec!["pd".to_owned()])
+    );
+    assert_eq!(second.get("next"), Value::Null, "pd is the last record");
+    assert_eq!(
+        names(&api.get("/api/endpoints?limit=1000").await),
+        ["web", "pd"]
+    );
+    for (query, path, message) in [
+        (
+            "limit=0",
+            "limit",
+            r#"limit must be an integer in [1, 1000], got "0""#,
+        ),
+        (
+            "limit=1001",
+            "limit",
+            r#"limit must be an integer in [1, 1000], got "1001""#,
+        ),
+        (
+            "limit=ten",
+            "limit",
+            r#"limit must be an integer in [1, 1000], got "ten""#,
+        ),
+        (
+            "after=web",
+            "after",
+            "after must be the next of an earlier page (created_at~endpoint_name)",
+        ),
+    ] {
+        let r = api.get(&format!("/api/endpoints?{query}")).await;
+        assert_eq!(
+            (r.status, r.first_error()),
+            (
+                StatusCode::BAD_REQUEST,
+                (path.to_owned(), message.to_owned())
+            ),
+            "{query}"
+        );
+    }
 }
 
 trait Names {

@@ -258,6 +258,8 @@ fn spec_checks_name_the_request_field() {
     // Fields the spec keeps under their own names are untouched.
     assert_eq!(
         errors(r#"{"endpoint_name": "llama", "image": "img:1", "env": {"A-B": "1"}}"#),
-        [r#"env.A-B: env key "A-B" is not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*)"#]
+        [
+            r#"env.A-B: env key "A-B" is not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*)"#
+        ]
     );
 }

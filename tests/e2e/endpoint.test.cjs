@@ -139,6 +139,38 @@ test('an endpoint that does not exist is reported on its page', async () => {
   }
 });
 
+test('the list comes in pages of 100, the rest on "Show more"', async () => {
+  // A region of their own keeps other tests' endpoints out of this list.
+  const region = 'ap-northeast-3';
+  for (let i = 0; i < 103; i++) {
+    const name = `e2e-page-${String(i).padStart(3, '0')}`;
+    await h.deployViaApi(env.base, { endpoint_name: name, image: 'img:1', target_regions: [region] });
+  }
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    await page.goto(`${env.base}/`);
+    await page.getByLabel('Region').fill(region);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const rows = page.locator('.list tbody tr');
+    // Newest first: the first page ends before the three oldest.
+    await page.getByRole('link', { name: 'e2e-page-102', exact: true }).waitFor();
+    assert.equal(await rows.count(), 100);
+    assert.equal(await page.getByRole('link', { name: 'e2e-page-002', exact: true }).count(), 0);
+    // A filter typed after the list was shown does not change its pages.
+    await page.getByLabel('Region').fill('us-east-1');
+    await page.getByRole('button', { name: 'Show more' }).click();
+    await page.getByRole('link', { name: 'e2e-page-000', exact: true }).waitFor();
+    assert.equal(await rows.count(), 103);
+    assert.equal(await page.getByRole('button', { name: 'Show more' }).count(), 0, 'nothing more to show');
+    const names = await rows.locator('td:first-child').allTextContents();
+    assert.equal(new Set(names).size, 103, 'no record twice');
+    h.assertNoProblems(page);
+  } finally {
+    await context.close();
+  }
+});
+
 test('the list at 420x800 (screenshot)', async () => {
   await h.deployViaApi(env.base, h.fullRequest('e2e-narrow-list-with-a-long-name', { target_regions: ['us-east-1', 'eu-west-1'] }));
   const context = await env.browser.newContext({ viewport: { width: 420, height: 800 } });

@@ -10,10 +10,33 @@ use crate::api;
 use crate::paths;
 use crate::route::{Link, Page};
 
+/// Records per request; the rest follow on "Show more".
+const PAGE_SIZE: usize = 100;
+
 enum Load {
     Loading,
     Failed(String),
-    Ready(Vec<Record>),
+    /// The records so far, and the server's cursor when more follow.
+    Ready(Vec<Record>, Option<String>),
+}
+
+/// One page of the list: the server's records and its `next` cursor.
+async fn fetch_page(url: String) -> Result<(Vec<Record>, Option<String>), String> {
+    let reply = api::call("GET", &url, None, None).await?;
+    if !reply.ok() {
+        return Err(reply.summary());
+    }
+    let Some(Value::List(items)) = paths::get(&reply.body, &["endpoints"]) else {
+        return Err("the server sent an unexpected answer".into());
+    };
+    let records = items
+        .iter()
+        .filter_map(|i| Record::from_value(i).ok())
+        .collect();
+    let next = paths::get(&reply.body, &["next"])
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    Ok((records, next))
 }
 
 fn region_status(r: &Record, region: &str) -> String {
@@ -41,9 +64,13 @@ pub fn ListPage() -> impl IntoView {
     let state_filter = RwSignal::new(String::new());
     let region_filter = RwSignal::new(String::new());
     let load = RwSignal::new(Load::Loading);
-    let refresh = move || {
-        load.set(Load::Loading);
-        let mut query = Vec::new();
+    let more_pending = RwSignal::new(false);
+    let more_error = RwSignal::new(None::<String>);
+    // The query of the list on screen: its next pages keep its filters,
+    // whatever has been typed in the filters since.
+    let shown_query = RwSignal::new(String::new());
+    let filter_query = move || {
+        let mut query = vec![format!("limit={PAGE_SIZE}")];
         let s = state_filter.get_untracked();
         if !s.is_empty() {
             query.push(format!("desired_state={}", api::segment(&s)));
@@ -52,27 +79,56 @@ pub fn ListPage() -> impl IntoView {
         if !r.trim().is_empty() {
             query.push(format!("region={}", api::segment(r.trim())));
         }
-        let url = if query.is_empty() {
-            "/api/endpoints".to_owned()
-        } else {
-            format!("/api/endpoints?{}", query.join("&"))
-        };
+        query.join("&")
+    };
+    let refresh = move || {
+        load.set(Load::Loading);
+        more_error.set(None);
+        let query = filter_query();
+        let url = format!("/api/endpoints?{query}");
+        shown_query.set(query);
         spawn_local(async move {
-            let next = match api::call("GET", &url, None, None).await {
-                Ok(reply) if reply.ok() => match paths::get(&reply.body, &["endpoints"]) {
-                    Some(Value::List(items)) => Load::Ready(
-                        items
-                            .iter()
-                            .filter_map(|i| Record::from_value(i).ok())
-                            .collect(),
-                    ),
-                    _ => Load::Failed("the server sent an unexpected answer".into()),
-                },
-                Ok(reply) => Load::Failed(reply.summary()),
+            let next = match fetch_page(url).await {
+                Ok((records, next)) => Load::Ready(records, next),
                 Err(e) => Load::Failed(e),
             };
             // The page may have been left meanwhile.
             let _ = load.try_set(next);
+        });
+    };
+    let show_more = move || {
+        let Some(after) = load.with_untracked(|l| match l {
+            Load::Ready(_, next) => next.clone(),
+            _ => None,
+        }) else {
+            return;
+        };
+        more_pending.set(true);
+        more_error.set(None);
+        let url = format!(
+            "/api/endpoints?{}&after={}",
+            shown_query.get_untracked(),
+            api::segment(&after)
+        );
+        spawn_local(async move {
+            let page = fetch_page(url).await;
+            let _ = more_pending.try_set(false);
+            let (more, then) = match page {
+                Ok(page) => page,
+                Err(e) => {
+                    let _ = more_error.try_set(Some(e));
+                    return;
+                }
+            };
+            let _ = load.try_update(|l| {
+                // Only onto the list it continues: a refresh meanwhile wins.
+                if let Load::Ready(records, next) = l
+                    && next.as_deref() == Some(after.as_str())
+                {
+                    records.extend(more);
+                    *next = then;
+                }
+            });
         });
     };
     refresh();
@@ -106,8 +162,8 @@ pub fn ListPage() -> impl IntoView {
             {move || load.with(|load| match load {
                 Load::Loading => view! { <p class="muted" role="status">"Loading endpoints…"</p> }.into_any(),
                 Load::Failed(e) => view! { <p class="banner error" role="alert">{format!("Could not load endpoints: {e}")}</p> }.into_any(),
-                Load::Ready(records) if records.is_empty() => view! { <p class="muted">"No endpoints match."</p> }.into_any(),
-                Load::Ready(records) => view! {
+                Load::Ready(records, _) if records.is_empty() => view! { <p class="muted">"No endpoints match."</p> }.into_any(),
+                Load::Ready(records, next) => view! {
                     <div class="table-wrap"><table>
                         <thead><tr><th>"Name"</th><th>"State"</th><th>"Regions"</th><th>"Mode"</th><th>"Topology"</th><th>"Updated"</th></tr></thead>
                         <tbody>
@@ -129,6 +185,17 @@ pub fn ListPage() -> impl IntoView {
                             }).collect_view()}
                         </tbody>
                     </table></div>
+                    {next.is_some().then(|| view! {
+                        <p class="list-more">
+                            <button type="button" disabled=move || more_pending.get()
+                                on:click=move |_| show_more()>
+                                {move || if more_pending.get() { "Loading…" } else { "Show more" }}
+                            </button>
+                            {move || more_error.get().map(|e| view! {
+                                <span class="banner error" role="alert">{format!("Could not load more endpoints: {e}")}</span>
+                            })}
+                        </p>
+                    })}
                 }.into_any(),
             })}
         </div>

@@ -20,6 +20,7 @@ use body::{JsonBody, StorableBody, object_field};
 pub use error::ApiError;
 use error::{insert_diagnostics, json_response};
 
+use crate::listing::{Cursor, Filter, MAX_PAGE, Page};
 use crate::service::{Service, etag};
 
 pub type AppState = Arc<Service>;
@@ -146,13 +147,53 @@ async fn list(
             )
         })?),
     };
-    let region = query.get("region").filter(|s| !s.is_empty());
-    let records = service.list(state, region.map(String::as_str)).await?;
+    let filter = Filter {
+        state,
+        region: query
+            .get("region")
+            .map(String::as_str)
+            .filter(|s| !s.is_empty()),
+    };
+    let page = Page {
+        after: match query.get("after").filter(|s| !s.is_empty()) {
+            None => None,
+            Some(text) => Some(Cursor::parse(text).ok_or_else(|| {
+                ApiError::field(
+                    StatusCode::BAD_REQUEST,
+                    "after",
+                    "after must be the next of an earlier page (created_at~endpoint_name)",
+                )
+            })?),
+        },
+        limit: match query.get("limit").filter(|s| !s.is_empty()) {
+            None => None,
+            Some(text) => Some(
+                text.parse()
+                    .ok()
+                    .filter(|n| (1..=MAX_PAGE).contains(n))
+                    .ok_or_else(|| {
+                        ApiError::field(
+                            StatusCode::BAD_REQUEST,
+                            "limit",
+                            format!("limit must be an integer in [1, {MAX_PAGE}], got {text:?}"),
+                        )
+                    })?,
+            ),
+        },
+    };
+    let listing = service.list(&filter, &page).await?;
     let mut o = Object::new();
     o.insert(
         "endpoints",
-        Value::List(records.iter().map(Record::to_value).collect()),
+        Value::List(listing.records.iter().map(Record::to_value).collect()),
     );
+    // Present whenever a limit was asked for, so a client loops until null.
+    if page.limit.is_some() {
+        let next = listing
+            .next
+            .map_or(Value::Null, |c| Value::str(&c.to_text()));
+        o.insert("next", next);
+    }
     Ok(json_response(StatusCode::OK, &Value::Object(o)))
 }
 

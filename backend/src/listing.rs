@@ -1,0 +1,258 @@
+//! The endpoint list's order, filters and pages, as a pure function of the
+//! stored records (the store scans them all; this picks what one answer
+//! holds).
+
+use std::cmp::Ordering;
+
+use gco_spec::time::parse_timestamp;
+use gco_spec::{DesiredState, Record};
+
+/// The most records one page may ask for: a record is about 2 KB of JSON,
+/// so a page stays near 2 MB.
+pub const MAX_PAGE: usize = 1000;
+
+/// Which records a listing holds.
+#[derive(Debug, Default)]
+pub struct Filter<'a> {
+    pub state: Option<DesiredState>,
+    pub region: Option<&'a str>,
+}
+
+impl Filter<'_> {
+    fn admits(&self, r: &Record) -> bool {
+        self.state.is_none_or(|s| r.desired_state == s)
+            && self
+                .region
+                .is_none_or(|g| r.target_regions.iter().any(|t| t == g))
+    }
+}
+
+/// Where a page starts and how long it may be; the default is the whole
+/// list in one answer.
+#[derive(Debug, Default)]
+pub struct Page {
+    pub after: Option<Cursor>,
+    pub limit: Option<usize>,
+}
+
+/// A place in the list's order: the last record of a page. Clients get its
+/// text as `next` and send it back as `after`; it names a place, not a
+/// record, so a page still follows on when that record is gone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cursor {
+    created_at: String,
+    endpoint_name: String,
+}
+
+impl Cursor {
+    fn of(r: &Record) -> Cursor {
+        Cursor {
+            created_at: r.created_at.clone(),
+            endpoint_name: r.endpoint_name.clone(),
+        }
+    }
+
+    /// `created_at~endpoint_name`: a GCO timestamp has no `~`, so the first
+    /// one ends it, whatever the name holds.
+    pub fn parse(text: &str) -> Option<Cursor> {
+        let (created_at, name) = text.split_once('~')?;
+        (parse_timestamp(created_at).is_some() && !name.is_empty()).then(|| Cursor {
+            created_at: created_at.to_owned(),
+            endpoint_name: name.to_owned(),
+        })
+    }
+
+    pub fn to_text(&self) -> String {
+        format!("{}~{}", self.created_at, self.endpoint_name)
+    }
+
+    fn precedes(&self, r: &Record) -> bool {
+        order(&self.created_at, &self.endpoint_name, r) == Ordering::Less
+    }
+}
+
+/// The list's order: newest first, then by name, so equal timestamps still
+/// give one order and a cursor one place.
+fn order(created_at: &str, name: &str, r: &Record) -> Ordering {
+    r.created_at
+        .as_str()
+        .cmp(created_at)
+        .then_with(|| name.cmp(&r.endpoint_name))
+}
+
+fn by_order(a: &Record, b: &Record) -> Ordering {
+    order(&a.created_at, &a.endpoint_name, b)
+}
+
+/// One answer of a listing: its records in order, and the cursor of the
+/// next page when the limit cut the list.
+#[derive(Debug)]
+pub struct Listing {
+    pub records: Vec<Record>,
+    pub next: Option<Cursor>,
+}
+
+/// The page of `records` that `filter` and `page` select. With a limit, only
+/// that many records are put in order (a selection, then a sort of the few).
+pub fn select(mut records: Vec<Record>, filter: &Filter<'_>, page: &Page) -> Listing {
+    records.retain(|r| filter.admits(r) && page.after.as_ref().is_none_or(|c| c.precedes(r)));
+    let cut = page.limit.is_some_and(|limit| records.len() > limit);
+    if let Some(limit) = page.limit.filter(|_| cut) {
+        records.select_nth_unstable_by(limit, by_order);
+        records.truncate(limit);
+    }
+    records.sort_unstable_by(by_order);
+    let next = cut.then(|| records.last().map(Cursor::of)).flatten();
+    Listing { records, next }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gco_spec::json::parse;
+
+    fn record(name: &str, created_at: &str, state: &str, region: &str) -> Record {
+        let text = format!(
+            r#"{{"endpoint_name": "{name}", "desired_state": "{state}", "target_regions": ["{region}"],
+                "namespace": "inference", "spec": {{"image": "x"}}, "created_at": "{created_at}",
+                "updated_at": "{created_at}"}}"#
+        );
+        Record::from_value(&parse(&text).unwrap()).unwrap()
+    }
+
+    fn names(listing: &Listing) -> Vec<&str> {
+        listing
+            .records
+            .iter()
+            .map(|r| r.endpoint_name.as_str())
+            .collect()
+    }
+
+    fn records() -> Vec<Record> {
+        vec![
+            record(
+                "b",
+                "2026-01-01T00:00:00.000001+00:00",
+                "running",
+                "us-east-1",
+            ),
+            record(
+                "old",
+                "2025-06-01T00:00:00.000000+00:00",
+                "stopped",
+                "eu-west-1",
+            ),
+            record(
+                "a",
+                "2026-01-01T00:00:00.000001+00:00",
+                "running",
+                "eu-west-1",
+            ),
+            record(
+                "new",
+                "2026-03-01T00:00:00.000000+00:00",
+                "deploying",
+                "us-east-1",
+            ),
+        ]
+    }
+
+    #[test]
+    fn newest_first_then_by_name() {
+        let all = select(records(), &Filter::default(), &Page::default());
+        assert_eq!(names(&all), ["new", "a", "b", "old"]);
+        assert_eq!(all.next, None);
+    }
+
+    #[test]
+    fn pages_follow_on_and_cover_the_list_once() {
+        for limit in 1..=5 {
+            let mut seen = Vec::new();
+            let mut after = None;
+            loop {
+                let page = Page {
+                    after,
+                    limit: Some(limit),
+                };
+                let listing = select(records(), &Filter::default(), &page);
+                assert!(listing.records.len() <= limit);
+                seen.extend(names(&listing).into_iter().map(str::to_owned));
+                // The cursor goes through its text, as a client sends it.
+                match listing.next {
+                    Some(next) => after = Some(Cursor::parse(&next.to_text()).unwrap()),
+                    None => break,
+                }
+            }
+            assert_eq!(seen, ["new", "a", "b", "old"], "limit {limit}");
+        }
+    }
+
+    #[test]
+    fn a_cursor_names_a_place_not_a_record() {
+        let first = select(
+            records(),
+            &Filter::default(),
+            &Page {
+                after: None,
+                limit: Some(2),
+            },
+        );
+        let next = first.next.unwrap();
+        assert_eq!(next.to_text(), "2026-01-01T00:00:00.000001+00:00~a");
+        // `a` is gone by the time the next page is asked for.
+        let rest: Vec<Record> = records()
+            .into_iter()
+            .filter(|r| r.endpoint_name != "a")
+            .collect();
+        let page = select(
+            rest,
+            &Filter::default(),
+            &Page {
+                after: Some(next),
+                limit: Some(2),
+            },
+        );
+        assert_eq!(names(&page), ["b", "old"]);
+        assert_eq!(page.next, None, "nothing is left after the last record");
+    }
+
+    #[test]
+    fn filters_apply_before_the_page() {
+        let filter = Filter {
+            state: Some(DesiredState::Running),
+            region: None,
+        };
+        let page = select(
+            records(),
+            &filter,
+            &Page {
+                after: None,
+                limit: Some(1),
+            },
+        );
+        assert_eq!(names(&page), ["a"]);
+        let filter = Filter {
+            state: None,
+            region: Some("us-east-1"),
+        };
+        assert_eq!(
+            names(&select(records(), &filter, &Page::default())),
+            ["new", "b"]
+        );
+    }
+
+    #[test]
+    fn cursor_text() {
+        let c = Cursor::parse("2026-01-01T00:00:00.000001+00:00~odd~name").unwrap();
+        assert_eq!(c.endpoint_name, "odd~name");
+        for bad in [
+            "",
+            "~a",
+            "2026-01-01T00:00:00.000001+00:00~",
+            "yesterday~a",
+            "a",
+        ] {
+            assert_eq!(Cursor::parse(bad), None, "{bad:?}");
+        }
+    }
+}
