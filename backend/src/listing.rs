@@ -3,9 +3,12 @@
 //! holds).
 
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 use gco_spec::time::parse_timestamp;
 use gco_spec::{DesiredState, Record};
+
+use crate::store::Stored;
 
 /// The most records one page may ask for: a record is about 2 KB of JSON,
 /// so a page stays near 2 MB.
@@ -80,29 +83,33 @@ fn order(created_at: &str, name: &str, r: &Record) -> Ordering {
         .then_with(|| name.cmp(&r.endpoint_name))
 }
 
-fn by_order(a: &Record, b: &Record) -> Ordering {
-    order(&a.created_at, &a.endpoint_name, b)
+fn by_order(a: &Arc<Stored>, b: &Arc<Stored>) -> Ordering {
+    order(&a.record.created_at, &a.record.endpoint_name, &b.record)
 }
 
-/// One answer of a listing: its records in order, and the cursor of the
-/// next page when the limit cut the list.
+/// One answer of a listing: its records in order (each with its JSON, sent
+/// as it is), and the cursor of the next page when the limit cut the list.
 #[derive(Debug)]
 pub struct Listing {
-    pub records: Vec<Record>,
+    pub records: Vec<Arc<Stored>>,
     pub next: Option<Cursor>,
 }
 
 /// The page of `records` that `filter` and `page` select. With a limit, only
 /// that many records are put in order (a selection, then a sort of the few).
-pub fn select(mut records: Vec<Record>, filter: &Filter<'_>, page: &Page) -> Listing {
-    records.retain(|r| filter.admits(r) && page.after.as_ref().is_none_or(|c| c.precedes(r)));
+pub fn select(mut records: Vec<Arc<Stored>>, filter: &Filter<'_>, page: &Page) -> Listing {
+    records.retain(|s| {
+        filter.admits(&s.record) && page.after.as_ref().is_none_or(|c| c.precedes(&s.record))
+    });
     let cut = page.limit.is_some_and(|limit| records.len() > limit);
     if let Some(limit) = page.limit.filter(|_| cut) {
         records.select_nth_unstable_by(limit, by_order);
         records.truncate(limit);
     }
     records.sort_unstable_by(by_order);
-    let next = cut.then(|| records.last().map(Cursor::of)).flatten();
+    let next = cut
+        .then(|| records.last().map(|s| Cursor::of(&s.record)))
+        .flatten();
     Listing { records, next }
 }
 
@@ -111,24 +118,26 @@ mod tests {
     use super::*;
     use gco_spec::json::parse;
 
-    fn record(name: &str, created_at: &str, state: &str, region: &str) -> Record {
+    fn record(name: &str, created_at: &str, state: &str, region: &str) -> Arc<Stored> {
         let text = format!(
             r#"{{"endpoint_name": "{name}", "desired_state": "{state}", "target_regions": ["{region}"],
                 "namespace": "inference", "spec": {{"image": "x"}}, "created_at": "{created_at}",
                 "updated_at": "{created_at}"}}"#
         );
-        Record::from_value(&parse(&text).unwrap()).unwrap()
+        Arc::new(Stored::of(
+            Record::from_value(&parse(&text).unwrap()).unwrap(),
+        ))
     }
 
     fn names(listing: &Listing) -> Vec<&str> {
         listing
             .records
             .iter()
-            .map(|r| r.endpoint_name.as_str())
+            .map(|s| s.record.endpoint_name.as_str())
             .collect()
     }
 
-    fn records() -> Vec<Record> {
+    fn records() -> Vec<Arc<Stored>> {
         vec![
             record(
                 "b",
@@ -200,9 +209,9 @@ mod tests {
         let next = first.next.unwrap();
         assert_eq!(next.to_text(), "2026-01-01T00:00:00.000001+00:00~a");
         // `a` is gone by the time the next page is asked for.
-        let rest: Vec<Record> = records()
+        let rest: Vec<_> = records()
             .into_iter()
-            .filter(|r| r.endpoint_name != "a")
+            .filter(|s| s.record.endpoint_name != "a")
             .collect();
         let page = select(
             rest,

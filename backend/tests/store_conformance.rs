@@ -148,17 +148,26 @@ async fn conformance(store: Arc<dyn Store>) {
             .await
             .unwrap();
     }
-    let mut names: Vec<String> = store
-        .list()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|r| r.endpoint_name)
+    let listed = store.list().await.unwrap();
+    let mut names: Vec<String> = listed
+        .iter()
+        .map(|s| s.record.endpoint_name.clone())
         .collect();
     names.sort();
     assert_eq!(names.len(), 26);
     assert_eq!(names[0], "alpha");
     assert_eq!(names[25], "bulk-24");
+    // Each listed record, and its JSON, is what a read of it answers (the
+    // list sends that JSON on as it is).
+    for listed in &listed {
+        let read = store
+            .get_stored(&listed.record.endpoint_name)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!((&listed.record, &listed.json), (&read.record, &read.json));
+        assert_eq!(parse(&listed.json).unwrap(), listed.record.to_value());
+    }
 }
 
 async fn fifty_parallel_region_adds(store: Arc<dyn Store>) {
@@ -227,5 +236,40 @@ async fn embedded_store_survives_reopen() {
         store.create(&r).await.unwrap();
     }
     let store = common::embedded(&dir);
-    assert_eq!(store.get("keep").await.unwrap(), Some(r));
+    assert_eq!(store.get("keep").await.unwrap(), Some(r.clone()));
+    let listed = store.list().await.unwrap();
+    assert_eq!(
+        listed.len(),
+        1,
+        "the list after a restart holds the stored record"
+    );
+    assert_eq!(listed[0].record, r);
+}
+
+#[tokio::test]
+async fn embedded_list_reports_a_record_it_cannot_read() {
+    let dir = TempDir::new("corrupt");
+    common::embedded(&dir)
+        .create(&record("good", ""))
+        .await
+        .unwrap();
+    {
+        // Another program wrote a record this one cannot read.
+        let table = redb::TableDefinition::<&str, &str>::new("endpoints");
+        let db = redb::Database::create(dir.path().join("endpoints.redb")).unwrap();
+        let txn = db.begin_write().unwrap();
+        txn.open_table(table)
+            .unwrap()
+            .insert("bad", "{not json")
+            .unwrap();
+        txn.commit().unwrap();
+    }
+    let store = common::embedded(&dir);
+    assert!(store.get("good").await.unwrap().is_some());
+    // A list without it would pass it over in silence.
+    assert!(matches!(store.list().await, Err(StoreError::Corrupt(_))));
+    assert!(matches!(
+        store.get("bad").await,
+        Err(StoreError::Corrupt(_))
+    ));
 }

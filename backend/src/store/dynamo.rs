@@ -2,6 +2,7 @@
 //! conditional expressions so no change is lost or applied twice.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
@@ -14,7 +15,7 @@ use aws_sdk_dynamodb::types::{
 use gco_spec::Record;
 
 use super::attr::{from_item, to_attr, to_item};
-use super::{BoxFuture, Expected, MUTABLE_ATTRIBUTES, Store, StoreError, decode, storable};
+use super::{BoxFuture, Expected, MUTABLE_ATTRIBUTES, Store, StoreError, Stored, decode, storable};
 
 /// Where the table is.
 #[derive(Debug, Clone)]
@@ -250,7 +251,7 @@ impl Store for DynamoStore {
         })
     }
 
-    fn list(&self) -> BoxFuture<'_, Result<Vec<Record>, StoreError>> {
+    fn list(&self) -> BoxFuture<'_, Result<Vec<Arc<Stored>>, StoreError>> {
         Box::pin(async move {
             let mut out = Vec::new();
             let mut start: Option<HashMap<String, AttributeValue>> = None;
@@ -265,7 +266,8 @@ impl Store for DynamoStore {
                     .await
                     .map_err(unavailable)?;
                 for item in page.items() {
-                    out.push(decode(&gco_spec::Value::Object(from_item(item)))?);
+                    let record = decode(&gco_spec::Value::Object(from_item(item)))?;
+                    out.push(Arc::new(Stored::of(record)));
                 }
                 match page.last_evaluated_key() {
                     Some(key) if !key.is_empty() => start = Some(key.clone()),

@@ -2,7 +2,8 @@
 //! name. redb commits are durable (fsync) before they return, so an
 //! acknowledged write survives a crash; one writer at a time makes the
 //! conditional writes atomic. redb locks its file to one process, so a read
-//! cache in front of it, updated after each commit, stays exact.
+//! cache in front of it, filled at start-up and updated after each commit,
+//! stays exact: a list is the cache's records, without reading the file.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -16,26 +17,34 @@ use super::{BoxFuture, Expected, MUTABLE_ATTRIBUTES, Store, StoreError, Stored, 
 
 const ENDPOINTS: TableDefinition<&str, &str> = TableDefinition::new("endpoints");
 
-type Cache = Arc<RwLock<HashMap<String, Arc<Stored>>>>;
+type Cache = Arc<RwLock<Records>>;
+
+/// The records as stored, by name.
+#[derive(Default)]
+struct Records {
+    by_name: HashMap<String, Arc<Stored>>,
+    /// Whether every stored record is here: false once one could not be
+    /// read, so that a list reads the file and reports it.
+    complete: bool,
+}
 
 pub struct EmbeddedStore {
     db: Arc<Database>,
-    /// Records read or written since start-up, as stored.
     cache: Cache,
 }
 
-/// Caches what was just committed (a record that cannot be read back is
-/// left out, and the next read reports it).
+/// Caches what was just committed; a record that cannot be read back is
+/// left out, and the next read of it (or list) reports it.
 fn remember(cache: &Cache, name: &str, text: &str) {
-    if let Ok(record) = read_record(text) {
-        let stored = Arc::new(Stored {
-            record,
-            json: text.to_owned(),
-        });
-        cache
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(name.to_owned(), stored);
+    let mut records = cache.write().unwrap_or_else(|e| e.into_inner());
+    match read_stored(text) {
+        Ok(stored) => {
+            records.by_name.insert(name.to_owned(), Arc::new(stored));
+        }
+        Err(_) => {
+            records.by_name.remove(name);
+            records.complete = false;
+        }
     }
 }
 
@@ -51,9 +60,21 @@ impl EmbeddedStore {
         let txn = db.begin_write().map_err(unavailable)?;
         txn.open_table(ENDPOINTS).map_err(unavailable)?;
         txn.commit().map_err(unavailable)?;
+        let mut records = Records {
+            by_name: HashMap::new(),
+            complete: true,
+        };
+        for (name, stored) in scan(&db)? {
+            match stored {
+                Ok(stored) => {
+                    records.by_name.insert(name, Arc::new(stored));
+                }
+                Err(_) => records.complete = false,
+            }
+        }
         Ok(EmbeddedStore {
             db: Arc::new(db),
-            cache: Cache::default(),
+            cache: Arc::new(RwLock::new(records)),
         })
     }
 
@@ -70,6 +91,25 @@ impl EmbeddedStore {
 
 fn read_record(text: &str) -> Result<Record, StoreError> {
     decode(&json::parse(text).map_err(|e| StoreError::Corrupt(e.to_string()))?)
+}
+
+fn read_stored(text: &str) -> Result<Stored, StoreError> {
+    Ok(Stored {
+        record: read_record(text)?,
+        json: text.to_owned(),
+    })
+}
+
+/// Every stored record by name, each as read (or why it could not be).
+fn scan(db: &Database) -> Result<Vec<(String, Result<Stored, StoreError>)>, StoreError> {
+    let txn = db.begin_read().map_err(unavailable)?;
+    let table = txn.open_table(ENDPOINTS).map_err(unavailable)?;
+    let mut out = Vec::new();
+    for entry in table.iter().map_err(unavailable)? {
+        let (name, text) = entry.map_err(unavailable)?;
+        out.push((name.value().to_owned(), read_stored(text.value())));
+    }
+    Ok(out)
 }
 
 impl Store for EmbeddedStore {
@@ -107,6 +147,7 @@ impl Store for EmbeddedStore {
                 .cache
                 .read()
                 .unwrap_or_else(|e| e.into_inner())
+                .by_name
                 .get(name)
             {
                 return Ok(Some(Arc::clone(hit)));
@@ -119,13 +160,11 @@ impl Store for EmbeddedStore {
                 let Some(text) = table.get(name.as_str()).map_err(unavailable)? else {
                     return Ok(None);
                 };
-                let stored = Arc::new(Stored {
-                    record: read_record(text.value())?,
-                    json: text.value().to_owned(),
-                });
+                let stored = Arc::new(read_stored(text.value())?);
                 cache
                     .write()
                     .unwrap_or_else(|e| e.into_inner())
+                    .by_name
                     .insert(name, Arc::clone(&stored));
                 Ok(Some(stored))
             })
@@ -183,16 +222,19 @@ impl Store for EmbeddedStore {
         }))
     }
 
-    fn list(&self) -> BoxFuture<'_, Result<Vec<Record>, StoreError>> {
-        Box::pin(self.blocking(|db| {
-            let txn = db.begin_read().map_err(unavailable)?;
-            let table = txn.open_table(ENDPOINTS).map_err(unavailable)?;
-            let mut out = Vec::new();
-            for entry in table.iter().map_err(unavailable)? {
-                let (_, text) = entry.map_err(unavailable)?;
-                out.push(read_record(text.value())?);
+    fn list(&self) -> BoxFuture<'_, Result<Vec<Arc<Stored>>, StoreError>> {
+        {
+            let records = self.cache.read().unwrap_or_else(|e| e.into_inner());
+            if records.complete {
+                let all = records.by_name.values().cloned().collect();
+                return Box::pin(std::future::ready(Ok(all)));
             }
-            Ok(out)
+        }
+        Box::pin(self.blocking(|db| {
+            scan(db)?
+                .into_iter()
+                .map(|(_, stored)| stored.map(Arc::new))
+                .collect()
         }))
     }
 }

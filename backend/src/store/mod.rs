@@ -106,8 +106,8 @@ pub trait Store: Send + Sync + 'static {
         record: &'a Record,
         expected: Expected<'a>,
     ) -> BoxFuture<'a, Result<(), StoreError>>;
-    /// Every record (all pages).
-    fn list(&self) -> BoxFuture<'_, Result<Vec<Record>, StoreError>>;
+    /// Every record (all pages), with its JSON as a read of it answers.
+    fn list(&self) -> BoxFuture<'_, Result<Vec<Arc<Stored>>, StoreError>>;
 
     /// A record with its JSON, for reads that send it on as it is. Stores
     /// that can keep it ready (the embedded one caches it) do so.
