@@ -100,8 +100,11 @@ fn read_stored(text: &str) -> Result<Stored, StoreError> {
     })
 }
 
-/// Every stored record by name, each as read (or why it could not be).
-fn scan(db: &Database) -> Result<Vec<(String, Result<Stored, StoreError>)>, StoreError> {
+/// A stored record's name, and the record as read (or why it could not be).
+type Scanned = (String, Result<Stored, StoreError>);
+
+/// Every stored record.
+fn scan(db: &Database) -> Result<Vec<Scanned>, StoreError> {
     let txn = db.begin_read().map_err(unavailable)?;
     let table = txn.open_table(ENDPOINTS).map_err(unavailable)?;
     let mut out = Vec::new();
