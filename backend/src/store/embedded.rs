@@ -36,8 +36,10 @@ pub struct EmbeddedStore {
 /// Caches what was just committed; a record that cannot be read back is
 /// left out, and the next read of it (or list) reports it.
 fn remember(cache: &Cache, name: &str, text: &str) {
+    // Parsed before the lock is taken: readers wait for the insert only.
+    let stored = read_stored(text);
     let mut records = cache.write().unwrap_or_else(|e| e.into_inner());
-    match read_stored(text) {
+    match stored {
         Ok(stored) => {
             records.by_name.insert(name.to_owned(), Arc::new(stored));
         }
@@ -146,14 +148,14 @@ impl Store for EmbeddedStore {
         name: &'a str,
     ) -> BoxFuture<'a, Result<Option<Arc<Stored>>, StoreError>> {
         Box::pin(async move {
-            if let Some(hit) = self
-                .cache
-                .read()
-                .unwrap_or_else(|e| e.into_inner())
-                .by_name
-                .get(name)
             {
-                return Ok(Some(Arc::clone(hit)));
+                let records = self.cache.read().unwrap_or_else(|e| e.into_inner());
+                match records.by_name.get(name) {
+                    Some(hit) => return Ok(Some(Arc::clone(hit))),
+                    // Every readable record is cached: a miss is an absence.
+                    None if records.complete => return Ok(None),
+                    None => {}
+                }
             }
             let name = name.to_owned();
             let cache = Arc::clone(&self.cache);
