@@ -2,7 +2,7 @@
 //! stored records (the store scans them all; this picks what one answer
 //! holds).
 
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
 use std::sync::Arc;
 
 use gco_spec::time::parse_timestamp;
@@ -70,21 +70,19 @@ impl Cursor {
     }
 
     fn precedes(&self, r: &Record) -> bool {
-        order(&self.created_at, &self.endpoint_name, r) == Ordering::Less
+        place(&self.created_at, &self.endpoint_name) < place(&r.created_at, &r.endpoint_name)
     }
 }
 
-/// The list's order: newest first, then by name, so equal timestamps still
-/// give one order and a cursor one place.
-fn order(created_at: &str, name: &str, r: &Record) -> Ordering {
-    r.created_at
-        .as_str()
-        .cmp(created_at)
-        .then_with(|| name.cmp(&r.endpoint_name))
+/// A place in the list's order: newest first, then by name, so equal
+/// timestamps still give one order and a cursor one place.
+fn place<'r>(created_at: &'r str, name: &'r str) -> (Reverse<&'r str>, &'r str) {
+    (Reverse(created_at), name)
 }
 
 fn by_order(a: &Arc<Stored>, b: &Arc<Stored>) -> Ordering {
-    order(&a.record.created_at, &a.record.endpoint_name, &b.record)
+    let (a, b) = (&a.record, &b.record);
+    place(&a.created_at, &a.endpoint_name).cmp(&place(&b.created_at, &b.endpoint_name))
 }
 
 /// One answer of a listing: its records in order (each with its JSON, sent

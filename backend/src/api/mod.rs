@@ -20,7 +20,7 @@ use body::{JsonBody, StorableBody, object_field};
 pub use error::ApiError;
 use error::{insert_diagnostics, json_response};
 
-use crate::listing::{Cursor, Filter, MAX_PAGE, Page};
+use crate::listing::{Cursor, Filter, Listing, MAX_PAGE, Page};
 use crate::service::{Service, etag};
 
 pub type AppState = Arc<Service>;
@@ -155,19 +155,23 @@ async fn list(
             .filter(|s| !s.is_empty()),
     };
     let page = Page {
-        after: match query.get("after").filter(|s| !s.is_empty()) {
-            None => None,
-            Some(text) => Some(Cursor::parse(text).ok_or_else(|| {
-                ApiError::field(
-                    StatusCode::BAD_REQUEST,
-                    "after",
-                    "after must be the next of an earlier page (created_at~endpoint_name)",
-                )
-            })?),
-        },
-        limit: match query.get("limit").filter(|s| !s.is_empty()) {
-            None => None,
-            Some(text) => Some(
+        after: query
+            .get("after")
+            .filter(|s| !s.is_empty())
+            .map(|text| {
+                Cursor::parse(text).ok_or_else(|| {
+                    ApiError::field(
+                        StatusCode::BAD_REQUEST,
+                        "after",
+                        "after must be the next of an earlier page (created_at~endpoint_name)",
+                    )
+                })
+            })
+            .transpose()?,
+        limit: query
+            .get("limit")
+            .filter(|s| !s.is_empty())
+            .map(|text| {
                 text.parse()
                     .ok()
                     .filter(|n| (1..=MAX_PAGE).contains(n))
@@ -177,38 +181,40 @@ async fn list(
                             "limit",
                             format!("limit must be an integer in [1, {MAX_PAGE}], got {text:?}"),
                         )
-                    })?,
-            ),
-        },
+                    })
+            })
+            .transpose()?,
     };
     let listing = service.list(&filter, &page).await?;
-    // The stored JSON of each record, as a read of it answers, between the
-    // list's own few bytes.
-    let mut body = String::with_capacity(
-        64 + listing
-            .records
-            .iter()
-            .map(|s| s.json.len() + 2)
-            .sum::<usize>(),
-    );
+    let body = listing_json(&listing, page.limit.is_some());
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+}
+
+/// `{"endpoints": [...]}` around each record's stored JSON, sent as a read
+/// of it is; with `next` whenever a limit was asked for, so a client loops
+/// until it is null.
+fn listing_json(listing: &Listing, paged: bool) -> String {
+    let records = &listing.records;
+    let size: usize = records.iter().map(|s| s.json.len() + 2).sum();
+    let mut body = String::with_capacity(64 + size);
     body.push_str(r#"{"endpoints": ["#);
-    for (i, stored) in listing.records.iter().enumerate() {
+    for (i, stored) in records.iter().enumerate() {
         if i > 0 {
             body.push_str(", ");
         }
         body.push_str(&stored.json);
     }
     body.push(']');
-    // Present whenever a limit was asked for, so a client loops until null.
-    if page.limit.is_some() {
+    if paged {
         let next = listing
             .next
+            .as_ref()
             .map_or(Value::Null, |c| Value::str(&c.to_text()));
         body.push_str(r#", "next": "#);
         body.push_str(&next.to_json());
     }
     body.push('}');
-    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+    body
 }
 
 async fn deploy(
