@@ -1,6 +1,7 @@
-//! The endpoint list's order, filters and pages, as a pure function of the
-//! stored records (the store scans them all; this picks what one answer
-//! holds).
+//! The endpoint list's order, filters and pages, as pure functions of the
+//! stored records: [`select`] picks one answer from records in any order
+//! (what a scan gives), [`select_ordered`] from records already in the
+//! list's order (what an index keyed by [`Cursor`] gives).
 
 use std::cmp::{Ordering, Reverse};
 use std::sync::Arc;
@@ -48,7 +49,8 @@ pub struct Cursor {
 }
 
 impl Cursor {
-    fn of(r: &Record) -> Cursor {
+    /// The place of `r`: the key of an index in the list's order.
+    pub fn of(r: &Record) -> Cursor {
         Cursor {
             created_at: r.created_at.clone(),
             endpoint_name: r.endpoint_name.clone(),
@@ -71,6 +73,21 @@ impl Cursor {
 
     fn precedes(&self, r: &Record) -> bool {
         place(&self.created_at, &self.endpoint_name) < place(&r.created_at, &r.endpoint_name)
+    }
+}
+
+/// Cursors sort in the list's order, so an ordered map keyed by them is the
+/// list, and the records after a cursor are a range of it.
+impl Ord for Cursor {
+    fn cmp(&self, other: &Cursor) -> Ordering {
+        place(&self.created_at, &self.endpoint_name)
+            .cmp(&place(&other.created_at, &other.endpoint_name))
+    }
+}
+
+impl PartialOrd for Cursor {
+    fn partial_cmp(&self, other: &Cursor) -> Option<Ordering> {
+        Some(self.cmp(other))
     }
 }
 
@@ -108,6 +125,28 @@ pub fn select(mut records: Vec<Arc<Stored>>, filter: &Filter<'_>, page: &Page) -
     let next = cut
         .then(|| records.last().map(|s| Cursor::of(&s.record)))
         .flatten();
+    Listing { records, next }
+}
+
+/// [`select`] for `records` already in the list's order and after the
+/// page's cursor (the caller starts there): only what the page holds, and
+/// one more to know there is a next page, is read.
+pub fn select_ordered<'s>(
+    records: impl Iterator<Item = &'s Arc<Stored>>,
+    filter: &Filter<'_>,
+    limit: Option<usize>,
+) -> Listing {
+    let mut admitted = records.filter(|s| filter.admits(&s.record)).map(Arc::clone);
+    let Some(limit) = limit else {
+        return Listing {
+            records: admitted.collect(),
+            next: None,
+        };
+    };
+    let records: Vec<_> = admitted.by_ref().take(limit).collect();
+    let next = admitted
+        .next()
+        .and_then(|_| records.last().map(|s| Cursor::of(&s.record)));
     Listing { records, next }
 }
 
@@ -246,6 +285,49 @@ mod tests {
             names(&select(records(), &filter, &Page::default())),
             ["new", "b"]
         );
+    }
+
+    /// Every page of every filter, from an index keyed by cursors, is the
+    /// page `select` picks from the records in any order.
+    #[test]
+    fn an_ordered_index_gives_the_pages_select_gives() {
+        use std::collections::BTreeMap;
+        use std::ops::Bound::{Excluded, Unbounded};
+        let index: BTreeMap<Cursor, Arc<Stored>> = records()
+            .into_iter()
+            .map(|s| (Cursor::of(&s.record), s))
+            .collect();
+        let filters = [
+            Filter::default(),
+            Filter {
+                state: Some(DesiredState::Running),
+                region: None,
+            },
+            Filter {
+                state: None,
+                region: Some("us-east-1"),
+            },
+        ];
+        let cursors = std::iter::once(None).chain(index.keys().cloned().map(Some));
+        for (filter, after) in filters
+            .iter()
+            .flat_map(|f| cursors.clone().map(move |c| (f, c)))
+        {
+            for limit in [None, Some(1), Some(2), Some(3), Some(4), Some(5)] {
+                let page = Page {
+                    after: after.clone(),
+                    limit,
+                };
+                let range = match &after {
+                    Some(c) => index.range((Excluded(c.clone()), Unbounded)),
+                    None => index.range(..),
+                };
+                let ordered = select_ordered(range.map(|(_, s)| s), filter, limit);
+                let selected = select(records(), filter, &page);
+                assert_eq!(names(&ordered), names(&selected), "{filter:?} {page:?}");
+                assert_eq!(ordered.next, selected.next, "{filter:?} {page:?}");
+            }
+        }
     }
 
     #[test]

@@ -11,7 +11,7 @@ use gco_spec::{
     Change, DeployContext, DesiredState, Diagnostic, OpError, Record, Report, apply, new_record,
 };
 
-use crate::listing::{self, Filter, Listing, Page};
+use crate::listing::{Filter, Listing, Page};
 use crate::store::{Expected, Store, StoreError, Stored};
 
 /// Read-modify-write attempts before a change under heavy contention gives
@@ -227,7 +227,7 @@ impl Service {
 
     /// The records `filter` admits, newest first, one `page` of them.
     pub async fn list(&self, filter: &Filter<'_>, page: &Page) -> Result<Listing, ServiceError> {
-        Ok(listing::select(self.store.list().await?, filter, page))
+        Ok(self.store.list_page(filter, page).await?)
     }
 
     /// Applies a change with optimistic concurrency. With `if_match`, a

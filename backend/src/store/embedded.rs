@@ -3,9 +3,10 @@
 //! acknowledged write survives a crash; one writer at a time makes the
 //! conditional writes atomic. redb locks its file to one process, so a read
 //! cache in front of it, filled at start-up and updated after each commit,
-//! stays exact: a list is the cache's records, without reading the file.
+//! stays exact: a list is the cache's records, without reading the file,
+//! and a page is a range of their index in the list's order.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::{Arc, RwLock};
 
@@ -14,18 +15,52 @@ use gco_spec::json;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 
 use super::{BoxFuture, Expected, MUTABLE_ATTRIBUTES, Store, StoreError, Stored, decode, storable};
+use crate::listing::{self, Cursor, Filter, Listing, Page};
 
 const ENDPOINTS: TableDefinition<&str, &str> = TableDefinition::new("endpoints");
 
 type Cache = Arc<RwLock<Records>>;
 
-/// The records as stored, by name.
+/// The records as stored, by name and in the list's order (the same
+/// records: [`Records::insert`] and [`Records::remove`] keep both).
 #[derive(Default)]
 struct Records {
     by_name: HashMap<String, Arc<Stored>>,
+    /// Keyed by place, then by stored name: a record written by another
+    /// program may repeat another's name and time, and is still listed.
+    in_order: BTreeMap<(Cursor, String), Arc<Stored>>,
     /// Whether every stored record is here: false once one could not be
     /// read, so that a list reads the file and reports it.
     complete: bool,
+}
+
+impl Records {
+    fn insert(&mut self, name: String, stored: Arc<Stored>) {
+        self.remove(&name);
+        let place = (Cursor::of(&stored.record), name.clone());
+        self.in_order.insert(place, Arc::clone(&stored));
+        self.by_name.insert(name, stored);
+    }
+
+    fn remove(&mut self, name: &str) {
+        if let Some((name, old)) = self.by_name.remove_entry(name) {
+            self.in_order.remove(&(Cursor::of(&old.record), name));
+        }
+    }
+
+    /// The page of the list, read from the index: the records after the
+    /// page's cursor, as many as the page holds.
+    fn page(&self, filter: &Filter<'_>, page: &Page) -> Listing {
+        let after = match &page.after {
+            // Every key of the cursor's place sorts after this one.
+            Some(c) => self.in_order.range((c.clone(), String::new())..),
+            None => self.in_order.range(..),
+        };
+        let records = after
+            .skip_while(|((place, _), _)| page.after.as_ref() == Some(place))
+            .map(|(_, stored)| stored);
+        listing::select_ordered(records, filter, page.limit)
+    }
 }
 
 pub struct EmbeddedStore {
@@ -40,11 +75,9 @@ fn remember(cache: &Cache, name: &str, text: &str) {
     let stored = read_stored(text);
     let mut records = cache.write().unwrap_or_else(|e| e.into_inner());
     match stored {
-        Ok(stored) => {
-            records.by_name.insert(name.to_owned(), Arc::new(stored));
-        }
+        Ok(stored) => records.insert(name.to_owned(), Arc::new(stored)),
         Err(_) => {
-            records.by_name.remove(name);
+            records.remove(name);
             records.complete = false;
         }
     }
@@ -63,14 +96,12 @@ impl EmbeddedStore {
         txn.open_table(ENDPOINTS).map_err(unavailable)?;
         txn.commit().map_err(unavailable)?;
         let mut records = Records {
-            by_name: HashMap::new(),
             complete: true,
+            ..Records::default()
         };
         for (name, stored) in scan(&db)? {
             match stored {
-                Ok(stored) => {
-                    records.by_name.insert(name, Arc::new(stored));
-                }
+                Ok(stored) => records.insert(name, Arc::new(stored)),
                 Err(_) => records.complete = false,
             }
         }
@@ -169,7 +200,6 @@ impl Store for EmbeddedStore {
                 cache
                     .write()
                     .unwrap_or_else(|e| e.into_inner())
-                    .by_name
                     .insert(name, Arc::clone(&stored));
                 Ok(Some(stored))
             })
@@ -241,5 +271,19 @@ impl Store for EmbeddedStore {
                 .map(|(_, stored)| stored.map(Arc::new))
                 .collect()
         }))
+    }
+
+    fn list_page<'a>(
+        &'a self,
+        filter: &'a Filter<'a>,
+        page: &'a Page,
+    ) -> BoxFuture<'a, Result<Listing, StoreError>> {
+        {
+            let records = self.cache.read().unwrap_or_else(|e| e.into_inner());
+            if records.complete {
+                return Box::pin(std::future::ready(Ok(records.page(filter, page))));
+            }
+        }
+        super::page_of_all(self, filter, page)
     }
 }

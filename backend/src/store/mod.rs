@@ -13,6 +13,8 @@ use std::sync::Arc;
 use gco_spec::Record;
 use gco_spec::json::Value;
 
+use crate::listing::{self, Filter, Listing, Page};
+
 pub use dynamo::{DynamoConfig, DynamoStore};
 pub use embedded::EmbeddedStore;
 
@@ -109,6 +111,17 @@ pub trait Store: Send + Sync + 'static {
     /// Every record (all pages), with its JSON as a read of it answers.
     fn list(&self) -> BoxFuture<'_, Result<Vec<Arc<Stored>>, StoreError>>;
 
+    /// The records `filter` admits, in the list's order, one `page` of them
+    /// (see [`listing`]): by default every record, then a selection. A store
+    /// that keeps its records in that order reads only the page.
+    fn list_page<'a>(
+        &'a self,
+        filter: &'a Filter<'a>,
+        page: &'a Page,
+    ) -> BoxFuture<'a, Result<Listing, StoreError>> {
+        page_of_all(self, filter, page)
+    }
+
     /// A record with its JSON, for reads that send it on as it is. Stores
     /// that can keep it ready (the embedded one caches it) do so.
     fn get_stored<'a>(
@@ -117,6 +130,16 @@ pub trait Store: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<Option<Arc<Stored>>, StoreError>> {
         Box::pin(async move { Ok(self.get(name).await?.map(|r| Arc::new(Stored::of(r)))) })
     }
+}
+
+/// A page picked from every record: [`Store::list_page`] of a store that
+/// keeps no index in the list's order.
+pub fn page_of_all<'a, S: Store + ?Sized>(
+    store: &'a S,
+    filter: &'a Filter<'a>,
+    page: &'a Page,
+) -> BoxFuture<'a, Result<Listing, StoreError>> {
+    Box::pin(async move { Ok(listing::select(store.list().await?, filter, page)) })
 }
 
 /// The record as it is stored: GCO writes floats as strings (DynamoDB numbers
