@@ -25,6 +25,11 @@ if [ ! -x node_modules/.bin/wasm-opt ] || [ package-lock.json -nt node_modules/.
   if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
 fi
 
+if ! python3 -c 'import boto3' 2>/dev/null; then
+  log "installing boto3 for the interop test (GCO's side of the table)"
+  python3 -m pip install --quiet --disable-pip-version-check 'boto3>=1.34,<2'
+fi
+
 if [ ! -x /usr/bin/chromium ]; then
   log "installing Debian's Chromium for the browser tests (about 20 s)"
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi

@@ -2,8 +2,8 @@
 # Sets up what is missing, then runs every test: the Rust tests of the whole
 # workspace (the backend's against a real dynalite server too), the
 # differential test against the Python oracle, the JS/TS validator package
-# under node, and the console in headless Chromium. Exits non-zero when
-# anything fails.
+# under node, the console in headless Chromium, and GCO's side of the table
+# (boto3) against the backend on dynalite. Exits non-zero when anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,3 +24,7 @@ node --test tests/wasm/
 
 step "Console in headless Chromium"
 bash scripts/test-e2e.sh
+
+step "GCO's side of the table: boto3 against gco-console on dynalite"
+cargo build --release -q -p gco-console
+python3 tests/interop/gco_python_store.py target/release/gco-console

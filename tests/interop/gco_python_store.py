@@ -1,0 +1,321 @@
+#!/usr/bin/env python3
+"""The table from GCO's side: boto3 reads what the console writes, and the
+console serves and changes what GCO's Python CLI writes.
+
+GCO's CLI and monitors are Python over boto3 (GCO_FACTS section 1): they
+read items with the resource API, which returns numbers as `Decimal`, and
+turn whole ones into ints; floats travel as strings. This test plays that
+side against a real DynamoDB-compatible server (npm dynalite, started here
+on a free port) and the real `gco-console` binary on it:
+
+1. records the console deploys and changes, read back with boto3: every
+   attribute with the type GCO reads it as, equal to what the API returned;
+   a scan in pages of one item finds each;
+2. records written by boto3 as GCO's CLI writes them (with a monitor's
+   region_status, and an older record without the lifecycle attributes):
+   the console lists, shows and changes them, touching only what the change
+   is about;
+3. a write from Python between the console's read and its conditional
+   write: the console answers 412 and the Python write survives.
+
+Usage: python3 tests/interop/gco_python_store.py [path to gco-console]
+(default target/release/gco-console). Needs boto3 and node_modules (both
+installed by scripts/setup.sh). Exits non-zero on the first failure.
+"""
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from decimal import Decimal
+from pathlib import Path
+
+import boto3
+from boto3.dynamodb.conditions import Attr
+
+ROOT = Path(__file__).resolve().parents[2]
+TABLE = "gco-inference-endpoints"
+REGION = "us-east-1"
+DEPLOYED = ["us-east-1", "eu-west-1"]
+ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$")
+HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+# boto3 needs credentials to sign with; dynalite accepts any.
+os.environ.setdefault("AWS_ACCESS_KEY_ID", "interop")
+os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "interop")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(port, what, proc):
+    for _ in range(200):
+        if proc.poll() is not None:
+            sys.exit(f"{what} exited with {proc.returncode} before listening")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    sys.exit(f"{what} did not listen on port {port}")
+
+
+def from_dynamo(v):
+    """A value as GCO's Python store reads it: whole Decimals are ints."""
+    if isinstance(v, Decimal):
+        return int(v) if v == v.to_integral_value() else float(v)
+    if isinstance(v, dict):
+        return {k: from_dynamo(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [from_dynamo(x) for x in v]
+    return v
+
+
+class Api:
+    def __init__(self, base):
+        self.base = base
+
+    def call(self, method, path, body=None, headers=None):
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.base + path, data=data, method=method)
+        if data is not None:
+            req.add_header("Content-Type", "application/json")
+        for k, v in (headers or {}).items():
+            req.add_header(k, v)
+        try:
+            with urllib.request.urlopen(req) as r:
+                return r.status, r.headers, json.loads(r.read() or b"null")
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers, json.loads(e.read() or b"null")
+
+    def ok(self, method, path, body=None, status=200, headers=None):
+        got, hdrs, answer = self.call(method, path, body, headers)
+        check(got == status, f"{method} {path}: {got} {answer}, expected {status}")
+        return answer, hdrs
+
+
+
+def check(cond, message):
+    if not cond:
+        print(f"FAIL: {message}")
+        sys.exit(1)
+
+
+def attribute_types(client, name):
+    item = client.get_item(TableName=TABLE, Key={"endpoint_name": {"S": name}}, ConsistentRead=True)["Item"]
+    return item, {k: next(iter(v)) for k, v in item.items()}
+
+
+def console_writes_python_reads(api, table, client):
+    full = json.loads((ROOT / "core/benches/inputs/requests/full.json").read_text())
+    plain = {
+        "endpoint_name": "plain-chat",
+        "image": "vllm/vllm-openai:v0.27.1",
+        "autoscaling": {"enabled": True, "min_replicas": 1, "max_replicas": 3, "target_cpu": 62.5},
+        "env": {"MAX_TOKENS": "4096"},
+    }
+    api.ok("POST", "/api/endpoints", full, status=201)
+    api.ok("POST", "/api/endpoints", plain, status=201)
+    api.ok("PUT", "/api/endpoints/chat-pd/topology", {"prefill": 3, "decode": 5})
+    api.ok("POST", "/api/endpoints/chat-pd/regions", {"region": "ap-northeast-1"})
+    api.ok("POST", "/api/endpoints/plain-chat/stop")
+
+    # A scan in pages of one item, as a list over many pages would go.
+    names, start = [], None
+    while True:
+        kwargs = {"Limit": 1, "ConsistentRead": True}
+        if start:
+            kwargs["ExclusiveStartKey"] = start
+        page = table.scan(**kwargs)
+        names += [i["endpoint_name"] for i in page["Items"]]
+        start = page.get("LastEvaluatedKey")
+        if not start:
+            break
+    check(sorted(names) == ["chat-pd", "plain-chat"], f"scan found {names}")
+
+    for name in names:
+        shown, _ = api.ok("GET", f"/api/endpoints/{name}")
+        read = from_dynamo(table.get_item(Key={"endpoint_name": name}, ConsistentRead=True)["Item"])
+        check(read == shown, f"{name}: boto3 reads {read}\nthe console shows {shown}")
+        item, types = attribute_types(client, name)
+        for attr, kind in {
+            "endpoint_name": "S", "desired_state": "S", "target_regions": "L", "namespace": "S",
+            "spec": "M", "ingress_path": "S", "created_at": "S", "updated_at": "S",
+            "region_status": "M", "lifecycle_id": "S", "cleanup_regions": "L", "region_generations": "M",
+        }.items():
+            check(types.get(attr) == kind, f"{name}.{attr} is {types.get(attr)}, GCO reads {kind}")
+        check(read["ingress_path"] == f"/inference/{name}", f"{name}: ingress_path {read['ingress_path']}")
+        for stamp in ("created_at", "updated_at"):
+            check(ISO.match(read[stamp]), f"{name}.{stamp} {read[stamp]!r} is not GCO's ISO format")
+        check(HEX64.match(read["lifecycle_id"]), f"{name}.lifecycle_id {read['lifecycle_id']!r}")
+        check(read["region_status"] == {}, f"{name}.region_status starts empty, got {read['region_status']}")
+        for region in read["target_regions"]:
+            check(region in read["cleanup_regions"], f"{name}: {region} missing from cleanup_regions")
+            check(HEX64.match(read["region_generations"].get(region, "")), f"{name}: no generation for {region}")
+        spec = item["spec"]["M"]
+        check("N" in spec["port"] and "N" in spec["replicas"], f"{name}: port/replicas not numbers: {spec}")
+
+    chat = from_dynamo(table.get_item(Key={"endpoint_name": "chat-pd"})["Item"])
+    store = client.get_item(TableName=TABLE, Key={"endpoint_name": {"S": "chat-pd"}})["Item"]["spec"]["M"]["mooncake"]["M"]["store"]["M"]
+    check(store["global_segment_size"] == {"S": "34359738368"}, f"byte sizes are digit strings (S): {store}")
+    check(chat["spec"]["mooncake"]["topology"] == {"prefill": 3, "decode": 5}, f"topology {chat['spec']['mooncake']}")
+    check(chat["desired_state"] == "deploying", "a spec change leaves the record deploying")
+    check(chat["target_regions"] == ["us-east-1", "eu-west-1", "ap-northeast-1"], f"regions {chat['target_regions']}")
+    check(chat["labels"] == {"team": "platform", "tier": "prod"}, f"labels {chat.get('labels')}")
+
+    plain_item, plain_types = attribute_types(client, "plain-chat")
+    check("labels" not in plain_types, "labels are written only when non-empty")
+    cpu = plain_item["spec"]["M"]["autoscaling"]["M"]["target_cpu"]
+    check(cpu == {"S": "62.5"}, f"a float is written as a string, got {cpu}")
+    check(from_dynamo(table.get_item(Key={"endpoint_name": "plain-chat"})["Item"])["desired_state"] == "stopped", "stop")
+    print("ok: records the console writes read back with boto3 as GCO reads them (2 records, 13 attributes each)")
+
+
+def gco_record(name, regions, mooncake=None, **extra):
+    """An item as GCO's CLI writes it: ints as numbers, sizes as strings."""
+    now = "2026-11-30T09:15:02.000001+00:00"
+    item = {
+        "endpoint_name": name,
+        "desired_state": "running",
+        "target_regions": regions,
+        "namespace": "gco-inference",
+        "spec": {
+            "image": "vllm/vllm-openai:v0.27.1",
+            "port": 8000,
+            "replicas": 2,
+            "gpu_count": 1,
+            "health_check_path": "/health",
+            "framework": "vllm",
+        },
+        "ingress_path": f"/inference/{name}",
+        "created_at": now,
+        "updated_at": now,
+        "region_status": {
+            "us-east-1": {
+                "state": "running",
+                "replicas_ready": 2,
+                "replicas_desired": 2,
+                "last_sync": now,
+                "roles": {"prefill": {"ready": 1, "desired": 1}, "decode": {"ready": 2, "desired": 2}},
+            }
+        },
+    }
+    if mooncake:
+        item["spec"]["mooncake"] = mooncake
+    item.update(extra)
+    return item
+
+
+def python_writes_console_reads(api, table):
+    lifecycle = "ab" * 32
+    newer = gco_record(
+        "cli-made",
+        ["us-east-1"],
+        lifecycle_id=lifecycle,
+        cleanup_regions=["us-east-1"],
+        region_generations={"us-east-1": "cd" * 32},
+    )
+    table.put_item(Item=newer, ConditionExpression=Attr("endpoint_name").not_exists())
+    older = gco_record(
+        "cli-older",
+        ["eu-west-1"],
+        mooncake={
+            "mode": "disaggregated",
+            "topology": {"prefill": 1, "decode": 2},
+            "store": {"enabled": True, "global_segment_size": "4294967296"},
+        },
+    )
+    table.put_item(Item=older, ConditionExpression=Attr("endpoint_name").not_exists())
+
+    listed, _ = api.ok("GET", "/api/endpoints?region=us-east-1")
+    names = [r["endpoint_name"] for r in listed["endpoints"]]
+    check("cli-made" in names and "cli-older" not in names, f"region filter lists {names}")
+    shown, _ = api.ok("GET", "/api/endpoints/cli-made")
+    check(shown == newer, f"the console shows a CLI record as written:\n{shown}\n{newer}")
+
+    api.ok("PUT", "/api/endpoints/cli-made/replicas", {"replicas": 3})
+    after = from_dynamo(table.get_item(Key={"endpoint_name": "cli-made"}, ConsistentRead=True)["Item"])
+    check(after["spec"]["replicas"] == 3, f"scale wrote replicas {after['spec']['replicas']}")
+    check(after["desired_state"] == "running", "scale does not change desired_state")
+    check(after["region_status"] == newer["region_status"], "the monitor's region_status is left as written")
+    check(after["lifecycle_id"] == lifecycle, "lifecycle_id never changes")
+    check(after["updated_at"] != newer["updated_at"] and ISO.match(after["updated_at"]), "updated_at moves on")
+    check({k: v for k, v in after.items() if k not in ("spec", "updated_at")}
+          == {k: v for k, v in newer.items() if k not in ("spec", "updated_at")},
+          "scale touches only spec and updated_at")
+
+    # A record from an older GCO (no lifecycle attributes) stays usable.
+    api.ok("GET", "/api/endpoints/cli-older")
+    api.ok("PUT", "/api/endpoints/cli-older/topology", {"prefill": 2, "decode": 2})
+    older_after = from_dynamo(table.get_item(Key={"endpoint_name": "cli-older"}, ConsistentRead=True)["Item"])
+    check(older_after["spec"]["mooncake"]["topology"] == {"prefill": 2, "decode": 2}, "topology on an older record")
+    check(older_after["desired_state"] == "deploying", "a spec change redeploys")
+    print("ok: records written as GCO's CLI writes them are listed, shown and changed by the console")
+
+
+def python_write_between_read_and_write(api, table):
+    _, headers = api.ok("GET", "/api/endpoints/cli-made")
+    etag = headers["ETag"]
+    # GCO's CLI updates the record, conditioned as it does on updated_at.
+    read = table.get_item(Key={"endpoint_name": "cli-made"}, ConsistentRead=True)["Item"]
+    table.update_item(
+        Key={"endpoint_name": "cli-made"},
+        UpdateExpression="SET spec.replicas = :r, updated_at = :u",
+        ConditionExpression=Attr("updated_at").eq(read["updated_at"]),
+        ExpressionAttributeValues={":r": 5, ":u": "2026-12-01T00:00:00.000000+00:00"},
+    )
+    status, _, answer = api.call("PUT", "/api/endpoints/cli-made/replicas", {"replicas": 1}, {"If-Match": etag})
+    check(status == 412, f"a stale If-Match after a CLI write is 412, got {status} {answer}")
+    kept = from_dynamo(table.get_item(Key={"endpoint_name": "cli-made"}, ConsistentRead=True)["Item"])
+    check(kept["spec"]["replicas"] == 5, f"the CLI's write survives, replicas {kept['spec']['replicas']}")
+    print("ok: a CLI write between the console's read and write gets 412 and is kept")
+
+
+def main():
+    binary = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "target/release/gco-console"
+    dynalite = ROOT / "node_modules/.bin/dynalite"
+    check(binary.exists(), f"{binary} is missing: cargo build --release -p gco-console")
+    check(dynalite.exists(), f"{dynalite} is missing: run scripts/setup.sh")
+    with tempfile.TemporaryDirectory(prefix="gco-interop-") as tmp:
+        tmp = Path(tmp)
+        (tmp / "dist").mkdir()
+        (tmp / "dist/index.html").write_text("<!doctype html>")
+        dport, cport = free_port(), free_port()
+        procs = []
+        try:
+            db = subprocess.Popen([str(dynalite), "--port", str(dport), "--path", str(tmp / "db")],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            procs.append(db)
+            wait_for(dport, "dynalite", db)
+            endpoint = f"http://127.0.0.1:{dport}"
+            log = open(tmp / "console.log", "w")
+            console = subprocess.Popen(
+                [str(binary), "--addr", f"127.0.0.1:{cport}", "--dist", str(tmp / "dist"),
+                 "--dynamodb-endpoint", endpoint, "--dynamodb-region", REGION, "--dynamodb-table", TABLE,
+                 "--create-table", "--regions", ",".join(DEPLOYED)],
+                stdout=log, stderr=subprocess.STDOUT)
+            procs.append(console)
+            wait_for(cport, "gco-console", console)
+            api = Api(f"http://127.0.0.1:{cport}")
+            table = boto3.resource("dynamodb", endpoint_url=endpoint, region_name=REGION).Table(TABLE)
+            client = boto3.client("dynamodb", endpoint_url=endpoint, region_name=REGION)
+            console_writes_python_reads(api, table, client)
+            python_writes_console_reads(api, table)
+            python_write_between_read_and_write(api, table)
+        finally:
+            for p in reversed(procs):
+                p.terminate()
+                p.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()
