@@ -45,6 +45,13 @@ REGION = "us-east-1"
 DEPLOYED = ["us-east-1", "eu-west-1"]
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$")
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
+# The type GCO reads each attribute every record has as (labels only when
+# there are some).
+GCO_TYPES = {
+    "endpoint_name": "S", "desired_state": "S", "target_regions": "L", "namespace": "S",
+    "spec": "M", "ingress_path": "S", "created_at": "S", "updated_at": "S",
+    "region_status": "M", "lifecycle_id": "S", "cleanup_regions": "L", "region_generations": "M",
+}
 
 # boto3 needs credentials to sign with; dynalite accepts any.
 os.environ.setdefault("AWS_ACCESS_KEY_ID", "interop")
@@ -103,7 +110,6 @@ class Api:
         return answer, hdrs
 
 
-
 def check(cond, message):
     if not cond:
         print(f"FAIL: {message}")
@@ -147,11 +153,7 @@ def console_writes_python_reads(api, table, client):
         read = from_dynamo(table.get_item(Key={"endpoint_name": name}, ConsistentRead=True)["Item"])
         check(read == shown, f"{name}: boto3 reads {read}\nthe console shows {shown}")
         item, types = attribute_types(client, name)
-        for attr, kind in {
-            "endpoint_name": "S", "desired_state": "S", "target_regions": "L", "namespace": "S",
-            "spec": "M", "ingress_path": "S", "created_at": "S", "updated_at": "S",
-            "region_status": "M", "lifecycle_id": "S", "cleanup_regions": "L", "region_generations": "M",
-        }.items():
+        for attr, kind in GCO_TYPES.items():
             check(types.get(attr) == kind, f"{name}.{attr} is {types.get(attr)}, GCO reads {kind}")
         check(read["ingress_path"] == f"/inference/{name}", f"{name}: ingress_path {read['ingress_path']}")
         for stamp in ("created_at", "updated_at"):
@@ -177,7 +179,8 @@ def console_writes_python_reads(api, table, client):
     cpu = plain_item["spec"]["M"]["autoscaling"]["M"]["target_cpu"]
     check(cpu == {"S": "62.5"}, f"a float is written as a string, got {cpu}")
     check(from_dynamo(table.get_item(Key={"endpoint_name": "plain-chat"})["Item"])["desired_state"] == "stopped", "stop")
-    print("ok: records the console writes read back with boto3 as GCO reads them (2 records, 13 attributes each)")
+    print(f"ok: records the console writes read back with boto3 as GCO reads them "
+          f"(2 records, {len(GCO_TYPES)} attributes each, and labels where given)")
 
 
 def gco_record(name, regions, mooncake=None, **extra):
@@ -298,6 +301,7 @@ def main():
             wait_for(dport, "dynalite", db)
             endpoint = f"http://127.0.0.1:{dport}"
             log = open(tmp / "console.log", "w")
+            procs.append(log)
             console = subprocess.Popen(
                 [str(binary), "--addr", f"127.0.0.1:{cport}", "--dist", str(tmp / "dist"),
                  "--dynamodb-endpoint", endpoint, "--dynamodb-region", REGION, "--dynamodb-table", TABLE,
@@ -312,9 +316,17 @@ def main():
             python_writes_console_reads(api, table)
             python_write_between_read_and_write(api, table)
         finally:
+            failed = sys.exc_info()[0] is not None
             for p in reversed(procs):
-                p.terminate()
-                p.wait(timeout=10)
+                if isinstance(p, subprocess.Popen):
+                    p.terminate()
+                    p.wait(timeout=10)
+                else:
+                    p.close()
+            # The temporary directory goes with the run: show the server's
+            # side of a failure first.
+            if failed and (tmp / "console.log").exists():
+                print("gco-console's log:\n" + (tmp / "console.log").read_text())
 
 
 if __name__ == "__main__":
