@@ -15,6 +15,7 @@ use aws_sdk_dynamodb::types::{
 use gco_spec::Record;
 
 use super::attr::{from_item, to_attr, to_item};
+use super::shared_scan::SharedScan;
 use super::{BoxFuture, Expected, MUTABLE_ATTRIBUTES, Store, StoreError, Stored, decode, storable};
 
 /// Where the table is.
@@ -30,6 +31,8 @@ pub struct DynamoConfig {
 pub struct DynamoStore {
     client: Client,
     table: String,
+    /// Lists at the same time share a scan (see [`SharedScan`]).
+    scans: SharedScan<Vec<Arc<Stored>>, StoreError>,
 }
 
 fn unavailable<E: std::error::Error + 'static, R: std::fmt::Debug>(
@@ -89,6 +92,7 @@ impl DynamoStore {
         DynamoStore {
             client: Client::new(&sdk),
             table: cfg.table.clone(),
+            scans: SharedScan::default(),
         }
     }
 
@@ -252,28 +256,33 @@ impl Store for DynamoStore {
     }
 
     fn list(&self) -> BoxFuture<'_, Result<Vec<Arc<Stored>>, StoreError>> {
-        Box::pin(async move {
-            let mut out = Vec::new();
-            let mut start: Option<HashMap<String, AttributeValue>> = None;
-            loop {
-                let page = self
-                    .client
-                    .scan()
-                    .table_name(&self.table)
-                    .consistent_read(true)
-                    .set_exclusive_start_key(start.take())
-                    .send()
-                    .await
-                    .map_err(unavailable)?;
-                for item in page.items() {
-                    let record = decode(&gco_spec::Value::Object(from_item(item)))?;
-                    out.push(Arc::new(Stored::of(record)));
-                }
-                match page.last_evaluated_key() {
-                    Some(key) if !key.is_empty() => start = Some(key.clone()),
-                    _ => return Ok(out),
-                }
+        Box::pin(self.scans.run(|| self.scan()))
+    }
+}
+
+impl DynamoStore {
+    /// Every item, page by page.
+    async fn scan(&self) -> Result<Vec<Arc<Stored>>, StoreError> {
+        let mut out = Vec::new();
+        let mut start: Option<HashMap<String, AttributeValue>> = None;
+        loop {
+            let page = self
+                .client
+                .scan()
+                .table_name(&self.table)
+                .consistent_read(true)
+                .set_exclusive_start_key(start.take())
+                .send()
+                .await
+                .map_err(unavailable)?;
+            for item in page.items() {
+                let record = decode(&gco_spec::Value::Object(from_item(item)))?;
+                out.push(Arc::new(Stored::of(record)));
             }
-        })
+            match page.last_evaluated_key() {
+                Some(key) if !key.is_empty() => start = Some(key.clone()),
+                _ => return Ok(out),
+            }
+        }
     }
 }

@@ -5,6 +5,7 @@
 mod attr;
 mod dynamo;
 mod embedded;
+mod shared_scan;
 
 use std::future::Future;
 use std::pin::Pin;
