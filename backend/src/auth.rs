@@ -74,14 +74,30 @@ fn is_loopback_host(request: &Request) -> bool {
     let Ok(host) = host.to_str() else {
         return false;
     };
+    // After the name, nothing or a port: `localhost:evil.example` is not
+    // this machine, whatever a lenient reader would make of it.
+    let port_or_none = |rest: &str| {
+        rest.is_empty()
+            || rest
+                .strip_prefix(':')
+                .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+    };
     let name = match host.strip_prefix('[') {
         Some(v6) => {
-            return v6
-                .split_once(']')
-                .and_then(|(ip, _)| ip.parse::<std::net::Ipv6Addr>().ok())
-                .is_some_and(|ip| ip.is_loopback());
+            return v6.split_once(']').is_some_and(|(ip, rest)| {
+                port_or_none(rest)
+                    && ip
+                        .parse::<std::net::Ipv6Addr>()
+                        .is_ok_and(|ip| ip.is_loopback())
+            });
         }
-        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+        None => {
+            let (name, rest) = host.find(':').map_or((host, ""), |at| host.split_at(at));
+            if !port_or_none(rest) {
+                return false;
+            }
+            name
+        }
     };
     let localhost = |n: &str| n.eq_ignore_ascii_case("localhost");
     localhost(name)
@@ -211,6 +227,12 @@ mod tests {
             "[::2]:80",
             "[::1",
             "127.0.0.1.evil.example",
+            "localhost:evil.example",
+            "localhost:",
+            "127.0.0.1:80@evil.example",
+            "localhost:8080/evil",
+            "[::1]evil.example",
+            "[::1]:80x",
         ] {
             assert!(!is_loopback_host(&request(&[("host", host)])), "{host}");
         }

@@ -48,12 +48,21 @@ fn refuse(request: &Request) -> Option<ApiError> {
         let message = format!("the body is larger than {} KiB", MAX_BODY_BYTES / 1024);
         return Some(ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, message));
     }
-    // RFC 9112, section 3.2: exactly one Host in an HTTP/1.1 request.
-    if request.version() == Version::HTTP_11 && headers.get_all(header::HOST).iter().count() != 1 {
+    // RFC 9112, section 3.2: exactly one Host in an HTTP/1.1 request; an
+    // older one may have none, but never two.
+    let hosts = headers.get_all(header::HOST).iter().count();
+    if request.version() == Version::HTTP_11 && hosts != 1 {
         return Some(ApiError::field(
             StatusCode::BAD_REQUEST,
             "Host",
             "an HTTP/1.1 request needs exactly one Host header",
+        ));
+    }
+    if hosts > 1 {
+        return Some(ApiError::field(
+            StatusCode::BAD_REQUEST,
+            "Host",
+            "a request has at most one Host header",
         ));
     }
     // hyper decodes chunked only; another coding would reach the handlers

@@ -343,6 +343,17 @@ fn corpus() -> Vec<(String, Vec<u8>)> {
     add("BREW an API route", json("BREW", "/api/endpoints/pd", b""));
     add("GET a POST route", json("GET", "/api/validate", b""));
     add("POST a page", json("POST", "/", DEPLOY.as_bytes()));
+    add(
+        "HTTP/1.0 with two Host headers",
+        b"POST /api/endpoints/pd/stop HTTP/1.0\r\nHost: 127.0.0.1\r\nHost: evil.example\r\nContent-Length: 0\r\n\r\n".to_vec(),
+    );
+    for host in ["localhost:evil.example", "127.0.0.1:80@evil.example"] {
+        add(
+            &format!("Host {host}"),
+            format!("GET /api/endpoints HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n")
+                .into_bytes(),
+        );
+    }
     cases
 }
 
