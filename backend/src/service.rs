@@ -155,23 +155,23 @@ impl Service {
     pub fn validate(&self, body: impl Into<RequestBody>) -> Validation {
         use gco_spec::document::DocumentKind;
         let body = body.into();
-        match DocumentKind::of(&body.value) {
-            DocumentKind::DeployRequest => {
-                let check = self.plan(body);
-                Validation {
-                    report: check.report,
-                    spec: check.deployment.map(|d| d.spec),
-                }
-            }
-            _ => {
-                let report = gco_spec::document::check_document(&body.value);
-                let spec = match body.value {
-                    Value::Object(spec) if report.is_ok() => Some(spec),
-                    _ => None,
-                };
-                Validation { report, spec }
-            }
+        // A body that is not an object is no spec either: it is refused as
+        // deploy refuses it, not read as a bare block.
+        if body.value.as_object().is_none()
+            || DocumentKind::of(&body.value) == DocumentKind::DeployRequest
+        {
+            let check = self.plan(body);
+            return Validation {
+                report: check.report,
+                spec: check.deployment.map(|d| d.spec),
+            };
         }
+        let report = gco_spec::document::check_document(&body.value);
+        let spec = match body.value {
+            Value::Object(spec) if report.is_ok() => Some(spec),
+            _ => None,
+        };
+        Validation { report, spec }
     }
 
     /// A deploy request checked by the core's rules, and for what this

@@ -208,6 +208,16 @@ async fn validate_returns_diagnostics_and_the_spec() {
             "port must be an integer in [1, 65535], got '80'".into()
         )
     );
+    // Not an object: refused as deploy refuses it, not read as a bare block.
+    for body in ["[]", "null", "\"pd\""] {
+        let r = api.post("/api/validate", body).await;
+        assert_eq!(r.get("ok"), Value::Bool(false), "{body}");
+        assert_eq!(
+            r.first_error(),
+            ("".into(), "a deploy request must be a mapping".into()),
+            "{body}"
+        );
+    }
     assert_eq!(
         api.get("/api/endpoints").await.get("endpoints").to_json(),
         "[]",
@@ -1060,6 +1070,21 @@ async fn request_ids_and_undecodable_names() {
     );
     assert_eq!(
         r.str("errors.0.message"),
-        "Invalid URL: Invalid UTF-8 in `name`"
+        "the endpoint name in the URL is not UTF-8 once percent-decoded"
+    );
+    let r = api
+        .send("DELETE", "/api/endpoints/pd/regions/%ff", None, &[])
+        .await;
+    assert_eq!(
+        (
+            r.status,
+            r.str("errors.0.path").as_str(),
+            r.str("errors.0.message").as_str()
+        ),
+        (
+            StatusCode::BAD_REQUEST,
+            "region",
+            "the region in the URL is not UTF-8 once percent-decoded"
+        )
     );
 }

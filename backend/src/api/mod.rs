@@ -72,14 +72,32 @@ fn path_name(path: Result<Path<String>, PathRejection>) -> Result<String, ApiErr
 }
 
 /// A path segment that does not decode (`%c0%af`), at the field it names.
+/// The router's own text names its route parameter, not the field.
 fn path_error(e: PathRejection) -> ApiError {
-    let text = e.body_text();
-    let field = if text.contains("`region`") {
-        "region"
-    } else {
-        "endpoint_name"
+    use axum::extract::path::ErrorKind;
+    let key = match &e {
+        PathRejection::FailedToDeserializePathParams(e) => match e.kind() {
+            ErrorKind::InvalidUtf8InPathParam { key } => Some(key.as_str()),
+            _ => None,
+        },
+        _ => None,
     };
-    ApiError::field(StatusCode::BAD_REQUEST, field, text)
+    match key {
+        Some("region") => ApiError::field(
+            StatusCode::BAD_REQUEST,
+            "region",
+            "the region in the URL is not UTF-8 once percent-decoded",
+        ),
+        Some(_) => ApiError::field(
+            StatusCode::BAD_REQUEST,
+            "endpoint_name",
+            "the endpoint name in the URL is not UTF-8 once percent-decoded",
+        ),
+        None => {
+            tracing::warn!("path: {}", e.body_text());
+            ApiError::new(StatusCode::BAD_REQUEST, "the path is not valid")
+        }
+    }
 }
 
 /// The `If-Match` tags: every line of the header, as one list (RFC 9110,
