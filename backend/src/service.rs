@@ -12,7 +12,7 @@ use gco_spec::{
 };
 
 use crate::listing::{Filter, Listing, Page};
-use crate::store::{Expected, Store, StoreError, Stored};
+use crate::store::{Expected, Oversized, Store, StoreError, Stored};
 
 /// Read-modify-write attempts before a change under heavy contention gives
 /// up. Each lost race means another writer made progress, so 50 writers on
@@ -197,6 +197,7 @@ impl Service {
             &format_timestamp(now_micros()),
             &mut random_token,
         );
+        refuse_oversized(&record)?;
         match self.store.create(&record).await {
             Ok(()) => Ok(record),
             Err(StoreError::AlreadyExists) => Err(ServiceError::AlreadyExists(name)),
@@ -258,6 +259,7 @@ impl Service {
             };
             let now = next_timestamp(now_micros(), &current.updated_at);
             let next = apply(&current, &change, &now).map_err(ServiceError::Refused)?;
+            refuse_oversized(&next)?;
             match self
                 .store
                 .update(&next, Expected::of(&current, change == Change::Delete))
@@ -273,6 +275,20 @@ impl Service {
         }
         Err(ServiceError::Busy)
     }
+}
+
+/// A record no DynamoDB item could hold, refused (at its largest part)
+/// before either store sees it.
+fn refuse_oversized(record: &Record) -> Result<(), ServiceError> {
+    let Some(oversized) = Oversized::of(record) else {
+        return Ok(());
+    };
+    let mut report = Report::default();
+    report.push(Diagnostic::error(
+        oversized.part.clone(),
+        oversized.message(),
+    ));
+    Err(ServiceError::Invalid(report))
 }
 
 /// What a deploy request holds that the stores cannot keep, or that no

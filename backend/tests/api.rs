@@ -1038,6 +1038,40 @@ async fn what_no_store_keeps_or_no_path_reaches_is_refused_at_the_field() {
             .get("spec.mooncake.store"),
         Value::Null
     );
+
+    // A record no DynamoDB item could hold is refused at its largest part,
+    // on either store, and the record stays as it was.
+    let labels = "l".repeat(200_000);
+    let r = api
+        .post(
+            "/api/endpoints",
+            &format!(
+                r#"{{"endpoint_name": "big", "image": "x", "labels": {{"notes": "{labels}"}}}}"#
+            ),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:.300}", r.text);
+    let image = "i".repeat(250_000);
+    let r = api
+        .put(
+            "/api/endpoints/big/image",
+            &format!(r#"{{"image": "{image}"}}"#),
+        )
+        .await;
+    assert_eq!(
+        r.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{:.300}",
+        r.text
+    );
+    let (path, message) = r.first_error();
+    assert_eq!(path, "image");
+    assert!(
+        message.starts_with("image takes 250005 bytes and makes the record 45")
+            && message.ends_with(" bytes; a DynamoDB item holds at most 409600"),
+        "{message}"
+    );
+    assert_eq!(api.get("/api/endpoints/big").await.str("spec.image"), "x");
 }
 
 #[tokio::test]

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use common::{Dynalite, TempDir, canonical};
 use gco_console::listing::{Cursor, Filter, Listing, Page, select};
-use gco_console::store::{Expected, Store, StoreError};
+use gco_console::store::{Expected, MAX_ITEM_BYTES, Store, StoreError, item_bytes};
 use gco_spec::json::{Value, parse};
 use gco_spec::{DeployContext, DesiredState, Record, new_record, plan_deploy};
 
@@ -272,6 +272,36 @@ async fn embedded_parallel_region_adds_all_land() {
 async fn dynamodb_parallel_region_adds_all_land() {
     let dynalite = Dynalite::start();
     fifty_parallel_region_adds(Arc::new(dynalite.store().await)).await;
+}
+
+/// The size the service refuses beyond is the table's own count: a record
+/// of exactly the limit is kept by dynalite, one a byte larger is refused.
+/// Numbers of every shape count as dynalite counts them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dynamodb_item_limit_is_counted_as_the_table_counts_it() {
+    let dynalite = Dynalite::start();
+    let store = dynalite.store().await;
+    let numbers = r#", "autoscaling": {"enabled": false, "n": [0, 1, -1, 7, 10, 12, -12, 100, 120,
+        1200, -1200, 101, 1010, 99999999999, -123456789012345678901234567890,
+        10000000000000000000000000000000000000, 123456789012345678901234567890123456789012]}"#;
+    let padded = |name: &str, pad: usize| {
+        let mut r = record(name, numbers);
+        r.labels.insert("pad", Value::from("p".repeat(pad)));
+        r
+    };
+    let base = item_bytes(&padded("sized-a", 0));
+    let exact = padded("sized-a", MAX_ITEM_BYTES - base);
+    assert_eq!(item_bytes(&exact), MAX_ITEM_BYTES);
+    store
+        .create(&exact)
+        .await
+        .expect("an item of exactly the limit is kept");
+    let over = padded("sized-b", MAX_ITEM_BYTES - base + 1);
+    match store.create(&over).await {
+        Err(StoreError::Unavailable(e)) => assert!(e.contains("Item size"), "{e}"),
+        other => panic!("an item a byte over the limit: {other:?}"),
+    }
+    assert_eq!(store.get("sized-b").await.unwrap(), None);
 }
 
 #[tokio::test]

@@ -30,6 +30,43 @@ pub fn to_attr(v: &Value) -> AttributeValue {
     }
 }
 
+/// The size DynamoDB counts for a value against its item limit, encoded
+/// as [`to_attr`] encodes it: text by its UTF-8 bytes, a number by about
+/// one byte per two significant digits plus one, a list or map 3 bytes
+/// plus 1 per element (and its key), null and booleans 1.
+pub fn attr_size(v: &Value) -> usize {
+    match v {
+        Value::Null | Value::Bool(_) => 1,
+        Value::Int(i) => {
+            let text = i.to_string();
+            let digits = text.trim_start_matches('-');
+            if digits.len() > DYNAMO_NUMBER_DIGITS {
+                return text.len();
+            }
+            if digits == "0" {
+                return 1;
+            }
+            // Base-100 digits, as dynalite (the AWS documentation's
+            // "approximately" made exact) counts them: one more when the
+            // significant digits and the exponent are both even.
+            let significant = digits.trim_end_matches('0').len();
+            let exponent = digits.len() - 1;
+            let pairs = 1 + significant.div_ceil(2);
+            let odd = significant % 2 == 1 || exponent % 2 == 1;
+            pairs + usize::from(!odd) + usize::from(text.starts_with('-'))
+        }
+        Value::Float(f) => gco_spec::pyrepr::float_repr(*f).len(),
+        Value::Str(s) => s.to_str_lossy().len(),
+        Value::List(items) => 3 + items.iter().map(|v| 1 + attr_size(v)).sum::<usize>(),
+        Value::Object(o) => {
+            3 + o
+                .str_entries()
+                .map(|(k, v)| 1 + k.to_str_lossy().len() + attr_size(v))
+                .sum::<usize>()
+        }
+    }
+}
+
 pub fn to_item(o: &Object) -> HashMap<String, AttributeValue> {
     o.str_entries()
         .map(|(k, v)| (k.to_string_lossy(), to_attr(v)))

@@ -143,6 +143,72 @@ pub fn page_of_all<'a, S: Store + ?Sized>(
     Box::pin(async move { Ok(listing::select(store.list().await?, filter, page)) })
 }
 
+/// The largest item DynamoDB keeps: 400 KB, attribute names included.
+/// Both stores refuse a larger record the same way (a 422 at its largest
+/// part), so the embedded store holds nothing GCO's table could not.
+pub const MAX_ITEM_BYTES: usize = 400 * 1024;
+
+/// A record over [`MAX_ITEM_BYTES`] as DynamoDB counts it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Oversized {
+    pub bytes: usize,
+    /// Its largest part: an attribute, or a field of the spec when the
+    /// spec is the largest attribute.
+    pub part: String,
+    pub part_bytes: usize,
+}
+
+/// Each attribute of an item (or entry of a map) with its size, its name
+/// included.
+fn sized_parts(o: &gco_spec::json::Object) -> Vec<(String, usize)> {
+    o.str_entries()
+        .map(|(k, v)| {
+            let k = k.to_string_lossy();
+            let n = k.len() + attr::attr_size(v);
+            (k, n)
+        })
+        .collect()
+}
+
+/// The record's size as DynamoDB counts it against [`MAX_ITEM_BYTES`].
+pub fn item_bytes(record: &Record) -> usize {
+    let item = storable(record);
+    let item = item.as_object().expect("a record is an object");
+    sized_parts(item).iter().map(|(_, n)| n).sum()
+}
+
+impl Oversized {
+    pub fn of(record: &Record) -> Option<Oversized> {
+        let item = storable(record);
+        let item = item.as_object().expect("a record is an object");
+        let parts = sized_parts(item);
+        let bytes = parts.iter().map(|(_, n)| n).sum();
+        if bytes <= MAX_ITEM_BYTES {
+            return None;
+        }
+        let largest = |parts: Vec<(String, usize)>| parts.into_iter().max_by_key(|(_, n)| *n);
+        let (mut part, mut part_bytes) = largest(parts)?;
+        if let Some(spec) = item.get("spec").and_then(Value::as_object)
+            && part == "spec"
+            && let Some(field) = largest(sized_parts(spec))
+        {
+            (part, part_bytes) = field;
+        }
+        Some(Oversized {
+            bytes,
+            part,
+            part_bytes,
+        })
+    }
+
+    pub fn message(&self) -> String {
+        format!(
+            "{} takes {} bytes and makes the record {} bytes; a DynamoDB item holds at most {MAX_ITEM_BYTES}",
+            self.part, self.part_bytes, self.bytes
+        )
+    }
+}
+
 /// The record as it is stored: GCO writes floats as strings (DynamoDB numbers
 /// would turn them into `Decimal`), so both stores do, and a float comes back
 /// as its string as it does for GCO's own readers.
