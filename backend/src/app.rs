@@ -52,6 +52,8 @@ pub fn app(service: Service, token: Option<String>, dist: &Path) -> Router {
                 )
             }),
         )
+        .route("/api", axum::routing::any(api::not_found))
+        .route("/api/", axum::routing::any(api::not_found))
         .route("/api/{*rest}", axum::routing::any(api::not_found))
         .with_state(state)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES));

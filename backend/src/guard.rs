@@ -18,7 +18,17 @@ pub async fn guard(request: Request, next: Next) -> Response {
     if let Some(refusal) = refuse(&request) {
         return refusal.into_response();
     }
-    with_error_shape(next.run(request).await)
+    let path = request.uri().path();
+    let api = path == "/api" || path.starts_with("/api/");
+    let mut response = with_error_shape(next.run(request).await);
+    // The API's answers are the table's current state (env values
+    // included): no cache keeps them. The console's files may be cached.
+    if api {
+        response
+            .headers_mut()
+            .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    response
 }
 
 /// What is refused before any route sees the request.

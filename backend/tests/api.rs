@@ -155,6 +155,19 @@ async fn health_and_openapi() {
             "{route} is not documented"
         );
     }
+    assert_eq!(
+        r.headers["cache-control"], "no-store",
+        "API answers are not cached"
+    );
+    for path in ["/api", "/api/", "/api/nothing/here"] {
+        let r = api.get(path).await;
+        assert_eq!(
+            (r.status, r.str("error").as_str()),
+            (StatusCode::NOT_FOUND, "no such API route"),
+            "{path}"
+        );
+        assert_eq!(r.headers["cache-control"], "no-store", "{path}");
+    }
 }
 
 #[tokio::test]
@@ -369,6 +382,10 @@ async fn deploy_then_read_list_and_refuse_duplicates() {
             "desired_state is given more than once"
         )
     );
+
+    // Other parameters are ignored, repeated or not.
+    let r = api.get("/api/endpoints?foo=1&foo=2&=&&=").await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
 
     // Pages: `next` leads on until it is null; without a limit there is none.
     assert_eq!(api.get("/api/endpoints").await.get("next"), Value::Null);
@@ -895,6 +912,10 @@ async fn console_files_with_security_headers_and_no_traversal() {
     );
     assert_eq!(r.headers[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
     assert!(r.headers.get("x-request-id").is_some());
+    assert!(
+        r.headers.get(header::CACHE_CONTROL).is_none(),
+        "console files may be cached"
+    );
     let r = api.get("/endpoints/pd").await;
     assert!(r.text.contains("GCO console"), "SPA fallback");
     for path in [

@@ -137,14 +137,21 @@ async fn validate(State(service): State<AppState>, JsonBody(body): JsonBody) -> 
     json_response(StatusCode::OK, &Value::Object(o))
 }
 
+/// The query parameters of a list.
+const LIST_PARAMETERS: [&str; 4] = ["desired_state", "region", "after", "limit"];
+
 async fn list(
     State(service): State<AppState>,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     let Query(pairs) = query.map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.body_text()))?;
-    // A filter given twice is refused rather than one of them dropped.
+    // A filter given twice is refused rather than one of them dropped;
+    // other parameters are ignored, as they would be once.
     let mut query = HashMap::new();
     for (key, value) in pairs {
+        if !LIST_PARAMETERS.contains(&key.as_str()) {
+            continue;
+        }
         if query.insert(key.clone(), value).is_some() {
             return Err(ApiError::field(
                 StatusCode::BAD_REQUEST,
