@@ -79,6 +79,32 @@ pub fn check_spec_fields(spec: &Object, report: &mut Report) {
             ),
         );
     }
+    // GCO stores these as given, and a space or control character in them
+    // fails only in the cluster: a warning, as a name GCO cannot route is.
+    for (key, what) in [
+        (
+            "image",
+            "no image reference has one: the image cannot be pulled",
+        ),
+        (
+            "health_check_path",
+            "no HTTP request path has one: the health check cannot pass",
+        ),
+    ] {
+        if let Some(value) = spec.get(key)
+            && let Some(text) = value.as_str()
+            && !text.trim().is_empty()
+            && text.chars().any(|c| c.is_whitespace() || c.is_control())
+        {
+            r.report.push(Diagnostic::warning(
+                key,
+                format!(
+                    "{key} {} holds a space or control character; {what}",
+                    value.repr()
+                ),
+            ));
+        }
+    }
     r.one_of("framework", &FRAMEWORKS);
     r.one_of("capacity_type", &CAPACITY_TYPES);
     for key in ["gpu_type", "model_path", "model_source", "accelerator"] {
@@ -262,6 +288,30 @@ mod tests {
                 "args[1]: args[1] must be a string, got 2",
             ]
         );
+    }
+
+    #[test]
+    fn warns_of_spaces_in_an_image_or_a_health_check_path() {
+        let r = check_spec(
+            &parse(r#"{"image": "vllm/vllm-openai: v1", "health_check_path": "/health\n", "port": 8000}"#)
+                .unwrap(),
+        );
+        assert!(r.is_ok());
+        let w: Vec<_> = r
+            .warnings()
+            .map(|d| format!("{}: {}", d.path, d.message))
+            .collect();
+        assert_eq!(
+            w,
+            [
+                "image: image 'vllm/vllm-openai: v1' holds a space or control character; no image reference has one: the image cannot be pulled",
+                "health_check_path: health_check_path '/health\\n' holds a space or control character; no HTTP request path has one: the health check cannot pass",
+            ]
+        );
+        let r = check_spec(
+            &parse(r#"{"image": "vllm/vllm-openai:v1", "health_check_path": "/health"}"#).unwrap(),
+        );
+        assert_eq!(r.warnings().count(), 0);
     }
 
     #[test]
