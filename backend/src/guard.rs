@@ -107,10 +107,8 @@ fn escapes(path: &str) -> bool {
     escapes_decoded(&percent_decode(path.as_bytes()))
 }
 
-/// [`escapes`] for a path already decoded, or a name that would be one of
-/// its segments: what the service refuses to store, since no request could
-/// then address it.
-pub fn escapes_decoded(decoded: &[u8]) -> bool {
+/// [`escapes`] for a path already decoded.
+fn escapes_decoded(decoded: &[u8]) -> bool {
     decoded.contains(&b'\\')
         || decoded.contains(&0)
         || decoded

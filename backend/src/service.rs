@@ -307,15 +307,32 @@ fn unstorable(request: &RequestBody) -> Vec<Diagnostic> {
                 name.len()
             );
             errors.push(Diagnostic::error("endpoint_name", message));
-        } else if crate::guard::escapes_decoded(name.as_bytes()) {
-            let message = format!(
-                "endpoint_name {name:?} cannot be used in a URL path (it holds a backslash, a NUL or a '..' segment)"
-            );
+        } else if let Some(message) = not_a_path_segment(name) {
             errors.push(Diagnostic::error("endpoint_name", message));
         }
     }
     errors.extend(request.lone_surrogate());
     errors
+}
+
+/// Why a name cannot be one segment of a URL path as it stands, which the
+/// API (`/api/endpoints/{name}`) and GCO's ingress path
+/// (`/inference/{name}`) need: with a `/` it would sit inside another
+/// endpoint's path, and the other characters end, escape or break a path.
+/// Other names that are not DNS labels are the core's warning (GCO stores
+/// them but cannot route them).
+fn not_a_path_segment(name: &str) -> Option<String> {
+    if name == "." || name == ".." {
+        return Some(format!(
+            "endpoint_name {name:?} cannot be one segment of a URL path: clients read it as a directory"
+        ));
+    }
+    let c = name.chars().find(|&c| {
+        matches!(c, '/' | '\\' | '?' | '#' | '%') || c.is_whitespace() || c.is_control()
+    })?;
+    Some(format!(
+        "endpoint_name {name:?} cannot be one segment of a URL path, as the API and GCO's ingress path (/inference/<name>) need: it holds {c:?}"
+    ))
 }
 
 /// A JSON request body as the service takes it.

@@ -986,7 +986,19 @@ async fn long_lists_of_mistakes_are_cut() {
 #[tokio::test]
 async fn what_no_store_keeps_or_no_path_reaches_is_refused_at_the_field() {
     let api = Api::new();
-    for name in ["..", r"a\\b", r"a\u0000b", "x/../y"] {
+    for name in [
+        "..",
+        ".",
+        r"a\\b",
+        r"a\u0000b",
+        "x/../y",
+        "chat/v1",
+        "a?b",
+        "a#b",
+        "a%2fb",
+        "a b",
+        r"a\nb",
+    ] {
         let body = format!(r#"{{"endpoint_name": "{name}", "image": "x"}}"#);
         let r = api.post("/api/endpoints", &body).await;
         assert_eq!(
@@ -998,7 +1010,7 @@ async fn what_no_store_keeps_or_no_path_reaches_is_refused_at_the_field() {
         assert_eq!(r.str("errors.0.path"), "endpoint_name", "{name}");
         assert!(
             r.str("errors.0.message")
-                .contains("cannot be used in a URL path"),
+                .contains("cannot be one segment of a URL path"),
             "{}",
             r.text
         );
@@ -1014,7 +1026,17 @@ async fn what_no_store_keeps_or_no_path_reaches_is_refused_at_the_field() {
         .await;
     assert_eq!(
         r.str("errors.0.message"),
-        r#"endpoint_name ".." cannot be used in a URL path (it holds a backslash, a NUL or a '..' segment)"#
+        r#"endpoint_name ".." cannot be one segment of a URL path: clients read it as a directory"#
+    );
+    let r = api
+        .post(
+            "/api/endpoints",
+            r#"{"endpoint_name": "chat/v1", "image": "x"}"#,
+        )
+        .await;
+    assert_eq!(
+        r.str("errors.0.message"),
+        r#"endpoint_name "chat/v1" cannot be one segment of a URL path, as the API and GCO's ingress path (/inference/<name>) need: it holds '/'"#
     );
     let r = api
         .post(
