@@ -25,14 +25,27 @@ impl ApiError {
         }
     }
 
-    /// An error about one field.
+    /// An error about one field: the message is its summary too, cut to
+    /// [`MAX_SUMMARY_CHARS`].
     pub fn field(status: StatusCode, path: &str, message: impl Into<String>) -> ApiError {
         let message = message.into();
         ApiError {
             status,
-            summary: message.clone(),
+            summary: summary_of(&message),
             errors: vec![Diagnostic::error(path, message)],
         }
+    }
+}
+
+/// Longest summary, in characters. A message quotes the value at fault,
+/// which may be most of a 256 KiB body (a number of 250,000 digits): whole
+/// in `errors`, where a client reads it, and once is enough.
+pub const MAX_SUMMARY_CHARS: usize = 200;
+
+fn summary_of(message: &str) -> String {
+    match message.char_indices().nth(MAX_SUMMARY_CHARS) {
+        None => message.to_owned(),
+        Some((cut, _)) => format!("{}...", &message[..cut]),
     }
 }
 
@@ -139,5 +152,37 @@ impl From<ServiceError> for ApiError {
                 "a stored endpoint could not be read",
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_message_is_whole_in_errors_and_cut_in_the_summary() {
+        let message = format!(
+            "replicas must be an integer >= 0, got {}",
+            "9".repeat(250_000)
+        );
+        let e = ApiError::field(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "replicas",
+            message.clone(),
+        );
+        assert_eq!(e.errors[0].message, message);
+        assert_eq!(e.summary.chars().count(), MAX_SUMMARY_CHARS + 3);
+        assert!(e.summary.ends_with("999..."));
+        let short = ApiError::field(
+            StatusCode::NOT_FOUND,
+            "endpoint_name",
+            "Endpoint 'x' not found",
+        );
+        assert_eq!(short.summary, "Endpoint 'x' not found");
+        let accented = "é".repeat(MAX_SUMMARY_CHARS + 1);
+        assert_eq!(
+            summary_of(&accented),
+            format!("{}...", "é".repeat(MAX_SUMMARY_CHARS))
+        );
     }
 }
