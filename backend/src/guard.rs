@@ -89,6 +89,20 @@ fn refuse(request: &Request) -> Option<ApiError> {
             "only the chunked transfer coding is supported",
         ));
     }
+    // Bodies are read as sent: an encoded one would reach the handlers
+    // still compressed (RFC 9110, section 8.4: 415).
+    let encoded = headers
+        .get_all(header::CONTENT_ENCODING)
+        .iter()
+        .flat_map(|v| v.to_str().unwrap_or("?").split(','))
+        .any(|c| !c.trim().eq_ignore_ascii_case("identity"));
+    if encoded {
+        return Some(ApiError::field(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Content-Encoding",
+            "request bodies are not decoded: send them without a Content-Encoding",
+        ));
+    }
     // `//name` would reach the console's files, whose redirects to `//name/`
     // a browser reads as another site.
     if escapes(request.uri().path()) || request.uri().path().starts_with("//") {

@@ -276,6 +276,39 @@ async fn hostile_bodies_get_4xx_with_the_error_shape() {
         req_without_type.status(),
         StatusCode::UNSUPPORTED_MEDIA_TYPE
     );
+    let r = api
+        .send(
+            "POST",
+            "/api/validate",
+            None,
+            &[("content-type", "application/json; charset=latin-1")],
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{}", r.text);
+    let r = api
+        .send(
+            "POST",
+            "/api/endpoints",
+            Some(r#"{"endpoint_name": "gz", "image": "x"}"#),
+            &[("content-encoding", "gzip")],
+        )
+        .await;
+    assert_eq!(
+        (
+            r.status,
+            r.str("errors.0.path").as_str(),
+            r.str("errors.0.message").as_str()
+        ),
+        (
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Content-Encoding",
+            "request bodies are not decoded: send them without a Content-Encoding"
+        )
+    );
+    assert_eq!(
+        api.get("/api/endpoints/gz").await.status,
+        StatusCode::NOT_FOUND
+    );
     let big = format!(
         r#"{{"endpoint_name": "x", "image": "{}"}}"#,
         "a".repeat(300 * 1024)

@@ -39,12 +39,11 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
             .headers()
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(';').next())
-            .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
+            .is_some_and(is_json_media_type);
         if !is_json {
             return Err(ApiError::new(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "send the body as Content-Type: application/json",
+                "send the body as Content-Type: application/json (UTF-8)",
             ));
         }
         let bytes = read_limited(req.into_body(), MAX_BODY_BYTES, BODY_TIMEOUT).await?;
@@ -55,6 +54,21 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
             .map(|value| JsonBody(RequestBody::parsed(value, text)))
             .map_err(|e| ApiError::field(StatusCode::BAD_REQUEST, "", format!("invalid JSON: {e}")))
     }
+}
+
+/// `application/json`, with no charset or UTF-8's: JSON text is UTF-8
+/// (RFC 8259), and a body declared in another charset would be misread.
+fn is_json_media_type(value: &str) -> bool {
+    let mut parts = value.split(';');
+    let media_type = parts.next().unwrap_or_default();
+    media_type.trim().eq_ignore_ascii_case("application/json")
+        && parts.all(|parameter| match parameter.split_once('=') {
+            Some((name, charset)) if name.trim().eq_ignore_ascii_case("charset") => {
+                let charset = charset.trim().trim_matches('"');
+                charset.eq_ignore_ascii_case("utf-8") || charset.eq_ignore_ascii_case("utf8")
+            }
+            _ => true,
+        })
 }
 
 /// The JSON body of a change to a stored record: refused (422, at the
@@ -150,6 +164,26 @@ mod tests {
             _: &mut Context<'_>,
         ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
             Poll::Pending
+        }
+    }
+
+    #[test]
+    fn json_in_utf8_only() {
+        for ok in [
+            "application/json",
+            "Application/JSON ; charset=UTF-8",
+            "application/json; charset=\"utf-8\"",
+            "application/json;charset=utf8",
+        ] {
+            assert!(is_json_media_type(ok), "{ok}");
+        }
+        for refused in [
+            "text/json",
+            "application/json-seq",
+            "application/json; charset=latin-1",
+            "application/json; charset=utf-16",
+        ] {
+            assert!(!is_json_media_type(refused), "{refused}");
         }
     }
 
