@@ -3,7 +3,7 @@
 //! files), so hostile requests always get a 4xx the client can read.
 
 use axum::extract::Request;
-use axum::http::{HeaderValue, StatusCode, Version, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Version, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -78,11 +78,7 @@ fn refuse(request: &Request) -> Option<ApiError> {
     // hyper decodes chunked only; another coding would reach the handlers
     // still encoded. RFC 9112 (section 6.1) suggests 501, but a client's
     // odd request should not look like a server failure: 400.
-    let codings = headers.get_all(header::TRANSFER_ENCODING).iter();
-    if codings
-        .flat_map(|v| v.to_str().unwrap_or("?").split(','))
-        .any(|c| !c.trim().eq_ignore_ascii_case("chunked"))
-    {
+    if lists_other_than(headers, header::TRANSFER_ENCODING, "chunked") {
         return Some(ApiError::field(
             StatusCode::BAD_REQUEST,
             "Transfer-Encoding",
@@ -91,12 +87,7 @@ fn refuse(request: &Request) -> Option<ApiError> {
     }
     // Bodies are read as sent: an encoded one would reach the handlers
     // still compressed (RFC 9110, section 8.4: 415).
-    let encoded = headers
-        .get_all(header::CONTENT_ENCODING)
-        .iter()
-        .flat_map(|v| v.to_str().unwrap_or("?").split(','))
-        .any(|c| !c.trim().eq_ignore_ascii_case("identity"));
-    if encoded {
+    if lists_other_than(headers, header::CONTENT_ENCODING, "identity") {
         return Some(ApiError::field(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "Content-Encoding",
@@ -112,6 +103,16 @@ fn refuse(request: &Request) -> Option<ApiError> {
         ));
     }
     None
+}
+
+/// Whether the coding lists of header `name` (every line, comma-separated)
+/// hold a coding other than `allowed`; a value that is not text counts as one.
+fn lists_other_than(headers: &HeaderMap, name: HeaderName, allowed: &str) -> bool {
+    headers
+        .get_all(name)
+        .iter()
+        .flat_map(|v| v.to_str().unwrap_or("?").split(','))
+        .any(|c| !c.trim().eq_ignore_ascii_case(allowed))
 }
 
 /// A path that names a parent directory, a Windows separator or NUL once

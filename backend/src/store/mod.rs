@@ -179,15 +179,14 @@ pub fn item_bytes(record: &Record) -> usize {
 
 impl Oversized {
     pub fn of(record: &Record) -> Option<Oversized> {
-        let item = storable(record);
-        let item = item.as_object().expect("a record is an object");
-        let parts = sized_parts(item);
-        let bytes = parts.iter().map(|(_, n)| n).sum();
+        let bytes = item_bytes(record);
         if bytes <= MAX_ITEM_BYTES {
             return None;
         }
+        let item = storable(record);
+        let item = item.as_object().expect("a record is an object");
         let largest = |parts: Vec<(String, usize)>| parts.into_iter().max_by_key(|(_, n)| *n);
-        let (mut part, mut part_bytes) = largest(parts)?;
+        let (mut part, mut part_bytes) = largest(sized_parts(item))?;
         if let Some(spec) = item.get("spec").and_then(Value::as_object)
             && part == "spec"
             && let Some(field) = largest(sized_parts(spec))
