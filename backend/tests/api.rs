@@ -47,6 +47,12 @@ impl Reply {
     fn first_error(&self) -> (String, String) {
         (self.str("errors.0.path"), self.str("errors.0.message"))
     }
+
+    /// The status with the first error's path and message.
+    fn refusal(&self) -> (StatusCode, String, String) {
+        let (path, message) = self.first_error();
+        (self.status, path, message)
+    }
 }
 
 const TOKEN: &str = "0123456789abcdef-test-token";
@@ -285,6 +291,10 @@ async fn hostile_bodies_get_4xx_with_the_error_shape() {
         )
         .await;
     assert_eq!(r.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{}", r.text);
+    assert_eq!(
+        r.str("error"),
+        "send the body as Content-Type: application/json (UTF-8)"
+    );
     let r = api
         .send(
             "POST",
@@ -294,15 +304,11 @@ async fn hostile_bodies_get_4xx_with_the_error_shape() {
         )
         .await;
     assert_eq!(
-        (
-            r.status,
-            r.str("errors.0.path").as_str(),
-            r.str("errors.0.message").as_str()
-        ),
+        r.refusal(),
         (
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "Content-Encoding",
-            "request bodies are not decoded: send them without a Content-Encoding"
+            "Content-Encoding".into(),
+            "request bodies are not decoded: send them without a Content-Encoding".into()
         )
     );
     assert_eq!(
@@ -905,6 +911,27 @@ async fn without_a_token_only_loopback_names_are_answered() {
         r.str("errors.0.message"),
         "an HTTP/1.1 request needs exactly one Host header"
     );
+    // HTTP/1.0 may leave Host out, but not give it twice.
+    let old_two_hosts = Request::post("/api/endpoints/pd/stop")
+        .version(axum::http::Version::HTTP_10)
+        .header(header::HOST, "127.0.0.1")
+        .header(header::HOST, "evil.example")
+        .body(Body::empty())
+        .unwrap();
+    let response = api.app.clone().oneshot(old_two_hosts).await.unwrap();
+    let status = response.status();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let body = parse(&String::from_utf8_lossy(&bytes)).unwrap();
+    assert_eq!(
+        (
+            status,
+            body.as_object().and_then(|o| o.get("error")).cloned()
+        ),
+        (
+            StatusCode::BAD_REQUEST,
+            Some(Value::str("a request has at most one Host header"))
+        )
+    );
     let r = api.get("//snippets").await;
     assert_eq!(
         (r.status, r.str("error").as_str()),
@@ -919,15 +946,11 @@ async fn without_a_token_only_loopback_names_are_answered() {
         )
         .await;
     assert_eq!(
-        (
-            r.status,
-            r.str("errors.0.path").as_str(),
-            r.str("errors.0.message").as_str()
-        ),
+        r.refusal(),
         (
             StatusCode::BAD_REQUEST,
-            "Transfer-Encoding",
-            "only the chunked transfer coding is supported"
+            "Transfer-Encoding".into(),
+            "only the chunked transfer coding is supported".into()
         )
     );
 }
@@ -1186,15 +1209,11 @@ async fn request_ids_and_undecodable_names() {
         .send("DELETE", "/api/endpoints/pd/regions/%ff", None, &[])
         .await;
     assert_eq!(
-        (
-            r.status,
-            r.str("errors.0.path").as_str(),
-            r.str("errors.0.message").as_str()
-        ),
+        r.refusal(),
         (
             StatusCode::BAD_REQUEST,
-            "region",
-            "the region in the URL is not UTF-8 once percent-decoded"
+            "region".into(),
+            "the region in the URL is not UTF-8 once percent-decoded".into()
         )
     );
 }
