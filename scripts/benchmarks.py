@@ -324,11 +324,11 @@ set to 1000 on a full block, from the input event to the last DOM change
         ]
         self.out += [table(["measure", "median", "target", "mark"], rows), ""]
 
-    def http_rows(self) -> list[dict]:
-        """The http part's rows, one per route and setting: the median of its
+    def http_rows(self, part: str = "http") -> list[dict]:
+        """A wrk part's rows, one per route and setting: the median of its
         rounds (req/s, p50, p99; errors and requests summed)."""
         groups: dict[tuple, list[dict]] = {}
-        for r in self.rows("http", "http"):
+        for r in self.rows(part, "http"):
             t = r["tag"]
             groups.setdefault((t["store"], t["endpoints"], t["connections"], r["route"]), []).append(r)
         merged = []
@@ -409,6 +409,39 @@ cold caches).
                 self.target(f"HTTP, {store}: req/s vs the trivial route", figure, f">= {HTTP_RATIO} each", passed == len(marks))
             self.out += [f"### {store}", "", table(["route", "endpoints", "conns", "req/s", "p50 ms", "p99 ms", "server µs/req", "wrk µs/req", "server switches/req (involuntary)", "errors / requests", "vs trivial", f"target >= {HTTP_RATIO}"], rows), ""]
 
+    def ceiling(self) -> None:
+        res = self.http_rows("ceiling")
+        m = self.meta("ceiling") or {}
+        if not self.section(
+            "Validate's ceiling",
+            "ceiling",
+            f"""
+What each stage of POST /api/validate costs in throughput. One server
+(`backend/examples/validate_ceiling.rs`: the release build of the same
+routes, layers, allocator and connection handling) has probe routes that do
+part of validate's work on the same full deploy request and answer with the
+bytes the real route answers for it (made at start-up). wrk as in the http
+part, {m.get('rounds', 1)} rounds of {m.get('duration', '?')}, the routes taking turns; medians.
+*read*: the body read and checked as UTF-8, a fixed answer; *write*: the
+answer printed from its tree on each request, as every real answer is;
+*scan*: the JSON syntax checked without building anything (`json::lazy`,
+the validator's fast path); *tree*: parsed into the tree the rules read.
+`validate` is *tree-write* plus the deploy checks and the spec's assembly.
+No probe is a validator: they bound what any design that reads this body
+and answers this spec can reach on this machine.
+""",
+        ):
+            return
+        trivial = {r["tag"]["connections"]: r["rps"] for r in res if r["route"] == "trivial"}
+        rows = []
+        for r in res:
+            c = r["tag"]["connections"]
+            rel = ratio(r["rps"], trivial.get(c))
+            cpu = [f"{r[k]:.1f}" if k in r else "-" for k in ("server_cpu_us", "wrk_cpu_us")]
+            rows.append([r["route"].removeprefix("ceiling/"), c, f"{r['rps']:,.0f}", f"{r['p99_ms']:.2f}", *cpu,
+                         "-" if rel is None else f"{rel:.2f}"])
+        self.out += [table(["route", "conns", "req/s", "p99 ms", "server µs/req", "wrk µs/req", "vs trivial"], rows), ""]
+
     def growth(self) -> None:
         self.out += ["## How costs grow", ""]
         crit = {r["id"]: r["ns"] for r in self.rows("native", "criterion")}
@@ -461,6 +494,7 @@ time and memory limits (exceeding either is a finding).
         self.sizes()
         self.browser()
         self.http()
+        self.ceiling()
         self.growth()
         self.fuzz()
         quick = any((self.meta(p) or {}).get("quick") for p in self.parts)

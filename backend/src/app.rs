@@ -38,20 +38,25 @@ impl MakeRequestId for RequestIds {
     }
 }
 
+/// The whole application: [`routes`] inside [`layered`].
 pub fn app(service: Service, token: Option<String>, dist: &Path) -> Router {
-    let state: AppState = Arc::new(service);
-    let request_id = HeaderName::from_static("x-request-id");
+    layered(routes(service, dist), token)
+}
 
+/// The liveness answer of `GET /healthz`: also the trivial route the load
+/// figures compare the API's routes with.
+pub async fn healthz() -> impl axum::response::IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        r#"{"status": "ok"}"#,
+    )
+}
+
+/// The API and the console files, without the layers.
+pub fn routes(service: Service, dist: &Path) -> Router {
+    let state: AppState = Arc::new(service);
     let api = api::router()
-        .route(
-            "/healthz",
-            get(|| async {
-                (
-                    [(header::CONTENT_TYPE, "application/json")],
-                    r#"{"status": "ok"}"#,
-                )
-            }),
-        )
+        .route("/healthz", get(healthz))
         .route("/api", axum::routing::any(api::not_found))
         .route("/api/", axum::routing::any(api::not_found))
         .route("/api/{*rest}", axum::routing::any(api::not_found))
@@ -66,7 +71,13 @@ pub fn app(service: Service, token: Option<String>, dist: &Path) -> Router {
                 header::CONTENT_SECURITY_POLICY,
                 HeaderValue::from_static(CONTENT_SECURITY_POLICY),
             ));
+    api.merge(console)
+}
 
+/// `routes` inside the layers every request passes: request ids, tracing,
+/// security headers, the guard and the token check.
+pub fn layered(routes: Router, token: Option<String>) -> Router {
+    let request_id = HeaderName::from_static("x-request-id");
     // The layers wrap the router once, outside it. Added with
     // `Router::layer`, each would wrap every route in a boxed service of its
     // own, and every request would clone that stack of boxes: about 90
@@ -105,7 +116,7 @@ pub fn app(service: Service, token: Option<String>, dist: &Path) -> Router {
             AuthToken(token.map(Into::into)),
             require_token,
         ));
-    Router::new().fallback_service(layers.service(api.merge(console)))
+    Router::new().fallback_service(layers.service(routes))
 }
 
 /// Longest request id taken from a client.
