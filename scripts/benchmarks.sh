@@ -40,8 +40,8 @@
 #                 instead of building it first
 #   GCO_ORACLE    path of mooncake_reference.py (see bench_reference.py)
 #
-# The whole run takes about 20 minutes on 2 cores; the http part is most of
-# it (about 2 x 97 wrk runs of DURATION).
+# The whole run takes about 30 minutes on 2 cores; the http part is most of
+# it (about 2 x 97 wrk runs of DURATION), the ceiling part 8 x ROUNDS runs.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
