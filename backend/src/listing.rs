@@ -59,10 +59,15 @@ impl Cursor {
 
     /// `created_at~endpoint_name`: a GCO timestamp has no `~`, so the first
     /// one ends it, whatever the name holds.
+    ///
+    /// A cursor pasted into a URL unencoded has its timestamp's `+00:00`
+    /// read back as ` 00:00` (a query's `+` is a space); no timestamp holds
+    /// a space, so it is read as the `+` it was.
     pub fn parse(text: &str) -> Option<Cursor> {
         let (created_at, name) = text.split_once('~')?;
-        (parse_timestamp(created_at).is_some() && !name.is_empty()).then(|| Cursor {
-            created_at: created_at.to_owned(),
+        let created_at = created_at.replace(' ', "+");
+        (parse_timestamp(&created_at).is_some() && !name.is_empty()).then(|| Cursor {
+            created_at,
             endpoint_name: name.to_owned(),
         })
     }
@@ -334,6 +339,11 @@ mod tests {
     fn cursor_text() {
         let c = Cursor::parse("2026-01-01T00:00:00.000001+00:00~odd~name").unwrap();
         assert_eq!(c.endpoint_name, "odd~name");
+        assert_eq!(
+            Cursor::parse("2026-01-01T00:00:00.000001 00:00~odd~name"),
+            Some(c),
+            "an unencoded `+` read as a space"
+        );
         for bad in [
             "",
             "~a",
