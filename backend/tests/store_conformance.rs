@@ -41,11 +41,16 @@ fn changed(r: &Record, updated_at: &str) -> Record {
 
 async fn conformance(store: Arc<dyn Store>) {
     // Create, read back the same record.
-    let r = record("alpha", r#", "autoscaling": {"target": 0.5}"#);
+    let r = record(
+        "alpha",
+        r#", "autoscaling": {"target": 0.5, "widest": 99999999999999999999999999999999999999,
+            "wider": -100000000000000000000000000000000000000}"#,
+    );
     store.create(&r).await.unwrap();
     let back = store.get("alpha").await.unwrap().expect("created record");
     let mut expected = r.to_value();
-    // Floats are stored as strings, as GCO stores them.
+    // Floats are stored as strings, as GCO stores them, and so are integers
+    // wider than a DynamoDB number's 38 digits.
     expected
         .as_object_mut()
         .unwrap()
@@ -53,7 +58,14 @@ async fn conformance(store: Arc<dyn Store>) {
         .unwrap()
         .as_object_mut()
         .unwrap()
-        .insert("autoscaling", parse(r#"{"target": "0.5"}"#).unwrap());
+        .insert(
+            "autoscaling",
+            parse(
+                r#"{"target": "0.5", "widest": 99999999999999999999999999999999999999,
+                    "wider": "-100000000000000000000000000000000000000"}"#,
+            )
+            .unwrap(),
+        );
     assert_eq!(canonical(&back.to_value()), canonical(&expected));
     let store_block = back
         .spec

@@ -1,28 +1,21 @@
 //! Records as DynamoDB items, in the encoding GCO's Python store uses:
 //! integers are N, strings S, booleans BOOL, null NULL, maps M, lists L.
-//! Floats never reach here (see `storable`): they are stored as strings.
+//! Floats and integers too long for a number never reach here (see
+//! `storable`): they are stored as strings.
 
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use gco_spec::json::{Int, Object, Value};
 
-/// The most digits a DynamoDB number holds. Larger integers are stored as
-/// strings rather than refused or rounded.
-const DYNAMO_NUMBER_DIGITS: usize = 38;
+use super::fits_dynamo_number;
 
 pub fn to_attr(v: &Value) -> AttributeValue {
     match v {
         Value::Null => AttributeValue::Null(true),
         Value::Bool(b) => AttributeValue::Bool(*b),
-        Value::Int(i) => {
-            let text = i.to_string();
-            if text.trim_start_matches('-').len() <= DYNAMO_NUMBER_DIGITS {
-                AttributeValue::N(text)
-            } else {
-                AttributeValue::S(text)
-            }
-        }
+        Value::Int(i) if fits_dynamo_number(i) => AttributeValue::N(i.to_string()),
+        Value::Int(i) => AttributeValue::S(i.to_string()),
         Value::Float(f) => AttributeValue::S(gco_spec::pyrepr::float_repr(*f)),
         Value::Str(s) => AttributeValue::S(s.to_string_lossy()),
         Value::List(items) => AttributeValue::L(items.iter().map(to_attr).collect()),
@@ -39,10 +32,10 @@ pub fn attr_size(v: &Value) -> usize {
         Value::Null | Value::Bool(_) => 1,
         Value::Int(i) => {
             let text = i.to_string();
-            let digits = text.trim_start_matches('-');
-            if digits.len() > DYNAMO_NUMBER_DIGITS {
+            if !fits_dynamo_number(i) {
                 return text.len();
             }
+            let digits = text.trim_start_matches('-');
             if digits == "0" {
                 return 1;
             }

@@ -12,7 +12,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use gco_spec::Record;
-use gco_spec::json::Value;
+use gco_spec::json::{Int, Value};
 
 use crate::listing::{self, Filter, Listing, Page};
 
@@ -210,19 +210,33 @@ impl Oversized {
 
 /// The record as it is stored: GCO writes floats as strings (DynamoDB numbers
 /// would turn them into `Decimal`), so both stores do, and a float comes back
-/// as its string as it does for GCO's own readers.
+/// as its string as it does for GCO's own readers. So do integers too long
+/// for a DynamoDB number, which GCO cannot write at all: both stores keep
+/// their digits as a string rather than refuse or round them.
 pub fn storable(record: &Record) -> Value {
-    floats_to_strings(record.to_value())
+    numbers_as_stored(record.to_value())
 }
 
-fn floats_to_strings(v: Value) -> Value {
+/// The most digits a DynamoDB number holds.
+const DYNAMO_NUMBER_DIGITS: usize = 38;
+
+/// Whether DynamoDB can hold the integer `i` as a number.
+pub(crate) fn fits_dynamo_number(i: &Int) -> bool {
+    match i {
+        Int::Small(_) => true, // at most 19 digits
+        Int::Big(text) => text.trim_start_matches('-').len() <= DYNAMO_NUMBER_DIGITS,
+    }
+}
+
+fn numbers_as_stored(v: Value) -> Value {
     match v {
         Value::Float(f) => Value::from(gco_spec::pyrepr::float_repr(f)),
-        Value::List(items) => Value::List(items.into_iter().map(floats_to_strings).collect()),
+        Value::Int(i) if !fits_dynamo_number(&i) => Value::from(i.to_string()),
+        Value::List(items) => Value::List(items.into_iter().map(numbers_as_stored).collect()),
         Value::Object(o) => {
             let mut out = gco_spec::json::Object::new();
             for (k, v) in o.str_entries() {
-                out.insert(&k.to_string_lossy(), floats_to_strings(v.clone()));
+                out.insert(&k.to_string_lossy(), numbers_as_stored(v.clone()));
             }
             Value::Object(out)
         }
