@@ -15,14 +15,15 @@ use crate::api::{ApiError, MAX_BODY_BYTES};
 pub const MAX_HEADER_BYTES: usize = 16 * 1024;
 
 pub async fn guard(request: Request, next: Next) -> Response {
-    if let Some(refusal) = refuse(&request) {
-        return refusal.into_response();
-    }
     let path = request.uri().path();
     let api = path == "/api" || path.starts_with("/api/");
-    let mut response = with_error_shape(next.run(request).await);
+    let mut response = match refuse(&request) {
+        Some(refusal) => refusal.into_response(),
+        None => with_error_shape(next.run(request).await),
+    };
     // The API's answers are the table's current state (env values
-    // included): no cache keeps them. The console's files may be cached.
+    // included): no cache keeps them, refusals included. The console's files
+    // may be cached.
     if api {
         response
             .headers_mut()
