@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::http::{Request, header};
+use gco_console::auth::Access;
 use gco_console::service::Service;
 use gco_console::store::EmbeddedStore;
 use http_body_util::BodyExt;
@@ -47,7 +48,7 @@ fn main() {
     let store = Arc::new(EmbeddedStore::open(&data).expect("the embedded store opens"));
     let regions = vec!["us-east-1".to_owned(), "eu-west-1".to_owned()];
     let service = Service::new(store, regions, "vllm/vllm-openai:v0.27.1".to_owned());
-    let app = gco_console::app::app(service, None, &PathBuf::from(&dist));
+    let app = gco_console::app::app(service, Access::loopback(None), &PathBuf::from(&dist));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

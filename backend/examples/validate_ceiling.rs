@@ -35,6 +35,7 @@ use axum::http::{Request, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use gco_console::app::{layered, routes};
+use gco_console::auth::Access;
 use gco_console::server::{ServeLimits, serve};
 use gco_console::service::Service;
 use gco_console::store::EmbeddedStore;
@@ -163,7 +164,7 @@ async fn main() {
     // The probes sit beside the real routes, inside the same layers.
     let app = layered(
         routes(service, &PathBuf::from("/nonexistent")).merge(probes(Arc::clone(&answer))),
-        None,
+        Access::loopback(None),
     );
     let _ = answer.set(validate_answer(&app, body).await);
 

@@ -5,10 +5,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use axum::Router;
+use axum::body::Body;
 use axum::extract::DefaultBodyLimit;
-use axum::http::{HeaderName, HeaderValue, Request, header};
+use axum::extract::State;
+use axum::http::{HeaderName, HeaderValue, Request, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use tower::ServiceBuilder;
+use tower::{ServiceBuilder, ServiceExt};
 use tower_http::request_id::{
     MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
 };
@@ -17,7 +20,7 @@ use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::api::{self, AppState, MAX_BODY_BYTES};
-use crate::auth::{AuthToken, require_token};
+use crate::auth::{Access, require_token};
 use crate::service::Service;
 
 /// Console pages may run their own script and wasm and talk to this origin,
@@ -39,8 +42,8 @@ impl MakeRequestId for RequestIds {
 }
 
 /// The whole application: [`routes`] inside [`layered`].
-pub fn app(service: Service, token: Option<String>, dist: &Path) -> Router {
-    layered(routes(service, dist), token)
+pub fn app(service: Service, access: Access, dist: &Path) -> Router {
+    layered(routes(service, dist), access)
 }
 
 /// The liveness answer of `GET /healthz`: also the trivial route the load
@@ -63,7 +66,9 @@ pub fn routes(service: Service, dist: &Path) -> Router {
         .with_state(state)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES));
 
-    let console = ServeDir::new(dist).fallback(ServeFile::new(dist.join("index.html")));
+    let pages =
+        axum::routing::any(console_page).with_state(ServeFile::new(dist.join("index.html")));
+    let console = ServeDir::new(dist).fallback(pages);
     let console =
         Router::new()
             .fallback_service(console)
@@ -74,9 +79,28 @@ pub fn routes(service: Service, dist: &Path) -> Router {
     api.merge(console)
 }
 
+/// What a path that is no console file gets: the console's page, whose
+/// script picks what to show from the path (`/endpoints/pd`), unless the
+/// request is for a file (a name with an extension, asked for without
+/// asking for a page): a missing `app.js` is a 404, not a page served as
+/// script.
+async fn console_page(State(index): State<ServeFile>, request: Request<Body>) -> Response {
+    let asks_for_page = request
+        .headers()
+        .get_all(header::ACCEPT)
+        .iter()
+        .any(|v| v.to_str().is_ok_and(|v| v.contains("text/html")));
+    let last_segment = request.uri().path().rsplit('/').next().unwrap_or("");
+    if asks_for_page || !last_segment.contains('.') {
+        index.oneshot(request).await.into_response()
+    } else {
+        api::ApiError::new(StatusCode::NOT_FOUND, "no such console file").into_response()
+    }
+}
+
 /// `routes` inside the layers every request passes: request ids, tracing,
 /// security headers, the guard and the token check.
-pub fn layered(routes: Router, token: Option<String>) -> Router {
+pub fn layered(routes: Router, access: Access) -> Router {
     let request_id = HeaderName::from_static("x-request-id");
     // The layers wrap the router once, outside it. Added with
     // `Router::layer`, each would wrap every route in a boxed service of its
@@ -112,10 +136,7 @@ pub fn layered(routes: Router, token: Option<String>) -> Router {
             HeaderValue::from_static("nosniff"),
         ))
         .layer(axum::middleware::from_fn(crate::guard::guard))
-        .layer(axum::middleware::from_fn_with_state(
-            AuthToken(token.map(Into::into)),
-            require_token,
-        ));
+        .layer(axum::middleware::from_fn_with_state(access, require_token));
     Router::new().fallback_service(layers.service(routes))
 }
 

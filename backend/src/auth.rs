@@ -1,12 +1,14 @@
 //! Who may ask: a bearer token for every mutation when one is configured;
-//! without one (the server then listens on loopback only), requests must be
-//! addressed to a loopback name. Either way, a browser page of another site
-//! cannot make changes.
+//! on a loopback listener (the only one allowed without a token), requests
+//! must be addressed to a loopback name. Either way, a browser page of
+//! another site cannot make changes.
 //!
-//! Without a token, any web page the user opens could otherwise reach the
-//! console on `127.0.0.1`: with a plain form post (a "simple" cross-site
-//! request, sent without asking), or by DNS rebinding (its own name made to
-//! resolve to `127.0.0.1`, so that it reads and writes as the same origin).
+//! Any web page the user opens could otherwise reach a console on
+//! `127.0.0.1`: with a plain form post (a "simple" cross-site request, sent
+//! without asking), or by DNS rebinding (its own name made to resolve to
+//! `127.0.0.1`, so that it reads as the same origin). A token keeps the
+//! rebinding page from changing anything, not from reading records and the
+//! env values in them: so the name check holds with a token too.
 
 use std::sync::Arc;
 
@@ -17,9 +19,45 @@ use axum::response::{IntoResponse, Response};
 
 use crate::api::ApiError;
 
-/// The token mutations must present, when one is configured.
+/// Who may ask, as configured at start-up.
 #[derive(Clone)]
-pub struct AuthToken(pub Option<Arc<str>>);
+pub struct Access {
+    /// The token mutations must present, when one is configured.
+    pub token: Option<Arc<str>>,
+    /// Whether requests must name a loopback host: true on a loopback
+    /// listener, which only this machine's clients (and pages of any site
+    /// its browser opens) can reach. Elsewhere the server has a name of its
+    /// own, behind which the token guards changes.
+    pub loopback_names_only: bool,
+}
+
+/// Without the token itself, which no log may hold.
+impl std::fmt::Debug for Access {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Access")
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .field("loopback_names_only", &self.loopback_names_only)
+            .finish()
+    }
+}
+
+impl Access {
+    /// The rules of a server listening on `addr`.
+    pub fn for_listener(addr: std::net::SocketAddr, token: Option<String>) -> Access {
+        Access {
+            token: token.map(Into::into),
+            loopback_names_only: addr.ip().is_loopback(),
+        }
+    }
+
+    /// The rules of a server on loopback, with or without a token.
+    pub fn loopback(token: Option<&str>) -> Access {
+        Access {
+            token: token.map(Into::into),
+            loopback_names_only: true,
+        }
+    }
+}
 
 /// Compares in time independent of where the inputs differ, so response
 /// timing does not reveal a prefix of the token.
@@ -107,11 +145,7 @@ fn is_loopback_host(request: &Request) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
-pub async fn require_token(
-    State(token): State<AuthToken>,
-    request: Request,
-    next: Next,
-) -> Response {
+pub async fn require_token(State(access): State<Access>, request: Request, next: Next) -> Response {
     let mutation = is_mutation(request.method(), request.uri().path());
     if mutation && is_cross_site(&request) {
         return ApiError::new(
@@ -120,15 +154,15 @@ pub async fn require_token(
         )
         .into_response();
     }
-    let Some(expected) = &token.0 else {
-        if is_loopback_host(&request) {
-            return next.run(request).await;
-        }
+    if access.loopback_names_only && !is_loopback_host(&request) {
         return ApiError::new(
             StatusCode::MISDIRECTED_REQUEST,
-            "without an auth token this console answers to localhost, 127.0.0.1 or [::1] only",
+            "listening on loopback, this console answers to localhost, 127.0.0.1 or [::1] only",
         )
         .into_response();
+    }
+    let Some(expected) = &access.token else {
+        return next.run(request).await;
     };
     if !mutation {
         return next.run(request).await;

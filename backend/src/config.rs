@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::Parser;
 
+use crate::auth::Access;
+
 /// The GCO console: the endpoint editor and its API.
 ///
 /// Endpoints are stored in GCO's DynamoDB table when --dynamodb-endpoint or
@@ -13,7 +15,8 @@ use clap::Parser;
 #[derive(Debug, Clone, Parser)]
 #[command(name = "gco-console", version)]
 pub struct Config {
-    /// Address to listen on. A non-loopback address needs --auth-token-file.
+    /// Address to listen on. A non-loopback address needs --auth-token-file;
+    /// on loopback, requests must name a loopback host (localhost, 127.0.0.1, [::1]).
     #[arg(long, env = "GCO_CONSOLE_ADDR", default_value = "127.0.0.1:8080")]
     pub addr: SocketAddr,
 
@@ -72,7 +75,7 @@ impl Config {
     }
 
     /// Checks what clap cannot: regions, the token file, the bind address.
-    pub fn check(&self) -> Result<Option<String>, String> {
+    pub fn check(&self) -> Result<Access, String> {
         for region in &self.regions {
             if !gco_spec::names::is_region(region) {
                 return Err(format!(
@@ -101,6 +104,6 @@ impl Config {
                 self.addr
             ));
         }
-        Ok(token)
+        Ok(Access::for_listener(self.addr, token))
     }
 }

@@ -32,7 +32,7 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn run(config: Config) -> Result<(), String> {
-    let token = config.check()?;
+    let access = config.check()?;
     let store: Arc<dyn Store> = match config.dynamodb_region() {
         Some(region) => {
             let cfg = DynamoConfig {
@@ -61,7 +61,7 @@ async fn run(config: Config) -> Result<(), String> {
         tracing::warn!(dist = %config.dist.display(), "no console build found; only the API is served");
     }
     let service = Service::new(store, config.regions.clone(), config.default_image.clone());
-    let app = gco_console::app::app(service, token, &config.dist);
+    let app = gco_console::app::app(service, access, &config.dist);
     let listener = tokio::net::TcpListener::bind(config.addr)
         .await
         .map_err(|e| format!("{}: {e}", config.addr))?;

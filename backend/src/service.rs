@@ -90,11 +90,37 @@ pub struct Service {
 
 /// The version clients send back in `If-Match`: the record's lifecycle and
 /// last update, which every write moves forward.
+///
+/// Both parts come from the table, which other writers share, so either may
+/// hold any text: they are escaped into the characters an ETag may carry.
 pub fn etag(record: &Record) -> String {
     let lifecycle = record.lifecycle_id.as_deref().unwrap_or("legacy");
+    let lifecycle: String = lifecycle.chars().take(ETAG_LIFECYCLE_CHARS).collect();
     let version = parse_timestamp(&record.updated_at)
         .map_or_else(|| record.updated_at.clone(), |m| m.to_string());
-    format!("\"{}-{version}\"", &lifecycle[..lifecycle.len().min(12)])
+    let mut tag = String::from("\"");
+    etag_text_into(&lifecycle, &mut tag);
+    tag.push('-');
+    etag_text_into(&version, &mut tag);
+    tag.push('"');
+    tag
+}
+
+/// How much of the lifecycle id an ETag carries: GCO's ids are 64 random hex
+/// characters, of which 12 tell two lifecycles of one name apart.
+const ETAG_LIFECYCLE_CHARS: usize = 12;
+
+/// `text` with every byte other than an ASCII letter, digit, `.`, `_`, `:`
+/// or `+` written as `%XX`: one-to-one (so `-` and `%` are escaped too), and
+/// always a valid header value without quotes or spaces.
+fn etag_text_into(text: &str, tag: &mut String) {
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b".:_+".contains(&b) {
+            tag.push(char::from(b));
+        } else {
+            tag.push_str(&format!("%{b:02X}"));
+        }
+    }
 }
 
 fn now_micros() -> i64 {

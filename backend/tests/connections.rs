@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::TempDir;
+use gco_console::auth::Access;
 use gco_console::server::{ServeLimits, serve};
 use gco_console::service::Service;
 use gco_console::store::EmbeddedStore;
@@ -26,7 +27,7 @@ fn start(dir: &Path, connections: usize) -> (u16, tokio::sync::oneshot::Sender<(
         vec!["us-east-1".into()],
         "vllm/vllm-openai:v0.27.1".into(),
     );
-    let app = gco_console::app::app(service, None, &dir.join("no-dist"));
+    let app = gco_console::app::app(service, Access::loopback(None), &dir.join("no-dist"));
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
     let port = listener.local_addr().unwrap().port();
     listener.set_nonblocking(true).unwrap();
