@@ -9,7 +9,7 @@ use std::sync::Arc;
 use gco_spec::time::parse_timestamp;
 use gco_spec::{DesiredState, Record};
 
-use crate::store::Stored;
+use crate::store::{Stored, Unreadable};
 
 /// The most records one page may ask for: a record is about 2 KB of JSON,
 /// so a page stays near 2 MB.
@@ -108,11 +108,13 @@ fn by_order(a: &Arc<Stored>, b: &Arc<Stored>) -> Ordering {
 }
 
 /// One answer of a listing: its records in order (each with its JSON, sent
-/// as it is), and the cursor of the next page when the limit cut the list.
+/// as it is), the cursor of the next page when the limit cut the list, and
+/// (on the first page) the stored items that are no readable record.
 #[derive(Debug)]
 pub struct Listing {
     pub records: Vec<Arc<Stored>>,
     pub next: Option<Cursor>,
+    pub unreadable: Vec<Unreadable>,
 }
 
 /// The page of `records` that `filter` and `page` select. With a limit, only
@@ -130,7 +132,11 @@ pub fn select(mut records: Vec<Arc<Stored>>, filter: &Filter<'_>, page: &Page) -
     let next = cut
         .then(|| records.last().map(|s| Cursor::of(&s.record)))
         .flatten();
-    Listing { records, next }
+    Listing {
+        records,
+        next,
+        unreadable: Vec::new(),
+    }
 }
 
 /// [`select`] for `records` already in the list's order and after the
@@ -146,13 +152,18 @@ pub fn select_ordered<'s>(
         return Listing {
             records: admitted.collect(),
             next: None,
+            unreadable: Vec::new(),
         };
     };
     let records: Vec<_> = admitted.by_ref().take(limit).collect();
     let next = admitted
         .next()
         .and_then(|_| records.last().map(|s| Cursor::of(&s.record)));
-    Listing { records, next }
+    Listing {
+        records,
+        next,
+        unreadable: Vec::new(),
+    }
 }
 
 #[cfg(test)]

@@ -73,7 +73,11 @@ impl Api {
     }
 
     fn with_access(access: Access) -> Api {
-        let dir = TempDir::new("api");
+        Api::over(TempDir::new("api"), access)
+    }
+
+    /// The app over the embedded store in `dir`, with what is stored there.
+    fn over(dir: TempDir, access: Access) -> Api {
         let dist = TempDir::new("dist");
         std::fs::write(
             dist.path().join("index.html"),
@@ -463,6 +467,11 @@ async fn deploy_then_read_list_and_refuse_duplicates() {
         (second.status, names(&second)),
         (StatusCode::OK, vec!["pd".to_owned()])
     );
+    // Pasted unencoded, its `+` reads as a space: the same page.
+    let pasted = api
+        .get(&format!("/api/endpoints?limit=1&after={next}"))
+        .await;
+    assert_eq!(pasted.body, second.body);
     assert_eq!(second.get("next"), Value::Null, "pd is the last record");
     assert_eq!(
         names(&api.get("/api/endpoints?limit=1000").await),
@@ -1334,4 +1343,56 @@ async fn missing_console_files_are_not_pages() {
         assert_eq!(r.status, StatusCode::OK, "{path}");
         assert!(r.text.contains("GCO console"), "{path}");
     }
+}
+
+/// An item another program stored that is no record (a state this service
+/// does not know): lists name it rather than fail or pass it over, and a
+/// read of it is refused.
+#[tokio::test]
+async fn lists_name_stored_items_that_are_no_record() {
+    let dir = TempDir::new("api-unreadable");
+    {
+        let table = redb::TableDefinition::<&str, &str>::new("endpoints");
+        let db = redb::Database::create(dir.path().join("endpoints.redb")).unwrap();
+        let txn = db.begin_write().unwrap();
+        txn.open_table(table)
+            .unwrap()
+            .insert(
+                "odd",
+                r#"{"endpoint_name": "odd", "desired_state": "paused"}"#,
+            )
+            .unwrap();
+        txn.commit().unwrap();
+    }
+    let api = Api::over(dir, Access::loopback(None));
+    api.deploy_split("pd").await;
+    let odd = r#"[{"endpoint_name": "odd", "path": "desired_state", "message": "unknown state \"paused\""}]"#;
+    let r = api.get("/api/endpoints").await;
+    assert_eq!(
+        (
+            r.get("endpoints").as_list_names(),
+            r.get("unreadable").to_json()
+        ),
+        (vec!["pd".to_owned()], odd.to_owned())
+    );
+    let r = api
+        .get("/api/endpoints?limit=1&desired_state=running")
+        .await;
+    assert_eq!(
+        (
+            r.get("endpoints").as_list_names(),
+            r.get("unreadable").to_json()
+        ),
+        (vec![], odd.to_owned())
+    );
+    let r = api.get("/api/endpoints/odd").await;
+    assert_eq!(
+        (r.status, r.str("error").as_str()),
+        (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "a stored endpoint could not be read"
+        )
+    );
+    let r = api.get("/api/endpoints/pd").await;
+    assert_eq!(r.status, StatusCode::OK);
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use common::{Dynalite, TempDir, canonical};
 use gco_console::listing::{Cursor, Filter, Listing, Page, select};
-use gco_console::store::{Expected, MAX_ITEM_BYTES, Store, StoreError, item_bytes};
+use gco_console::store::{Expected, MAX_ITEM_BYTES, Store, StoreError, Unreadable, item_bytes};
 use gco_spec::json::{Value, parse};
 use gco_spec::{DeployContext, DesiredState, Record, new_record, plan_deploy};
 
@@ -161,7 +161,7 @@ async fn conformance(store: Arc<dyn Store>) {
         bulk.created_at = format!("2026-12-01T00:00:0{}.000001+00:00", i % 4);
         store.create(&bulk).await.unwrap();
     }
-    let listed = store.list().await.unwrap();
+    let listed = store.list().await.unwrap().records;
     let mut names: Vec<String> = listed
         .iter()
         .map(|s| s.record.endpoint_name.clone())
@@ -326,7 +326,7 @@ async fn embedded_store_survives_reopen() {
     }
     let store = common::embedded(&dir);
     assert_eq!(store.get("keep").await.unwrap(), Some(r.clone()));
-    let listed = store.list().await.unwrap();
+    let listed = store.list().await.unwrap().records;
     assert_eq!(
         listed.len(),
         1,
@@ -335,30 +335,138 @@ async fn embedded_store_survives_reopen() {
     assert_eq!(listed[0].record, r);
 }
 
+/// Items another writer put in the table that are no record this service
+/// reads (`bad` and `odd`, beside the record `good`): lists name them, on
+/// the first page, instead of failing whole or passing them over; a read
+/// of one is refused. `expected` is what the store says of each.
+async fn lists_report_unreadable_items(store: Arc<dyn Store>, expected: &[Unreadable]) {
+    assert!(store.get("good").await.unwrap().is_some());
+    let scan = store.list().await.unwrap();
+    let names: Vec<&str> = scan
+        .records
+        .iter()
+        .map(|s| s.record.endpoint_name.as_str())
+        .collect();
+    assert_eq!(names, ["good"]);
+    let mut unreadable = scan.unreadable.clone();
+    unreadable.sort_by(|a, b| a.endpoint_name.cmp(&b.endpoint_name));
+    assert_eq!(unreadable, expected);
+    let filter = Filter {
+        state: Some(DesiredState::Running),
+        region: None,
+    };
+    let first = Page {
+        after: None,
+        limit: Some(1),
+    };
+    let listing = store.list_page(&filter, &first).await.unwrap();
+    assert!(listing.records.is_empty(), "good is deploying");
+    assert_eq!(listing.unreadable.len(), 2, "whatever the filter");
+    let after = Page {
+        after: Some(Cursor::parse("2030-01-01T00:00:00+00:00~a").unwrap()),
+        limit: Some(1),
+    };
+    let listing = store.list_page(&Filter::default(), &after).await.unwrap();
+    assert_eq!(listing.records.len(), 1);
+    assert!(
+        listing.unreadable.is_empty(),
+        "reported once, on the first page"
+    );
+    for name in ["bad", "odd"] {
+        assert!(
+            matches!(store.get(name).await, Err(StoreError::Corrupt(_))),
+            "{name}"
+        );
+    }
+}
+
+fn unreadable(name: &str, path: &str, message: &str) -> Unreadable {
+    Unreadable {
+        endpoint_name: name.into(),
+        path: path.into(),
+        message: message.into(),
+    }
+}
+
 #[tokio::test]
-async fn embedded_list_reports_a_record_it_cannot_read() {
+async fn embedded_list_reports_items_it_cannot_read() {
     let dir = TempDir::new("corrupt");
-    common::embedded(&dir)
-        .create(&record("good", ""))
-        .await
-        .unwrap();
+    let good = record("good", "");
+    common::embedded(&dir).create(&good).await.unwrap();
     {
-        // Another program wrote a record this one cannot read.
+        // Another program wrote what this one cannot read.
+        let mut odd = good.to_value();
+        odd.as_object_mut()
+            .unwrap()
+            .insert("desired_state", Value::str("paused"));
+        odd.as_object_mut()
+            .unwrap()
+            .insert("endpoint_name", Value::str("odd"));
         let table = redb::TableDefinition::<&str, &str>::new("endpoints");
         let db = redb::Database::create(dir.path().join("endpoints.redb")).unwrap();
         let txn = db.begin_write().unwrap();
-        txn.open_table(table)
-            .unwrap()
-            .insert("bad", "{not json")
-            .unwrap();
+        let mut t = txn.open_table(table).unwrap();
+        t.insert("bad", "{not json").unwrap();
+        t.insert("odd", odd.to_json().as_str()).unwrap();
+        drop(t);
         txn.commit().unwrap();
     }
     let store = common::embedded(&dir);
-    assert!(store.get("good").await.unwrap().is_some());
-    // A list without it would pass it over in silence.
-    assert!(matches!(store.list().await, Err(StoreError::Corrupt(_))));
-    assert!(matches!(
-        store.get("bad").await,
-        Err(StoreError::Corrupt(_))
-    ));
+    let bad = store.list().await.unwrap().unreadable[0].message.clone();
+    assert!(bad.starts_with("the stored text is not JSON: "), "{bad}");
+    lists_report_unreadable_items(
+        store,
+        &[
+            unreadable("bad", "", &bad),
+            unreadable("odd", "desired_state", ODD_STATE),
+        ],
+    )
+    .await;
+}
+
+/// What the record reader says of a state it does not know.
+const ODD_STATE: &str = "unknown state \"paused\"";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dynamodb_list_reports_items_it_cannot_read() {
+    use aws_sdk_dynamodb::types::AttributeValue as A;
+    let dynalite = Dynalite::start();
+    let store = dynalite.store().await;
+    store.create(&record("good", "")).await.unwrap();
+    // Another writer's items: a state this service does not know, and
+    // regions that are no list.
+    let client = dynalite.client().await;
+    for item in [
+        vec![
+            ("endpoint_name", A::S("odd".into())),
+            ("desired_state", A::S("paused".into())),
+            ("target_regions", A::L(vec![])),
+            ("namespace", A::S("gco-inference".into())),
+            ("spec", A::M(Default::default())),
+            ("created_at", A::S("2026-12-01T00:00:00+00:00".into())),
+            ("updated_at", A::S("2026-12-01T00:00:00+00:00".into())),
+        ],
+        vec![
+            ("endpoint_name", A::S("bad".into())),
+            ("target_regions", A::S("us-east-1".into())),
+        ],
+    ] {
+        client
+            .put_item()
+            .table_name("gco-inference-endpoints")
+            .set_item(Some(
+                item.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+            ))
+            .send()
+            .await
+            .unwrap();
+    }
+    lists_report_unreadable_items(
+        Arc::new(store),
+        &[
+            unreadable("bad", "target_regions", "must be a list of strings"),
+            unreadable("odd", "desired_state", ODD_STATE),
+        ],
+    )
+    .await;
 }

@@ -67,14 +67,15 @@ function freePort() {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Starts gco-console on a free port with a fresh --data-dir. Resolves to
- * { url, stop(), output() } once /healthz answers.
+ * Starts gco-console on a free port with a fresh --data-dir (and `args`,
+ * e.g. a DynamoDB endpoint). Resolves to { url, stop(), output() } once
+ * /healthz answers.
  */
-async function startBackend({ token } = {}) {
+async function startBackend({ token, args = [] } = {}) {
   checkDist();
   const bin = backendBinary();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gco-e2e-data-'));
-  const extra = [];
+  const extra = [...args];
   if (token) {
     const file = path.join(dataDir, 'token');
     fs.writeFileSync(file, token, { mode: 0o600 });

@@ -17,11 +17,16 @@ enum Load {
     Loading,
     Failed(String),
     /// The records so far, and the server's cursor when more follow.
-    Ready(Vec<Record>, Option<String>),
+    Ready(Vec<Record>, Option<String>, Unreadable),
 }
 
-/// One page of the list: the server's records and its `next` cursor.
-async fn fetch_page(url: String) -> Result<(Vec<Record>, Option<String>), String> {
+/// What the server says of stored items that are no record it reads (on
+/// the first page): one line each, `name (path: message)`.
+type Unreadable = Vec<String>;
+
+/// One page of the list: the server's records, its `next` cursor, and the
+/// items it could not read.
+async fn fetch_page(url: String) -> Result<(Vec<Record>, Option<String>, Unreadable), String> {
     let reply = api::call("GET", &url, None, None).await?;
     if !reply.ok() {
         return Err(reply.summary());
@@ -36,7 +41,23 @@ async fn fetch_page(url: String) -> Result<(Vec<Record>, Option<String>), String
     let next = paths::get(&reply.body, &["next"])
         .and_then(Value::as_str)
         .map(str::to_owned);
-    Ok((records, next))
+    let unreadable = match paths::get(&reply.body, &["unreadable"]) {
+        Some(Value::List(items)) => items
+            .iter()
+            .map(|u| {
+                let field = |k| paths::display(paths::get(u, &[k]));
+                let path = field("path");
+                let at = if path.is_empty() {
+                    String::new()
+                } else {
+                    format!("{path}: ")
+                };
+                format!("{} ({at}{})", field("endpoint_name"), field("message"))
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    Ok((records, next, unreadable))
 }
 
 fn region_status(r: &Record, region: &str) -> String {
@@ -89,7 +110,7 @@ pub fn ListPage() -> impl IntoView {
         shown_query.set(query);
         spawn_local(async move {
             let next = match fetch_page(url).await {
-                Ok((records, next)) => Load::Ready(records, next),
+                Ok((records, next, unreadable)) => Load::Ready(records, next, unreadable),
                 Err(e) => Load::Failed(e),
             };
             // The page may have been left meanwhile.
@@ -98,7 +119,7 @@ pub fn ListPage() -> impl IntoView {
     };
     let show_more = move || {
         let Some(after) = load.with_untracked(|l| match l {
-            Load::Ready(_, next) => next.clone(),
+            Load::Ready(_, next, _) => next.clone(),
             _ => None,
         }) else {
             return;
@@ -113,7 +134,7 @@ pub fn ListPage() -> impl IntoView {
         spawn_local(async move {
             let page = fetch_page(url).await;
             let _ = more_pending.try_set(false);
-            let (more, then) = match page {
+            let (more, then, _) = match page {
                 Ok(page) => page,
                 Err(e) => {
                     let _ = more_error.try_set(Some(e));
@@ -122,7 +143,7 @@ pub fn ListPage() -> impl IntoView {
             };
             let _ = load.try_update(|l| {
                 // Only onto the list it continues: a refresh meanwhile wins.
-                if let Load::Ready(records, next) = l
+                if let Load::Ready(records, next, _) = l
                     && next.as_deref() == Some(after.as_str())
                 {
                     records.extend(more);
@@ -160,10 +181,22 @@ pub fn ListPage() -> impl IntoView {
                 <button type="submit">"Refresh"</button>
             </form>
             {move || load.with(|load| match load {
+                Load::Ready(_, _, unreadable) if !unreadable.is_empty() => Some(view! {
+                    <div class="banner error" role="alert">
+                        <p>{match unreadable.len() {
+                            1 => "1 stored endpoint could not be read and is not listed:".to_owned(),
+                            n => format!("{n} stored endpoints could not be read and are not listed:"),
+                        }}</p>
+                        <ul class="unreadable">{unreadable.iter().map(|u| view! { <li>{u.clone()}</li> }).collect_view()}</ul>
+                    </div>
+                }),
+                _ => None,
+            })}
+            {move || load.with(|load| match load {
                 Load::Loading => view! { <p class="muted" role="status">"Loading endpoints…"</p> }.into_any(),
                 Load::Failed(e) => view! { <p class="banner error" role="alert">{format!("Could not load endpoints: {e}")}</p> }.into_any(),
-                Load::Ready(records, _) if records.is_empty() => view! { <p class="muted">"No endpoints match."</p> }.into_any(),
-                Load::Ready(records, next) => view! {
+                Load::Ready(records, _, _) if records.is_empty() => view! { <p class="muted">"No endpoints match."</p> }.into_any(),
+                Load::Ready(records, next, _) => view! {
                     <div class="table-wrap"><table>
                         <thead><tr><th>"Name"</th><th>"State"</th><th>"Regions"</th><th>"Mode"</th><th>"Topology"</th><th>"Updated"</th></tr></thead>
                         <tbody>

@@ -215,9 +215,10 @@ async fn list(
     Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
-/// `{"endpoints": [...]}` around each record's stored JSON, sent as a read
-/// of it is; with `next` whenever a limit was asked for, so a client loops
-/// until it is null.
+/// `{"endpoints": [...], "unreadable": [...]}` around each record's stored
+/// JSON, sent as a read of it is, and the stored items that are no record
+/// (on the first page); with `next` whenever a limit was asked for, so a
+/// client loops until it is null.
 fn listing_json(listing: &Listing, paged: bool) -> String {
     let records = &listing.records;
     let size: usize = records.iter().map(|s| s.json.len() + 2).sum();
@@ -229,7 +230,19 @@ fn listing_json(listing: &Listing, paged: bool) -> String {
         }
         body.push_str(&stored.json);
     }
-    body.push(']');
+    body.push_str(r#"], "unreadable": "#);
+    let unreadable: Vec<Value> = listing
+        .unreadable
+        .iter()
+        .map(|u| {
+            let mut o = Object::new();
+            o.insert("endpoint_name", u.endpoint_name.as_str());
+            o.insert("path", u.path.as_str());
+            o.insert("message", u.message.as_str());
+            Value::Object(o)
+        })
+        .collect();
+    body.push_str(&Value::List(unreadable).to_json());
     if paged {
         let next = listing
             .next

@@ -16,7 +16,10 @@ use gco_spec::Record;
 
 use super::attr::{from_item, to_attr, to_item};
 use super::shared_scan::SharedScan;
-use super::{BoxFuture, Expected, MUTABLE_ATTRIBUTES, Store, StoreError, Stored, decode, storable};
+use super::{
+    BoxFuture, Expected, MUTABLE_ATTRIBUTES, Scan, Store, StoreError, Stored, decode, read_item,
+    storable,
+};
 
 /// Where the table is.
 #[derive(Debug, Clone)]
@@ -32,7 +35,7 @@ pub struct DynamoStore {
     client: Client,
     table: String,
     /// Lists at the same time share a scan (see [`SharedScan`]).
-    scans: SharedScan<Vec<Arc<Stored>>, StoreError>,
+    scans: SharedScan<Scan, StoreError>,
 }
 
 fn unavailable<E: std::error::Error + 'static, R: std::fmt::Debug>(
@@ -255,15 +258,15 @@ impl Store for DynamoStore {
         })
     }
 
-    fn list(&self) -> BoxFuture<'_, Result<Vec<Arc<Stored>>, StoreError>> {
+    fn list(&self) -> BoxFuture<'_, Result<Scan, StoreError>> {
         Box::pin(self.scans.run(|| self.scan()))
     }
 }
 
 impl DynamoStore {
     /// Every item, page by page.
-    async fn scan(&self) -> Result<Vec<Arc<Stored>>, StoreError> {
-        let mut out = Vec::new();
+    async fn scan(&self) -> Result<Scan, StoreError> {
+        let mut out = Scan::default();
         let mut start: Option<HashMap<String, AttributeValue>> = None;
         loop {
             let page = self
@@ -276,8 +279,14 @@ impl DynamoStore {
                 .await
                 .map_err(unavailable)?;
             for item in page.items() {
-                let record = decode(&gco_spec::Value::Object(from_item(item)))?;
-                out.push(Arc::new(Stored::of(record)));
+                let name = item
+                    .get("endpoint_name")
+                    .and_then(|n| n.as_s().ok())
+                    .map_or("", String::as_str);
+                match read_item(name, &gco_spec::Value::Object(from_item(item))) {
+                    Ok(record) => out.records.push(Arc::new(Stored::of(record))),
+                    Err(unreadable) => out.unreadable.push(unreadable),
+                }
             }
             match page.last_evaluated_key() {
                 Some(key) if !key.is_empty() => start = Some(key.clone()),

@@ -3,8 +3,9 @@
 //! acknowledged write survives a crash; one writer at a time makes the
 //! conditional writes atomic. redb locks its file to one process, so a read
 //! cache in front of it, filled at start-up and updated after each commit,
-//! stays exact: a list is the cache's records, without reading the file,
-//! and a page is a range of their index in the list's order.
+//! stays exact: a list is the cache's records (and unreadable items),
+//! without reading the file, and a page is a range of their index in the
+//! list's order.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -14,38 +15,55 @@ use gco_spec::Record;
 use gco_spec::json;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 
-use super::{BoxFuture, Expected, MUTABLE_ATTRIBUTES, Store, StoreError, Stored, decode, storable};
+use super::{
+    BoxFuture, Expected, MUTABLE_ATTRIBUTES, Scan, Store, StoreError, Stored, Unreadable, decode,
+    read_item, storable,
+};
 use crate::listing::{self, Cursor, Filter, Listing, Page};
 
 const ENDPOINTS: TableDefinition<&str, &str> = TableDefinition::new("endpoints");
 
 type Cache = Arc<RwLock<Records>>;
 
-/// The records as stored, by name and in the list's order (the same
-/// records: [`Records::insert`] and [`Records::remove`] keep both).
+/// Every stored item: the records by name and in the list's order (the
+/// same records: [`Records::insert`] and [`Records::remove`] keep both), and
+/// the items that are none. Each stored name is in exactly one of
+/// `by_name` and `unreadable`.
 #[derive(Default)]
 struct Records {
     by_name: HashMap<String, Arc<Stored>>,
     /// Keyed by place, then by stored name: a record written by another
     /// program may repeat another's name and time, and is still listed.
     in_order: BTreeMap<(Cursor, String), Arc<Stored>>,
-    /// Whether every stored record is here: false once one could not be
-    /// read, so that a list reads the file and reports it.
-    complete: bool,
+    unreadable: BTreeMap<String, Unreadable>,
 }
 
 impl Records {
-    fn insert(&mut self, name: String, stored: Arc<Stored>) {
+    /// Puts what is stored under `name` in the place of what was.
+    fn put(&mut self, name: String, stored: Result<Stored, Unreadable>) {
         self.remove(&name);
-        let place = (Cursor::of(&stored.record), name.clone());
-        self.in_order.insert(place, Arc::clone(&stored));
-        self.by_name.insert(name, stored);
+        match stored {
+            Ok(stored) => {
+                let stored = Arc::new(stored);
+                let place = (Cursor::of(&stored.record), name.clone());
+                self.in_order.insert(place, Arc::clone(&stored));
+                self.by_name.insert(name, stored);
+            }
+            Err(unreadable) => {
+                self.unreadable.insert(name, unreadable);
+            }
+        }
     }
 
     fn remove(&mut self, name: &str) {
         if let Some((name, old)) = self.by_name.remove_entry(name) {
             self.in_order.remove(&(Cursor::of(&old.record), name));
         }
+        self.unreadable.remove(name);
+    }
+
+    fn unreadable(&self) -> Vec<Unreadable> {
+        self.unreadable.values().cloned().collect()
     }
 
     /// The page of the list, read from the index: the records after the
@@ -59,7 +77,11 @@ impl Records {
         let records = after
             .skip_while(|((place, _), _)| page.after.as_ref() == Some(place))
             .map(|(_, stored)| stored);
-        listing::select_ordered(records, filter, page.limit)
+        let mut listing = listing::select_ordered(records, filter, page.limit);
+        if page.after.is_none() {
+            listing.unreadable = self.unreadable();
+        }
+        listing
     }
 }
 
@@ -68,19 +90,14 @@ pub struct EmbeddedStore {
     cache: Cache,
 }
 
-/// Caches what was just committed; a record that cannot be read back is
-/// left out, and the next read of it (or list) reports it.
+/// Caches what was just committed, readable or not.
 fn remember(cache: &Cache, name: &str, text: &str) {
     // Parsed before the lock is taken: readers wait for the insert only.
-    let stored = read_stored(text);
-    let mut records = cache.write().unwrap_or_else(|e| e.into_inner());
-    match stored {
-        Ok(stored) => records.insert(name.to_owned(), Arc::new(stored)),
-        Err(_) => {
-            records.remove(name);
-            records.complete = false;
-        }
-    }
+    let stored = read_stored(name, text);
+    cache
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .put(name.to_owned(), stored);
 }
 
 fn unavailable(e: impl std::fmt::Display) -> StoreError {
@@ -95,15 +112,9 @@ impl EmbeddedStore {
         let txn = db.begin_write().map_err(unavailable)?;
         txn.open_table(ENDPOINTS).map_err(unavailable)?;
         txn.commit().map_err(unavailable)?;
-        let mut records = Records {
-            complete: true,
-            ..Records::default()
-        };
+        let mut records = Records::default();
         for (name, stored) in scan(&db)? {
-            match stored {
-                Ok(stored) => records.insert(name, Arc::new(stored)),
-                Err(_) => records.complete = false,
-            }
+            records.put(name, stored);
         }
         Ok(EmbeddedStore {
             db: Arc::new(db),
@@ -122,19 +133,18 @@ impl EmbeddedStore {
     }
 }
 
-fn read_record(text: &str) -> Result<Record, StoreError> {
-    decode(&json::parse(text).map_err(|e| StoreError::Corrupt(e.to_string()))?)
-}
-
-fn read_stored(text: &str) -> Result<Stored, StoreError> {
+/// The record stored under `name` as `text`, or why it is none.
+fn read_stored(name: &str, text: &str) -> Result<Stored, Unreadable> {
+    let value = json::parse(text)
+        .map_err(|e| Unreadable::new(name, "", format!("the stored text is not JSON: {e}")))?;
     Ok(Stored {
-        record: read_record(text)?,
+        record: read_item(name, &value)?,
         json: text.to_owned(),
     })
 }
 
 /// A stored record's name, and the record as read (or why it could not be).
-type Scanned = (String, Result<Stored, StoreError>);
+type Scanned = (String, Result<Stored, Unreadable>);
 
 /// Every stored record.
 fn scan(db: &Database) -> Result<Vec<Scanned>, StoreError> {
@@ -143,7 +153,9 @@ fn scan(db: &Database) -> Result<Vec<Scanned>, StoreError> {
     let mut out = Vec::new();
     for entry in table.iter().map_err(unavailable)? {
         let (name, text) = entry.map_err(unavailable)?;
-        out.push((name.value().to_owned(), read_stored(text.value())));
+        let name = name.value().to_owned();
+        let stored = read_stored(&name, text.value());
+        out.push((name, stored));
     }
     Ok(out)
 }
@@ -178,33 +190,16 @@ impl Store for EmbeddedStore {
         &'a self,
         name: &'a str,
     ) -> BoxFuture<'a, Result<Option<Arc<Stored>>, StoreError>> {
-        Box::pin(async move {
-            {
-                let records = self.cache.read().unwrap_or_else(|e| e.into_inner());
-                match records.by_name.get(name) {
-                    Some(hit) => return Ok(Some(Arc::clone(hit))),
-                    // Every readable record is cached: a miss is an absence.
-                    None if records.complete => return Ok(None),
-                    None => {}
-                }
-            }
-            let name = name.to_owned();
-            let cache = Arc::clone(&self.cache);
-            self.blocking(move |db| {
-                let txn = db.begin_read().map_err(unavailable)?;
-                let table = txn.open_table(ENDPOINTS).map_err(unavailable)?;
-                let Some(text) = table.get(name.as_str()).map_err(unavailable)? else {
-                    return Ok(None);
-                };
-                let stored = Arc::new(read_stored(text.value())?);
-                cache
-                    .write()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .insert(name, Arc::clone(&stored));
-                Ok(Some(stored))
-            })
-            .await
-        })
+        // Every stored item is cached: a miss is an absence.
+        let records = self.cache.read().unwrap_or_else(|e| e.into_inner());
+        let found = match records.by_name.get(name) {
+            Some(hit) => Ok(Some(Arc::clone(hit))),
+            None => match records.unreadable.get(name) {
+                Some(unreadable) => Err(unreadable.clone().into()),
+                None => Ok(None),
+            },
+        };
+        Box::pin(std::future::ready(found))
     }
 
     fn update<'a>(
@@ -257,20 +252,13 @@ impl Store for EmbeddedStore {
         }))
     }
 
-    fn list(&self) -> BoxFuture<'_, Result<Vec<Arc<Stored>>, StoreError>> {
-        {
-            let records = self.cache.read().unwrap_or_else(|e| e.into_inner());
-            if records.complete {
-                let all = records.by_name.values().cloned().collect();
-                return Box::pin(std::future::ready(Ok(all)));
-            }
-        }
-        Box::pin(self.blocking(|db| {
-            scan(db)?
-                .into_iter()
-                .map(|(_, stored)| stored.map(Arc::new))
-                .collect()
-        }))
+    fn list(&self) -> BoxFuture<'_, Result<Scan, StoreError>> {
+        let records = self.cache.read().unwrap_or_else(|e| e.into_inner());
+        let scan = Scan {
+            records: records.by_name.values().cloned().collect(),
+            unreadable: records.unreadable(),
+        };
+        Box::pin(std::future::ready(Ok(scan)))
     }
 
     fn list_page<'a>(
@@ -278,12 +266,7 @@ impl Store for EmbeddedStore {
         filter: &'a Filter<'a>,
         page: &'a Page,
     ) -> BoxFuture<'a, Result<Listing, StoreError>> {
-        {
-            let records = self.cache.read().unwrap_or_else(|e| e.into_inner());
-            if records.complete {
-                return Box::pin(std::future::ready(Ok(records.page(filter, page))));
-            }
-        }
-        super::page_of_all(self, filter, page)
+        let records = self.cache.read().unwrap_or_else(|e| e.into_inner());
+        Box::pin(std::future::ready(Ok(records.page(filter, page))))
     }
 }

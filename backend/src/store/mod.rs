@@ -84,6 +84,34 @@ pub const MUTABLE_ATTRIBUTES: [&str; 6] = [
     "region_generations",
 ];
 
+/// A stored item that is no record this service can read (another writer's,
+/// say, with a state it does not know): a list reports it by name rather
+/// than fail whole or pass it over.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unreadable {
+    pub endpoint_name: String,
+    /// The field at fault, or "" when the item is not a record at all.
+    pub path: String,
+    pub message: String,
+}
+
+impl Unreadable {
+    fn new(endpoint_name: &str, path: &str, message: impl Into<String>) -> Unreadable {
+        Unreadable {
+            endpoint_name: endpoint_name.to_owned(),
+            path: path.to_owned(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Every item of a store: the records, and the items that are none.
+#[derive(Debug, Clone, Default)]
+pub struct Scan {
+    pub records: Vec<Arc<Stored>>,
+    pub unreadable: Vec<Unreadable>,
+}
+
 /// A record as stored, with the JSON text a read returns.
 #[derive(Debug)]
 pub struct Stored {
@@ -109,12 +137,14 @@ pub trait Store: Send + Sync + 'static {
         record: &'a Record,
         expected: Expected<'a>,
     ) -> BoxFuture<'a, Result<(), StoreError>>;
-    /// Every record (all pages), with its JSON as a read of it answers.
-    fn list(&self) -> BoxFuture<'_, Result<Vec<Arc<Stored>>, StoreError>>;
+    /// Every record (all pages), with its JSON as a read of it answers, and
+    /// every item that is none.
+    fn list(&self) -> BoxFuture<'_, Result<Scan, StoreError>>;
 
     /// The records `filter` admits, in the list's order, one `page` of them
-    /// (see [`listing`]): by default every record, then a selection. A store
-    /// that keeps its records in that order reads only the page.
+    /// (see [`listing`]), with the unreadable items on the first page: by
+    /// default every record, then a selection. A store that keeps its
+    /// records in that order reads only the page.
     fn list_page<'a>(
         &'a self,
         filter: &'a Filter<'a>,
@@ -140,7 +170,14 @@ pub fn page_of_all<'a, S: Store + ?Sized>(
     filter: &'a Filter<'a>,
     page: &'a Page,
 ) -> BoxFuture<'a, Result<Listing, StoreError>> {
-    Box::pin(async move { Ok(listing::select(store.list().await?, filter, page)) })
+    Box::pin(async move {
+        let scan = store.list().await?;
+        let mut listing = listing::select(scan.records, filter, page);
+        if page.after.is_none() {
+            listing.unreadable = scan.unreadable;
+        }
+        Ok(listing)
+    })
 }
 
 /// The largest item DynamoDB keeps: 400 KB, attribute names included.
@@ -246,4 +283,16 @@ fn numbers_as_stored(v: Value) -> Value {
 
 pub fn decode(value: &Value) -> Result<Record, StoreError> {
     Record::from_value(value).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+/// The record stored under `name`, or why it is none.
+pub fn read_item(name: &str, value: &Value) -> Result<Record, Unreadable> {
+    Record::from_value(value).map_err(|e| Unreadable::new(name, e.field, e.message))
+}
+
+impl From<Unreadable> for StoreError {
+    fn from(u: Unreadable) -> StoreError {
+        let at = if u.path.is_empty() { "" } else { ": " };
+        StoreError::Corrupt(format!("{}{at}{}", u.path, u.message))
+    }
 }

@@ -131,6 +131,19 @@ impl Dynalite {
         format!("http://127.0.0.1:{}", self.port)
     }
 
+    /// A client of the server, writing as another program would.
+    pub async fn client(&self) -> aws_sdk_dynamodb::Client {
+        let config = aws_sdk_dynamodb::Config::builder()
+            .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+            .region(aws_sdk_dynamodb::config::Region::new("us-east-1"))
+            .endpoint_url(self.endpoint())
+            .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
+                "local", "local", None, None, "test",
+            ))
+            .build();
+        aws_sdk_dynamodb::Client::from_conf(config)
+    }
+
     pub async fn store(&self) -> DynamoStore {
         let cfg = DynamoConfig {
             table: "gco-inference-endpoints".into(),
