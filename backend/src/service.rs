@@ -12,7 +12,7 @@ use gco_spec::{
 };
 
 use crate::listing::{Filter, Listing, Page};
-use crate::store::{Expected, Oversized, Store, StoreError, Stored};
+use crate::store::{Expected, Oversized, Store, StoreError, Stored, Unreadable};
 
 /// Read-modify-write attempts before a change under heavy contention gives
 /// up. Each lost race means another writer made progress, so 50 writers on
@@ -44,8 +44,8 @@ pub enum ServiceError {
     /// A write was sent but the store did not confirm it (it failed or
     /// stopped answering), so it may or may not have landed (details logged).
     Unconfirmed,
-    /// A stored record could not be read (details logged).
-    Corrupt,
+    /// A stored item is no record this service reads.
+    Corrupt(Unreadable),
 }
 
 impl From<StoreError> for ServiceError {
@@ -55,9 +55,9 @@ impl From<StoreError> for ServiceError {
                 tracing::error!(%detail, "store unavailable");
                 ServiceError::Unavailable
             }
-            StoreError::Corrupt(detail) => {
-                tracing::error!(%detail, "corrupt record in store");
-                ServiceError::Corrupt
+            StoreError::Corrupt(unreadable) => {
+                tracing::error!(%unreadable, name = %unreadable.endpoint_name, "unreadable item in the store");
+                ServiceError::Corrupt(unreadable)
             }
             StoreError::AlreadyExists | StoreError::ConditionFailed => ServiceError::Busy,
         }

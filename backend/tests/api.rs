@@ -1390,8 +1390,17 @@ async fn lists_name_stored_items_that_are_no_record() {
         (r.status, r.str("error").as_str()),
         (
             StatusCode::INTERNAL_SERVER_ERROR,
-            "a stored endpoint could not be read"
+            "the stored endpoint 'odd' could not be read"
         )
+    );
+    assert_eq!(
+        r.first_error(),
+        ("desired_state".into(), r#"unknown state "paused""#.into())
+    );
+    let r = api.send("POST", "/api/endpoints/odd/stop", None, &[]).await;
+    assert_eq!(
+        (r.status, r.first_error().0.as_str()),
+        (StatusCode::INTERNAL_SERVER_ERROR, "desired_state")
     );
     let r = api.get("/api/endpoints/pd").await;
     assert_eq!(r.status, StatusCode::OK);

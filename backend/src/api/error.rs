@@ -147,10 +147,16 @@ impl From<ServiceError> for ApiError {
                 StatusCode::SERVICE_UNAVAILABLE,
                 "the endpoint store did not confirm the change, which may or may not have been saved; reload before trying again",
             ),
-            ServiceError::Corrupt => ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "a stored endpoint could not be read",
-            ),
+            // The item's own field and what is wrong with it: the table's
+            // content, which whoever may read the endpoint may read.
+            ServiceError::Corrupt(unreadable) => ApiError {
+                status: StatusCode::INTERNAL_SERVER_ERROR,
+                summary: summary_of(&format!(
+                    "the stored endpoint '{}' could not be read",
+                    unreadable.endpoint_name
+                )),
+                errors: vec![Diagnostic::error(&unreadable.path, unreadable.message)],
+            },
         }
     }
 }

@@ -17,8 +17,7 @@ use gco_spec::Record;
 use super::attr::{from_item, to_attr, to_item};
 use super::shared_scan::SharedScan;
 use super::{
-    BoxFuture, Expected, MUTABLE_ATTRIBUTES, Scan, Store, StoreError, Stored, decode, read_item,
-    storable,
+    BoxFuture, Expected, MUTABLE_ATTRIBUTES, Scan, Store, StoreError, Stored, read_item, storable,
 };
 
 /// Where the table is.
@@ -192,7 +191,10 @@ impl Store for DynamoStore {
                 .await
                 .map_err(unavailable)?;
             out.item()
-                .map(|item| decode(&gco_spec::Value::Object(from_item(item))))
+                .map(|item| {
+                    read_item(name, &gco_spec::Value::Object(from_item(item)))
+                        .map_err(StoreError::Corrupt)
+                })
                 .transpose()
         })
     }

@@ -16,7 +16,7 @@ use gco_spec::json;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 
 use super::{
-    BoxFuture, Expected, MUTABLE_ATTRIBUTES, Scan, Store, StoreError, Stored, Unreadable, decode,
+    BoxFuture, Expected, MUTABLE_ATTRIBUTES, Scan, Store, StoreError, Stored, Unreadable,
     read_item, storable,
 };
 use crate::listing::{self, Cursor, Filter, Listing, Page};
@@ -135,8 +135,7 @@ impl EmbeddedStore {
 
 /// The record stored under `name` as `text`, or why it is none.
 fn read_stored(name: &str, text: &str) -> Result<Stored, Unreadable> {
-    let value = json::parse(text)
-        .map_err(|e| Unreadable::new(name, "", format!("the stored text is not JSON: {e}")))?;
+    let value = json::parse(text).map_err(|e| Unreadable::not_json(name, e))?;
     Ok(Stored {
         record: read_item(name, &value)?,
         json: text.to_owned(),
@@ -195,7 +194,7 @@ impl Store for EmbeddedStore {
         let found = match records.by_name.get(name) {
             Some(hit) => Ok(Some(Arc::clone(hit))),
             None => match records.unreadable.get(name) {
-                Some(unreadable) => Err(unreadable.clone().into()),
+                Some(unreadable) => Err(StoreError::Corrupt(unreadable.clone())),
                 None => Ok(None),
             },
         };
@@ -225,12 +224,12 @@ impl Store for EmbeddedStore {
             let text = {
                 let mut table = txn.open_table(ENDPOINTS).map_err(unavailable)?;
                 let current = match table.get(name.as_str()).map_err(unavailable)? {
-                    Some(text) => {
-                        json::parse(text.value()).map_err(|e| StoreError::Corrupt(e.to_string()))?
-                    }
+                    Some(text) => json::parse(text.value())
+                        .map_err(|e| StoreError::Corrupt(Unreadable::not_json(&name, e)))?,
                     None => return Err(StoreError::ConditionFailed),
                 };
-                if !expected.holds_for(&decode(&current)?) {
+                let stored = read_item(&name, &current).map_err(StoreError::Corrupt)?;
+                if !expected.holds_for(&stored) {
                     return Err(StoreError::ConditionFailed);
                 }
                 let mut merged = current.as_object().cloned().unwrap_or_default();

@@ -30,8 +30,8 @@ pub enum StoreError {
     /// The store failed or could not be reached. The text is for the log,
     /// never for clients.
     Unavailable(String),
-    /// A stored item is not a readable record (text for the log).
-    Corrupt(String),
+    /// A stored item is not a readable record.
+    Corrupt(Unreadable),
 }
 
 impl std::fmt::Display for StoreError {
@@ -40,7 +40,7 @@ impl std::fmt::Display for StoreError {
             StoreError::AlreadyExists => f.write_str("already exists"),
             StoreError::ConditionFailed => f.write_str("condition failed"),
             StoreError::Unavailable(e) => write!(f, "store unavailable: {e}"),
-            StoreError::Corrupt(e) => write!(f, "corrupt record: {e}"),
+            StoreError::Corrupt(u) => write!(f, "unreadable item {:?}: {u}", u.endpoint_name),
         }
     }
 }
@@ -101,6 +101,26 @@ impl Unreadable {
             endpoint_name: endpoint_name.to_owned(),
             path: path.to_owned(),
             message: message.into(),
+        }
+    }
+
+    /// An item whose stored text (the embedded store's) is not JSON.
+    fn not_json(endpoint_name: &str, e: impl std::fmt::Display) -> Unreadable {
+        Unreadable::new(
+            endpoint_name,
+            "",
+            format!("the stored text is not JSON: {e}"),
+        )
+    }
+}
+
+/// `path: message`, or the message alone when no field is at fault.
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.path.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
         }
     }
 }
@@ -281,18 +301,7 @@ fn numbers_as_stored(v: Value) -> Value {
     }
 }
 
-pub fn decode(value: &Value) -> Result<Record, StoreError> {
-    Record::from_value(value).map_err(|e| StoreError::Corrupt(e.to_string()))
-}
-
 /// The record stored under `name`, or why it is none.
 pub fn read_item(name: &str, value: &Value) -> Result<Record, Unreadable> {
     Record::from_value(value).map_err(|e| Unreadable::new(name, e.field, e.message))
-}
-
-impl From<Unreadable> for StoreError {
-    fn from(u: Unreadable) -> StoreError {
-        let at = if u.path.is_empty() { "" } else { ": " };
-        StoreError::Corrupt(format!("{}{at}{}", u.path, u.message))
-    }
 }
