@@ -272,9 +272,6 @@ impl Service {
             if if_match.is_some_and(|tag| !tag_matches(tag, &current)) {
                 return Err(ServiceError::Stale);
             }
-            if change == Change::Delete && current.desired_state == DesiredState::Deleted {
-                return Ok(current);
-            }
             let change = match &change {
                 // A fresh generation token for a region seen for the first time.
                 Change::AddRegion { region, .. } => Change::AddRegion {
@@ -285,6 +282,16 @@ impl Service {
             };
             let now = next_timestamp(now_micros(), &current.updated_at);
             let next = apply(&current, &change, &now).map_err(ServiceError::Refused)?;
+            // A change that changes nothing (a region removed that was no
+            // target, a stopped endpoint stopped) is not written: the
+            // version others hold stays current.
+            let unchanged = Record {
+                updated_at: current.updated_at.clone(),
+                ..next.clone()
+            } == current;
+            if unchanged {
+                return Ok(current);
+            }
             refuse_oversized(&next)?;
             match self
                 .store

@@ -1405,3 +1405,39 @@ async fn lists_name_stored_items_that_are_no_record() {
     let r = api.get("/api/endpoints/pd").await;
     assert_eq!(r.status, StatusCode::OK);
 }
+
+/// A change that changes nothing is not written: the ETag others hold stays
+/// current, and no monitor sees a new version.
+#[tokio::test]
+async fn changes_that_change_nothing_keep_the_version() {
+    let api = Api::new();
+    api.deploy_split("pd").await;
+    let tag = |r: &Reply| r.headers[header::ETAG].to_str().unwrap().to_owned();
+    let stopped = api.send("POST", "/api/endpoints/pd/stop", None, &[]).await;
+    assert_eq!(stopped.status, StatusCode::OK);
+    let version = tag(&stopped);
+    for (method, path, body) in [
+        ("POST", "/api/endpoints/pd/stop", None),
+        ("DELETE", "/api/endpoints/pd/regions/ap-south-1", None),
+        (
+            "POST",
+            "/api/endpoints/pd/regions",
+            Some(r#"{"region": "us-east-1"}"#),
+        ),
+    ] {
+        let r = api
+            .send(method, path, body, &[("if-match", version.as_str())])
+            .await;
+        assert_eq!(
+            (r.status, tag(&r)),
+            (StatusCode::OK, version.clone()),
+            "{method} {path}"
+        );
+        assert_eq!(r.body, stopped.body, "{method} {path}");
+    }
+    let r = api
+        .post("/api/endpoints/pd/regions", r#"{"region": "ap-south-1"}"#)
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_ne!(tag(&r), version, "a real change is a new version");
+}
