@@ -7,9 +7,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use gco_spec::deploy::{DeployCheck, plan_deploy_owned};
 use gco_spec::json::{Object, Value};
 use gco_spec::time::{format_timestamp, next_timestamp, parse_timestamp};
-use gco_spec::{
-    Change, DeployContext, DesiredState, Diagnostic, OpError, Record, Report, apply, new_record,
-};
+use gco_spec::{Change, DeployContext, Diagnostic, OpError, Record, Report, apply, new_record};
 
 use crate::listing::{Filter, Listing, Page};
 use crate::store::{Expected, Oversized, Store, StoreError, Stored, Unreadable};
