@@ -310,6 +310,7 @@ module.exports = {
   log,
   sleep,
   startBackend,
+  freePort,
   launchBrowser,
   newPage,
   assertNoProblems,

@@ -6,22 +6,10 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { spawn } = require('node:child_process');
-const net = require('node:net');
 const path = require('node:path');
 const h = require('./harness.cjs');
 
 const TABLE = 'gco-inference-endpoints';
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** One DynamoDB call, as any other writer of the table makes it (dynalite checks the signature's shape, not its value). */
 async function dynamo(endpoint, action, body) {
@@ -42,7 +30,7 @@ async function dynamo(endpoint, action, body) {
 }
 
 test('an item the console cannot read is named above the list', async () => {
-  const port = await freePort();
+  const port = await h.freePort();
   const dynalite = spawn(path.join(h.ROOT, 'node_modules', '.bin', 'dynalite'), ['--port', String(port)], { stdio: 'ignore' });
   const endpoint = `http://127.0.0.1:${port}`;
   let backend;
