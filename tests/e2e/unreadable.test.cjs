@@ -36,6 +36,13 @@ test('an item the console cannot read is named above the list', async () => {
   let backend;
   let browser;
   try {
+    // Listening before the console creates its table there.
+    for (let tries = 0; ; tries++) {
+      const answered = await fetch(endpoint).then(() => true, () => false);
+      if (answered) break;
+      assert.ok(tries < 200, 'dynalite did not start');
+      await h.sleep(50);
+    }
     backend = await h.startBackend({
       args: ['--dynamodb-endpoint', endpoint, '--dynamodb-region', 'us-east-1', '--dynamodb-table', TABLE, '--create-table'],
     });
