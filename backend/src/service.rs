@@ -93,11 +93,15 @@ pub struct Service {
 /// hold any text: they are escaped into the characters an ETag may carry.
 pub fn etag(record: &Record) -> String {
     let lifecycle = record.lifecycle_id.as_deref().unwrap_or("legacy");
-    let lifecycle: String = lifecycle.chars().take(ETAG_LIFECYCLE_CHARS).collect();
+    let cut = lifecycle
+        .char_indices()
+        .nth(ETAG_LIFECYCLE_CHARS)
+        .map_or(lifecycle.len(), |(at, _)| at);
     let version = parse_timestamp(&record.updated_at)
         .map_or_else(|| record.updated_at.clone(), |m| m.to_string());
-    let mut tag = String::from("\"");
-    etag_text_into(&lifecycle, &mut tag);
+    let mut tag = String::with_capacity(cut + version.len() + 3);
+    tag.push('"');
+    etag_text_into(&lifecycle[..cut], &mut tag);
     tag.push('-');
     etag_text_into(&version, &mut tag);
     tag.push('"');
@@ -112,8 +116,13 @@ const ETAG_LIFECYCLE_CHARS: usize = 12;
 /// or `+` written as `%XX`: one-to-one (so `-` and `%` are escaped too), and
 /// always a valid header value without quotes or spaces.
 fn etag_text_into(text: &str, tag: &mut String) {
+    let plain = |b: u8| b.is_ascii_alphanumeric() || b".:_+".contains(&b);
+    if text.bytes().all(plain) {
+        tag.push_str(text);
+        return;
+    }
     for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || b".:_+".contains(&b) {
+        if plain(b) {
             tag.push(char::from(b));
         } else {
             tag.push_str(&format!("%{b:02X}"));
