@@ -117,6 +117,22 @@ pub struct Listing {
     pub unreadable: Vec<Unreadable>,
 }
 
+impl Listing {
+    /// This listing with the stored items that are no record when it is a
+    /// first page: they have no place in the order to page by, nor a state
+    /// or region to filter by, so the first page reports them all, once.
+    pub fn reporting(
+        mut self,
+        page: &Page,
+        unreadable: impl FnOnce() -> Vec<Unreadable>,
+    ) -> Listing {
+        if page.after.is_none() {
+            self.unreadable = unreadable();
+        }
+        self
+    }
+}
+
 /// The page of `records` that `filter` and `page` select. With a limit, only
 /// that many records are put in order (a selection, then a sort of the few).
 pub fn select(mut records: Vec<Arc<Stored>>, filter: &Filter<'_>, page: &Page) -> Listing {

@@ -288,17 +288,15 @@ impl Service {
                 other => other.clone(),
             };
             let now = next_timestamp(now_micros(), &current.updated_at);
-            let next = apply(&current, &change, &now).map_err(ServiceError::Refused)?;
+            let mut next = apply(&current, &change, &now).map_err(ServiceError::Refused)?;
             // A change that changes nothing (a region removed that was no
             // target, a stopped endpoint stopped) is not written: the
             // version others hold stays current.
-            let unchanged = Record {
-                updated_at: current.updated_at.clone(),
-                ..next.clone()
-            } == current;
-            if unchanged {
+            let now = std::mem::replace(&mut next.updated_at, current.updated_at.clone());
+            if next == current {
                 return Ok(current);
             }
+            next.updated_at = now;
             refuse_oversized(&next)?;
             match self
                 .store

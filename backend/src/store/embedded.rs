@@ -26,7 +26,7 @@ const ENDPOINTS: TableDefinition<&str, &str> = TableDefinition::new("endpoints")
 type Cache = Arc<RwLock<Records>>;
 
 /// Every stored item: the records by name and in the list's order (the
-/// same records: [`Records::insert`] and [`Records::remove`] keep both), and
+/// same records: [`Records::put`] and [`Records::remove`] keep both), and
 /// the items that are none. Each stored name is in exactly one of
 /// `by_name` and `unreadable`.
 #[derive(Default)]
@@ -77,11 +77,7 @@ impl Records {
         let records = after
             .skip_while(|((place, _), _)| page.after.as_ref() == Some(place))
             .map(|(_, stored)| stored);
-        let mut listing = listing::select_ordered(records, filter, page.limit);
-        if page.after.is_none() {
-            listing.unreadable = self.unreadable();
-        }
-        listing
+        listing::select_ordered(records, filter, page.limit).reporting(page, || self.unreadable())
     }
 }
 

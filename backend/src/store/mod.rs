@@ -192,11 +192,7 @@ pub fn page_of_all<'a, S: Store + ?Sized>(
 ) -> BoxFuture<'a, Result<Listing, StoreError>> {
     Box::pin(async move {
         let scan = store.list().await?;
-        let mut listing = listing::select(scan.records, filter, page);
-        if page.after.is_none() {
-            listing.unreadable = scan.unreadable;
-        }
-        Ok(listing)
+        Ok(listing::select(scan.records, filter, page).reporting(page, || scan.unreadable))
     })
 }
 
