@@ -10,7 +10,10 @@ use gco_spec::time::{format_timestamp, next_timestamp, parse_timestamp};
 use gco_spec::{Change, DeployContext, Diagnostic, OpError, Record, Report, apply, new_record};
 
 use crate::listing::{Filter, Listing, Page};
-use crate::store::{Expected, Oversized, Store, StoreError, Stored, Unreadable};
+use crate::store::{
+    DYNAMO_NUMBER_DIGITS, Expected, Oversized, Store, StoreError, Stored, Unreadable,
+    fits_dynamo_number,
+};
 
 /// Read-modify-write attempts before a change under heavy contention gives
 /// up. Each lost race means another writer made progress, so 50 writers on
@@ -266,7 +269,8 @@ impl Service {
 
     /// Applies a change with optimistic concurrency. With `if_match`, a
     /// record that is not at that version is [`ServiceError::Stale`] and
-    /// nothing is written; without it, a lost race is retried on a fresh read.
+    /// nothing is written; without it, or with `*` (any version), a lost race
+    /// is retried on a fresh read.
     pub async fn change(
         &self,
         name: &str,
@@ -274,6 +278,7 @@ impl Service {
         if_match: Option<&str>,
     ) -> Result<Record, ServiceError> {
         change.check_arguments().map_err(ServiceError::Refused)?;
+        let pinned = if_match.is_some_and(|tags| !matches_any_version(tags));
         for _ in 0..MAX_ATTEMPTS {
             let current = self.get(name).await?;
             if if_match.is_some_and(|tag| !tag_matches(tag, &current)) {
@@ -304,7 +309,7 @@ impl Service {
                 .await
             {
                 Ok(()) => return Ok(next),
-                Err(StoreError::ConditionFailed) if if_match.is_some() => {
+                Err(StoreError::ConditionFailed) if pinned => {
                     return Err(ServiceError::Stale);
                 }
                 Err(StoreError::ConditionFailed) => tokio::time::sleep(jitter()).await,
@@ -349,7 +354,7 @@ fn unstorable(request: &RequestBody) -> Vec<Diagnostic> {
             errors.push(Diagnostic::error("endpoint_name", message));
         }
     }
-    errors.extend(request.lone_surrogate());
+    errors.extend(request.unstorable_value());
     errors
 }
 
@@ -391,13 +396,16 @@ impl RequestBody {
         }
     }
 
-    /// The first lone surrogate in the body, as an error at its path.
-    pub fn lone_surrogate(&self) -> Option<Diagnostic> {
-        if self.unicode_escapes {
+    /// The first value in the body that no store can keep as it is, as an
+    /// error at its path: a string with a lone surrogate, or an integer too
+    /// long for a DynamoDB number.
+    pub fn unstorable_value(&self) -> Option<Diagnostic> {
+        let surrogate = if self.unicode_escapes {
             lone_surrogate(&self.value)
         } else {
             None
-        }
+        };
+        surrogate.or_else(|| too_long_number(&self.value))
     }
 }
 
@@ -423,13 +431,33 @@ fn lone_surrogate(value: &Value) -> Option<Diagnostic> {
     Some(Diagnostic::error(path, message))
 }
 
+/// The first integer with more digits than a DynamoDB number holds, as an
+/// error at its path: GCO could not write it, and kept as its digits (as
+/// the stores keep such a number read from elsewhere) it would be a string
+/// where the rules want an integer.
+fn too_long_number(value: &Value) -> Option<Diagnostic> {
+    let (path, number) =
+        value.first_where(|v| matches!(v, Value::Int(i) if !fits_dynamo_number(i)))?;
+    let Value::Int(number) = number else {
+        return None;
+    };
+    let digits = number.to_string().trim_start_matches('-').len();
+    let message = format!(
+        "{} is {number}, {digits} digits; a DynamoDB number holds at most {DYNAMO_NUMBER_DIGITS}, so it cannot be stored",
+        if path.is_empty() { "the body" } else { &path }
+    );
+    Some(Diagnostic::error(path, message))
+}
+
 /// `If-Match: *` matches any current record; otherwise one of the listed
 /// tags, compared strongly (RFC 9110, section 13.1.1): a weak tag `W/"..."`
 /// never matches.
 fn tag_matches(header: &str, record: &Record) -> bool {
     let current = etag(record);
-    header
-        .split(',')
-        .map(str::trim)
-        .any(|t| t == "*" || t == current)
+    matches_any_version(header) || header.split(',').map(str::trim).any(|t| t == current)
+}
+
+/// Whether `If-Match` names no version but `*`, any current record.
+fn matches_any_version(header: &str) -> bool {
+    header.split(',').map(str::trim).any(|t| t == "*")
 }

@@ -615,8 +615,10 @@ async fn every_change_route() {
         r.get("spec.mooncake.store").to_json(),
         r#"{"enabled": true, "global_segment_size": "1024"}"#
     );
-    // A write answers what a read returns: an integer too wide for a
-    // DynamoDB number is kept as its digits, in both.
+    // An integer too wide for a DynamoDB number is refused at its field
+    // (GCO could not write it, and kept as its digits it would be a string
+    // where the rules want an integer); nothing is written.
+    let before = api.get("/api/endpoints/pd").await.body;
     let wide = format!("1{}", "0".repeat(40));
     let r = api
         .put(
@@ -625,12 +627,18 @@ async fn every_change_route() {
         )
         .await;
     assert_eq!(
-        r.get("spec.mooncake.store.wide"),
-        Value::str(&wide),
-        "{}",
-        r.text
+        (r.status, r.first_error()),
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            (
+                "wide".to_owned(),
+                format!(
+                    "wide is {wide}, 41 digits; a DynamoDB number holds at most 38, so it cannot be stored"
+                )
+            )
+        )
     );
-    assert_eq!(r.body, api.get("/api/endpoints/pd").await.body);
+    assert_eq!(api.get("/api/endpoints/pd").await.body, before);
     let r = api
         .put("/api/endpoints/pd/store", r#"{"cold_tier_enabled": true}"#)
         .await;
@@ -1188,6 +1196,28 @@ async fn what_no_store_keeps_or_no_path_reaches_is_refused_at_the_field() {
         .await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
     assert_eq!(r.str("errors.0.path"), "node_selector.\u{FFFD}");
+    // An integer the rules allow but no DynamoDB number holds: refused at
+    // deploy, and validate says so too, rather than stored as a string that
+    // the next change would find is no integer.
+    let wide = format!("9{}", "9".repeat(40));
+    let request = format!(
+        r#"{{"endpoint_name": "y9", "image": "x", "mooncake_mode": "disaggregated",
+            "mooncake_autoscaling": {{"prefill": {{"min_replicas": 1, "max_replicas": {wide}}}}}}}"#
+    );
+    let expected = (
+        "mooncake_autoscaling.prefill.max_replicas".to_owned(),
+        format!(
+            "mooncake_autoscaling.prefill.max_replicas is {wide}, 41 digits; a DynamoDB number holds at most 38, so it cannot be stored"
+        ),
+    );
+    let r = api.post("/api/endpoints", &request).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(r.first_error(), expected);
+    let r = api.post("/api/validate", &request).await;
+    assert_eq!(
+        (r.get("ok"), r.first_error()),
+        (Value::Bool(false), expected)
+    );
     assert_eq!(
         api.get("/api/endpoints").await.get("endpoints"),
         Value::List(vec![])

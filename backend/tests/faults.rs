@@ -522,7 +522,8 @@ impl Op {
                 region: Value::str(r),
                 generation: acked
                     .region_generations
-                    .get(r)
+                    .as_ref()
+                    .and_then(|g| g.get(r))
                     .and_then(|g| g.as_str())
                     .unwrap_or_default()
                     .to_owned(),

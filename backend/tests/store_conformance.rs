@@ -239,15 +239,19 @@ async fn fifty_parallel_region_adds(store: Arc<dyn Store>) {
         .iter()
         .flat_map(|area| (1..=10).map(move |n| format!("{area}-test-{n}")))
         .collect();
+    // Every other one with `If-Match: *`, which any version matches: it
+    // retries a lost race as a change without If-Match does.
     let tasks: Vec<_> = regions
         .iter()
-        .map(|region| {
+        .enumerate()
+        .map(|(i, region)| {
             let service = Arc::clone(&service);
             let change = gco_spec::Change::AddRegion {
                 region: Value::str(region),
                 generation: String::new(),
             };
-            tokio::spawn(async move { service.change("busy", change, None).await.map(|_| ()) })
+            let if_match = (i % 2 == 0).then_some("*");
+            tokio::spawn(async move { service.change("busy", change, if_match).await.map(|_| ()) })
         })
         .collect();
     for t in tasks {
@@ -257,8 +261,15 @@ async fn fifty_parallel_region_adds(store: Arc<dyn Store>) {
     assert_eq!(record.target_regions.len(), 51);
     for region in &regions {
         assert!(record.target_regions.contains(region), "{region} lost");
-        assert!(record.cleanup_regions.contains(region));
-        assert!(record.region_generations.get(region).is_some());
+        assert!(record.cleanup_regions.as_ref().unwrap().contains(region));
+        assert!(
+            record
+                .region_generations
+                .as_ref()
+                .unwrap()
+                .get(region)
+                .is_some()
+        );
     }
 }
 
@@ -361,7 +372,11 @@ async fn lists_report_unreadable_items(store: Arc<dyn Store>, expected: &[Unread
     };
     let listing = store.list_page(&filter, &first).await.unwrap();
     assert!(listing.records.is_empty(), "good is deploying");
-    assert_eq!(listing.unreadable.len(), 2, "whatever the filter");
+    assert_eq!(
+        listing.unreadable.len(),
+        expected.len(),
+        "whatever the filter"
+    );
     let after = Page {
         after: Some(Cursor::parse("2030-01-01T00:00:00+00:00~a").unwrap()),
         limit: Some(1),
@@ -372,7 +387,8 @@ async fn lists_report_unreadable_items(store: Arc<dyn Store>, expected: &[Unread
         listing.unreadable.is_empty(),
         "reported once, on the first page"
     );
-    for name in ["bad", "odd"] {
+    for u in expected {
+        let name = &u.endpoint_name;
         assert!(
             matches!(store.get(name).await, Err(StoreError::Corrupt(_))),
             "{name}"
@@ -450,6 +466,13 @@ async fn dynamodb_list_reports_items_it_cannot_read() {
             ("endpoint_name", A::S("bad".into())),
             ("target_regions", A::S("us-east-1".into())),
         ],
+        vec![
+            ("endpoint_name", A::S("blob".into())),
+            (
+                "spec",
+                A::M([("key".to_owned(), A::B(vec![0, 1].into()))].into()),
+            ),
+        ],
     ] {
         client
             .put_item()
@@ -465,8 +488,89 @@ async fn dynamodb_list_reports_items_it_cannot_read() {
         Arc::new(store),
         &[
             unreadable("bad", "target_regions", "must be a list of strings"),
+            unreadable(
+                "blob",
+                "spec.key",
+                "a binary value, which GCO does not write and the console could not keep",
+            ),
             unreadable("odd", "desired_state", ODD_STATE),
         ],
     )
     .await;
+}
+
+/// An item an older GCO (or another tool) wrote: no `updated_at`,
+/// `lifecycle_id`, `cleanup_regions` or `region_generations`, and numbers in
+/// forms the console reads but would not write the same. A change writes
+/// what it changes and nothing else: the monitors still see a record to
+/// migrate, and the other writer's values stay as they were.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dynamodb_changes_write_only_what_they_change() {
+    use aws_sdk_dynamodb::types::AttributeValue as A;
+    let dynalite = Dynalite::start();
+    let store = dynalite.store().await;
+    let client = dynalite.client().await;
+    let spec = A::M(
+        [
+            ("image".to_owned(), A::S("nginx".into())),
+            ("replicas".to_owned(), A::N("2.5".into())),
+            ("ports".to_owned(), A::Ns(vec!["80".into(), "8.5".into()])),
+        ]
+        .into(),
+    );
+    let item = [
+        ("endpoint_name", A::S("legacy".into())),
+        ("desired_state", A::S("running".into())),
+        ("target_regions", A::L(vec![A::S("us-east-1".into())])),
+        ("namespace", A::S("gco-inference".into())),
+        ("spec", spec.clone()),
+        (
+            "created_at",
+            A::S("2026-01-01T00:00:00.000000+00:00".into()),
+        ),
+    ];
+    let stored = || async {
+        client
+            .get_item()
+            .table_name("gco-inference-endpoints")
+            .key("endpoint_name", A::S("legacy".into()))
+            .send()
+            .await
+            .unwrap()
+            .item
+            .unwrap()
+    };
+    client
+        .put_item()
+        .table_name("gco-inference-endpoints")
+        .set_item(Some(
+            item.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+        ))
+        .send()
+        .await
+        .unwrap();
+    let read = store.get("legacy").await.unwrap().unwrap();
+    assert_eq!(read.updated_at, "");
+    let mut stopped = read.clone();
+    stopped.desired_state = DesiredState::Stopped;
+    stopped.updated_at = "2026-12-01T00:00:00.000001+00:00".into();
+    stopped.target_regions.push("eu-west-1".into());
+    store
+        .update(&stopped, Expected::of(&read, false))
+        .await
+        .expect("an item without updated_at can be changed");
+    let after = stored().await;
+    assert_eq!(after["desired_state"], A::S("stopped".into()));
+    assert_eq!(after["spec"], spec, "an unchanged spec is not rewritten");
+    for absent in ["lifecycle_id", "cleanup_regions", "region_generations"] {
+        assert!(
+            !after.contains_key(absent),
+            "{absent} was written: {after:?}"
+        );
+    }
+    // The item has an updated_at now: a change made to the old read loses.
+    assert_eq!(
+        store.update(&stopped, Expected::of(&read, false)).await,
+        Err(StoreError::ConditionFailed)
+    );
 }

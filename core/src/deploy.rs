@@ -566,7 +566,7 @@ pub fn new_record(d: Deployment, now: &str, tokens: &mut impl TokenSource) -> Re
     Record {
         ingress_path: ingress_path(&d.endpoint_name),
         desired_state: DesiredState::Deploying,
-        cleanup_regions: d.target_regions.clone(),
+        cleanup_regions: Some(d.target_regions.clone()),
         target_regions: d.target_regions,
         namespace: d.namespace,
         spec: d.spec,
@@ -575,7 +575,7 @@ pub fn new_record(d: Deployment, now: &str, tokens: &mut impl TokenSource) -> Re
         updated_at: now.to_owned(),
         region_status: Object::new(),
         lifecycle_id: Some(tokens.token()),
-        region_generations,
+        region_generations: Some(region_generations),
         extra: Object::new(),
         endpoint_name: d.endpoint_name,
     }

@@ -218,11 +218,16 @@ pub fn apply(record: &Record, change: &Change, now: &str) -> Result<Record, OpEr
             if !next.target_regions.contains(&region) {
                 next.target_regions.push(region.clone());
             }
-            if !next.cleanup_regions.contains(&region) {
-                next.cleanup_regions.push(region.clone());
+            // A record without these attributes is left for the monitors
+            // to migrate (see `Record::cleanup_regions`).
+            if let Some(cleanup) = &mut next.cleanup_regions
+                && !cleanup.contains(&region)
+            {
+                cleanup.push(region.clone());
             }
-            next.region_generations
-                .set_default(&region, generation.as_str());
+            if let Some(generations) = &mut next.region_generations {
+                generations.set_default(&region, generation.as_str());
+            }
         }
         Change::RemoveRegion { region } => {
             let region = region_name(region)?;

@@ -60,10 +60,13 @@ pub struct Record {
     pub region_status: Object,
     /// 64 lowercase hex characters, minted at create; older records lack it.
     pub lifecycle_id: Option<String>,
-    /// Every region ever targeted, append-only.
-    pub cleanup_regions: Vec<String>,
+    /// Every region ever targeted, append-only. Older records lack it (and
+    /// `region_generations`): GCO's monitors then migrate the record, which
+    /// they would not do once an empty one were written, so absent stays
+    /// absent.
+    pub cleanup_regions: Option<Vec<String>>,
     /// Region -> 64 hex token, minted when a region is first targeted.
-    pub region_generations: Object,
+    pub region_generations: Option<Object>,
     pub extra: Object,
 }
 
@@ -125,8 +128,12 @@ impl Record {
         if let Some(id) = &self.lifecycle_id {
             o.insert("lifecycle_id", id.as_str());
         }
-        o.insert("cleanup_regions", strings(&self.cleanup_regions));
-        o.insert("region_generations", self.region_generations.clone());
+        if let Some(regions) = &self.cleanup_regions {
+            o.insert("cleanup_regions", strings(regions));
+        }
+        if let Some(generations) = &self.region_generations {
+            o.insert("region_generations", generations.clone());
+        }
         for (k, v) in self.extra.str_entries() {
             o.insert(&k.to_string_lossy(), v.clone());
         }
@@ -193,8 +200,14 @@ impl Record {
             updated_at: string("updated_at")?.unwrap_or_default(),
             region_status: object("region_status")?,
             lifecycle_id: string("lifecycle_id")?,
-            cleanup_regions: strings("cleanup_regions")?,
-            region_generations: object("region_generations")?,
+            cleanup_regions: o
+                .contains_key("cleanup_regions")
+                .then(|| strings("cleanup_regions"))
+                .transpose()?,
+            region_generations: o
+                .contains_key("region_generations")
+                .then(|| object("region_generations"))
+                .transpose()?,
             extra,
             endpoint_name,
         })

@@ -229,9 +229,12 @@ fn regions_are_added_once_and_tracked() {
     let next = add(&r, "eu-west-1", &"cd".repeat(32));
     let again = add(&next, "eu-west-1", &"ef".repeat(32));
     assert_eq!(again.target_regions, ["us-east-1", "eu-west-1"]);
-    assert_eq!(again.cleanup_regions, ["us-east-1", "eu-west-1"]);
     assert_eq!(
-        again.region_generations.get("eu-west-1"),
+        again.cleanup_regions.as_deref(),
+        Some(&["us-east-1".to_owned(), "eu-west-1".to_owned()][..])
+    );
+    assert_eq!(
+        again.region_generations.as_ref().unwrap().get("eu-west-1"),
         Some(&Value::str(&"cd".repeat(32)))
     );
     let removed = apply(
@@ -244,8 +247,8 @@ fn regions_are_added_once_and_tracked() {
     .unwrap();
     assert_eq!(removed.target_regions, ["eu-west-1"]);
     assert_eq!(
-        removed.cleanup_regions,
-        ["us-east-1", "eu-west-1"],
+        removed.cleanup_regions.as_deref(),
+        Some(&["us-east-1".to_owned(), "eu-west-1".to_owned()][..]),
         "cleanup regions are append-only"
     );
     assert_eq!(
@@ -269,6 +272,50 @@ fn regions_are_added_once_and_tracked() {
         .2,
         "region must be an AWS region such as 'us-east-1', got 'moon'"
     );
+}
+
+#[test]
+fn records_of_older_gco_are_left_for_the_monitors_to_migrate() {
+    // Older GCO wrote no lifecycle_id, cleanup_regions or region_generations;
+    // the monitors add them to a record that lacks them, which they would not
+    // do once this wrote empty ones.
+    let legacy = Record::from_value(&v(r#"{"endpoint_name": "old", "desired_state": "running",
+        "target_regions": ["us-east-1"], "namespace": "gco-inference", "spec": {"image": "nginx"},
+        "created_at": "2026-01-01T00:00:00.000000+00:00", "updated_at": "2026-01-01T00:00:00.000000+00:00"}"#))
+    .unwrap();
+    let added = apply(
+        &legacy,
+        &Change::AddRegion {
+            region: Value::str("eu-west-1"),
+            generation: "cd".repeat(32),
+        },
+        NOW,
+    )
+    .unwrap();
+    let removed = apply(
+        &added,
+        &Change::RemoveRegion {
+            region: v(r#""us-east-1""#),
+        },
+        NOW,
+    )
+    .unwrap();
+    let stopped = apply(&removed, &Change::Stop, NOW).unwrap();
+    assert_eq!(stopped.target_regions, ["eu-west-1"]);
+    let written = stopped.to_value();
+    let written = written.as_object().unwrap();
+    for absent in ["lifecycle_id", "cleanup_regions", "region_generations"] {
+        assert!(
+            !written.contains_key(absent),
+            "{absent} written: {written:?}"
+        );
+    }
+    // Present, even empty, is kept as it is.
+    let mut migrated = legacy.clone();
+    migrated.cleanup_regions = Some(Vec::new());
+    let back = Record::from_value(&migrated.to_value()).unwrap();
+    assert_eq!(back.cleanup_regions, Some(Vec::new()));
+    assert_eq!(back.region_generations, None);
 }
 
 #[test]

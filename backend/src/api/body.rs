@@ -72,7 +72,8 @@ fn is_json_media_type(value: &str) -> bool {
 }
 
 /// The JSON body of a change to a stored record: refused (422, at the
-/// field) when it holds a lone surrogate, which no store can keep.
+/// field) when it holds a value no store can keep as it is (a lone
+/// surrogate, an integer too long for a DynamoDB number).
 pub struct StorableBody(pub Value);
 
 impl<S: Send + Sync> FromRequest<S> for StorableBody {
@@ -80,7 +81,7 @@ impl<S: Send + Sync> FromRequest<S> for StorableBody {
 
     async fn from_request(req: Request, state: &S) -> Result<StorableBody, ApiError> {
         let JsonBody(body) = JsonBody::from_request(req, state).await?;
-        match body.lone_surrogate() {
+        match body.unstorable_value() {
             None => Ok(StorableBody(body.value)),
             Some(d) => Err(ApiError::field(
                 StatusCode::UNPROCESSABLE_ENTITY,

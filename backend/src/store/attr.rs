@@ -66,47 +66,74 @@ pub fn to_item(o: &Object) -> HashMap<String, AttributeValue> {
         .collect()
 }
 
+/// A binary attribute (B or BS): no JSON value holds one, GCO never writes
+/// one, and reading it as anything else would lose it at the next write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binary {
+    /// Where it is, from the item's top (`spec.blob`, `spec.parts[2]`).
+    pub path: String,
+}
+
+impl Binary {
+    fn under(self, step: &str) -> Binary {
+        let path = match self.path.as_str() {
+            "" => step.to_owned(),
+            rest if rest.starts_with('[') => format!("{step}{rest}"),
+            rest => format!("{step}.{rest}"),
+        };
+        Binary { path }
+    }
+}
+
 /// Reads an attribute back. A whole N is an integer (as GCO's reader turns
 /// whole `Decimal`s into ints); a fractional N, which GCO never writes but
-/// another writer might, is a float.
-pub fn from_attr(a: &AttributeValue) -> Value {
-    match a {
+/// another writer might, is a float; sets are read as lists.
+pub fn from_attr(a: &AttributeValue) -> Result<Value, Binary> {
+    Ok(match a {
         AttributeValue::Null(_) => Value::Null,
         AttributeValue::Bool(b) => Value::Bool(*b),
-        AttributeValue::N(n) => match Int::from_decimal(n) {
-            Some(i) => Value::Int(i),
-            None => match n.parse::<f64>() {
-                Ok(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Value::int(f as i64),
-                Ok(f) => Value::Float(f),
-                Err(_) => Value::from(n.clone()),
-            },
-        },
+        AttributeValue::N(n) => number(n),
         AttributeValue::S(s) => Value::from(s.clone()),
-        AttributeValue::L(items) => Value::List(items.iter().map(from_attr).collect()),
-        AttributeValue::M(m) => Value::Object(from_item(m)),
+        AttributeValue::L(items) => Value::List(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| from_attr(item).map_err(|b| b.under(&format!("[{i}]"))))
+                .collect::<Result<_, _>>()?,
+        ),
+        AttributeValue::M(m) => Value::Object(from_item(m)?),
         AttributeValue::Ss(items) => {
             Value::List(items.iter().map(|s| Value::from(s.clone())).collect())
         }
-        AttributeValue::Ns(items) => Value::List(
-            items
-                .iter()
-                .map(|n| from_attr(&AttributeValue::N(n.clone())))
-                .collect(),
-        ),
-        // Binary attributes are not part of GCO's layout.
-        _ => Value::Null,
+        AttributeValue::Ns(items) => Value::List(items.iter().map(|n| number(n)).collect()),
+        _ => {
+            return Err(Binary {
+                path: String::new(),
+            });
+        }
+    })
+}
+
+fn number(n: &str) -> Value {
+    match Int::from_decimal(n) {
+        Some(i) => Value::Int(i),
+        None => match n.parse::<f64>() {
+            Ok(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Value::int(f as i64),
+            Ok(f) => Value::Float(f),
+            Err(_) => Value::from(n.to_owned()),
+        },
     }
 }
 
 /// Map attributes come back unordered; keys are sorted so reads are stable.
-pub fn from_item(m: &HashMap<String, AttributeValue>) -> Object {
+pub fn from_item(m: &HashMap<String, AttributeValue>) -> Result<Object, Binary> {
     let mut keys: Vec<&String> = m.keys().collect();
     keys.sort();
     let mut o = Object::new();
     for k in keys {
-        o.insert(k, from_attr(&m[k]));
+        o.insert(k, from_attr(&m[k]).map_err(|b| b.under(k))?);
     }
-    o
+    Ok(o)
 }
 
 #[cfg(test)]
@@ -117,15 +144,41 @@ mod tests {
     #[test]
     fn round_trips_gco_encoding() {
         let v = parse(r#"{"a": 1, "b": "x", "c": [true, null], "d": {"e": "4294967296"}, "big": 100000000000000000000000000000000000000000}"#).unwrap();
-        let back = from_attr(&to_attr(&v));
+        let back = from_attr(&to_attr(&v)).unwrap();
         assert_eq!(
             back.to_json(),
             r#"{"a": 1, "b": "x", "big": "100000000000000000000000000000000000000000", "c": [true, null], "d": {"e": "4294967296"}}"#
         );
-        assert_eq!(from_attr(&AttributeValue::N("3.0".into())), Value::int(3));
+        assert_eq!(
+            from_attr(&AttributeValue::N("3.0".into())),
+            Ok(Value::int(3))
+        );
         assert_eq!(
             from_attr(&AttributeValue::N("1.5".into())),
-            Value::Float(1.5)
+            Ok(Value::Float(1.5))
         );
+    }
+
+    #[test]
+    fn binary_values_are_found_with_their_path() {
+        let blob = || AttributeValue::B(aws_sdk_dynamodb::primitives::Blob::new(vec![0, 1]));
+        let item = HashMap::from([(
+            "spec".to_owned(),
+            AttributeValue::M(HashMap::from([
+                ("image".to_owned(), AttributeValue::S("x".into())),
+                (
+                    "parts".to_owned(),
+                    AttributeValue::L(vec![AttributeValue::Null(true), blob()]),
+                ),
+            ])),
+        )]);
+        assert_eq!(
+            from_item(&item),
+            Err(Binary {
+                path: "spec.parts[1]".into()
+            })
+        );
+        let top = HashMap::from([("blob".to_owned(), blob())]);
+        assert_eq!(from_item(&top).unwrap_err().path, "blob");
     }
 }

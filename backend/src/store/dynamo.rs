@@ -17,7 +17,7 @@ use gco_spec::Record;
 use super::attr::{from_item, to_attr, to_item};
 use super::shared_scan::SharedScan;
 use super::{
-    BoxFuture, Expected, MUTABLE_ATTRIBUTES, Scan, Store, StoreError, Stored, read_item, storable,
+    BoxFuture, Expected, Scan, Store, StoreError, Stored, Unreadable, read_item, storable,
 };
 
 /// Where the table is.
@@ -191,10 +191,7 @@ impl Store for DynamoStore {
                 .await
                 .map_err(unavailable)?;
             out.item()
-                .map(|item| {
-                    read_item(name, &gco_spec::Value::Object(from_item(item)))
-                        .map_err(StoreError::Corrupt)
-                })
+                .map(|item| read_attributes(name, item).map_err(StoreError::Corrupt))
                 .transpose()
         })
     }
@@ -205,27 +202,31 @@ impl Store for DynamoStore {
         expected: Expected<'a>,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
-            let value = storable(record);
-            let item = value.as_object().expect("a record is an object");
             let mut names = HashMap::new();
             let mut values = HashMap::new();
             let mut sets = Vec::new();
-            for (i, attr) in MUTABLE_ATTRIBUTES.iter().enumerate() {
-                let Some(v) = item.get(attr) else { continue };
+            for (i, (attr, v)) in expected.changed_attributes(record).iter().enumerate() {
                 names.insert(format!("#a{i}"), (*attr).to_owned());
                 values.insert(format!(":v{i}"), to_attr(v));
                 sets.push(format!("#a{i} = :v{i}"));
             }
-            let mut condition =
-                "attribute_exists(endpoint_name) AND updated_at = :expected_at".to_owned();
+            let read = expected.read;
+            // A record read without `updated_at` (an older writer's) is
+            // read as "": the condition admits either.
+            let mut condition = if read.updated_at.is_empty() {
+                "attribute_exists(endpoint_name) AND (attribute_not_exists(updated_at) OR updated_at = :expected_at)"
+            } else {
+                "attribute_exists(endpoint_name) AND updated_at = :expected_at"
+            }
+            .to_owned();
             values.insert(
                 ":expected_at".into(),
-                AttributeValue::S(expected.updated_at.to_owned()),
+                AttributeValue::S(read.updated_at.clone()),
             );
-            match expected.lifecycle_id {
+            match &read.lifecycle_id {
                 Some(id) => {
                     condition.push_str(" AND lifecycle_id = :lifecycle");
-                    values.insert(":lifecycle".into(), AttributeValue::S(id.to_owned()));
+                    values.insert(":lifecycle".into(), AttributeValue::S(id.clone()));
                 }
                 None => condition.push_str(" AND attribute_not_exists(lifecycle_id)"),
             }
@@ -285,7 +286,7 @@ impl DynamoStore {
                     .get("endpoint_name")
                     .and_then(|n| n.as_s().ok())
                     .map_or("", String::as_str);
-                match read_item(name, &gco_spec::Value::Object(from_item(item))) {
+                match read_attributes(name, item) {
                     Ok(record) => out.records.push(Arc::new(Stored::of(record))),
                     Err(unreadable) => out.unreadable.push(unreadable),
                 }
@@ -296,4 +297,19 @@ impl DynamoStore {
             }
         }
     }
+}
+
+/// The record an item holds, or why it holds none.
+fn read_attributes(
+    name: &str,
+    item: &HashMap<String, AttributeValue>,
+) -> Result<Record, Unreadable> {
+    let object = from_item(item).map_err(|binary| {
+        Unreadable::new(
+            name,
+            &binary.path,
+            "a binary value, which GCO does not write and the console could not keep",
+        )
+    })?;
+    read_item(name, &gco_spec::Value::Object(object))
 }

@@ -16,8 +16,7 @@ use gco_spec::json;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 
 use super::{
-    BoxFuture, Expected, MUTABLE_ATTRIBUTES, Scan, Store, StoreError, Stored, Unreadable,
-    read_item, storable,
+    BoxFuture, Expected, Scan, Store, StoreError, Stored, Unreadable, read_item, storable,
 };
 use crate::listing::{self, Cursor, Filter, Listing, Page};
 
@@ -203,19 +202,11 @@ impl Store for EmbeddedStore {
         expected: Expected<'a>,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         let name = record.endpoint_name.clone();
-        let new = storable(record);
-        let (updated_at, lifecycle_id, allow_deleted) = (
-            expected.updated_at.to_owned(),
-            expected.lifecycle_id.map(str::to_owned),
-            expected.allow_deleted,
-        );
+        let changed = expected.changed_attributes(record);
+        let (read, allow_deleted) = (expected.read.clone(), expected.allow_deleted);
         let cache = Arc::clone(&self.cache);
         Box::pin(self.blocking(move |db| {
-            let expected = Expected {
-                updated_at: &updated_at,
-                lifecycle_id: lifecycle_id.as_deref(),
-                allow_deleted,
-            };
+            let expected = Expected::of(&read, allow_deleted);
             let txn = db.begin_write().map_err(unavailable)?;
             let text = {
                 let mut table = txn.open_table(ENDPOINTS).map_err(unavailable)?;
@@ -229,11 +220,8 @@ impl Store for EmbeddedStore {
                     return Err(StoreError::ConditionFailed);
                 }
                 let mut merged = current.as_object().cloned().unwrap_or_default();
-                let new = new.as_object().expect("a record is an object");
-                for attr in MUTABLE_ATTRIBUTES {
-                    if let Some(v) = new.get(attr) {
-                        merged.insert(attr, v.clone());
-                    }
+                for (attr, v) in changed {
+                    merged.insert(attr, v);
                 }
                 let text = json::Value::Object(merged).to_json();
                 table

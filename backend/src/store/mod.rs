@@ -48,28 +48,46 @@ impl std::fmt::Display for StoreError {
 impl std::error::Error for StoreError {}
 
 /// What an update requires of the stored record: optimistic concurrency on
-/// `updated_at`, the same lifecycle, and (unless deleting) not deleted.
+/// `updated_at`, the same lifecycle, and (unless deleting) not deleted, all
+/// as in `read`, the record the change was made to.
 #[derive(Debug, Clone, Copy)]
 pub struct Expected<'a> {
-    pub updated_at: &'a str,
-    pub lifecycle_id: Option<&'a str>,
+    pub read: &'a Record,
     pub allow_deleted: bool,
 }
 
 impl<'a> Expected<'a> {
     pub fn of(read: &'a Record, allow_deleted: bool) -> Expected<'a> {
         Expected {
-            updated_at: &read.updated_at,
-            lifecycle_id: read.lifecycle_id.as_deref(),
+            read,
             allow_deleted,
         }
     }
 
     /// Whether `stored` still meets the expectation.
     pub fn holds_for(&self, stored: &Record) -> bool {
-        stored.updated_at == self.updated_at
-            && stored.lifecycle_id.as_deref() == self.lifecycle_id
+        stored.updated_at == self.read.updated_at
+            && stored.lifecycle_id == self.read.lifecycle_id
             && (self.allow_deleted || stored.desired_state != gco_spec::DesiredState::Deleted)
+    }
+
+    /// The [`MUTABLE_ATTRIBUTES`] of `next` whose stored form differs from
+    /// the read record's, with their new values: what an update writes. An
+    /// attribute the change left alone is not rewritten, so what another
+    /// writer keeps there (in a form the console reads but could not write
+    /// back the same) stays as stored.
+    pub fn changed_attributes(&self, next: &Record) -> Vec<(&'static str, Value)> {
+        let (before, after) = (storable(self.read), storable(next));
+        let (before, after) = (before.as_object(), after.as_object());
+        MUTABLE_ATTRIBUTES
+            .into_iter()
+            .filter_map(|attr| {
+                let new = after?.get(attr)?;
+                // The version always moves, so a write is never empty.
+                let changed = attr == "updated_at" || before.and_then(|b| b.get(attr)) != Some(new);
+                changed.then(|| (attr, new.clone()))
+            })
+            .collect()
     }
 }
 
@@ -264,14 +282,15 @@ impl Oversized {
 /// The record as it is stored: GCO writes floats as strings (DynamoDB numbers
 /// would turn them into `Decimal`), so both stores do, and a float comes back
 /// as its string as it does for GCO's own readers. So do integers too long
-/// for a DynamoDB number, which GCO cannot write at all: both stores keep
-/// their digits as a string rather than refuse or round them.
+/// for a DynamoDB number, which GCO cannot write at all: the service refuses
+/// them in what it is sent, and one read from elsewhere (an embedded store
+/// an older console wrote) keeps its digits as a string, not rounded.
 pub fn storable(record: &Record) -> Value {
     numbers_as_stored(record.to_value())
 }
 
 /// The most digits a DynamoDB number holds.
-const DYNAMO_NUMBER_DIGITS: usize = 38;
+pub const DYNAMO_NUMBER_DIGITS: usize = 38;
 
 /// Whether DynamoDB can hold the integer `i` as a number.
 pub(crate) fn fits_dynamo_number(i: &Int) -> bool {

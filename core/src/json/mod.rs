@@ -118,24 +118,43 @@ impl Value {
     /// (`a.b[0]`, `""` for the value itself) and the string. Such text has
     /// no UTF-8 form, so a store of UTF-8 text (DynamoDB) cannot hold it.
     pub fn lone_surrogate(&self) -> Option<(String, &PyStr)> {
+        let (path, found) =
+            self.first_where(|v| matches!(v, Value::Str(s) if s.as_str().is_none()))?;
+        match found {
+            Value::Str(s) => Some((path, s)),
+            _ => None,
+        }
+    }
+
+    /// The first value, key or member (depth first, in order), that `wanted`
+    /// picks, with its path (`a.b[0]`, `""` for the value itself; a key's
+    /// path is the key's own).
+    pub fn first_where(&self, wanted: impl Fn(&Value) -> bool) -> Option<(String, &Value)> {
         /// A step of the path, kept only on the way back from a find: a
         /// value without one costs no allocation.
         enum Step<'v> {
             Key(&'v Value),
             Index(usize),
         }
-        fn walk<'v>(v: &'v Value, steps: &mut Vec<Step<'v>>) -> Option<&'v PyStr> {
+        fn walk<'v>(
+            v: &'v Value,
+            wanted: &dyn Fn(&Value) -> bool,
+            steps: &mut Vec<Step<'v>>,
+        ) -> Option<&'v Value> {
+            if wanted(v) {
+                return Some(v);
+            }
             match v {
-                Value::Str(s) => s.as_str().is_none().then_some(s),
                 Value::List(items) => items.iter().enumerate().find_map(|(i, item)| {
-                    let found = walk(item, steps)?;
+                    let found = walk(item, wanted, steps)?;
                     steps.push(Step::Index(i));
                     Some(found)
                 }),
                 Value::Object(o) => o.iter().find_map(|(k, v)| {
-                    let found = match k {
-                        Value::Str(key) if key.as_str().is_none() => key,
-                        _ => walk(v, steps)?,
+                    let found = if wanted(k) {
+                        k
+                    } else {
+                        walk(v, wanted, steps)?
                     };
                     steps.push(Step::Key(k));
                     Some(found)
@@ -144,7 +163,7 @@ impl Value {
             }
         }
         let mut steps = Vec::new();
-        let found = walk(self, &mut steps)?;
+        let found = walk(self, &wanted, &mut steps)?;
         let mut path = String::new();
         for step in steps.iter().rev() {
             match step {

@@ -124,7 +124,7 @@ impl From<Diagnostic> for PlanError {
 /// the monitor would refuse.
 pub fn plan(record: &Record, region: &str) -> Result<Plan, PlanError> {
     let targeted = record.target_regions.iter().any(|r| r == region);
-    if !targeted && !record.cleanup_regions.iter().any(|r| r == region) {
+    if !targeted && !record.cleanup_regions.iter().flatten().any(|r| r == region) {
         let regions = record.target_regions.join(", ");
         return Err(PlanError {
             path: "region".into(),
