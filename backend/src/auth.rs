@@ -1,15 +1,17 @@
-//! Who may ask: a bearer token for every mutation when one is configured;
-//! on a loopback listener (the only one allowed without a token), requests
-//! must be addressed to a loopback name. Either way, a browser page of
-//! another site cannot make changes.
+//! Who may ask: a bearer token for every mutation when one is configured,
+//! and requests addressed to a host this console answers to. Either way, a
+//! browser page of another site cannot make changes, nor read records.
 //!
 //! Any web page the user opens could otherwise reach a console on
-//! `127.0.0.1`: with a plain form post (a "simple" cross-site request, sent
-//! without asking), or by DNS rebinding (its own name made to resolve to
-//! `127.0.0.1`, so that it reads as the same origin). A token keeps the
-//! rebinding page from changing anything, not from reading records and the
-//! env values in them: so the name check holds with a token too.
+//! `127.0.0.1` (or on an address of the user's network): with a plain form
+//! post (a "simple" cross-site request, sent without asking), or by DNS
+//! rebinding (its own name made to resolve to the console's address, so
+//! that it reads as the same origin). A token keeps the rebinding page from
+//! changing anything, not from reading records and the env values in them;
+//! but its requests carry its own name as their `Host`, which the console
+//! refuses unless it was told to answer to it.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
@@ -24,11 +26,19 @@ use crate::api::ApiError;
 pub struct Access {
     /// The token mutations must present, when one is configured.
     pub token: Option<Arc<str>>,
-    /// Whether requests must name a loopback host: true on a loopback
-    /// listener, which only this machine's clients (and pages of any site
-    /// its browser opens) can reach. Elsewhere the server has a name of its
-    /// own, behind which the token guards changes.
-    pub loopback_names_only: bool,
+    pub hosts: AllowedHosts,
+}
+
+/// The hosts a request may be addressed to (its `Host`, or the authority of
+/// an absolute-form target): loopback names and addresses always; any IP
+/// address when the listener is not loopback (a rebinding page cannot send
+/// one: its requests name its own host); and the names listed.
+#[derive(Debug, Clone, Default)]
+pub struct AllowedHosts {
+    pub any_address: bool,
+    /// Lowercase names; one that starts with `.` admits the name after it
+    /// and its subdomains.
+    pub names: Arc<[String]>,
 }
 
 /// Without the token itself, which no log may hold.
@@ -36,17 +46,25 @@ impl std::fmt::Debug for Access {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Access")
             .field("token", &self.token.as_ref().map(|_| "<redacted>"))
-            .field("loopback_names_only", &self.loopback_names_only)
+            .field("hosts", &self.hosts)
             .finish()
     }
 }
 
 impl Access {
-    /// The rules of a server listening on `addr`.
-    pub fn for_listener(addr: std::net::SocketAddr, token: Option<String>) -> Access {
+    /// The rules of a server listening on `addr` that answers to `names`
+    /// besides loopback ones (and, off loopback, IP addresses).
+    pub fn for_listener(
+        addr: std::net::SocketAddr,
+        token: Option<String>,
+        names: Vec<String>,
+    ) -> Access {
         Access {
             token: token.map(Into::into),
-            loopback_names_only: addr.ip().is_loopback(),
+            hosts: AllowedHosts {
+                any_address: !addr.ip().is_loopback(),
+                names: names.into(),
+            },
         }
     }
 
@@ -54,7 +72,116 @@ impl Access {
     pub fn loopback(token: Option<&str>) -> Access {
         Access {
             token: token.map(Into::into),
-            loopback_names_only: true,
+            hosts: AllowedHosts::default(),
+        }
+    }
+}
+
+/// A host as a request names it, without its port.
+#[derive(Debug, PartialEq)]
+enum Host<'a> {
+    Address(IpAddr),
+    Name(&'a str),
+}
+
+impl<'a> Host<'a> {
+    /// `name`, `name:port`, `a.b.c.d[:port]` or `[v6][:port]`; `None` for
+    /// anything else (userinfo, a path, an empty or non-numeric port).
+    fn parse(text: &'a str) -> Option<Host<'a>> {
+        // After the name, nothing or a port: `localhost:evil.example` is not
+        // this machine, whatever a lenient reader would make of it.
+        let port_or_none = |rest: &str| {
+            rest.is_empty()
+                || rest
+                    .strip_prefix(':')
+                    .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        };
+        if let Some(v6) = text.strip_prefix('[') {
+            let (ip, rest) = v6.split_once(']')?;
+            return (port_or_none(rest))
+                .then(|| ip.parse().ok().map(|ip| Host::Address(IpAddr::V6(ip))))
+                .flatten();
+        }
+        let (name, rest) = text.find(':').map_or((text, ""), |at| text.split_at(at));
+        if !port_or_none(rest) || name.is_empty() {
+            return None;
+        }
+        if let Ok(ip) = name.parse() {
+            return Some(Host::Address(IpAddr::V4(ip)));
+        }
+        let valid = name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_'));
+        valid.then_some(Host::Name(name))
+    }
+}
+
+impl AllowedHosts {
+    /// Whether `request` is addressed to an allowed host. A request that
+    /// names none (HTTP/1.0 without `Host`) passes: browsers always send one.
+    fn admit(&self, request: &Request) -> bool {
+        let host = match request.uri().authority() {
+            // Absolute form: the target's authority is the host (RFC 9112,
+            // section 3.2.2), whatever `Host` says.
+            Some(authority) => authority.as_str(),
+            None => match request.headers().get(header::HOST) {
+                None => return true,
+                Some(host) => match host.to_str() {
+                    Ok(host) => host,
+                    Err(_) => return false,
+                },
+            },
+        };
+        match Host::parse(host) {
+            Some(Host::Address(ip)) => ip.is_loopback() || self.any_address,
+            Some(Host::Name(name)) => {
+                let name = name.strip_suffix('.').unwrap_or(name).to_ascii_lowercase();
+                // Browsers resolve localhost and its subdomains to loopback
+                // themselves.
+                name == "localhost"
+                    || name.ends_with(".localhost")
+                    || self
+                        .names
+                        .iter()
+                        .any(|allowed| match allowed.strip_prefix('.') {
+                            Some(domain) => {
+                                name == domain
+                                    || name
+                                        .strip_suffix(domain)
+                                        .is_some_and(|sub| sub.ends_with('.'))
+                            }
+                            None => name == *allowed,
+                        })
+            }
+            None => false,
+        }
+    }
+
+    /// The refusal of a request addressed elsewhere, saying what is answered.
+    fn refusal(&self) -> ApiError {
+        let mut answered = vec!["localhost", "127.0.0.1", "[::1]"];
+        if self.any_address {
+            answered.push("this machine's IP addresses");
+        }
+        answered.extend(self.names.iter().map(String::as_str));
+        ApiError::new(
+            StatusCode::MISDIRECTED_REQUEST,
+            format!(
+                "this console answers to {} only; list the name it is reached by in --allowed-hosts",
+                answered.join(", ")
+            ),
+        )
+    }
+
+    /// A `--allowed-hosts` entry as kept: lowercase, checked.
+    pub fn entry(text: &str) -> Result<String, String> {
+        let name = text.trim().to_ascii_lowercase();
+        let bare = name.strip_prefix('.').unwrap_or(&name);
+        match Host::parse(bare) {
+            Some(Host::Name(n)) if n == bare => Ok(name),
+            _ => Err(format!(
+                "--allowed-hosts: {text:?} is not a host name such as console.example.com (or .example.com for a domain and its subdomains)"
+            )),
         }
     }
 }
@@ -101,50 +228,6 @@ fn is_cross_site(request: &Request) -> bool {
     }
 }
 
-/// Whether `Host` names this machine's loopback interface: `localhost` (and
-/// its subdomains, which browsers resolve to loopback themselves), an address
-/// in 127.0.0.0/8 or `[::1]`, with any port. A request without `Host` (HTTP/1.0)
-/// passes: browsers always send one.
-fn is_loopback_host(request: &Request) -> bool {
-    let Some(host) = request.headers().get(header::HOST) else {
-        return true;
-    };
-    let Ok(host) = host.to_str() else {
-        return false;
-    };
-    // After the name, nothing or a port: `localhost:evil.example` is not
-    // this machine, whatever a lenient reader would make of it.
-    let port_or_none = |rest: &str| {
-        rest.is_empty()
-            || rest
-                .strip_prefix(':')
-                .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
-    };
-    let name = match host.strip_prefix('[') {
-        Some(v6) => {
-            return v6.split_once(']').is_some_and(|(ip, rest)| {
-                port_or_none(rest)
-                    && ip
-                        .parse::<std::net::Ipv6Addr>()
-                        .is_ok_and(|ip| ip.is_loopback())
-            });
-        }
-        None => {
-            let (name, rest) = host.find(':').map_or((host, ""), |at| host.split_at(at));
-            if !port_or_none(rest) {
-                return false;
-            }
-            name
-        }
-    };
-    let localhost = |n: &str| n.eq_ignore_ascii_case("localhost");
-    localhost(name)
-        || name.rsplit_once('.').is_some_and(|(_, top)| localhost(top))
-        || name
-            .parse::<std::net::Ipv4Addr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
-
 pub async fn require_token(State(access): State<Access>, request: Request, next: Next) -> Response {
     let mutation = is_mutation(request.method(), request.uri().path());
     if mutation && is_cross_site(&request) {
@@ -154,12 +237,8 @@ pub async fn require_token(State(access): State<Access>, request: Request, next:
         )
         .into_response();
     }
-    if access.loopback_names_only && !is_loopback_host(&request) {
-        return ApiError::new(
-            StatusCode::MISDIRECTED_REQUEST,
-            "listening on loopback, this console answers to localhost, 127.0.0.1 or [::1] only",
-        )
-        .into_response();
+    if !access.hosts.admit(&request) {
+        return access.hosts.refusal().into_response();
     }
     let Some(expected) = &access.token else {
         return next.run(request).await;
@@ -240,19 +319,27 @@ mod tests {
     }
 
     #[test]
-    fn tells_loopback_hosts() {
+    fn admits_the_hosts_it_answers_to() {
+        let loopback = AllowedHosts::default();
+        let listed = AllowedHosts {
+            any_address: true,
+            names: vec!["console.example.com".into(), ".corp.example".into()].into(),
+        };
+        let admits = |hosts: &AllowedHosts, host: &str| hosts.admit(&request(&[("host", host)]));
         for host in [
             "localhost",
             "LOCALHOST:8080",
             "app.localhost:1",
+            "localhost.",
             "127.0.0.1",
             "127.1.2.3:8080",
             "[::1]",
             "[::1]:8080",
         ] {
-            assert!(is_loopback_host(&request(&[("host", host)])), "{host}");
+            assert!(admits(&loopback, host), "{host}");
+            assert!(admits(&listed, host), "{host}");
         }
-        assert!(is_loopback_host(&request(&[])));
+        assert!(loopback.admit(&request(&[])));
         for host in [
             "evil.example",
             "evil.example:8080",
@@ -267,8 +354,60 @@ mod tests {
             "localhost:8080/evil",
             "[::1]evil.example",
             "[::1]:80x",
+            "console.example.com",
         ] {
-            assert!(!is_loopback_host(&request(&[("host", host)])), "{host}");
+            assert!(!admits(&loopback, host), "{host}");
+        }
+        for host in [
+            "10.0.0.1:8080",
+            "[2001:db8::1]:80",
+            "Console.Example.com",
+            "console.example.com.:443",
+            "corp.example",
+            "a.b.corp.example",
+        ] {
+            assert!(admits(&listed, host), "{host}");
+        }
+        for host in [
+            "evil.example",
+            "console.example.com.evil.example",
+            "xcorp.example",
+            "corp.example.evil",
+            "10.0.0.1:80@evil.example",
+        ] {
+            assert!(!admits(&listed, host), "{host}");
+        }
+        // An absolute-form target names the host, not `Host`.
+        let absolute = Request::builder()
+            .uri("http://evil.example/api/endpoints")
+            .header("host", "127.0.0.1")
+            .body(Body::empty())
+            .unwrap();
+        assert!(!loopback.admit(&absolute));
+    }
+
+    #[test]
+    fn checks_allowed_host_entries() {
+        assert_eq!(
+            AllowedHosts::entry(" Console.Example.com "),
+            Ok("console.example.com".into())
+        );
+        assert_eq!(
+            AllowedHosts::entry(".corp.example"),
+            Ok(".corp.example".into())
+        );
+        for bad in [
+            "",
+            ".",
+            "a:80",
+            "a/b",
+            "a b",
+            "user@a",
+            "10.0.0.1",
+            "[::1]",
+            "*.example",
+        ] {
+            assert!(AllowedHosts::entry(bad).is_err(), "{bad:?}");
         }
     }
 

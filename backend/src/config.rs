@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Parser;
 
-use crate::auth::Access;
+use crate::auth::{Access, AllowedHosts};
 
 /// The GCO console: the endpoint editor and its API.
 ///
@@ -15,8 +15,9 @@ use crate::auth::Access;
 #[derive(Debug, Clone, Parser)]
 #[command(name = "gco-console", version)]
 pub struct Config {
-    /// Address to listen on. A non-loopback address needs --auth-token-file;
-    /// on loopback, requests must name a loopback host (localhost, 127.0.0.1, [::1]).
+    /// Address to listen on. A non-loopback address needs --auth-token-file.
+    /// Requests must name a loopback host (localhost, 127.0.0.1, [::1]), an
+    /// IP address when this is not loopback, or one of --allowed-hosts.
     #[arg(long, env = "GCO_CONSOLE_ADDR", default_value = "127.0.0.1:8080")]
     pub addr: SocketAddr,
 
@@ -58,6 +59,14 @@ pub struct Config {
     /// File holding the bearer token every change must present.
     #[arg(long, env = "GCO_AUTH_TOKEN_FILE")]
     pub auth_token_file: Option<PathBuf>,
+
+    /// Host names requests may be addressed to besides loopback ones and IP
+    /// addresses: the name users browse to, or a proxy passes as Host.
+    /// `.example.com` admits example.com and its subdomains. Requests naming
+    /// another host are refused (421), which keeps other sites' pages out
+    /// by DNS rebinding. Comma-separated.
+    #[arg(long, env = "GCO_ALLOWED_HOSTS", value_delimiter = ',')]
+    pub allowed_hosts: Vec<String>,
 
     /// Directory of the built console (index.html and its assets).
     #[arg(long, env = "GCO_CONSOLE_DIST", default_value = "./dist")]
@@ -104,6 +113,11 @@ impl Config {
                 self.addr
             ));
         }
-        Ok(Access::for_listener(self.addr, token))
+        let names = self
+            .allowed_hosts
+            .iter()
+            .map(|name| AllowedHosts::entry(name))
+            .collect::<Result<_, _>>()?;
+        Ok(Access::for_listener(self.addr, token, names))
     }
 }

@@ -939,7 +939,7 @@ async fn on_loopback_only_loopback_names_are_answered() {
             assert_eq!(r.status, StatusCode::MISDIRECTED_REQUEST, "{host}");
             assert_eq!(
                 r.str("error"),
-                "listening on loopback, this console answers to localhost, 127.0.0.1 or [::1] only"
+                "this console answers to localhost, 127.0.0.1, [::1] only; list the name it is reached by in --allowed-hosts"
             );
         }
         for host in ["localhost:8080", "127.0.0.1:8080", "[::1]:8080"] {
@@ -949,19 +949,38 @@ async fn on_loopback_only_loopback_names_are_answered() {
             assert_eq!(r.status, StatusCode::OK, "{host}");
         }
     }
-    // Listening elsewhere, the server has a name of its own; the token
-    // guards changes there.
-    let api = Api::with_access(Access {
-        token: Some(TOKEN.into()),
-        loopback_names_only: false,
-    });
-    let host = [("host", "console.example.com")];
-    let r = api.send("GET", "/api/endpoints", None, &host).await;
-    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    // Listening elsewhere: IP addresses and the listed names are answered,
+    // other names (a rebinding page's) are not, and the token guards
+    // changes.
+    let api = Api::with_access(Access::for_listener(
+        "0.0.0.0:8080".parse().unwrap(),
+        Some(TOKEN.into()),
+        vec!["console.example.com".into()],
+    ));
+    for host in ["console.example.com", "10.1.2.3:8080"] {
+        let host = [("host", host)];
+        let r = api.send("GET", "/api/endpoints", None, &host).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+        let r = api
+            .send("POST", "/api/endpoints/pd/stop", None, &host)
+            .await;
+        assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{}", r.text);
+    }
     let r = api
-        .send("POST", "/api/endpoints/pd/stop", None, &host)
+        .send(
+            "GET",
+            "/api/endpoints",
+            None,
+            &[("host", "evil.example:8080")],
+        )
         .await;
-    assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{}", r.text);
+    assert_eq!(
+        (r.status, r.str("error")),
+        (
+            StatusCode::MISDIRECTED_REQUEST,
+            "this console answers to localhost, 127.0.0.1, [::1], this machine's IP addresses, console.example.com only; list the name it is reached by in --allowed-hosts".to_owned()
+        )
+    );
     let api = Api::new();
     let two_hosts = [("host", "127.0.0.1"), ("host", "127.0.0.1")];
     let r = api.send("GET", "/healthz", None, &two_hosts).await;
@@ -1063,19 +1082,36 @@ fn non_loopback_needs_a_token() {
     let token_file = dir.path().join("token");
     std::fs::write(&token_file, format!("{TOKEN}\n")).unwrap();
     let token_file = token_file.to_str().unwrap();
-    for (addr, loopback_names_only) in [("0.0.0.0:8080", false), ("127.0.0.1:8080", true)] {
+    for (addr, any_address) in [("0.0.0.0:8080", true), ("127.0.0.1:8080", false)] {
         let access = gco_console::config::Config::parse_from([
             "gco-console",
             "--addr",
             addr,
             "--auth-token-file",
             token_file,
+            "--allowed-hosts",
+            "Console.example.com,.corp.example",
         ])
         .check()
         .unwrap();
         assert_eq!(access.token.as_deref(), Some(TOKEN));
-        assert_eq!(access.loopback_names_only, loopback_names_only, "{addr}");
+        assert_eq!(access.hosts.any_address, any_address, "{addr}");
+        assert_eq!(
+            &access.hosts.names[..],
+            ["console.example.com", ".corp.example"]
+        );
     }
+    let config = gco_console::config::Config::parse_from([
+        "gco-console",
+        "--allowed-hosts",
+        "console.example.com:8080",
+    ]);
+    assert!(
+        config
+            .check()
+            .unwrap_err()
+            .starts_with("--allowed-hosts: \"console.example.com:8080\" is not a host name")
+    );
     let config =
         gco_console::config::Config::parse_from(["gco-console", "--regions", "us-east-1,mars"]);
     assert_eq!(
