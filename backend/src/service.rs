@@ -365,16 +365,20 @@ fn unstorable(request: &RequestBody) -> Vec<Diagnostic> {
 /// Other names that are not DNS labels are the core's warning (GCO stores
 /// them but cannot route them).
 fn not_a_path_segment(name: &str) -> Option<String> {
+    let repr = |text: &str| Value::str(text).repr();
     if name == "." || name == ".." {
         return Some(format!(
-            "endpoint_name {name:?} cannot be one segment of a URL path: clients read it as a directory"
+            "endpoint_name {} cannot be one segment of a URL path: clients read it as a directory",
+            repr(name)
         ));
     }
     let c = name.chars().find(|&c| {
         matches!(c, '/' | '\\' | '?' | '#' | '%') || c.is_whitespace() || c.is_control()
     })?;
     Some(format!(
-        "endpoint_name {name:?} cannot be one segment of a URL path, as the API and GCO's ingress path (/inference/<name>) need: it holds {c:?}"
+        "endpoint_name {} cannot be one segment of a URL path, as the API and GCO's ingress path (/inference/<name>) need: it holds {}",
+        repr(name),
+        repr(&c.to_string())
     ))
 }
 

@@ -1197,7 +1197,7 @@ async fn what_no_store_keeps_or_no_path_reaches_is_refused_at_the_field() {
         .await;
     assert_eq!(
         r.str("errors.0.message"),
-        r#"endpoint_name ".." cannot be one segment of a URL path: clients read it as a directory"#
+        r#"endpoint_name '..' cannot be one segment of a URL path: clients read it as a directory"#
     );
     let r = api
         .post(
@@ -1207,7 +1207,18 @@ async fn what_no_store_keeps_or_no_path_reaches_is_refused_at_the_field() {
         .await;
     assert_eq!(
         r.str("errors.0.message"),
-        r#"endpoint_name "chat/v1" cannot be one segment of a URL path, as the API and GCO's ingress path (/inference/<name>) need: it holds '/'"#
+        r#"endpoint_name 'chat/v1' cannot be one segment of a URL path, as the API and GCO's ingress path (/inference/<name>) need: it holds '/'"#
+    );
+    // Python's repr, as every message quotes values.
+    let r = api
+        .post(
+            "/api/endpoints",
+            r#"{"endpoint_name": "x\u2028", "image": "x"}"#,
+        )
+        .await;
+    assert_eq!(
+        r.str("errors.0.message"),
+        r"endpoint_name 'x\u2028' cannot be one segment of a URL path, as the API and GCO's ingress path (/inference/<name>) need: it holds '\u2028'"
     );
     let r = api
         .post(

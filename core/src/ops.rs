@@ -294,10 +294,21 @@ fn image_text(image: &Value) -> Result<String, OpError> {
 fn replica_count(replicas: &Value) -> Result<i64, OpError> {
     match replicas.as_int().and_then(|i| i.as_i64()) {
         Some(n) if n >= 0 => Ok(n),
-        _ => Err(OpError::invalid(
-            "replicas",
-            format!("replicas must be an integer >= 0, got {}", replicas.repr()),
-        )),
+        _ => {
+            let past_top = replicas.as_int().is_some_and(|i| i.as_i64().is_none());
+            let range = if past_top {
+                format!("in [0, {}]", i64::MAX)
+            } else {
+                ">= 0".to_owned()
+            };
+            Err(OpError::invalid(
+                "replicas",
+                format!(
+                    "replicas must be an integer {range}, got {}",
+                    replicas.repr()
+                ),
+            ))
+        }
     }
 }
 

@@ -115,7 +115,8 @@ pub fn check_spec_fields(spec: &Object, report: &mut Report) {
     r.string_map("env", |k| {
         (!is_env_name(k)).then(|| {
             format!(
-                "env key {k:?} is not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*)"
+                "env key {} is not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*)",
+                Value::str(k).repr()
             )
         })
     });
@@ -192,7 +193,9 @@ impl Checker<'_> {
         let Some(v) = self.spec.get(key) else { return };
         let ok = v.as_int().is_some_and(|i| i.in_range(low, high));
         if !ok {
-            let range = if high == i64::MAX {
+            // An open range reads better, unless the value is past its top.
+            let past_top = v.as_int().is_some_and(|i| i.as_i64().is_none());
+            let range = if high == i64::MAX && !past_top {
                 format!(">= {low}")
             } else {
                 format!("in [{low}, {high}]")
@@ -283,9 +286,15 @@ mod tests {
                 "replicas: replicas must be an integer >= 0, got -1",
                 "gpu_count: gpu_count must be an integer >= 0, got 1.0",
                 "framework: framework must be one of {vllm, tgi}, got 'x'",
-                "env.A-B: env key \"A-B\" is not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*)",
+                "env.A-B: env key 'A-B' is not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*)",
                 "env.A-B: env.A-B must be a string, got 1",
                 "args[1]: args[1] must be a string, got 2",
+            ]
+        );
+        assert_eq!(
+            errors(r#"{"image": "x", "replicas": 9223372036854775808}"#),
+            [
+                "replicas: replicas must be an integer in [0, 9223372036854775807], got 9223372036854775808"
             ]
         );
     }

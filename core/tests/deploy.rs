@@ -139,7 +139,7 @@ fn refusals_name_the_field() {
         [
             "port: port must be an integer in [1, 65535], got 70000",
             "replicas: replicas must be an integer >= 0, got '2'",
-            "env.1A: env key \"1A\" is not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*)",
+            "env.1A: env key '1A' is not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*)",
         ]
     );
     assert_eq!(
@@ -259,7 +259,7 @@ fn spec_checks_name_the_request_field() {
     assert_eq!(
         errors(r#"{"endpoint_name": "llama", "image": "img:1", "env": {"A-B": "1"}}"#),
         [
-            r#"env.A-B: env key "A-B" is not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*)"#
+            r#"env.A-B: env key 'A-B' is not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*)"#
         ]
     );
 }

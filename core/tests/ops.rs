@@ -210,6 +210,16 @@ fn scale_only_plain_endpoints_without_autoscaling() {
         refusal(&plain(), Change::Scale { replicas: v("-1") }).2,
         "replicas must be an integer >= 0, got -1"
     );
+    assert_eq!(
+        refusal(
+            &plain(),
+            Change::Scale {
+                replicas: v("9223372036854775808")
+            }
+        )
+        .2,
+        "replicas must be an integer in [0, 9223372036854775807], got 9223372036854775808"
+    );
 }
 
 #[test]
