@@ -76,6 +76,23 @@ fn refuse(request: &Request) -> Option<ApiError> {
             "a request has at most one Host header",
         ));
     }
+    // Fields with one value (RFC 9110, section 5.3): given twice, which one
+    // counts would be a guess, and a proxy in front may have guessed
+    // otherwise.
+    for name in [header::CONTENT_TYPE, header::AUTHORIZATION] {
+        if headers.get_all(&name).iter().nth(1).is_some() {
+            let field = if name == header::CONTENT_TYPE {
+                "Content-Type"
+            } else {
+                "Authorization"
+            };
+            return Some(ApiError::field(
+                StatusCode::BAD_REQUEST,
+                field,
+                format!("a request has at most one {field} header"),
+            ));
+        }
+    }
     // hyper decodes chunked only; another coding would reach the handlers
     // still encoded. RFC 9112 (section 6.1) suggests 501, but a client's
     // odd request should not look like a server failure: 400.

@@ -103,10 +103,11 @@ impl Api {
         headers: &[(&str, &str)],
     ) -> Reply {
         let mut req = Request::builder().method(method).uri(path);
-        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        let named = |name: &str| headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name));
+        if !named("host") {
             req = req.header(header::HOST, "127.0.0.1");
         }
-        if body.is_some() {
+        if body.is_some() && !named("content-type") {
             req = req.header(header::CONTENT_TYPE, "application/json");
         }
         for (k, v) in headers {
@@ -982,6 +983,29 @@ async fn on_loopback_only_loopback_names_are_answered() {
         )
     );
     let api = Api::new();
+    for (name, field, value) in [
+        ("content-type", "Content-Type", "application/json"),
+        ("authorization", "Authorization", "Bearer x"),
+    ] {
+        let r = api
+            .send(
+                "POST",
+                "/api/validate",
+                Some("{}"),
+                &[(name, "text/plain"), (name, value)],
+            )
+            .await;
+        assert_eq!(
+            (r.status, r.first_error()),
+            (
+                StatusCode::BAD_REQUEST,
+                (
+                    field.to_owned(),
+                    format!("a request has at most one {field} header")
+                )
+            )
+        );
+    }
     let two_hosts = [("host", "127.0.0.1"), ("host", "127.0.0.1")];
     let r = api.send("GET", "/healthz", None, &two_hosts).await;
     assert_eq!(
