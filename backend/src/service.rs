@@ -56,6 +56,10 @@ impl From<StoreError> for ServiceError {
                 tracing::error!(%detail, "store unavailable");
                 ServiceError::Unavailable
             }
+            StoreError::Rejected(detail) => {
+                tracing::error!(%detail, "store refused the call");
+                ServiceError::Unavailable
+            }
             StoreError::Corrupt(unreadable) => {
                 tracing::error!(%unreadable, name = %unreadable.endpoint_name, "unreadable item in the store");
                 ServiceError::Corrupt(unreadable)
@@ -69,8 +73,9 @@ impl ServiceError {
     /// A failed write: a store that stopped answering may still have applied
     /// it, so the client must not be told that nothing changed.
     fn from_write(e: StoreError) -> ServiceError {
+        let unknown = matches!(e, StoreError::Unavailable(_));
         match ServiceError::from(e) {
-            ServiceError::Unavailable => ServiceError::Unconfirmed,
+            ServiceError::Unavailable if unknown => ServiceError::Unconfirmed,
             other => other,
         }
     }

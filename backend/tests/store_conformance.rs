@@ -321,7 +321,7 @@ async fn dynamodb_item_limit_is_counted_as_the_table_counts_it() {
         .expect("an item of exactly the limit is kept");
     let over = padded("sized-b", MAX_ITEM_BYTES - base + 1);
     match store.create(&over).await {
-        Err(StoreError::Unavailable(e)) => assert!(e.contains("Item size"), "{e}"),
+        Err(StoreError::Rejected(e)) => assert!(e.contains("Item size"), "{e}"),
         other => panic!("an item a byte over the limit: {other:?}"),
     }
     assert_eq!(store.get("sized-b").await.unwrap(), None);
@@ -573,4 +573,37 @@ async fn dynamodb_changes_write_only_what_they_change() {
         store.update(&stopped, Expected::of(&read, false)).await,
         Err(StoreError::ConditionFailed)
     );
+}
+
+/// A call DynamoDB answers with a client error (here: no such table) wrote
+/// nothing, and is reported so: not as a write that may have landed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dynamodb_refusals_are_told_from_unknown_outcomes() {
+    use gco_console::service::ServiceError;
+    use gco_console::store::{DynamoConfig, DynamoStore};
+    let dynalite = Dynalite::start();
+    let missing = DynamoStore::connect(&DynamoConfig {
+        table: "no-such-table".into(),
+        region: "us-east-1".into(),
+        endpoint: Some(dynalite.endpoint()),
+    })
+    .await;
+    let refused = missing.create(&record("web", "")).await;
+    assert!(
+        matches!(&refused, Err(StoreError::Rejected(e)) if e.contains("ResourceNotFoundException")),
+        "{refused:?}"
+    );
+    let service = common::service(Arc::new(missing));
+    let request = parse(r#"{"endpoint_name": "web", "image": "img:1"}"#).unwrap();
+    assert!(matches!(
+        service.deploy(request).await,
+        Err(ServiceError::Unavailable)
+    ));
+    // A server that is gone may have applied a write before it went.
+    let store = dynalite.store().await;
+    drop(dynalite);
+    assert!(matches!(
+        store.create(&record("web", "")).await,
+        Err(StoreError::Unavailable(_))
+    ));
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::config::{Credentials, Region};
 use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
 use aws_sdk_dynamodb::types::{
@@ -37,10 +38,22 @@ pub struct DynamoStore {
     scans: SharedScan<Scan, StoreError>,
 }
 
-fn unavailable<E: std::error::Error + 'static, R: std::fmt::Debug>(
-    e: SdkError<E, R>,
-) -> StoreError {
-    StoreError::Unavailable(DisplayErrorContext(&e).to_string())
+/// A failed call, as the service must report it: DynamoDB applies a write
+/// whole or not at all, so a client error (4xx: no such table, access
+/// denied, a request it refuses) or a request never sent wrote nothing; a
+/// server error, a timeout or a lost connection leaves it unknown.
+fn failure<E: std::error::Error + 'static>(e: SdkError<E, HttpResponse>) -> StoreError {
+    let detail = DisplayErrorContext(&e).to_string();
+    let nothing_written = match &e {
+        SdkError::ConstructionFailure(_) => true,
+        SdkError::ServiceError(service) => service.raw().status().is_client_error(),
+        _ => false,
+    };
+    if nothing_written {
+        StoreError::Rejected(detail)
+    } else {
+        StoreError::Unavailable(detail)
+    }
 }
 
 /// Every store call answers within [`OPERATION_TIMEOUT`]: a request waits
@@ -127,7 +140,7 @@ impl DynamoStore {
             Err(e)
                 if e.as_service_error()
                     .is_some_and(|s| s.is_resource_in_use_exception()) => {}
-            Err(e) => return Err(unavailable(e)),
+            Err(e) => return Err(failure(e)),
         }
         self.wait_until_active().await
     }
@@ -141,7 +154,7 @@ impl DynamoStore {
                 .table_name(&self.table)
                 .send()
                 .await
-                .map_err(unavailable)?;
+                .map_err(failure)?;
             if out.table().and_then(|t| t.table_status()) == Some(&TableStatus::Active) {
                 return Ok(());
             }
@@ -174,7 +187,7 @@ impl Store for DynamoStore {
                 {
                     Err(StoreError::AlreadyExists)
                 }
-                Err(e) => Err(unavailable(e)),
+                Err(e) => Err(failure(e)),
             }
         })
     }
@@ -189,7 +202,7 @@ impl Store for DynamoStore {
                 .consistent_read(true)
                 .send()
                 .await
-                .map_err(unavailable)?;
+                .map_err(failure)?;
             out.item()
                 .map(|item| read_attributes(name, item).map_err(StoreError::Corrupt))
                 .transpose()
@@ -256,7 +269,7 @@ impl Store for DynamoStore {
                 {
                     Err(StoreError::ConditionFailed)
                 }
-                Err(e) => Err(unavailable(e)),
+                Err(e) => Err(failure(e)),
             }
         })
     }
@@ -280,7 +293,7 @@ impl DynamoStore {
                 .set_exclusive_start_key(start.take())
                 .send()
                 .await
-                .map_err(unavailable)?;
+                .map_err(failure)?;
             for item in page.items() {
                 let name = item
                     .get("endpoint_name")

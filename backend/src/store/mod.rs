@@ -27,9 +27,12 @@ pub enum StoreError {
     AlreadyExists,
     /// Update: the record changed, vanished or was deleted since it was read.
     ConditionFailed,
-    /// The store failed or could not be reached. The text is for the log,
-    /// never for clients.
+    /// The store failed or could not be reached; a write may or may not
+    /// have been applied. The text is for the log, never for clients.
     Unavailable(String),
+    /// The store answered with an error and wrote nothing (a missing table,
+    /// denied access). The text is for the log.
+    Rejected(String),
     /// A stored item is not a readable record.
     Corrupt(Unreadable),
 }
@@ -40,6 +43,7 @@ impl std::fmt::Display for StoreError {
             StoreError::AlreadyExists => f.write_str("already exists"),
             StoreError::ConditionFailed => f.write_str("condition failed"),
             StoreError::Unavailable(e) => write!(f, "store unavailable: {e}"),
+            StoreError::Rejected(e) => write!(f, "store refused the call: {e}"),
             StoreError::Corrupt(u) => write!(f, "unreadable item {:?}: {u}", u.endpoint_name),
         }
     }
