@@ -58,12 +58,23 @@ pub fn parse_timestamp(text: &str) -> Option<i64> {
     let (hms, frac) = time.split_once('.').unwrap_or((time, "0"));
     let mut t = hms.splitn(3, ':').map(|p| p.parse::<i64>().ok());
     let (h, min, s) = (t.next()??, t.next()??, t.next()??);
-    if !(1..=12).contains(&m)
-        || !(1..=31).contains(&day)
+    // What Python's `datetime` holds: years 1 to 9999, real calendar days,
+    // no leap seconds.
+    let month_days = match m {
+        2 if y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    if !(1..=9999).contains(&y)
+        || !(1..=12).contains(&m)
+        || !(1..=month_days).contains(&day)
         || h > 23
         || min > 59
-        || s > 60
+        || s > 59
+        || frac.is_empty()
         || frac.len() > 6
+        || !frac.bytes().all(|b| b.is_ascii_digit())
     {
         return None;
     }
@@ -104,8 +115,21 @@ mod parse_tests {
             parse_timestamp("2026-09-01T13:22:56+00:00"),
             Some(1_788_268_976_000_000)
         );
-        assert_eq!(parse_timestamp("2026-13-01T00:00:00+00:00"), None);
-        assert_eq!(parse_timestamp("yesterday"), None);
+        for invalid in [
+            "2026-13-01T00:00:00+00:00",
+            "2026-02-30T00:00:00+00:00",
+            "2025-02-29T00:00:00+00:00",
+            "2026-04-31T00:00:00+00:00",
+            "2026-01-01T00:00:60+00:00",
+            "2026-01-01T00:00:00.+00:00",
+            "2026-01-01T00:00:00.-1+00:00",
+            "10000-01-01T00:00:00+00:00",
+            "yesterday",
+        ] {
+            assert_eq!(parse_timestamp(invalid), None, "{invalid}");
+        }
+        assert!(parse_timestamp("2024-02-29T00:00:00+00:00").is_some());
+        assert!(parse_timestamp("2000-02-29T00:00:00+00:00").is_some());
     }
 
     #[test]
