@@ -256,6 +256,11 @@ impl Service {
             .ok_or_else(|| ServiceError::NotFound(name.to_owned()))
     }
 
+    /// `record` as a read of it returns it (see [`Store::as_read`]).
+    pub fn as_read(&self, record: &Record) -> Value {
+        self.store.as_read(record)
+    }
+
     /// A record with its JSON as stored, for sending on unchanged.
     pub async fn get_stored(&self, name: &str) -> Result<Arc<Stored>, ServiceError> {
         if name.len() > MAX_NAME_BYTES {

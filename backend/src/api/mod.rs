@@ -58,9 +58,10 @@ async fn openapi() -> Response {
 }
 
 /// A record with its `ETag`.
-fn record_response(status: StatusCode, record: &Record) -> Response {
-    // As stored (floats as strings), so a write answers what a read returns.
-    let mut response = json_response(status, &crate::store::storable(record));
+fn record_response(service: &Service, status: StatusCode, record: &Record) -> Response {
+    // As a read returns it (floats as strings, and on DynamoDB map keys
+    // sorted), so a write answers what the next read does.
+    let mut response = json_response(status, &service.as_read(record));
     if let Ok(tag) = HeaderValue::from_str(&etag(record)) {
         response.headers_mut().insert(header::ETAG, tag);
     }
@@ -260,7 +261,7 @@ async fn deploy(
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
     let record = service.deploy(body).await?;
-    Ok(record_response(StatusCode::CREATED, &record))
+    Ok(record_response(&service, StatusCode::CREATED, &record))
 }
 
 async fn show(
@@ -288,7 +289,7 @@ async fn apply_change(
     let record = service
         .change(&name, change, if_match(headers)?.as_deref())
         .await?;
-    Ok(record_response(StatusCode::OK, &record))
+    Ok(record_response(service, StatusCode::OK, &record))
 }
 
 async fn set_topology(

@@ -168,6 +168,21 @@ impl DynamoStore {
 }
 
 impl Store for DynamoStore {
+    fn as_read(&self, record: &Record) -> gco_spec::Value {
+        // The attributes come back in the record's own order (read_item);
+        // the maps inside them in the order `from_item` gives.
+        match storable(record) {
+            gco_spec::Value::Object(attributes) => {
+                let mut out = gco_spec::json::Object::new();
+                for (name, attribute) in attributes.str_entries() {
+                    out.insert(&name.to_string_lossy(), maps_sorted(attribute));
+                }
+                gco_spec::Value::Object(out)
+            }
+            other => other,
+        }
+    }
+
     fn create<'a>(&'a self, record: &'a Record) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
             let item = to_item(storable(record).as_object().expect("a record is an object"));
@@ -325,4 +340,26 @@ fn read_attributes(
         )
     })?;
     read_item(name, &gco_spec::Value::Object(object))
+}
+
+/// `value` with the keys of every map in it sorted, as [`from_item`] reads
+/// them back.
+fn maps_sorted(value: &gco_spec::Value) -> gco_spec::Value {
+    use gco_spec::Value;
+    match value {
+        Value::List(items) => Value::List(items.iter().map(maps_sorted).collect()),
+        Value::Object(map) => {
+            let mut entries: Vec<(String, &Value)> = map
+                .str_entries()
+                .map(|(k, v)| (k.to_string_lossy(), v))
+                .collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut out = gco_spec::json::Object::new();
+            for (k, v) in entries {
+                out.insert(&k, maps_sorted(v));
+            }
+            Value::Object(out)
+        }
+        other => other.clone(),
+    }
 }

@@ -195,6 +195,13 @@ pub trait Store: Send + Sync + 'static {
         page_of_all(self, filter, page)
     }
 
+    /// `record` as a read of it returns it: [`storable`], and for a store
+    /// that keeps no order of map keys (DynamoDB), with them sorted, as its
+    /// reads give them. A write answers this, so the next read is the same.
+    fn as_read(&self, record: &Record) -> Value {
+        storable(record)
+    }
+
     /// A record with its JSON, for reads that send it on as it is. Stores
     /// that can keep it ready (the embedded one caches it) do so.
     fn get_stored<'a>(
