@@ -444,6 +444,22 @@ async fn embedded_list_reports_items_it_cannot_read() {
     .await;
 }
 
+/// Writes `item` as another program would, past the store.
+async fn put_raw(
+    client: &aws_sdk_dynamodb::Client,
+    item: impl IntoIterator<Item = (&str, aws_sdk_dynamodb::types::AttributeValue)>,
+) {
+    client
+        .put_item()
+        .table_name("gco-inference-endpoints")
+        .set_item(Some(
+            item.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+        ))
+        .send()
+        .await
+        .unwrap();
+}
+
 /// What the record reader says of a state it does not know.
 const ODD_STATE: &str = "unknown state \"paused\"";
 
@@ -478,15 +494,7 @@ async fn dynamodb_list_reports_items_it_cannot_read() {
             ),
         ],
     ] {
-        client
-            .put_item()
-            .table_name("gco-inference-endpoints")
-            .set_item(Some(
-                item.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
-            ))
-            .send()
-            .await
-            .unwrap();
+        put_raw(&client, item).await;
     }
     lists_report_unreadable_items(
         Arc::new(store),
@@ -544,15 +552,7 @@ async fn dynamodb_changes_write_only_what_they_change() {
             .item
             .unwrap()
     };
-    client
-        .put_item()
-        .table_name("gco-inference-endpoints")
-        .set_item(Some(
-            item.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
-        ))
-        .send()
-        .await
-        .unwrap();
+    put_raw(&client, item).await;
     let read = store.get("legacy").await.unwrap().unwrap();
     assert_eq!(read.updated_at, "");
     let mut stopped = read.clone();
