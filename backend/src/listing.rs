@@ -6,7 +6,6 @@
 use std::cmp::{Ordering, Reverse};
 use std::sync::Arc;
 
-use gco_spec::time::parse_timestamp;
 use gco_spec::{DesiredState, Record};
 
 use crate::store::{Stored, Unreadable};
@@ -57,28 +56,63 @@ impl Cursor {
         }
     }
 
-    /// `created_at~endpoint_name`: a GCO timestamp has no `~`, so the first
-    /// one ends it, whatever the name holds.
+    /// `created_at~endpoint_name`. Any record's place has a text that reads
+    /// back as it, whatever another writer put in `created_at` (nothing, a
+    /// timestamp without a zone, a `~`): [`Cursor::to_text`] escapes `%`,
+    /// `~` and space there, so the first `~` ends it. A GCO timestamp has
+    /// none of the three and is sent as it is.
     ///
     /// A cursor pasted into a URL unencoded has its timestamp's `+00:00`
-    /// read back as ` 00:00` (a query's `+` is a space); no timestamp holds
-    /// a space, so it is read as the `+` it was.
+    /// read back as ` 00:00` (a query's `+` is a space); an escaped
+    /// timestamp holds no space, so it is read as the `+` it was.
     pub fn parse(text: &str) -> Option<Cursor> {
         let (created_at, name) = text.split_once('~')?;
-        let created_at = created_at.replace(' ', "+");
-        (parse_timestamp(&created_at).is_some() && !name.is_empty()).then(|| Cursor {
+        let created_at = unescape(&created_at.replace(' ', "+"))?;
+        (!name.is_empty()).then(|| Cursor {
             created_at,
             endpoint_name: name.to_owned(),
         })
     }
 
     pub fn to_text(&self) -> String {
-        format!("{}~{}", self.created_at, self.endpoint_name)
+        let mut text = String::with_capacity(self.created_at.len() + 1 + self.endpoint_name.len());
+        for c in self.created_at.chars() {
+            match CURSOR_ESCAPES.iter().find(|(raw, _)| *raw == c) {
+                Some((_, escaped)) => text.push_str(escaped),
+                None => text.push(c),
+            }
+        }
+        text.push('~');
+        text.push_str(&self.endpoint_name);
+        text
     }
 
     fn precedes(&self, r: &Record) -> bool {
         place(&self.created_at, &self.endpoint_name) < place(&r.created_at, &r.endpoint_name)
     }
+}
+
+/// What a cursor's text escapes in `created_at`: `~` ends it, a space is
+/// what an unencoded `+` becomes in a query, and `%` starts an escape.
+const CURSOR_ESCAPES: [(char, &str); 3] = [('%', "%25"), ('~', "%7E"), (' ', "%20")];
+
+/// `created_at` from a cursor's text: `None` for a `%` that starts none of
+/// [`CURSOR_ESCAPES`], which [`Cursor::to_text`] never writes.
+fn unescape(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('%') {
+        out.push_str(&rest[..at]);
+        let (raw, escaped) = CURSOR_ESCAPES.iter().find(|(_, escaped)| {
+            rest[at..]
+                .get(..3)
+                .is_some_and(|e| e.eq_ignore_ascii_case(escaped))
+        })?;
+        out.push(*raw);
+        rest = &rest[at + escaped.len()..];
+    }
+    out.push_str(rest);
+    Some(out)
 }
 
 /// Cursors sort in the list's order, so an ordered map keyed by them is the
@@ -265,6 +299,45 @@ mod tests {
         }
     }
 
+    /// Records another writer left without a GCO timestamp still page on
+    /// (each `next` sent back as its text, as the console does).
+    #[test]
+    fn pages_follow_on_past_records_without_a_timestamp() {
+        let odd = || {
+            let mut all = records();
+            for (name, created_at) in [
+                ("no-time", ""),
+                ("no-zone", "2025-01-02T00:00:00.5"),
+                ("tilde", "a~b%"),
+            ] {
+                all.push(record(name, created_at, "running", "us-east-1"));
+            }
+            all
+        };
+        let whole = names(&select(odd(), &Filter::default(), &Page::default()))
+            .into_iter()
+            .map(str::to_owned)
+            .collect::<Vec<_>>();
+        let (mut seen, mut after) = (Vec::new(), None);
+        loop {
+            let page = select(
+                odd(),
+                &Filter::default(),
+                &Page {
+                    after,
+                    limit: Some(1),
+                },
+            );
+            seen.extend(names(&page).into_iter().map(str::to_owned));
+            match page.next {
+                Some(next) => after = Some(Cursor::parse(&next.to_text()).expect("its own next")),
+                None => break,
+            }
+        }
+        assert_eq!(seen, whole);
+        assert_eq!(whole.len(), 7);
+    }
+
     #[test]
     fn a_cursor_names_a_place_not_a_record() {
         let first = select(
@@ -373,12 +446,49 @@ mod tests {
         );
         for bad in [
             "",
-            "~a",
             "2026-01-01T00:00:00.000001+00:00~",
-            "yesterday~a",
             "a",
+            "50%~a",
+            "%7~a",
+            "%41~a",
         ] {
             assert_eq!(Cursor::parse(bad), None, "{bad:?}");
         }
+    }
+
+    /// Whatever another writer left in `created_at`, the `next` a page
+    /// gives is read back as the same place.
+    #[test]
+    fn every_place_has_a_text_that_reads_back() {
+        for created_at in [
+            "",
+            "2025-01-02T00:00:00.5",
+            "yesterday",
+            "a~b",
+            "50% done",
+            "%7E",
+            "2026-01-01T00:00:00.000001+00:00",
+            "\u{e9}t\u{e9} ~ %20",
+        ] {
+            for name in ["a", "odd~name", "%7E"] {
+                let c = Cursor {
+                    created_at: created_at.to_owned(),
+                    endpoint_name: name.to_owned(),
+                };
+                assert_eq!(
+                    Cursor::parse(&c.to_text()).as_ref(),
+                    Some(&c),
+                    "{}",
+                    c.to_text()
+                );
+            }
+        }
+        assert_eq!(
+            Cursor::parse("2026-01-01T00:00:00.000001+00:00~a")
+                .unwrap()
+                .to_text(),
+            "2026-01-01T00:00:00.000001+00:00~a",
+            "a GCO timestamp is sent as it is"
+        );
     }
 }
