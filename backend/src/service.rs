@@ -227,7 +227,11 @@ impl Service {
         check
     }
 
-    pub async fn deploy(&self, request: impl Into<RequestBody>) -> Result<Record, ServiceError> {
+    /// Deploys; answers the record as stored.
+    pub async fn deploy(
+        &self,
+        request: impl Into<RequestBody>,
+    ) -> Result<Arc<Stored>, ServiceError> {
         let check = self.plan(request.into());
         let Some(deployment) = check.deployment else {
             return Err(ServiceError::Invalid(check.report));
@@ -240,7 +244,7 @@ impl Service {
         );
         refuse_oversized(&record)?;
         match self.store.create(&record).await {
-            Ok(()) => Ok(record),
+            Ok(stored) => Ok(stored),
             Err(StoreError::AlreadyExists) => Err(ServiceError::AlreadyExists(name)),
             Err(e) => Err(ServiceError::from_write(e)),
         }
@@ -254,11 +258,6 @@ impl Service {
             .get(name)
             .await?
             .ok_or_else(|| ServiceError::NotFound(name.to_owned()))
-    }
-
-    /// `record` as a read of it returns it (see [`Store::as_read`]).
-    pub fn as_read(&self, record: &Record) -> Value {
-        self.store.as_read(record)
     }
 
     /// A record with its JSON as stored, for sending on unchanged.
@@ -286,11 +285,12 @@ impl Service {
         name: &str,
         change: Change,
         if_match: Option<&str>,
-    ) -> Result<Record, ServiceError> {
+    ) -> Result<Arc<Stored>, ServiceError> {
         change.check_arguments().map_err(ServiceError::Refused)?;
         let pinned = if_match.is_some_and(|tags| !matches_any_version(tags));
         for _ in 0..MAX_ATTEMPTS {
-            let current = self.get(name).await?;
+            let stored = self.get_stored(name).await?;
+            let current = &stored.record;
             if if_match.is_some_and(|tag| !tag_matches(tag, &current)) {
                 return Err(ServiceError::Stale);
             }
@@ -303,22 +303,22 @@ impl Service {
                 other => other.clone(),
             };
             let now = next_timestamp(now_micros(), &current.updated_at);
-            let mut next = apply(&current, &change, &now).map_err(ServiceError::Refused)?;
+            let mut next = apply(current, &change, &now).map_err(ServiceError::Refused)?;
             // A change that changes nothing (a region removed that was no
             // target, a stopped endpoint stopped) is not written: the
             // version others hold stays current.
             let now = std::mem::replace(&mut next.updated_at, current.updated_at.clone());
-            if next == current {
-                return Ok(current);
+            if next == *current {
+                return Ok(stored);
             }
             next.updated_at = now;
             refuse_oversized(&next)?;
             match self
                 .store
-                .update(&next, Expected::of(&current, change == Change::Delete))
+                .update(&next, Expected::of(current, change == Change::Delete))
                 .await
             {
-                Ok(()) => return Ok(next),
+                Ok(written) => return Ok(written),
                 Err(StoreError::ConditionFailed) if pinned => {
                     return Err(ServiceError::Stale);
                 }

@@ -13,7 +13,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post, put};
 use gco_spec::json::{Object, Value};
-use gco_spec::{Change, DesiredState, Record};
+use gco_spec::{Change, DesiredState};
 
 pub use body::{BODY_TIMEOUT, MAX_BODY_BYTES, MAX_BODY_DEPTH};
 use body::{JsonBody, StorableBody, object_field};
@@ -22,6 +22,7 @@ use error::{insert_diagnostics, json_response};
 
 use crate::listing::{Cursor, Filter, Listing, MAX_PAGE, Page};
 use crate::service::{Service, etag};
+use crate::store::Stored;
 
 pub type AppState = Arc<Service>;
 
@@ -57,12 +58,16 @@ async fn openapi() -> Response {
     ([(header::CONTENT_TYPE, "application/json")], OPENAPI).into_response()
 }
 
-/// A record with its `ETag`.
-fn record_response(service: &Service, status: StatusCode, record: &Record) -> Response {
-    // As a read returns it (floats as strings, and on DynamoDB map keys
-    // sorted), so a write answers what the next read does.
-    let mut response = json_response(status, &service.as_read(record));
-    if let Ok(tag) = HeaderValue::from_str(&etag(record)) {
+/// A record as stored (the JSON a read returns, byte for byte), with its
+/// `ETag`: reads and writes answer alike.
+fn record_response(status: StatusCode, stored: &Stored) -> Response {
+    let mut response = (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        stored.json.clone(),
+    )
+        .into_response();
+    if let Ok(tag) = HeaderValue::from_str(&etag(&stored.record)) {
         response.headers_mut().insert(header::ETAG, tag);
     }
     response
@@ -261,7 +266,7 @@ async fn deploy(
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
     let record = service.deploy(body).await?;
-    Ok(record_response(&service, StatusCode::CREATED, &record))
+    Ok(record_response(StatusCode::CREATED, &record))
 }
 
 async fn show(
@@ -269,15 +274,7 @@ async fn show(
     name: Result<Path<String>, PathRejection>,
 ) -> Result<Response, ApiError> {
     let stored = service.get_stored(&path_name(name)?).await?;
-    let mut response = (
-        [(header::CONTENT_TYPE, "application/json")],
-        stored.json.clone(),
-    )
-        .into_response();
-    if let Ok(tag) = HeaderValue::from_str(&etag(&stored.record)) {
-        response.headers_mut().insert(header::ETAG, tag);
-    }
-    Ok(response)
+    Ok(record_response(StatusCode::OK, &stored))
 }
 
 async fn apply_change(
@@ -289,7 +286,7 @@ async fn apply_change(
     let record = service
         .change(&name, change, if_match(headers)?.as_deref())
         .await?;
-    Ok(record_response(service, StatusCode::OK, &record))
+    Ok(record_response(StatusCode::OK, &record))
 }
 
 async fn set_topology(

@@ -10,13 +10,14 @@ use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::config::{Credentials, Region};
 use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType,
+    AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType, ReturnValue,
     ScalarAttributeType, TableStatus,
 };
 use gco_spec::Record;
 
-use super::attr::{from_item, to_attr, to_item};
+use super::attr::{from_item, to_item};
 use super::shared_scan::SharedScan;
+use super::update_expression::update_expression;
 use super::{
     BoxFuture, Expected, Scan, Store, StoreError, Stored, Unreadable, read_item, storable,
 };
@@ -168,22 +169,7 @@ impl DynamoStore {
 }
 
 impl Store for DynamoStore {
-    fn as_read(&self, record: &Record) -> gco_spec::Value {
-        // The attributes come back in the record's own order (read_item);
-        // the maps inside them in the order `from_item` gives.
-        match storable(record) {
-            gco_spec::Value::Object(attributes) => {
-                let mut out = gco_spec::json::Object::new();
-                for (name, attribute) in attributes.str_entries() {
-                    out.insert(&name.to_string_lossy(), maps_sorted(attribute));
-                }
-                gco_spec::Value::Object(out)
-            }
-            other => other,
-        }
-    }
-
-    fn create<'a>(&'a self, record: &'a Record) -> BoxFuture<'a, Result<(), StoreError>> {
+    fn create<'a>(&'a self, record: &'a Record) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
         Box::pin(async move {
             let item = to_item(storable(record).as_object().expect("a record is an object"));
             let result = self
@@ -195,7 +181,7 @@ impl Store for DynamoStore {
                 .send()
                 .await;
             match result {
-                Ok(_) => Ok(()),
+                Ok(_) => Ok(Arc::new(Stored::of(DynamoStore::as_read(record)?))),
                 Err(e)
                     if e.as_service_error()
                         .is_some_and(|s| s.is_conditional_check_failed_exception()) =>
@@ -228,16 +214,10 @@ impl Store for DynamoStore {
         &'a self,
         record: &'a Record,
         expected: Expected<'a>,
-    ) -> BoxFuture<'a, Result<(), StoreError>> {
+    ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
         Box::pin(async move {
-            let mut names = HashMap::new();
-            let mut values = HashMap::new();
-            let mut sets = Vec::new();
-            for (i, (attr, v)) in expected.changed_attributes(record).iter().enumerate() {
-                names.insert(format!("#a{i}"), (*attr).to_owned());
-                values.insert(format!(":v{i}"), to_attr(v));
-                sets.push(format!("#a{i} = :v{i}"));
-            }
+            let update = update_expression(&expected, record);
+            let (names, mut values) = (update.names, update.values);
             let read = expected.read;
             // A record read without `updated_at` (an older writer's) is
             // read as "": the condition admits either.
@@ -270,14 +250,22 @@ impl Store for DynamoStore {
                     "endpoint_name",
                     AttributeValue::S(record.endpoint_name.clone()),
                 )
-                .update_expression(format!("SET {}", sets.join(", ")))
+                .update_expression(update.text)
                 .condition_expression(condition)
                 .set_expression_attribute_names(Some(names))
                 .set_expression_attribute_values(Some(values))
+                // The item as written: untouched values as the next read
+                // gives them, not as this service would have written them.
+                .return_values(ReturnValue::AllNew)
                 .send()
                 .await;
             match result {
-                Ok(_) => Ok(()),
+                Ok(out) => {
+                    let item = out.attributes.unwrap_or_default();
+                    let record = read_attributes(&record.endpoint_name, &item)
+                        .map_err(StoreError::Corrupt)?;
+                    Ok(Arc::new(Stored::of(record)))
+                }
                 Err(e)
                     if e.as_service_error()
                         .is_some_and(|s| s.is_conditional_check_failed_exception()) =>
@@ -295,6 +283,19 @@ impl Store for DynamoStore {
 }
 
 impl DynamoStore {
+    /// `record` as a read of the item it puts returns it: [`storable`], with
+    /// the keys of every map sorted, as [`from_item`] gives them. The
+    /// attributes come back in the record's own order (`read_item`).
+    fn as_read(record: &Record) -> Result<Record, StoreError> {
+        let mut out = gco_spec::json::Object::new();
+        if let gco_spec::Value::Object(attributes) = storable(record) {
+            for (name, attribute) in attributes.str_entries() {
+                out.insert(&name.to_string_lossy(), maps_sorted(attribute));
+            }
+        }
+        read_item(&record.endpoint_name, &gco_spec::Value::Object(out)).map_err(StoreError::Corrupt)
+    }
+
     /// Every item, page by page.
     async fn scan(&self) -> Result<Scan, StoreError> {
         let mut out = Scan::default();

@@ -39,11 +39,10 @@ struct Records {
 
 impl Records {
     /// Puts what is stored under `name` in the place of what was.
-    fn put(&mut self, name: String, stored: Result<Stored, Unreadable>) {
+    fn put(&mut self, name: String, stored: Result<Arc<Stored>, Unreadable>) {
         self.remove(&name);
         match stored {
             Ok(stored) => {
-                let stored = Arc::new(stored);
                 let place = (Cursor::of(&stored.record), name.clone());
                 self.in_order.insert(place, Arc::clone(&stored));
                 self.by_name.insert(name, stored);
@@ -86,13 +85,15 @@ pub struct EmbeddedStore {
 }
 
 /// Caches what was just committed, readable or not.
-fn remember(cache: &Cache, name: &str, text: &str) {
+/// Caches the record just committed as `text`, and answers it as reads will.
+fn remember(cache: &Cache, name: &str, text: &str) -> Result<Arc<Stored>, StoreError> {
     // Parsed before the lock is taken: readers wait for the insert only.
-    let stored = read_stored(name, text);
+    let stored = read_stored(name, text).map(Arc::new);
     cache
         .write()
         .unwrap_or_else(|e| e.into_inner())
-        .put(name.to_owned(), stored);
+        .put(name.to_owned(), stored.clone());
+    stored.map_err(StoreError::Corrupt)
 }
 
 fn unavailable(e: impl std::fmt::Display) -> StoreError {
@@ -109,7 +110,7 @@ impl EmbeddedStore {
         txn.commit().map_err(unavailable)?;
         let mut records = Records::default();
         for (name, stored) in scan(&db)? {
-            records.put(name, stored);
+            records.put(name, stored.map(Arc::new));
         }
         Ok(EmbeddedStore {
             db: Arc::new(db),
@@ -155,7 +156,7 @@ fn scan(db: &Database) -> Result<Vec<Scanned>, StoreError> {
 }
 
 impl Store for EmbeddedStore {
-    fn create<'a>(&'a self, record: &'a Record) -> BoxFuture<'a, Result<(), StoreError>> {
+    fn create<'a>(&'a self, record: &'a Record) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
         let name = record.endpoint_name.clone();
         let text = storable(record).to_json();
         let cache = Arc::clone(&self.cache);
@@ -171,8 +172,7 @@ impl Store for EmbeddedStore {
                     .map_err(unavailable)?;
             }
             txn.commit().map_err(unavailable)?;
-            remember(&cache, &name, &text);
-            Ok(())
+            remember(&cache, &name, &text)
         }))
     }
 
@@ -200,7 +200,7 @@ impl Store for EmbeddedStore {
         &'a self,
         record: &'a Record,
         expected: Expected<'a>,
-    ) -> BoxFuture<'a, Result<(), StoreError>> {
+    ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
         let name = record.endpoint_name.clone();
         let changed = expected.changed_attributes(record);
         let (read, allow_deleted) = (expected.read.clone(), expected.allow_deleted);
@@ -230,8 +230,7 @@ impl Store for EmbeddedStore {
                 text
             };
             txn.commit().map_err(unavailable)?;
-            remember(&cache, &name, &text);
-            Ok(())
+            remember(&cache, &name, &text)
         }))
     }
 

@@ -6,6 +6,7 @@ mod attr;
 mod dynamo;
 mod embedded;
 mod shared_scan;
+mod update_expression;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -155,7 +156,7 @@ pub struct Scan {
 }
 
 /// A record as stored, with the JSON text a read returns.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct Stored {
     pub record: Record,
     pub json: String,
@@ -168,9 +169,11 @@ impl Stored {
     }
 }
 
+/// A write answers the record as the next read of it returns it (with its
+/// JSON, byte for byte), so a client holds what is stored, not what was sent.
 pub trait Store: Send + Sync + 'static {
     /// Writes a new record; [`StoreError::AlreadyExists`] when the name is taken.
-    fn create<'a>(&'a self, record: &'a Record) -> BoxFuture<'a, Result<(), StoreError>>;
+    fn create<'a>(&'a self, record: &'a Record) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>>;
     fn get<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<Option<Record>, StoreError>>;
     /// Writes the [`MUTABLE_ATTRIBUTES`] of `record` when `expected` holds,
     /// else [`StoreError::ConditionFailed`] and nothing changes.
@@ -178,7 +181,7 @@ pub trait Store: Send + Sync + 'static {
         &'a self,
         record: &'a Record,
         expected: Expected<'a>,
-    ) -> BoxFuture<'a, Result<(), StoreError>>;
+    ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>>;
     /// Every record (all pages), with its JSON as a read of it answers, and
     /// every item that is none.
     fn list(&self) -> BoxFuture<'_, Result<Scan, StoreError>>;
@@ -193,13 +196,6 @@ pub trait Store: Send + Sync + 'static {
         page: &'a Page,
     ) -> BoxFuture<'a, Result<Listing, StoreError>> {
         page_of_all(self, filter, page)
-    }
-
-    /// `record` as a read of it returns it: [`storable`], and for a store
-    /// that keeps no order of map keys (DynamoDB), with them sorted, as its
-    /// reads give them. A write answers this, so the next read is the same.
-    fn as_read(&self, record: &Record) -> Value {
-        storable(record)
     }
 
     /// A record with its JSON, for reads that send it on as it is. Stores
