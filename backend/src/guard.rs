@@ -112,6 +112,14 @@ fn refuse(request: &Request) -> Option<ApiError> {
             "request bodies are not decoded: send them without a Content-Encoding",
         ));
     }
+    // RFC 9112, section 3.2.3: a bare `host:port` target is for CONNECT
+    // only; it names no path, and no route here answers one.
+    if request.uri().scheme().is_none() && request.uri().authority().is_some() {
+        return Some(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "the request target must be a path (or an absolute URL)",
+        ));
+    }
     // `//name` would reach the console's files, whose redirects to `//name/`
     // a browser reads as another site.
     if escapes(request.uri().path()) || request.uri().path().starts_with("//") {

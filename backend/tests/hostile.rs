@@ -347,6 +347,13 @@ fn corpus() -> Vec<(String, Vec<u8>)> {
         "HTTP/1.0 with two Host headers",
         b"POST /api/endpoints/pd/stop HTTP/1.0\r\nHost: 127.0.0.1\r\nHost: evil.example\r\nContent-Length: 0\r\n\r\n".to_vec(),
     );
+    // Authority-form targets (CONNECT's): no path for any route.
+    for method in ["GET", "POST", "DELETE"] {
+        add(
+            &format!("{method} to an authority-form target"),
+            raw(method, b"localhost:80", &[], b""),
+        );
+    }
     for host in ["localhost:evil.example", "127.0.0.1:80@evil.example"] {
         add(
             &format!("Host {host}"),
