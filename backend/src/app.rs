@@ -69,14 +69,27 @@ pub fn routes(service: Service, dist: &Path) -> Router {
     let pages =
         axum::routing::any(console_page).with_state(ServeFile::new(dist.join("index.html")));
     let console = ServeDir::new(dist).fallback(pages);
-    let console =
-        Router::new()
-            .fallback_service(console)
-            .layer(SetResponseHeaderLayer::overriding(
-                header::CONTENT_SECURITY_POLICY,
-                HeaderValue::from_static(CONTENT_SECURITY_POLICY),
-            ));
+    let console = Router::new()
+        .fallback_service(console)
+        .layer(axum::middleware::map_request(without_ranges))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::ACCEPT_RANGES,
+            HeaderValue::from_static("none"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+        ));
     api.merge(console)
+}
+
+/// The console's files are answered whole: a server may ignore `Range`
+/// (RFC 9110, section 14.2), and the files are small. `ServeDir` would
+/// answer 416 to a range unit it does not know, which the RFC says to
+/// ignore.
+async fn without_ranges(mut request: Request<Body>) -> Request<Body> {
+    request.headers_mut().remove(header::RANGE);
+    request
 }
 
 /// What a path that is no console file gets: the console's page, whose

@@ -178,6 +178,20 @@ async fn health_and_openapi() {
             "{route} is not documented"
         );
     }
+    // The refusals any route may give are documented where they apply:
+    // a host not answered to anywhere, another site's page on mutations.
+    for (route, operations) in paths.as_object().unwrap().str_entries() {
+        for (method, operation) in operations.as_object().unwrap().str_entries() {
+            let responses = operation.as_object().unwrap().get("responses").unwrap();
+            let documents = |status: &str| responses.as_object().unwrap().contains_key(status);
+            assert!(documents("421"), "{method:?} {route:?}: 421");
+            assert_eq!(
+                documents("401"),
+                documents("403"),
+                "{method:?} {route:?}: 403"
+            );
+        }
+    }
     assert_eq!(
         r.headers["cache-control"], "no-store",
         "API answers are not cached"
@@ -1079,6 +1093,16 @@ async fn console_files_with_security_headers_and_no_traversal() {
     );
     let r = api.get("/endpoints/pd").await;
     assert!(r.text.contains("GCO console"), "SPA fallback");
+    // Ranges are ignored (RFC 9110 lets a server; an unknown unit it must):
+    // every file is answered whole.
+    for range in ["items=0-1", "bytes=5-1", "bytes=0-3", "bytes=999999-"] {
+        let r = api
+            .send("GET", "/index.html", None, &[("range", range)])
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{range}");
+        assert!(r.text.contains("GCO console"), "{range}");
+        assert_eq!(r.headers[header::ACCEPT_RANGES], "none", "{range}");
+    }
     for path in [
         "/../Cargo.toml",
         "/%2e%2e/%2e%2e/etc/passwd",
