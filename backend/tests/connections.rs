@@ -1,6 +1,7 @@
 //! What a client can hold: `server::serve` with short limits, over real
 //! sockets. A stalled head or an idle connection is closed at the head
-//! deadline, and connections beyond the cap wait until one closes.
+//! deadline, an answer nobody reads at the write deadline, and connections
+//! beyond the cap wait until one closes.
 
 mod common;
 
@@ -17,9 +18,11 @@ use gco_console::service::Service;
 use gco_console::store::EmbeddedStore;
 
 const HEAD_DEADLINE: Duration = Duration::from_millis(300);
+const WRITE_DEADLINE: Duration = Duration::from_millis(300);
 
-/// A server on a free port with [`HEAD_DEADLINE`] and `connections`; it
-/// stops when the returned sender is dropped.
+/// A server on a free port with [`HEAD_DEADLINE`], [`WRITE_DEADLINE`] and
+/// `connections`, serving `dir/dist` as the console; it stops when the
+/// returned sender is dropped.
 fn start(dir: &Path, connections: usize) -> (u16, tokio::sync::oneshot::Sender<()>) {
     let store = Arc::new(EmbeddedStore::open(dir).expect("the store opens"));
     let service = Service::new(
@@ -27,7 +30,7 @@ fn start(dir: &Path, connections: usize) -> (u16, tokio::sync::oneshot::Sender<(
         vec!["us-east-1".into()],
         "vllm/vllm-openai:v0.27.1".into(),
     );
-    let app = gco_console::app::app(service, Access::loopback(None), &dir.join("no-dist"));
+    let app = gco_console::app::app(service, Access::loopback(None), &dir.join("dist"));
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
     let port = listener.local_addr().unwrap().port();
     listener.set_nonblocking(true).unwrap();
@@ -42,6 +45,7 @@ fn start(dir: &Path, connections: usize) -> (u16, tokio::sync::oneshot::Sender<(
             let listener = tokio::net::TcpListener::from_std(listener).unwrap();
             let limits = ServeLimits {
                 header_timeout: HEAD_DEADLINE,
+                write_timeout: WRITE_DEADLINE,
                 connections,
                 shutdown_grace: Duration::from_secs(1),
             };
@@ -104,6 +108,36 @@ fn a_stalled_head_and_an_idle_connection_are_closed_at_the_deadline() {
     let waited = time_to_close(&mut idle);
     assert!(waited < HEAD_DEADLINE * 10, "closed after {waited:?}");
 
+    assert!(get_healthz(&mut connect(port)).starts_with("HTTP/1.1 200"));
+}
+
+/// A client that asks for answers and never reads them does not keep the
+/// connection: once the socket buffers are full and nothing moves for the
+/// write deadline, the server closes it.
+#[test]
+fn an_answer_nobody_reads_is_given_up_at_the_write_deadline() {
+    const FILE_BYTES: usize = 4 << 20;
+    const ASKED: usize = 20;
+    let dir = TempDir::new("connections-unread");
+    std::fs::create_dir_all(dir.path().join("dist")).unwrap();
+    std::fs::write(dir.path().join("dist/big.bin"), vec![b'x'; FILE_BYTES]).unwrap();
+    let (port, _stop) = start(dir.path(), 16);
+
+    let mut reader = connect(port);
+    let ask = b"GET /big.bin HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    reader.write_all(&ask.repeat(ASKED)).unwrap();
+    std::thread::sleep(WRITE_DEADLINE * 4);
+    // Reading now drains what the kernel buffered, then meets the close;
+    // a server still waiting would send every answer and then keep the
+    // connection open past the read timeout.
+    let mut received = Vec::new();
+    let read = reader.read_to_end(&mut received);
+    assert!(read.is_ok(), "the connection was not closed: {read:?}");
+    assert!(
+        received.len() < FILE_BYTES * ASKED,
+        "every answer was sent ({} bytes)",
+        received.len()
+    );
     assert!(get_healthz(&mut connect(port)).starts_with("HTTP/1.1 200"));
 }
 
