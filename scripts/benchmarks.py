@@ -441,6 +441,27 @@ and answers this spec can reach on this machine.
             rows.append([r["route"].removeprefix("ceiling/"), c, f"{r['rps']:,.0f}", f"{r['p99_ms']:.2f}", *cpu,
                          "-" if rel is None else f"{rel:.2f}"])
         self.out += [table(["route", "conns", "req/s", "p99 ms", "server µs/req", "wrk µs/req", "vs trivial"], rows), ""]
+        self.out += self.ceiling_budget(res)
+
+    @staticmethod
+    def ceiling_budget(res: list[dict]) -> list[str]:
+        """What the target leaves for a validator's own work: the two cores'
+        CPU per request that HTTP_RATIO of the trivial route's req/s allows,
+        less what the scan probe (read, syntax check, fixed answer) already
+        spends. Rules, assembly and writing the answer must fit in the rest."""
+        cpu = {r["route"].removeprefix("ceiling/"): r.get("server_cpu_us", 0) + r.get("wrk_cpu_us", 0)
+               for r in res if "server_cpu_us" in r and "wrk_cpu_us" in r}
+        if not {"trivial", "scan"} <= cpu.keys():
+            return []
+        allowed = cpu["trivial"] / HTTP_RATIO
+        left = allowed - cpu["scan"]
+        return [
+            f"At {HTTP_RATIO} of the trivial route, a request may cost {allowed:.1f} µs of CPU "
+            f"(server + wrk; trivial: {cpu['trivial']:.1f}). *scan* already costs {cpu['scan']:.1f}, "
+            f"which leaves {left:.1f} µs for the rules, the spec's assembly and the answer's writing, "
+            "counted with the extra switching they cause on the shared cores.",
+            "",
+        ]
 
     def growth(self) -> None:
         self.out += ["## How costs grow", ""]
