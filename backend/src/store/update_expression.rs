@@ -68,7 +68,10 @@ fn diff(path: &mut Vec<String>, old: Option<&Value>, new: &Value, edits: &mut Ve
         edits.push((path.clone(), Some(new.clone())));
         return;
     };
-    if old.is_empty() {
+    // An empty key cannot be named in an expression (DynamoDB refuses an
+    // empty attribute name), so a map with one is written whole.
+    let empty_key = |map: &gco_spec::json::Object| map.str_entries().any(|(k, _)| k.is_empty());
+    if old.is_empty() || empty_key(old) || empty_key(new_map) {
         edits.push((path.clone(), Some(new.clone())));
         return;
     }
@@ -194,6 +197,13 @@ mod tests {
         // A value that was no map is replaced whole.
         let read = record(r#"{"env": "x"}"#);
         let e = changed(&read, r#"{"env": {"A": "1"}}"#);
+        assert_eq!(spelled(&e), "SET spec.env = :v0, updated_at = :v1");
+    }
+
+    #[test]
+    fn a_map_with_an_empty_key_is_set_whole() {
+        let read = record(r#"{"env": {"": "x", "A": "1"}}"#);
+        let e = changed(&read, r#"{"env": {"": "x", "A": "2"}}"#);
         assert_eq!(spelled(&e), "SET spec.env = :v0, updated_at = :v1");
     }
 
