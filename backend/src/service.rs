@@ -250,16 +250,6 @@ impl Service {
         }
     }
 
-    pub async fn get(&self, name: &str) -> Result<Record, ServiceError> {
-        if name.len() > MAX_NAME_BYTES {
-            return Err(ServiceError::NotFound(name.to_owned()));
-        }
-        self.store
-            .get(name)
-            .await?
-            .ok_or_else(|| ServiceError::NotFound(name.to_owned()))
-    }
-
     /// A record with its JSON as stored, for sending on unchanged.
     pub async fn get_stored(&self, name: &str) -> Result<Arc<Stored>, ServiceError> {
         if name.len() > MAX_NAME_BYTES {
@@ -291,7 +281,7 @@ impl Service {
         for _ in 0..MAX_ATTEMPTS {
             let stored = self.get_stored(name).await?;
             let current = &stored.record;
-            if if_match.is_some_and(|tag| !tag_matches(tag, &current)) {
+            if if_match.is_some_and(|tag| !tag_matches(tag, current)) {
                 return Err(ServiceError::Stale);
             }
             let change = match &change {

@@ -261,7 +261,8 @@ async fn fifty_parallel_region_adds(store: Arc<dyn Store>) {
     for t in tasks {
         t.await.unwrap().expect("every add lands");
     }
-    let record = service.get("busy").await.unwrap();
+    let stored = service.get_stored("busy").await.unwrap();
+    let record = &stored.record;
     assert_eq!(record.target_regions.len(), 51);
     for region in &regions {
         assert!(record.target_regions.contains(region), "{region} lost");

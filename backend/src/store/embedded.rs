@@ -84,8 +84,8 @@ pub struct EmbeddedStore {
     cache: Cache,
 }
 
-/// Caches what was just committed, readable or not.
-/// Caches the record just committed as `text`, and answers it as reads will.
+/// Caches what was just committed as `text`, readable or not, and answers
+/// it as reads will.
 fn remember(cache: &Cache, name: &str, text: &str) -> Result<Arc<Stored>, StoreError> {
     // Parsed before the lock is taken: readers wait for the insert only.
     let stored = read_stored(name, text).map(Arc::new);
@@ -220,8 +220,8 @@ impl Store for EmbeddedStore {
                     return Err(StoreError::ConditionFailed);
                 }
                 let mut merged = current.as_object().cloned().unwrap_or_default();
-                for (attr, v) in changed {
-                    merged.insert(attr, v);
+                for attribute in changed {
+                    merged.insert(attribute.name, attribute.new);
                 }
                 let text = json::Value::Object(merged).to_json();
                 table

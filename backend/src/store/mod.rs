@@ -77,23 +77,37 @@ impl<'a> Expected<'a> {
     }
 
     /// The [`MUTABLE_ATTRIBUTES`] of `next` whose stored form differs from
-    /// the read record's, with their new values: what an update writes. An
-    /// attribute the change left alone is not rewritten, so what another
-    /// writer keeps there (in a form the console reads but could not write
-    /// back the same) stays as stored.
-    pub fn changed_attributes(&self, next: &Record) -> Vec<(&'static str, Value)> {
+    /// the read record's: what an update writes. An attribute the change
+    /// left alone is not rewritten, so what another writer keeps there (in a
+    /// form the console reads but could not write back the same) stays as
+    /// stored.
+    pub fn changed_attributes(&self, next: &Record) -> Vec<ChangedAttribute> {
         let (before, after) = (storable(self.read), storable(next));
         let (before, after) = (before.as_object(), after.as_object());
         MUTABLE_ATTRIBUTES
             .into_iter()
-            .filter_map(|attr| {
-                let new = after?.get(attr)?;
+            .filter_map(|name| {
+                let new = after?.get(name)?;
+                let old = before.and_then(|b| b.get(name));
                 // The version always moves, so a write is never empty.
-                let changed = attr == "updated_at" || before.and_then(|b| b.get(attr)) != Some(new);
-                changed.then(|| (attr, new.clone()))
+                let changed = name == "updated_at" || old != Some(new);
+                changed.then(|| ChangedAttribute {
+                    name,
+                    old: old.cloned(),
+                    new: new.clone(),
+                })
             })
             .collect()
     }
+}
+
+/// An attribute an update writes: its value in the stored form of the record
+/// that was read (`None` when it had none), and the one it gets.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChangedAttribute {
+    pub name: &'static str,
+    pub old: Option<Value>,
+    pub new: Value,
 }
 
 /// The attributes an operation may change. Everything else (notably

@@ -11,10 +11,10 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use gco_spec::Record;
-use gco_spec::json::Value;
+use gco_spec::json::{Object, Value};
 
+use super::Expected;
 use super::attr::to_attr;
-use super::{Expected, storable};
 
 /// DynamoDB refuses an expression over 4 KB. A change whose paths would not
 /// fit (none of the operations comes near) writes its attributes whole.
@@ -35,14 +35,15 @@ type Edit = (Vec<String>, Option<Value>);
 /// What writing `next` over `expected.read` changes, as an expression.
 pub(super) fn update_expression(expected: &Expected, next: &Record) -> UpdateExpression {
     let changed = expected.changed_attributes(next);
-    let before = storable(expected.read);
     let mut edits = Vec::new();
-    for (attr, new) in &changed {
-        let mut path = vec![(*attr).to_owned()];
-        match before.as_object().and_then(|o| o.get(attr)) {
-            Some(old) if old != new => diff(&mut path, Some(old), new, &mut edits),
+    for attribute in &changed {
+        let mut path = vec![attribute.name.to_owned()];
+        match &attribute.old {
+            Some(old) if *old != attribute.new => {
+                diff(&mut path, Some(old), &attribute.new, &mut edits)
+            }
             // `updated_at` is written even when it did not move.
-            _ => edits.push((path, Some(new.clone()))),
+            _ => edits.push((path, Some(attribute.new.clone()))),
         }
     }
     let nested = render(&edits);
@@ -51,45 +52,47 @@ pub(super) fn update_expression(expected: &Expected, next: &Record) -> UpdateExp
     }
     let whole: Vec<Edit> = changed
         .into_iter()
-        .map(|(attr, new)| (vec![attr.to_owned()], Some(new)))
+        .map(|attribute| (vec![attribute.name.to_owned()], Some(attribute.new)))
         .collect();
     render(&whole)
 }
 
-/// The edits that turn `old` into `new` at `path`. Only a map the item is
-/// known to hold is edited inside: a non-empty one (a record reads an
-/// absent or null map as empty, and DynamoDB refuses a path through a map
-/// that is not there).
+/// The edits that turn `old` into `new` at `path`: inside two maps, one per
+/// key dropped or changed; otherwise `new` whole.
 fn diff(path: &mut Vec<String>, old: Option<&Value>, new: &Value, edits: &mut Vec<Edit>) {
     if old == Some(new) {
         return;
     }
-    let (Some(Value::Object(old)), Value::Object(new_map)) = (old, new) else {
-        edits.push((path.clone(), Some(new.clone())));
-        return;
-    };
-    // An empty key cannot be named in an expression (DynamoDB refuses an
-    // empty attribute name), so a map with one is written whole.
-    let empty_key = |map: &gco_spec::json::Object| map.str_entries().any(|(k, _)| k.is_empty());
-    if old.is_empty() || empty_key(old) || empty_key(new_map) {
-        edits.push((path.clone(), Some(new.clone())));
-        return;
-    }
-    for (key, _) in old.str_entries() {
-        let key = key.to_string_lossy();
-        if !new_map.contains_key(&key) {
-            let mut at = path.clone();
-            at.push(key);
-            edits.push((at, None));
+    match (old, new) {
+        (Some(Value::Object(old)), Value::Object(new_map)) if editable_inside(old, new_map) => {
+            for (key, _) in old.str_entries() {
+                let key = key.to_string_lossy();
+                if !new_map.contains_key(&key) {
+                    let mut at = path.clone();
+                    at.push(key);
+                    edits.push((at, None));
+                }
+            }
+            for (key, value) in new_map.str_entries() {
+                let key = key.to_string_lossy();
+                let before = old.get(&key);
+                path.push(key);
+                diff(path, before, value, edits);
+                path.pop();
+            }
         }
+        _ => edits.push((path.clone(), Some(new.clone()))),
     }
-    for (key, value) in new_map.str_entries() {
-        let key = key.to_string_lossy();
-        let before = old.get(&key);
-        path.push(key);
-        diff(path, before, value, edits);
-        path.pop();
-    }
+}
+
+/// Whether paths inside a map may be edited. Only one the item is known to
+/// hold: a non-empty one (a record reads an absent or null map as empty,
+/// and DynamoDB refuses a path through a map that is not there). And no
+/// empty key on either side: an expression cannot name one (DynamoDB
+/// refuses an empty attribute name).
+fn editable_inside(old: &Object, new: &Object) -> bool {
+    let empty_key = |map: &Object| map.str_entries().any(|(k, _)| k.is_empty());
+    !old.is_empty() && !empty_key(old) && !empty_key(new)
 }
 
 fn render(edits: &[Edit]) -> UpdateExpression {
