@@ -1056,6 +1056,18 @@ async fn on_loopback_only_loopback_names_are_answered() {
         (r.status, r.str("error").as_str()),
         (StatusCode::BAD_REQUEST, "the path is not valid")
     );
+    // An authority-form target (CONNECT's), on the API and the console.
+    for method in ["GET", "POST"] {
+        let r = api.send(method, "localhost:80", None, &[]).await;
+        assert_eq!(
+            (r.status, r.str("error").as_str()),
+            (
+                StatusCode::BAD_REQUEST,
+                "the request target must be a path (or an absolute URL)"
+            ),
+            "{method}"
+        );
+    }
     let r = api
         .send(
             "POST",
