@@ -10,20 +10,12 @@ use gco_spec::time::{format_timestamp, next_timestamp, parse_timestamp};
 use gco_spec::{Change, DeployContext, Diagnostic, OpError, Record, Report, apply, new_record};
 
 use crate::listing::{Filter, Listing, Page};
-use crate::store::{
-    DYNAMO_NUMBER_DIGITS, Expected, Oversized, Store, StoreError, Stored, Unreadable,
-    fits_dynamo_number,
-};
+use crate::store::{Expected, Oversized, Store, StoreError, Stored, Unreadable};
 
 /// Read-modify-write attempts before a change under heavy contention gives
 /// up. Each lost race means another writer made progress, so 50 writers on
 /// one record need at most 50 rounds; the margin absorbs backoff jitter.
 const MAX_ATTEMPTS: u32 = 256;
-
-/// Longest endpoint name stored, in bytes: DynamoDB's limit for a partition
-/// key, so GCO's own table cannot hold a longer one either. Both stores
-/// refuse it the same way (a 422, not the table's ValidationException).
-pub const MAX_NAME_BYTES: usize = 2048;
 
 /// Upper bound of the random pause after a lost race.
 const MAX_BACKOFF: Duration = Duration::from_millis(20);
@@ -192,47 +184,25 @@ impl Service {
         Value::Object(o)
     }
 
-    /// Checks a deploy request (or a bare spec) without storing anything.
-    pub fn validate(&self, body: impl Into<RequestBody>) -> Validation {
-        use gco_spec::document::DocumentKind;
-        let body = body.into();
-        // A body that is not an object is no spec either: it is refused as
-        // deploy refuses it, not read as a bare block.
-        if body.value.as_object().is_none()
-            || DocumentKind::of(&body.value) == DocumentKind::DeployRequest
-        {
-            let check = self.plan(body);
-            return Validation {
-                report: check.report,
-                spec: check.deployment.map(|d| d.spec),
-            };
+    /// Checks a deploy request without storing anything: the check deploy
+    /// makes, and the one the console's editor runs.
+    pub fn validate(&self, body: Value) -> Validation {
+        let check = self.plan(body);
+        Validation {
+            report: check.report,
+            spec: check.deployment.map(|d| d.spec),
         }
-        let report = gco_spec::document::check_document(&body.value);
-        let spec = match body.value {
-            Value::Object(spec) if report.is_ok() => Some(spec),
-            _ => None,
-        };
-        Validation { report, spec }
     }
 
-    /// A deploy request checked by the core's rules, and for what this
-    /// service cannot store (its own errors follow the core's).
-    fn plan(&self, request: RequestBody) -> DeployCheck {
-        let unstorable = unstorable(&request);
-        let mut check = plan_deploy_owned(request.value, &self.context());
-        if !unstorable.is_empty() {
-            check.report.diagnostics.extend(unstorable);
-            check.deployment = None;
-        }
-        check
+    /// A deploy request checked by the core's rules: the same check the
+    /// console's editor runs, so both refuse the same requests.
+    pub fn plan(&self, request: Value) -> DeployCheck {
+        plan_deploy_owned(request, &self.context())
     }
 
     /// Deploys; answers the record as stored.
-    pub async fn deploy(
-        &self,
-        request: impl Into<RequestBody>,
-    ) -> Result<Arc<Stored>, ServiceError> {
-        let check = self.plan(request.into());
+    pub async fn deploy(&self, request: Value) -> Result<Arc<Stored>, ServiceError> {
+        let check = self.plan(request);
         let Some(deployment) = check.deployment else {
             return Err(ServiceError::Invalid(check.report));
         };
@@ -252,7 +222,7 @@ impl Service {
 
     /// A record with its JSON as stored, for sending on unchanged.
     pub async fn get_stored(&self, name: &str) -> Result<Arc<Stored>, ServiceError> {
-        if name.len() > MAX_NAME_BYTES {
+        if name.len() > gco_spec::table::MAX_NAME_BYTES {
             return Err(ServiceError::NotFound(name.to_owned()));
         }
         self.store
@@ -332,125 +302,6 @@ fn refuse_oversized(record: &Record) -> Result<(), ServiceError> {
         oversized.message(),
     ));
     Err(ServiceError::Invalid(report))
-}
-
-/// What a deploy request holds that the stores cannot keep, or that no
-/// request could then address, whatever the spec's rules say.
-fn unstorable(request: &RequestBody) -> Vec<Diagnostic> {
-    let mut errors = Vec::new();
-    if let Some(name) = request
-        .value
-        .as_object()
-        .and_then(|o| o.get("endpoint_name"))
-        .and_then(Value::as_str)
-    {
-        if name.len() > MAX_NAME_BYTES {
-            let message = format!(
-                "endpoint_name has {} bytes; at most {MAX_NAME_BYTES} can be stored",
-                name.len()
-            );
-            errors.push(Diagnostic::error("endpoint_name", message));
-        } else if let Some(message) = not_a_path_segment(name) {
-            errors.push(Diagnostic::error("endpoint_name", message));
-        }
-    }
-    errors.extend(request.unstorable_value());
-    errors
-}
-
-/// Why a name cannot be one segment of a URL path as it stands, which the
-/// API (`/api/endpoints/{name}`) and GCO's ingress path
-/// (`/inference/{name}`) need: with a `/` it would sit inside another
-/// endpoint's path, and the other characters end, escape or break a path.
-/// Other names that are not DNS labels are the core's warning (GCO stores
-/// them but cannot route them).
-fn not_a_path_segment(name: &str) -> Option<String> {
-    let repr = |text: &str| Value::str(text).repr();
-    if name == "." || name == ".." {
-        return Some(format!(
-            "endpoint_name {} cannot be one segment of a URL path: clients read it as a directory",
-            repr(name)
-        ));
-    }
-    let c = name.chars().find(|&c| {
-        matches!(c, '/' | '\\' | '?' | '#' | '%') || c.is_whitespace() || c.is_control()
-    })?;
-    Some(format!(
-        "endpoint_name {} cannot be one segment of a URL path, as the API and GCO's ingress path (/inference/<name>) need: it holds {}",
-        repr(name),
-        repr(&c.to_string())
-    ))
-}
-
-/// A JSON request body as the service takes it.
-pub struct RequestBody {
-    pub value: Value,
-    /// Whether the text had a `\u` escape. JSON text holds a lone surrogate
-    /// only through one, so without it (most bodies) the search of the
-    /// whole value for one is skipped.
-    pub unicode_escapes: bool,
-}
-
-impl RequestBody {
-    /// A body read from `text`.
-    pub fn parsed(value: Value, text: &str) -> RequestBody {
-        RequestBody {
-            value,
-            unicode_escapes: text.contains("\\u"),
-        }
-    }
-
-    /// The first value in the body that no store can keep as it is, as an
-    /// error at its path: a string with a lone surrogate, or an integer too
-    /// long for a DynamoDB number.
-    pub fn unstorable_value(&self) -> Option<Diagnostic> {
-        let surrogate = if self.unicode_escapes {
-            lone_surrogate(&self.value)
-        } else {
-            None
-        };
-        surrogate.or_else(|| too_long_number(&self.value))
-    }
-}
-
-/// A value from elsewhere than text is searched.
-impl From<Value> for RequestBody {
-    fn from(value: Value) -> RequestBody {
-        RequestBody {
-            value,
-            unicode_escapes: true,
-        }
-    }
-}
-
-/// The first string of `value` with a lone surrogate, as an error at its
-/// path: DynamoDB and the embedded store keep UTF-8 text, which cannot hold
-/// one, and replacing it would store something else than was sent.
-fn lone_surrogate(value: &Value) -> Option<Diagnostic> {
-    let (path, text) = value.lone_surrogate()?;
-    let message = format!(
-        "{} holds a lone surrogate ({text:?}), which cannot be stored: text is kept as UTF-8",
-        if path.is_empty() { "the body" } else { &path }
-    );
-    Some(Diagnostic::error(path, message))
-}
-
-/// The first integer with more digits than a DynamoDB number holds, as an
-/// error at its path: GCO could not write it, and kept as its digits (as
-/// the stores keep such a number read from elsewhere) it would be a string
-/// where the rules want an integer.
-fn too_long_number(value: &Value) -> Option<Diagnostic> {
-    let (path, number) =
-        value.first_where(|v| matches!(v, Value::Int(i) if !fits_dynamo_number(i)))?;
-    let Value::Int(number) = number else {
-        return None;
-    };
-    let digits = number.to_string().trim_start_matches('-').len();
-    let message = format!(
-        "{} is {number}, {digits} digits; a DynamoDB number holds at most {DYNAMO_NUMBER_DIGITS}, so it cannot be stored",
-        if path.is_empty() { "the body" } else { &path }
-    );
-    Some(Diagnostic::error(path, message))
 }
 
 /// `If-Match: *` matches any current record; otherwise one of the listed

@@ -248,15 +248,19 @@ async fn validate_returns_diagnostics_and_the_spec() {
     );
     assert_eq!(r.str("warnings.0.path"), "prefil");
     assert_eq!(r.get("spec"), Value::Null);
+    // Every body is a deploy request, as the console's editor holds one:
+    // a spec's fields alone lack the name.
     let r = api
         .post("/api/validate", r#"{"image": "x", "port": "80"}"#)
         .await;
     assert_eq!(
         r.first_error(),
-        (
-            "port".into(),
-            "port must be an integer in [1, 65535], got '80'".into()
-        )
+        ("endpoint_name".into(), "endpoint_name is required".into())
+    );
+    assert_eq!(r.str("errors.1.path"), "port");
+    assert_eq!(
+        r.str("errors.1.message"),
+        "port must be an integer in [1, 65535], got '80'"
     );
     // Not an object: refused as deploy refuses it, not read as a bare block.
     for body in ["[]", "null", "\"pd\""] {

@@ -6,7 +6,7 @@ use crate::ecr::{is_ecr_image, rewrite_image_for_region};
 use crate::json::{Object, Value};
 use crate::limits::{DEFAULT_MOONCAKE_IMAGE, DEFAULT_NAMESPACE};
 use crate::mooncake::{Assembled, BuildArgs, Mode, assemble_mooncake_block, check_mooncake};
-use crate::names::{NameIssue, endpoint_name_issues, is_region};
+use crate::names::{endpoint_name_issues, is_region};
 use crate::record::{DesiredState, Record, ingress_path};
 use crate::spec::check_spec_fields;
 use crate::suggest::did_you_mean;
@@ -184,6 +184,9 @@ pub fn plan_deploy(request: &Value, ctx: &DeployContext<'_>) -> DeployCheck {
 /// move into the spec instead of being copied.
 pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck {
     let mut report = Report::default();
+    // A value GCO's table could not hold as sent refuses the request
+    // wherever it is, known field or not.
+    let unstorable = crate::table::unstorable_value(&request);
     let Value::Object(req) = request else {
         report.push(Diagnostic::error("", "a deploy request must be a mapping"));
         return DeployCheck {
@@ -236,7 +239,7 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
         Some(Value::Str(s)) => {
             let name = s.to_string_lossy();
             for issue in endpoint_name_issues(&name, mode.is_some_and(Mode::is_split)) {
-                let d = if issue == NameIssue::Empty {
+                let d = if issue.is_error() {
                     Diagnostic::error
                 } else {
                     Diagnostic::warning
@@ -315,6 +318,7 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
             report.push(in_request_terms(d));
         }
     }
+    report.diagnostics.extend(unstorable);
     report.sort();
     let deployment = report.is_ok().then_some(Deployment {
         endpoint_name,

@@ -5,7 +5,7 @@ use crate::deploy::{DeployContext, plan_deploy};
 use crate::diagnostics::{Diagnostic, Report};
 use crate::json::{self, Value};
 use crate::mooncake::check_mooncake;
-use crate::names::{NameIssue, endpoint_name_issues};
+use crate::names::endpoint_name_issues;
 use crate::record::Record;
 use crate::spec::{check_spec, spec_mode};
 
@@ -78,7 +78,7 @@ fn check_record(v: &Value) -> Report {
         &record.endpoint_name,
         spec_mode(&record.spec).is_some_and(|m| m.is_split()),
     ) {
-        let d = if issue == NameIssue::Empty {
+        let d = if issue.is_error() {
             Diagnostic::error
         } else {
             Diagnostic::warning

@@ -26,6 +26,7 @@ pub mod record;
 pub mod share;
 pub mod spec;
 mod suggest;
+pub mod table;
 pub mod time;
 #[cfg(feature = "serde")]
 pub mod types;

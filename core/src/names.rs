@@ -1,13 +1,25 @@
 //! Endpoint names, region names and environment variable names.
 
+use crate::json::Value;
 use crate::limits::{ENDPOINT_NAME_MAX_LEN, SPLIT_MODE_NAME_MAX_LEN};
+use crate::table::MAX_NAME_BYTES;
 
-/// Why an endpoint name is a problem. Only an empty name is refused; the
-/// others are warnings (GCO accepts the record but cannot route it or name
-/// its objects).
+/// Why an endpoint name is a problem. An empty name, one the table cannot
+/// hold and one that cannot be a URL path segment are refused
+/// ([`NameIssue::is_error`]); the others are warnings (GCO accepts the
+/// record but cannot route it or name its objects).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NameIssue {
     Empty,
+    /// Longer than [`MAX_NAME_BYTES`] bytes.
+    TooLong(usize),
+    /// `.` or `..`: clients read it as a directory, not a name.
+    DotSegment,
+    /// Holds a character that ends, escapes or breaks a URL path segment
+    /// (`/`, `\`, `?`, `#`, `%`, white space, a control character). The
+    /// API addresses an endpoint at `/api/endpoints/{name}` and GCO's
+    /// ingress at `/inference/{name}`: `chat/v1` would sit inside `chat`'s.
+    NotPathSegment(char),
     /// Not a DNS label `^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`.
     NotDnsLabel,
     /// Split modes derive `{name}-prefill` Services, which must start with a
@@ -18,9 +30,33 @@ pub enum NameIssue {
 }
 
 impl NameIssue {
+    /// Whether the name is refused, rather than warned about.
+    pub fn is_error(&self) -> bool {
+        matches!(
+            self,
+            NameIssue::Empty
+                | NameIssue::TooLong(_)
+                | NameIssue::DotSegment
+                | NameIssue::NotPathSegment(_)
+        )
+    }
+
     pub fn message(&self, name: &str) -> String {
+        let repr = |text: &str| Value::str(text).repr();
         match self {
             NameIssue::Empty => "endpoint_name must be a non-empty string".into(),
+            NameIssue::TooLong(bytes) => {
+                format!("endpoint_name has {bytes} bytes; at most {MAX_NAME_BYTES} can be stored")
+            }
+            NameIssue::DotSegment => format!(
+                "endpoint_name {} cannot be one segment of a URL path: clients read it as a directory",
+                repr(name)
+            ),
+            NameIssue::NotPathSegment(c) => format!(
+                "endpoint_name {} cannot be one segment of a URL path, as the API and GCO's ingress path (/inference/<name>) need: it holds {}",
+                repr(name),
+                repr(&c.to_string())
+            ),
             NameIssue::NotDnsLabel => format!(
                 "endpoint name {name:?} is not a DNS label (lowercase letters, digits and '-', \
                  starting and ending with a letter or digit, at most {ENDPOINT_NAME_MAX_LEN} characters): \
@@ -55,6 +91,16 @@ pub fn endpoint_name_issues(name: &str, split_mode: bool) -> Vec<NameIssue> {
         return vec![NameIssue::Empty];
     }
     let mut issues = Vec::new();
+    if name.len() > MAX_NAME_BYTES {
+        issues.push(NameIssue::TooLong(name.len()));
+    } else if name == "." || name == ".." {
+        issues.push(NameIssue::DotSegment);
+    } else if let Some(c) = name
+        .chars()
+        .find(|&c| matches!(c, '/' | '\\' | '?' | '#' | '%') || c.is_whitespace() || c.is_control())
+    {
+        issues.push(NameIssue::NotPathSegment(c));
+    }
     if !is_dns_label(name) {
         issues.push(NameIssue::NotDnsLabel);
     }
@@ -128,6 +174,21 @@ mod tests {
         );
         assert_eq!(endpoint_name_issues(&"a".repeat(56), false), vec![]);
         assert_eq!(endpoint_name_issues(" ", false), vec![NameIssue::Empty]);
+        assert_eq!(
+            endpoint_name_issues("chat pd", false),
+            vec![NameIssue::NotPathSegment(' '), NameIssue::NotDnsLabel]
+        );
+        assert_eq!(
+            endpoint_name_issues("..", false),
+            vec![NameIssue::DotSegment, NameIssue::NotDnsLabel]
+        );
+        let long = "a".repeat(2049);
+        assert_eq!(
+            endpoint_name_issues(&long, false),
+            vec![NameIssue::TooLong(2049), NameIssue::NotDnsLabel]
+        );
+        assert!(NameIssue::NotPathSegment('/').is_error());
+        assert!(!NameIssue::NotDnsLabel.is_error());
     }
 
     #[test]

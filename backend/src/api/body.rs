@@ -11,7 +11,6 @@ use bytes_body::read_limited;
 use gco_spec::json::{Value, parse_limited};
 
 use super::error::ApiError;
-use crate::service::RequestBody;
 
 /// Largest request body accepted (413 beyond). A full deploy request is a
 /// few KiB; this leaves room for large env maps without inviting abuse.
@@ -29,7 +28,7 @@ pub const MAX_BODY_DEPTH: usize = 32;
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A JSON request body.
-pub struct JsonBody(pub RequestBody);
+pub struct JsonBody(pub Value);
 
 impl<S: Send + Sync> FromRequest<S> for JsonBody {
     type Rejection = ApiError;
@@ -51,7 +50,7 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
             ApiError::field(StatusCode::BAD_REQUEST, "", "the body is not valid UTF-8")
         })?;
         parse_limited(text, MAX_BODY_DEPTH)
-            .map(|value| JsonBody(RequestBody::parsed(value, text)))
+            .map(JsonBody)
             .map_err(|e| ApiError::field(StatusCode::BAD_REQUEST, "", format!("invalid JSON: {e}")))
     }
 }
@@ -81,8 +80,8 @@ impl<S: Send + Sync> FromRequest<S> for StorableBody {
 
     async fn from_request(req: Request, state: &S) -> Result<StorableBody, ApiError> {
         let JsonBody(body) = JsonBody::from_request(req, state).await?;
-        match body.unstorable_value() {
-            None => Ok(StorableBody(body.value)),
+        match gco_spec::table::unstorable_value(&body) {
+            None => Ok(StorableBody(body)),
             Some(d) => Err(ApiError::field(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 &d.path,

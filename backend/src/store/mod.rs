@@ -13,7 +13,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use gco_spec::Record;
-use gco_spec::json::{Int, Value};
+use gco_spec::json::Value;
 
 use crate::listing::{self, Filter, Listing, Page};
 
@@ -310,16 +310,7 @@ pub fn storable(record: &Record) -> Value {
     numbers_as_stored(record.to_value())
 }
 
-/// The most digits a DynamoDB number holds.
-pub const DYNAMO_NUMBER_DIGITS: usize = 38;
-
-/// Whether DynamoDB can hold the integer `i` as a number.
-pub(crate) fn fits_dynamo_number(i: &Int) -> bool {
-    match i {
-        Int::Small(_) => true, // at most 19 digits
-        Int::Big(text) => text.trim_start_matches('-').len() <= DYNAMO_NUMBER_DIGITS,
-    }
-}
+pub(crate) use gco_spec::table::fits_number as fits_dynamo_number;
 
 fn numbers_as_stored(v: Value) -> Value {
     match v {
