@@ -279,9 +279,56 @@ pub fn format_byte_size(canonical: &str) -> Option<String> {
     Some(format!("{} {name}", bytes / factor))
 }
 
+/// What a canonical byte count comes to, for a reader checking a size:
+/// the bytes with their digits grouped, then the count in the largest
+/// binary and decimal units it reaches, to two decimals
+/// (`8000000000` -> `8,000,000,000 bytes = 7.45 GiB = 8 GB`). `None` when
+/// `canonical` is not a byte size.
+pub fn describe_byte_size(canonical: &str) -> Option<String> {
+    let canonical = author_byte_size(ByteSizeArg::Str(Cow::Borrowed(canonical))).ok()?;
+    let bytes: u64 = canonical.parse().ok()?;
+    let mut grouped = String::new();
+    for (i, c) in canonical.chars().enumerate() {
+        if i > 0 && (canonical.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    let mut out = format!("{grouped} {}", if bytes == 1 { "byte" } else { "bytes" });
+    for binary in [true, false] {
+        let Some((name, factor)) = UNITS
+            .iter()
+            .filter(|(name, f)| *f > 1 && name.contains('i') == binary && bytes >= *f)
+            .max_by_key(|(_, f)| *f)
+        else {
+            continue;
+        };
+        let value = format!("{:.2}", bytes as f64 / *factor as f64);
+        let value = value.trim_end_matches('0').trim_end_matches('.');
+        out.push_str(&format!(" = {value} {name}"));
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_are_described_in_both_unit_systems() {
+        assert_eq!(
+            describe_byte_size("8000000000").unwrap(),
+            "8,000,000,000 bytes = 7.45 GiB = 8 GB"
+        );
+        assert_eq!(
+            describe_byte_size("4294967296").unwrap(),
+            "4,294,967,296 bytes = 4 GiB = 4.29 GB"
+        );
+        assert_eq!(describe_byte_size("1").unwrap(), "1 byte");
+        assert_eq!(describe_byte_size("999").unwrap(), "999 bytes");
+        assert_eq!(describe_byte_size("1000").unwrap(), "1,000 bytes = 1 KB");
+        assert_eq!(describe_byte_size("x"), None);
+    }
 
     #[test]
     fn authored_sizes_are_recognised_exactly() {

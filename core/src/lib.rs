@@ -34,7 +34,8 @@ pub mod types;
 mod wasm;
 
 pub use bytesize::{
-    ByteSizeArg, ByteSizeError, HumanSizeError, author_byte_size, format_byte_size, parse_byte_size,
+    ByteSizeArg, ByteSizeError, HumanSizeError, author_byte_size, describe_byte_size,
+    format_byte_size, parse_byte_size,
 };
 pub use commands::{Commands, change_commands, deploy_commands, record_commands};
 pub use deploy::{DeployCheck, DeployContext, Deployment, new_record, plan_deploy};

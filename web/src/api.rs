@@ -1,11 +1,11 @@
-//! Calls to the backend's JSON API. Bodies are read and written with the
-//! core's JSON (exact integers, the backend's own messages).
+//! Calls to the backend's JSON API, through gloo-net's fetch. Bodies are
+//! read and written with the core's JSON (exact integers, the backend's own
+//! messages), so they cross as text.
 
 use gco_spec::Diagnostic;
 use gco_spec::json::Value;
-use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
-use web_sys::{Request, RequestInit, Response};
+pub use gloo_net::http::Method;
+use gloo_net::http::RequestBuilder;
 
 use crate::auth;
 
@@ -22,12 +22,14 @@ impl Reply {
         (200..300).contains(&self.status)
     }
 
+    /// A conditional GET found nothing new (304).
+    pub fn unchanged(&self) -> bool {
+        self.status == 304
+    }
+
     /// The `{error, errors}` of a failed call, as diagnostics.
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
-        let Some(errors) = crate::paths::get(&self.body, &["errors"]) else {
-            return Vec::new();
-        };
-        let Value::List(items) = errors else {
+        let Some(Value::List(items)) = crate::paths::get(&self.body, &["errors"]) else {
             return Vec::new();
         };
         items
@@ -49,55 +51,59 @@ impl Reply {
     }
 }
 
+/// The version a request is conditioned on.
+#[derive(Clone, Copy, Debug, Default)]
+pub enum Condition<'a> {
+    #[default]
+    None,
+    /// Change only the version that was read (`If-Match`).
+    IfMatch(&'a str),
+    /// Answer 304 when the resource is still at this version (`If-None-Match`).
+    IfNoneMatch(&'a str),
+}
+
+/// `GET path`.
+pub async fn get(path: &str) -> Result<Reply, String> {
+    call(Method::GET, path, None, Condition::None).await
+}
+
 /// One call. `Err` only when the network fails; HTTP errors are replies.
 pub async fn call(
-    method: &str,
+    method: Method,
     path: &str,
     body: Option<&Value>,
-    if_match: Option<&str>,
+    condition: Condition<'_>,
 ) -> Result<Reply, String> {
-    let init = RequestInit::new();
-    init.set_method(method);
-    let headers = web_sys::Headers::new().map_err(js_error)?;
-    if let Some(body) = body {
-        headers
-            .set("Content-Type", "application/json")
-            .map_err(js_error)?;
-        init.set_body(&JsValue::from_str(&body.to_json()));
-    }
-    if let Some(tag) = if_match {
-        headers.set("If-Match", tag).map_err(js_error)?;
+    let mut request = RequestBuilder::new(path).method(method);
+    match condition {
+        Condition::None => {}
+        Condition::IfMatch(tag) => request = request.header("If-Match", tag),
+        Condition::IfNoneMatch(tag) => request = request.header("If-None-Match", tag),
     }
     if let Some(token) = auth::token() {
-        headers
-            .set("Authorization", &format!("Bearer {token}"))
-            .map_err(js_error)?;
+        request = request.header("Authorization", &format!("Bearer {token}"));
     }
-    init.set_headers(&headers);
-    let request = Request::new_with_str_and_init(path, &init).map_err(js_error)?;
-    let window = web_sys::window().ok_or("no window")?;
-    let response: Response = JsFuture::from(window.fetch_with_request(&request))
+    let request = match body {
+        Some(body) => request
+            .header("Content-Type", "application/json")
+            .body(body.to_json()),
+        None => request.build(),
+    }
+    .map_err(|e| e.to_string())?;
+    let response = request
+        .send()
         .await
-        .map_err(|_| "the console could not reach its server".to_owned())?
-        .unchecked_into();
-    let text = JsFuture::from(response.text().map_err(js_error)?)
-        .await
-        .map_err(js_error)?;
-    let text = text.as_string().unwrap_or_default();
+        .map_err(|_| "the console could not reach its server".to_owned())?;
+    let text = response.text().await.map_err(|e| e.to_string())?;
     let reply = Reply {
         status: response.status(),
-        etag: response.headers().get("ETag").ok().flatten(),
+        etag: response.headers().get("ETag"),
         body: gco_spec::json::parse(&text).unwrap_or(Value::Null),
     };
     if reply.status == 401 {
         auth::ask_again();
     }
     Ok(reply)
-}
-
-fn js_error(e: JsValue) -> String {
-    e.as_string()
-        .unwrap_or_else(|| "the browser refused the request".to_owned())
 }
 
 /// `encodeURIComponent` for a path segment.

@@ -30,7 +30,7 @@ struct Pending {
     lines: Vec<(String, String, String)>,
 }
 
-fn request_for(name: &str, change: &Change) -> (&'static str, String, Option<Value>) {
+fn request_for(name: &str, change: &Change) -> (gloo_net::http::Method, String, Option<Value>) {
     let base = format!("/api/endpoints/{}", api::segment(name));
     let body = |pairs: &[(&str, Value)]| {
         let mut o = Object::new();
@@ -41,37 +41,41 @@ fn request_for(name: &str, change: &Change) -> (&'static str, String, Option<Val
     };
     match change {
         Change::SetTopology { prefill, decode } => (
-            "PUT",
+            gloo_net::http::Method::PUT,
             format!("{base}/topology"),
             body(&[("prefill", prefill.clone()), ("decode", decode.clone())]),
         ),
-        Change::ConfigureStore { store } => ("PUT", format!("{base}/store"), Some(store.clone())),
+        Change::ConfigureStore { store } => (
+            gloo_net::http::Method::PUT,
+            format!("{base}/store"),
+            Some(store.clone()),
+        ),
         Change::UpdateImage { image } => (
-            "PUT",
+            gloo_net::http::Method::PUT,
             format!("{base}/image"),
             body(&[("image", image.clone())]),
         ),
         Change::Scale { replicas } => (
-            "PUT",
+            gloo_net::http::Method::PUT,
             format!("{base}/replicas"),
             body(&[("replicas", replicas.clone())]),
         ),
         Change::AddRegion { region, .. } => (
-            "POST",
+            gloo_net::http::Method::POST,
             format!("{base}/regions"),
             body(&[("region", region.clone())]),
         ),
         Change::RemoveRegion { region } => (
-            "DELETE",
+            gloo_net::http::Method::DELETE,
             format!(
                 "{base}/regions/{}",
                 api::segment(&paths::display(Some(region)))
             ),
             None,
         ),
-        Change::Stop => ("POST", format!("{base}/stop"), None),
-        Change::Start => ("POST", format!("{base}/start"), None),
-        Change::Delete => ("DELETE", base, None),
+        Change::Stop => (gloo_net::http::Method::POST, format!("{base}/stop"), None),
+        Change::Start => (gloo_net::http::Method::POST, format!("{base}/start"), None),
+        Change::Delete => (gloo_net::http::Method::DELETE, base, None),
     }
 }
 
@@ -103,14 +107,7 @@ pub fn EndpointPage(name: String) -> impl IntoView {
     let reload = move |then: Option<Change>| {
         let n = name.get_value();
         spawn_local(async move {
-            match api::call(
-                "GET",
-                &format!("/api/endpoints/{}", api::segment(&n)),
-                None,
-                None,
-            )
-            .await
-            {
+            match api::get(&format!("/api/endpoints/{}", api::segment(&n))).await {
                 Ok(r) if r.ok() => match Record::from_value(&r.body) {
                     Ok(record) => {
                         if let Some(change) = then {
@@ -183,7 +180,11 @@ pub fn EndpointPage(name: String) -> impl IntoView {
         let (method, path, body) = request_for(&l.record.endpoint_name, &p.change);
         let _ = sending.try_set(true);
         spawn_local(async move {
-            match api::call(method, &path, body.as_ref(), l.etag.as_deref()).await {
+            let condition = l
+                .etag
+                .as_deref()
+                .map_or(api::Condition::None, api::Condition::IfMatch);
+            match api::call(method, &path, body.as_ref(), condition).await {
                 Ok(r) if r.ok() => {
                     let _ = pending.try_set(None);
                     let _ = outcome.try_set(Some((true, format!("{}: done.", p.title))));

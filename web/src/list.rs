@@ -27,7 +27,7 @@ type Unreadable = Vec<String>;
 /// One page of the list: the server's records, its `next` cursor, and the
 /// items it could not read.
 async fn fetch_page(url: String) -> Result<(Vec<Record>, Option<String>, Unreadable), String> {
-    let reply = api::call("GET", &url, None, None).await?;
+    let reply = api::get(&url).await?;
     if !reply.ok() {
         return Err(reply.summary());
     }

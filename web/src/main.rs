@@ -5,6 +5,7 @@ mod auth;
 mod editor;
 mod endpoint;
 mod list;
+mod live;
 mod paths;
 mod preview;
 mod route;

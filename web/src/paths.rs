@@ -60,3 +60,10 @@ pub fn typed_number(text: &str) -> Option<Value> {
         _ => Some(Value::from(text.to_owned())),
     }
 }
+
+/// What a typed instance count becomes: a number when the text is one, else
+/// the text itself (an empty box included), so the rules report at the box
+/// what was typed instead of a default taking its place.
+pub fn count_text(text: &str) -> Value {
+    typed_number(text).unwrap_or_else(|| Value::from(text.to_owned()))
+}

@@ -24,9 +24,16 @@ pub fn PreviewPanel(ed: Editor) -> impl IntoView {
                 .map(|d| (plan_deployment(d), deploy_commands(d)))
         })
     });
+    // Open beside the form; on a narrow screen, where it would push the
+    // form down, closed until asked for.
+    let wide = window()
+        .match_media("(min-width: 901px)")
+        .ok()
+        .flatten()
+        .is_some_and(|m| m.matches());
     view! {
-        <section class="preview" aria-labelledby="preview-title">
-            <h2 id="preview-title">"Preview"</h2>
+        <details class="preview" open=wide>
+            <summary><h2 id="preview-title">"Preview"</h2></summary>
             {move || match preview.get() {
                 None => view! {
                     <p class="muted">"Fix the errors to see what GCO will create."</p>
@@ -44,7 +51,7 @@ pub fn PreviewPanel(ed: Editor) -> impl IntoView {
                     }}
                 }.into_any(),
             }}
-        </section>
+        </details>
     }
 }
 

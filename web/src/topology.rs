@@ -1,143 +1,340 @@
 //! The topology picture: X prefill -> PD proxy -> Y decode, and the KV store
-//! with its tiers, editable in place. Large counts are drawn as groups, so
-//! 1000 x 1000 costs the same as 2 x 2.
+//! with its tiers, with what the fleet adds up to (instances, GPUs, EFA
+//! devices). The editor draws it from its request, with steppers; the
+//! endpoint page draws it from the stored spec. Counts are drawn in blocks
+//! of one, ten or a hundred instances (one block size for both roles, so
+//! they compare), so 2 x 3, 50 x 50 and 1000 x 1000 look different and all
+//! cost the same to draw.
 
 use gco_spec::json::Value;
-use gco_spec::limits::{MOONCAKE_TOPOLOGY_MAX, MOONCAKE_TOPOLOGY_MIN};
+use gco_spec::limits::{
+    MOONCAKE_DEFAULT_GLOBAL_SEGMENT_SIZE, MOONCAKE_DEFAULT_LOCAL_BUFFER_SIZE,
+    MOONCAKE_DEFAULT_TRANSFER_PROTOCOL, MOONCAKE_TOPOLOGY_MAX, MOONCAKE_TOPOLOGY_MIN,
+};
 use gco_spec::{Mode, format_byte_size};
 use leptos::prelude::*;
 
 use crate::editor::state::Editor;
 use crate::paths;
 
-/// Instances drawn one by one; beyond this a group shows a few and a count.
-const DRAWN: i64 = 6;
+/// Most blocks a role is drawn with; the block size grows past it.
+const MAX_BLOCKS: i64 = 12;
 
-fn count(ed: &Editor, key: &'static str) -> Option<i64> {
-    ed.state.with(|s| match paths::get(s, &[key]) {
-        None => Some(1),
-        Some(v) => v.as_int().and_then(|i| i.as_i64()),
-    })
+/// What the picture draws.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Shape {
+    pub mode: Option<Mode>,
+    /// Per-role instance counts; `None` when the count is not a valid one.
+    pub prefill: Option<i64>,
+    pub decode: Option<i64>,
+    /// Instances of a mode without roles (the store's single instance).
+    pub single: Option<i64>,
+    /// GPUs each serving pod requests (`gpu_count`, 1 unless set).
+    pub gpus_per_instance: Option<i64>,
+    /// KV transfer over RDMA: each serving pod gets one EFA device.
+    pub efa: bool,
+    /// Per role, `autoscales MIN to MAX` when autoscaling is on.
+    pub autoscale: [Option<String>; 2],
+    pub store_tiers: Vec<String>,
 }
 
-fn text_at(ed: &Editor, path: &[&str]) -> String {
-    ed.state.with(|s| paths::display(paths::get(s, path)))
+impl Shape {
+    /// The picture of an editor's deploy request.
+    pub fn of_request(request: &Value) -> Shape {
+        let at = |path: &[&str]| paths::get(request, path);
+        let mode = at(&["mooncake_mode"])
+            .and_then(Value::as_str)
+            .and_then(Mode::parse);
+        Shape::of(
+            mode,
+            [at(&["prefill_replicas"]), at(&["decode_replicas"])],
+            at(&["gpu_count"]),
+            at(&["mooncake_transfer", "protocol"]),
+            at(&["mooncake_store"]),
+            at(&["mooncake_autoscaling"]),
+        )
+    }
+
+    /// The picture of a stored spec.
+    pub fn of_spec(spec: &Value) -> Shape {
+        let at = |path: &[&str]| paths::get(spec, path);
+        let mode = at(&["mooncake", "mode"])
+            .and_then(Value::as_str)
+            .and_then(Mode::parse);
+        Shape::of(
+            mode,
+            [
+                at(&["mooncake", "topology", "prefill"]),
+                at(&["mooncake", "topology", "decode"]),
+            ],
+            at(&["gpu_count"]),
+            at(&["mooncake", "transfer", "protocol"]),
+            at(&["mooncake", "store"]),
+            at(&["mooncake", "autoscaling"]),
+        )
+    }
+
+    fn of(
+        mode: Option<Mode>,
+        counts: [Option<&Value>; 2],
+        gpu_count: Option<&Value>,
+        protocol: Option<&Value>,
+        store: Option<&Value>,
+        autoscaling: Option<&Value>,
+    ) -> Shape {
+        // An absent count is the default of one; anything else must be a
+        // count in range to be drawn.
+        let count = |v: Option<&Value>| match v {
+            None => Some(1),
+            Some(v) => v
+                .as_int()
+                .and_then(|i| i.as_i64())
+                .filter(|n| (MOONCAKE_TOPOLOGY_MIN..=MOONCAKE_TOPOLOGY_MAX).contains(n)),
+        };
+        let split = mode.is_some_and(Mode::is_split);
+        let protocol = protocol
+            .and_then(Value::as_str)
+            .unwrap_or(MOONCAKE_DEFAULT_TRANSFER_PROTOCOL);
+        let text =
+            |v: Option<&Value>, key: &str| paths::display(v.and_then(|v| paths::get(v, &[key])));
+        let autoscale_on = autoscaling
+            .and_then(|a| paths::get(a, &["enabled"]))
+            .is_some_and(Value::is_true);
+        let autoscale = ["prefill", "decode"].map(|role| {
+            let role_block = autoscaling.and_then(|a| paths::get(a, &[role]));
+            let (min, max) = (
+                text(role_block, "min_replicas"),
+                text(role_block, "max_replicas"),
+            );
+            (autoscale_on && role_block.is_some()).then(|| {
+                let min = if min.is_empty() { "1".into() } else { min };
+                let max = if max.is_empty() { "10".into() } else { max };
+                format!("autoscales {min} to {max}")
+            })
+        });
+        let store_on = mode.is_some_and(Mode::has_store)
+            || store
+                .and_then(|s| paths::get(s, &["enabled"]))
+                .is_some_and(Value::is_truthy);
+        let mut store_tiers = Vec::new();
+        if store_on {
+            let size = |key: &str, default: &str| {
+                let t = text(store, key);
+                let t = if t.is_empty() { default.to_owned() } else { t };
+                format_byte_size(&t).unwrap_or(t)
+            };
+            store_tiers.push(format!(
+                "memory: {} segment, {} buffer",
+                size("global_segment_size", MOONCAKE_DEFAULT_GLOBAL_SEGMENT_SIZE),
+                size("local_buffer_size", MOONCAKE_DEFAULT_LOCAL_BUFFER_SIZE)
+            ));
+            let offload = text(store, "offload");
+            if !offload.is_empty() && offload != "none" {
+                store_tiers.push(format!("offload: {offload}"));
+            }
+            if store
+                .and_then(|s| paths::get(s, &["cold_tier_enabled"]))
+                .is_some_and(Value::is_true)
+            {
+                store_tiers.push("cold tier: object store".into());
+            }
+        }
+        Shape {
+            mode,
+            prefill: split.then(|| count(counts[0])).flatten(),
+            decode: split.then(|| count(counts[1])).flatten(),
+            single: (mode == Some(Mode::Store)).then_some(1),
+            gpus_per_instance: match gpu_count {
+                None => Some(1),
+                Some(v) => v.as_int().and_then(|i| i.as_i64()).filter(|n| *n >= 0),
+            },
+            efa: mode.is_some() && protocol == "rdma",
+            autoscale,
+            store_tiers,
+        }
+    }
+
+    /// Serving instances, when every count is known.
+    pub fn instances(&self) -> Option<i64> {
+        match self.mode? {
+            Mode::Store => self.single,
+            _ => Some(self.prefill? + self.decode?),
+        }
+    }
+
+    /// `2p3d`, or what the mode is.
+    pub fn label(&self) -> String {
+        match (self.mode, self.prefill, self.decode) {
+            (Some(m), Some(p), Some(d)) if m.is_split() => format!("{p}p{d}d"),
+            (Some(Mode::Store), ..) => "single store instance".into(),
+            (Some(_), ..) => "invalid counts".into(),
+            (None, ..) => "plain endpoint".into(),
+        }
+    }
+
+    /// `5 instances · 40 GPUs · 5 EFA devices`, when the counts are known.
+    pub fn totals(&self) -> Option<String> {
+        let n = self.instances()?;
+        let plural = |n: i64, one: &str, many: &str| {
+            format!("{} {}", group_digits(n), if n == 1 { one } else { many })
+        };
+        let mut parts = vec![plural(n, "instance", "instances")];
+        if let Some(g) = self.gpus_per_instance {
+            parts.push(plural(n * g, "GPU", "GPUs"));
+        }
+        parts.push(if self.efa {
+            plural(n, "EFA device", "EFA devices")
+        } else {
+            "no EFA (TCP)".into()
+        });
+        Some(parts.join(" · "))
+    }
+
+    /// Instances per drawn block: 1, 10 or 100, one size for both roles.
+    fn block(&self) -> i64 {
+        let largest = self.prefill.unwrap_or(0).max(self.decode.unwrap_or(0));
+        let mut block = 1;
+        while largest > MAX_BLOCKS * block {
+            block *= 10;
+        }
+        block
+    }
+}
+
+/// `1,000`: counts read at a glance.
+pub fn group_digits(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 { format!("-{out}") } else { out }
+}
+
+/// The blocks a count is drawn with: full ones and a partial last one.
+fn blocks(count: i64, block: i64) -> impl IntoView {
+    let full = count / block;
+    let rest = count % block;
+    let mut out: Vec<AnyView> = (0..full)
+        .map(|_| view! { <span class="node"></span> }.into_any())
+        .collect();
+    if rest > 0 {
+        let share = format!("--share: {}%", rest * 100 / block);
+        out.push(view! { <span class="node partial" style=share></span> }.into_any());
+    }
+    out
+}
+
+/// A count box that keeps what was typed: clearing it and typing 8 gives
+/// 8; an empty or invalid box is an error at the box (its messages below
+/// it), never replaced by a default.
+#[component]
+fn CountBox(
+    ed: Editor,
+    role: &'static str,
+    key: &'static str,
+    label: &'static str,
+) -> impl IntoView {
+    let diag = if role == "prefill" {
+        "mooncake.topology.prefill"
+    } else {
+        "mooncake.topology.decode"
+    };
+    let current = move || ed.state.with(|s| paths::get(s, &[key]).cloned());
+    let shown = |v: Option<Value>| v.map_or_else(|| "1".to_owned(), |v| paths::display(Some(&v)));
+    let text = RwSignal::new(shown(current()));
+    let written = StoredValue::new(current());
+    Effect::new(move |_| {
+        let now = current();
+        if now != written.get_value() {
+            written.set_value(now.clone());
+            text.set(shown(now));
+        }
+    });
+    let write = move |v: Option<Value>| {
+        written.set_value(v.clone());
+        ed.set_field(&[key], v);
+    };
+    let typed = move |t: String| {
+        text.set(t.clone());
+        write(Some(paths::count_text(&t)));
+    };
+    let step = move |by: i64| {
+        let now = current()
+            .as_ref()
+            .map_or(Some(1), |v| v.as_int().and_then(|i| i.as_i64()))
+            .unwrap_or(1);
+        let next = (now + by).clamp(MOONCAKE_TOPOLOGY_MIN, MOONCAKE_TOPOLOGY_MAX);
+        text.set(next.to_string());
+        write(Some(Value::int(next)));
+    };
+    let messages = move || ed.messages(diag);
+    let invalid = move || messages().iter().any(|d| d.is_error());
+    let input_id = format!("topo-{role}");
+    let msg_id = format!("{input_id}-msg");
+    view! {
+        <div class="stepper" class:invalid=invalid>
+            <button type="button" aria-label=format!("Remove a {role} instance") on:click=move |_| step(-1)>"−"</button>
+            <label for=input_id.clone()>{label}</label>
+            <input id=input_id type="text" inputmode="numeric" autocomplete="off" aria-describedby=msg_id.clone()
+                aria-invalid=move || invalid().to_string()
+                prop:value=move || text.get() on:input=move |ev| typed(event_target_value(&ev))/>
+            <button type="button" aria-label=format!("Add a {role} instance") on:click=move |_| step(1)>"+"</button>
+        </div>
+        <ul class="messages" id=msg_id aria-live="polite">
+            {move || messages().into_iter().filter(|d| d.is_error()).map(|d| view! { <li class="error">{d.message}</li> }).collect_view()}
+        </ul>
+    }
 }
 
 #[component]
-fn Group(ed: Editor, role: &'static str, key: &'static str, label: &'static str) -> impl IntoView {
-    let n = move || count(&ed, key);
-    let set = move |v: i64| {
-        ed.set_field(
-            &[key],
-            Some(Value::int(
-                v.clamp(MOONCAKE_TOPOLOGY_MIN, MOONCAKE_TOPOLOGY_MAX),
-            )),
-        )
-    };
-    let range = move || {
-        let enabled = ed.state.with(|s| {
-            paths::get(s, &["mooncake_autoscaling", "enabled"]).is_some_and(Value::is_true)
-        });
-        let min = text_at(&ed, &["mooncake_autoscaling", role, "min_replicas"]);
-        let max = text_at(&ed, &["mooncake_autoscaling", role, "max_replicas"]);
-        (enabled && !(min.is_empty() && max.is_empty())).then(|| {
-            let min = if min.is_empty() { "1".into() } else { min };
-            let max = if max.is_empty() { "?".into() } else { max };
-            format!("autoscales {min} to {max}")
+fn Role(
+    shape: Signal<Shape>,
+    role: &'static str,
+    /// The editor's count box, when the picture is editable.
+    editor: Option<Editor>,
+) -> impl IntoView {
+    let count = move || {
+        shape.with(|s| match role {
+            "prefill" => s.prefill,
+            _ => s.decode,
         })
     };
-    let input_id = format!("topo-{role}");
+    let range = move || shape.with(|s| s.autoscale[usize::from(role == "decode")].clone());
     view! {
-        <div class=format!("group {role}")>
+        <div class=format!("group {role}") data-role=role>
+            <p class="role-head"><strong>{role}</strong>" "
+                <span class="count">{move || count().map_or_else(|| "?".to_owned(), group_digits)}</span></p>
             <div class="nodes" aria-hidden="true">
-                {move || {
-                    let n = n().unwrap_or(0).max(0);
-                    let shown = if n > DRAWN { DRAWN - 2 } else { n };
-                    let mut boxes: Vec<_> = (0..shown).map(|_| view! { <span class="node"></span> }.into_any()).collect();
-                    if n > DRAWN {
-                        boxes.push(view! { <span class="more">{format!("… {n} in all")}</span> }.into_any());
-                    }
-                    boxes
-                }}
+                {move || count().map(|n| blocks(n, shape.with(Shape::block)))}
             </div>
-            <div class="stepper">
-                <button type="button" aria-label=format!("Remove a {role} instance")
-                    on:click=move |_| set(n().unwrap_or(1) - 1)>"−"</button>
-                <label for=input_id.clone()>{label}</label>
-                <input id=input_id type="number" min="1" max="1000"
-                    prop:value=move || n().map(|v| v.to_string()).unwrap_or_default()
-                    on:input=move |ev| ed.set_field(&[key], paths::typed_number(&event_target_value(&ev)))/>
-                <button type="button" aria-label=format!("Add a {role} instance")
-                    on:click=move |_| set(n().unwrap_or(0) + 1)>"+"</button>
-            </div>
+            {editor.map(|ed| {
+                let (key, label) = if role == "prefill" {
+                    ("prefill_replicas", "Prefill count")
+                } else {
+                    ("decode_replicas", "Decode count")
+                };
+                view! { <CountBox ed=ed role=role key=key label=label/> }
+            })}
             {move || range().map(|r| view! { <p class="range">{r}</p> })}
         </div>
     }
 }
 
+/// The picture of `shape`; with an `editor`, its counts are editable.
 #[component]
-pub fn Topology(ed: Editor) -> impl IntoView {
-    let mode = move || {
-        ed.state.with(|s| {
-            paths::get(s, &["mooncake_mode"])
-                .and_then(Value::as_str)
-                .and_then(Mode::parse)
-        })
-    };
-    let store_on = move || {
-        mode().is_some_and(Mode::has_store)
-            || ed
-                .state
-                .with(|s| paths::get(s, &["mooncake_store", "enabled"]).is_some_and(Value::is_true))
-    };
-    let size = move |field: &'static str, default: &'static str| {
-        let text = text_at(&ed, &["mooncake_store", field]);
-        format_byte_size(if text.is_empty() { default } else { &text }).unwrap_or(text)
-    };
-    let tiers = move || {
-        let mut tiers = vec![format!(
-            "memory: {} segment, {} buffer",
-            size(
-                "global_segment_size",
-                gco_spec::limits::MOONCAKE_DEFAULT_GLOBAL_SEGMENT_SIZE
-            ),
-            size(
-                "local_buffer_size",
-                gco_spec::limits::MOONCAKE_DEFAULT_LOCAL_BUFFER_SIZE
-            )
-        )];
-        let offload = text_at(&ed, &["mooncake_store", "offload"]);
-        if !offload.is_empty() && offload != "none" {
-            tiers.push(format!("offload: {offload}"));
-        }
-        if ed.state.with(|s| {
-            paths::get(s, &["mooncake_store", "cold_tier_enabled"]).is_some_and(Value::is_true)
-        }) {
-            tiers.push("cold tier: object store".into());
-        }
-        tiers
-    };
-    let label = move || match (
-        mode(),
-        count(&ed, "prefill_replicas"),
-        count(&ed, "decode_replicas"),
-    ) {
-        (Some(m), Some(p), Some(d))
-            if m.is_split()
-                && [p, d]
-                    .iter()
-                    .all(|n| (MOONCAKE_TOPOLOGY_MIN..=MOONCAKE_TOPOLOGY_MAX).contains(n)) =>
-        {
-            format!("{p}p{d}d")
-        }
-        (Some(Mode::Store), ..) => "single store instance".into(),
-        (Some(_), ..) => "invalid counts".into(),
-        (None, ..) => "plain endpoint".into(),
+pub fn Picture(shape: Signal<Shape>, #[prop(optional)] editor: Option<Editor>) -> impl IntoView {
+    let mode = move || shape.with(|s| s.mode);
+    let legend = move || {
+        let block = shape.with(Shape::block);
+        (block > 1).then(|| format!("each block: {} instances", group_digits(block)))
     };
     view! {
         <section class="topology" aria-labelledby="topology-title">
-            <h2 id="topology-title">"Topology " <span class="badge">{label}</span></h2>
+            <h2 id="topology-title">"Topology " <span class="badge">{move || shape.with(Shape::label)}</span></h2>
             {move || match mode() {
                 None => view! { <p class="muted">"Choose a Mooncake mode to serve with disaggregated prefill and decode or a KV store."</p> }.into_any(),
                 Some(Mode::Store) => view! {
@@ -145,18 +342,30 @@ pub fn Topology(ed: Editor) -> impl IntoView {
                 }.into_any(),
                 Some(_) => view! {
                     <div class="flow">
-                        <Group ed=ed role="prefill" key="prefill_replicas" label="Prefill count"/>
+                        <Role shape=shape role="prefill" editor=editor/>
                         <div class="proxy" aria-label="PD proxy"><span>"PD proxy"</span></div>
-                        <Group ed=ed role="decode" key="decode_replicas" label="Decode count"/>
+                        <Role shape=shape role="decode" editor=editor/>
                     </div>
+                    {move || legend().map(|l| view! { <p class="legend muted">{l}</p> })}
                 }.into_any(),
             }}
-            <Show when=store_on>
-                <div class="kv">
-                    <strong>"KV store"</strong>
-                    <ul>{move || tiers().into_iter().map(|t| view! { <li>{t}</li> }).collect_view()}</ul>
-                </div>
-            </Show>
+            {move || shape.with(Shape::totals).map(|t| view! { <p class="totals">{t}</p> })}
+            {move || {
+                let tiers = shape.with(|s| s.store_tiers.clone());
+                (!tiers.is_empty()).then(|| view! {
+                    <div class="kv">
+                        <strong>"KV store"</strong>
+                        <ul>{tiers.into_iter().map(|t| view! { <li>{t}</li> }).collect_view()}</ul>
+                    </div>
+                })
+            }}
         </section>
     }
+}
+
+/// The editor's picture, following its request.
+#[component]
+pub fn Topology(ed: Editor) -> impl IntoView {
+    let shape = Memo::new(move |_| ed.state.with(Shape::of_request));
+    view! { <Picture shape=shape.into() editor=ed/> }
 }

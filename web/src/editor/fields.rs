@@ -14,6 +14,9 @@ pub enum Kind {
     Text,
     /// Integers, kept as typed when they are not numbers (the rules say why).
     Number,
+    /// An instance count: as [`Kind::Number`], but an emptied box is kept as
+    /// empty text (an error at the field), never the default of one.
+    Count,
     /// A byte size typed with a unit (`4 GiB`), stored as the decimal string.
     ByteSize,
     Check,
@@ -176,14 +179,14 @@ pub static MOONCAKE: &[FieldDef] = &[
         "Prefill instances",
         ["prefill_replicas"],
         "mooncake.topology.prefill",
-        Kind::Number,
+        Kind::Count,
         "X in XpYd, 1 to 1000"
     ),
     field!(
         "Decode instances",
         ["decode_replicas"],
         "mooncake.topology.decode",
-        Kind::Number,
+        Kind::Count,
         "Y in XpYd, 1 to 1000"
     ),
 ];
@@ -414,6 +417,7 @@ fn parse(kind: Kind, text: &str) -> Option<Value> {
     match kind {
         Kind::Text | Kind::Select(_) => (!text.is_empty()).then(|| Value::from(text.to_owned())),
         Kind::Number => paths::typed_number(text),
+        Kind::Count => Some(paths::count_text(text)),
         Kind::ByteSize if blank => None,
         Kind::ByteSize => Some(Value::from(
             parse_byte_size(text).unwrap_or_else(|_| text.to_owned()),

@@ -2,6 +2,7 @@
 //! topology picture, every diagnostic at its field and in a summary, share
 //! links, and Deploy.
 
+mod draft;
 pub mod fields;
 pub mod state;
 
@@ -10,6 +11,8 @@ use gco_spec::json::Value;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use crate::api::{Condition, Method};
+
 use crate::preview::PreviewPanel;
 use crate::route::{Page, navigate};
 use crate::share;
@@ -17,7 +20,7 @@ use crate::topology::Topology;
 use fields::{
     AUTOSCALING, ENDPOINT, MOONCAKE, PROXY, STORE, Section, TRANSFER, field_for, field_id,
 };
-use state::{Editor, empty_request, load_defaults};
+use state::{Editor, JsonDraft, empty_request, load_defaults};
 
 /// How long edits wait before the URL follows them.
 const LINK_THROTTLE_MS: i32 = 400;
@@ -50,13 +53,18 @@ fn Summary(ed: Editor, json_view: RwSignal<bool>) -> impl IntoView {
             <ul>
                 {move || all().into_iter().map(|d| {
                     let class = if d.severity == Severity::Error { "error" } else { "warning" };
-                    let target = field_for(&d.path).map(|f| field_id(f.diag));
+                    let target = if d.path.is_empty() {
+                        Some("json-editor".to_owned())
+                    } else {
+                        field_for(&d.path).map(|f| field_id(f.diag))
+                    };
+                    let in_json = d.path.is_empty();
                     let path = if d.path.is_empty() { "request".to_owned() } else { d.path.clone() };
                     view! {
                         <li class=class>
                             <button type="button" class="link" on:click=move |_| {
                                 if let Some(t) = &target {
-                                    json_view.set(false);
+                                    json_view.set(in_json);
                                     let t = t.clone();
                                     request_animation_frame(move || focus(&t));
                                 }
@@ -71,38 +79,69 @@ fn Summary(ed: Editor, json_view: RwSignal<bool>) -> impl IntoView {
     }
 }
 
+/// The request as JSON text. Text that does not parse stays in the view
+/// (and in the editor, so it survives a switch to the form) as a
+/// [`JsonDraft`]: an error that blocks Deploy and Copy link until it parses.
 #[component]
 fn JsonView(ed: Editor) -> impl IntoView {
-    let text = RwSignal::new(ed.state.with_untracked(Value::to_json_pretty));
-    let error = RwSignal::new(None::<String>);
+    let shown = move || ed.state.with(Value::to_json_pretty);
+    let text = RwSignal::new(
+        ed.json_draft
+            .with_untracked(|d| d.as_ref().map(|d| d.text.clone()))
+            .unwrap_or_else(shown),
+    );
     let written = StoredValue::new(ed.state.get_untracked());
     Effect::new(move |_| {
         let now = ed.state.get();
         if now != written.get_value() {
             written.set_value(now.clone());
             text.set(now.to_json_pretty());
-            error.set(None);
+            ed.json_draft.set(None);
         }
     });
+    let error = move || ed.json_draft.with(|d| d.as_ref().map(|d| d.error.clone()));
     view! {
-        <div class="field json">
+        <div class="field json" class:invalid=move || error().is_some()>
             <label for="json-editor">"Deploy request (JSON)"</label>
-            <textarea id="json-editor" rows="24" spellcheck="false" prop:value=move || text.get()
+            <textarea id="json-editor" rows="24" spellcheck="false" aria-describedby="json-editor-msg"
+                aria-invalid=move || error().is_some().to_string()
+                prop:value=move || text.get()
                 on:input=move |ev| {
                     let t = event_target_value(&ev);
                     text.set(t.clone());
-                    match gco_spec::json::parse_limited(&t, 32) {
+                    let problem = match gco_spec::json::parse_limited(&t, 32) {
                         Ok(v @ Value::Object(_)) => {
-                            error.set(None);
                             written.set_value(v.clone());
+                            ed.json_draft.set(None);
                             ed.replace(v);
+                            return;
                         }
-                        Ok(_) => error.set(Some("a deploy request is a JSON object".into())),
-                        Err(e) => error.set(Some(format!("invalid JSON: {e}"))),
-                    }
+                        Ok(_) => "a deploy request is a JSON object".to_owned(),
+                        Err(e) => format!("invalid JSON: {e}"),
+                    };
+                    ed.json_draft.set(Some(JsonDraft { text: t, error: problem }));
                 }></textarea>
-            <ul class="messages">{move || error.get().map(|e| view! { <li class="error">{e}</li> })}</ul>
+            <ul class="messages" id="json-editor-msg" aria-live="polite">{move || error().map(|e| view! { <li class="error">{e}</li> })}</ul>
         </div>
+    }
+}
+
+/// Where the editor starts: a link opened on purpose, else this tab's
+/// draft (the link in the URL may be an older copy of it, written before
+/// the user left), else an empty request.
+enum Start {
+    Link(String),
+    Draft(Value),
+    Empty,
+}
+
+fn start() -> Start {
+    let fragment = share::current_fragment();
+    let link = fragment.starts_with(share::PREFIX);
+    match draft::load() {
+        Some(d) if !link || draft::is_own_fragment(&fragment) => Start::Draft(d),
+        _ if link => Start::Link(fragment),
+        _ => Start::Empty,
     }
 }
 
@@ -112,14 +151,13 @@ pub fn EditorPage() -> impl IntoView {
     spawn_local(load_defaults(ed.defaults));
     let json_view = RwSignal::new(false);
     let banner = RwSignal::new(None::<String>);
+    let restored = RwSignal::new(false);
     let status = RwSignal::new(None::<String>);
     let busy = RwSignal::new(false);
     let ready = RwSignal::new(false);
 
-    // Open a shared link once, then let the URL follow edits.
-    let fragment = share::current_fragment();
-    if fragment.starts_with(share::PREFIX) {
-        spawn_local(async move {
+    match start() {
+        Start::Link(fragment) => spawn_local(async move {
             match share::decode(&fragment).await {
                 Ok(v) => ed.replace(v),
                 Err(e) => {
@@ -130,10 +168,17 @@ pub fn EditorPage() -> impl IntoView {
                 }
             }
             let _ = ready.try_set(true);
-        });
-    } else {
-        ready.set(true);
+        }),
+        Start::Draft(d) => {
+            ed.replace(d);
+            restored.set(true);
+            ready.set(true);
+        }
+        Start::Empty => ready.set(true),
     }
+
+    // The draft follows every edit at once; the link follows after a pause.
+    Effect::new(move |_| ed.state.with(draft::save));
     let generation = StoredValue::new(0u32);
     Effect::new(move |_| {
         let state = ed.state.get();
@@ -149,12 +194,15 @@ pub fn EditorPage() -> impl IntoView {
                     return;
                 }
                 spawn_local(async move {
-                    if state.as_object().is_some_and(|o| o.is_empty()) {
+                    if draft::is_empty(&state) {
                         share::set_fragment("");
                         return;
                     }
                     match share::encode(&state).await {
-                        Ok(f) => share::set_fragment(&f),
+                        Ok(f) => {
+                            share::set_fragment(&f);
+                            draft::note_fragment(&f);
+                        }
                         // Never leave an older state in the URL: a reload
                         // would bring it back and drop these edits.
                         Err(e) => {
@@ -170,12 +218,21 @@ pub fn EditorPage() -> impl IntoView {
         );
     });
 
+    let start_over = move |_| {
+        draft::clear();
+        share::set_fragment("");
+        restored.set(false);
+        ed.json_draft.set(None);
+        ed.replace(empty_request());
+    };
+
     let copy_link = move |_| {
         let state = ed.state.get_untracked();
         spawn_local(async move {
             match share::encode(&state).await {
                 Ok(f) => {
                     share::set_fragment(&f);
+                    draft::note_fragment(&f);
                     let href = window().location().href().unwrap_or_default();
                     let _ = wasm_bindgen_futures::JsFuture::from(
                         window().navigator().clipboard().write_text(&href),
@@ -192,33 +249,71 @@ pub fn EditorPage() -> impl IntoView {
         });
     };
 
-    let deploy = move |_| {
+    let deploy = move || {
+        if ed.has_errors() || busy.get_untracked() {
+            return;
+        }
         let body = ed.state.get_untracked();
         busy.set(true);
         status.set(Some("Deploying…".into()));
         spawn_local(async move {
-            match crate::api::call("POST", "/api/endpoints", Some(&body), None).await {
+            match crate::api::call(Method::POST, "/api/endpoints", Some(&body), Condition::None)
+                .await
+            {
                 Ok(r) if r.ok() => {
                     let name =
                         crate::paths::display(crate::paths::get(&r.body, &["endpoint_name"]));
+                    draft::clear();
                     share::set_fragment("");
                     navigate(Page::Endpoint(name));
                     return;
                 }
                 Ok(r) => {
                     let _ = ed.server.try_set(r.diagnostics());
-                    let _ = status.try_set(Some(format!("Not deployed: {}", r.summary())));
+                    let _ = banner.try_set(Some(format!("Not deployed: {}", r.summary())));
+                    let _ = status.try_set(None);
                 }
                 Err(e) => {
-                    let _ = status.try_set(Some(format!("Not deployed: {e}")));
+                    let _ = banner.try_set(Some(format!("Not deployed: {e}")));
+                    let _ = status.try_set(None);
                 }
             }
             let _ = busy.try_set(false);
         });
     };
+    // Deploy from anywhere in the form: Ctrl+Enter (Cmd+Enter on a Mac).
+    let shortcut = move |ev: leptos::ev::KeyboardEvent| {
+        if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
+            ev.prevent_default();
+            deploy();
+        }
+    };
+    // The problems panel sits beside the form, or below it on a narrow
+    // screen: this brings it into view from the toolbar.
+    let show_problems = move || {
+        if let Some(el) = document().get_element_by_id("summary-title") {
+            el.scroll_into_view();
+        }
+        if let Some(first) = document()
+            .query_selector(".summary li button")
+            .ok()
+            .flatten()
+        {
+            use wasm_bindgen::JsCast;
+            if let Ok(b) = first.dyn_into::<web_sys::HtmlElement>() {
+                let _ = b.focus();
+            }
+        }
+    };
+    let error_count = move || {
+        ed.all()
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count()
+    };
 
     view! {
-        <div class="editor">
+        <div class="editor" on:keydown=shortcut>
             <header class="page-head">
                 <h1>"New endpoint"</h1>
                 <div class="toolbar" role="toolbar" aria-label="Editor">
@@ -226,16 +321,34 @@ pub fn EditorPage() -> impl IntoView {
                     <button type="button" on:click=move |_| ed.redo() disabled=move || !ed.can_redo()>"Redo"</button>
                     <button type="button" aria-pressed=move || (!json_view.get()).to_string() on:click=move |_| json_view.set(false)>"Form"</button>
                     <button type="button" aria-pressed=move || json_view.get().to_string() on:click=move |_| json_view.set(true)>"JSON"</button>
-                    <button type="button" on:click=copy_link>"Copy link"</button>
-                    <button type="button" class="primary" on:click=deploy
+                    <button type="button" on:click=copy_link disabled=move || ed.json_draft.with(Option::is_some)
+                        title="A link that opens this editor's state">"Copy link"</button>
+                    <Show when=move || { error_count() > 0 }>
+                        <button type="button" class="problems-link" on:click=move |_| show_problems()>
+                            {move || match error_count() { 1 => "1 error".to_owned(), n => format!("{n} errors") }}
+                        </button>
+                    </Show>
+                    <button type="button" class="primary" on:click=move |_| deploy()
+                        aria-keyshortcuts="Control+Enter" title="Deploy (Ctrl+Enter)"
                         disabled=move || ed.has_errors() || busy.get()>"Deploy"</button>
                 </div>
             </header>
             {move || banner.get().map(|b| view! { <p class="banner error" role="alert">{b}</p> })}
+            <Show when=move || restored.get()>
+                <p class="banner" role="status">"Restored the draft you were editing in this tab. "
+                    <button type="button" class="link-button" on:click=start_over>"Start over"</button>
+                </p>
+            </Show>
             {move || status.get().map(|s| view! { <p class="banner" role="status">{s}</p> })}
             <div class="columns">
                 <div class="form">
                     <Show when=move || json_view.get() fallback=move || view! {
+                        <Show when=move || ed.json_draft.with(Option::is_some)>
+                            <p class="banner error" role="status">
+                                "The JSON view holds text that does not parse; the form shows the last request that did. "
+                                <button type="button" class="link-button" on:click=move |_| json_view.set(true)>"Back to the JSON"</button>
+                            </p>
+                        </Show>
                         <Section ed=ed title="Endpoint" fields=ENDPOINT/>
                         <Section ed=ed title="Mooncake" fields=MOONCAKE/>
                         <Section ed=ed title="KV store" fields=STORE/>
@@ -245,6 +358,11 @@ pub fn EditorPage() -> impl IntoView {
                     }>
                         <JsonView ed=ed/>
                     </Show>
+                    <p class="form-end">
+                        <button type="button" class="primary" on:click=move |_| deploy()
+                            disabled=move || ed.has_errors() || busy.get()>"Deploy"</button>
+                        <span class="hint">" or Ctrl+Enter from any field"</span>
+                    </p>
                 </div>
                 <aside class="side">
                     <Topology ed=ed/>

@@ -29,6 +29,15 @@ pub struct Defaults {
     pub image: Option<String>,
 }
 
+/// Text in the JSON view that does not parse: while it is there, the state
+/// (the last request that parsed) is not what the user sees, so nothing may
+/// deploy or link it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JsonDraft {
+    pub text: String,
+    pub error: String,
+}
+
 #[derive(Clone, Copy)]
 pub struct Editor {
     pub state: RwSignal<Value>,
@@ -40,6 +49,8 @@ pub struct Editor {
     pub report: Memo<Report>,
     /// Diagnostics the backend returned for the last submit.
     pub server: RwSignal<Vec<Diagnostic>>,
+    /// The JSON view's text when it does not parse.
+    pub json_draft: RwSignal<Option<JsonDraft>>,
     version: RwSignal<u32>,
 }
 
@@ -65,6 +76,7 @@ impl Editor {
             check,
             report,
             server: RwSignal::new(Vec::new()),
+            json_draft: RwSignal::new(None),
             version: RwSignal::new(0),
         }
     }
@@ -154,23 +166,31 @@ impl Editor {
         out
     }
 
-    /// Every diagnostic, local then server, errors first.
+    /// Every diagnostic, local then server, errors first; text in the JSON
+    /// view that does not parse comes before all of them.
     pub fn all(&self) -> Vec<Diagnostic> {
-        let mut out: Vec<Diagnostic> = self.report.with(|r| r.diagnostics.clone());
+        let mut out: Vec<Diagnostic> = self.json_draft.with(|d| {
+            d.iter()
+                .map(|d| Diagnostic::error("", d.error.clone()))
+                .collect()
+        });
+        out.extend(self.report.with(|r| r.diagnostics.clone()));
         out.extend(self.server.get());
         out.sort_by_key(|d| d.severity);
         out
     }
 
+    /// Whether the request must not be deployed or linked: an error, or
+    /// JSON text that does not parse (the state is then an older request).
     pub fn has_errors(&self) -> bool {
-        !self.report.with(Report::is_ok)
+        self.json_draft.with(Option::is_some) || !self.report.with(Report::is_ok)
     }
 }
 
 /// Asks the server for its deploy defaults; without an answer the editor
 /// keeps checking as a file check does (no regions assumed).
 pub async fn load_defaults(defaults: RwSignal<Defaults>) {
-    let Ok(reply) = crate::api::call("GET", "/api/config", None, None).await else {
+    let Ok(reply) = crate::api::get("/api/config").await else {
         return;
     };
     if !reply.ok() {

@@ -1,0 +1,56 @@
+//! The editor's unsent draft, kept in the tab's sessionStorage on every
+//! change: leaving the page (even within the link's throttle), reloading
+//! it or coming Back finds the draft as it was. Only "Start over" or a
+//! deploy ends it.
+
+use gco_spec::json::Value;
+
+const STATE_KEY: &str = "gco-console-draft";
+/// The share fragment the editor last put in the URL for this draft: an
+/// older copy of the draft itself, which the draft outranks on Back.
+const FRAGMENT_KEY: &str = "gco-console-draft-fragment";
+
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.session_storage().ok()?
+}
+
+/// The draft, when this tab holds a non-empty one.
+pub fn load() -> Option<Value> {
+    let text = storage()?.get_item(STATE_KEY).ok()??;
+    let value = gco_spec::share::state_of_json(&text).ok()?;
+    (!is_empty(&value)).then_some(value)
+}
+
+pub fn save(state: &Value) {
+    let Some(s) = storage() else { return };
+    let _ = if is_empty(state) {
+        s.remove_item(STATE_KEY)
+    } else {
+        s.set_item(STATE_KEY, &state.to_json())
+    };
+}
+
+pub fn clear() {
+    if let Some(s) = storage() {
+        let _ = s.remove_item(STATE_KEY);
+        let _ = s.remove_item(FRAGMENT_KEY);
+    }
+}
+
+pub fn note_fragment(fragment: &str) {
+    if let Some(s) = storage() {
+        let _ = s.set_item(FRAGMENT_KEY, fragment);
+    }
+}
+
+/// Whether `fragment` is one the editor wrote for this tab's draft, rather
+/// than a link opened on purpose.
+pub fn is_own_fragment(fragment: &str) -> bool {
+    storage()
+        .and_then(|s| s.get_item(FRAGMENT_KEY).ok().flatten())
+        .is_some_and(|own| own == fragment)
+}
+
+pub fn is_empty(state: &Value) -> bool {
+    state.as_object().is_none_or(|o| o.is_empty())
+}

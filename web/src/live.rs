@@ -1,0 +1,122 @@
+//! Keeping an open page current: a conditional GET every few seconds
+//! (`If-None-Match` with the last `ETag`, so an unchanged resource costs
+//! the server a 304 and no body), one request at a time, none while the tab
+//! is hidden, and one at once when it shows again. GCO's monitors write a
+//! region's status about every 15 s, so a write shows within one interval.
+
+use std::rc::Rc;
+use std::time::Duration;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::api::{self, Condition, Reply};
+
+/// Between two requests of one page: within the 5 s a monitor's write must
+/// take to show, and above the 2 s a page may ask at most once in.
+pub const INTERVAL: Duration = Duration::from_secs(3);
+
+struct State {
+    url: Box<dyn Fn() -> String>,
+    changed: Rc<dyn Fn(Result<Reply, String>)>,
+    /// The URL the version below belongs to.
+    last_url: String,
+    etag: Option<String>,
+    in_flight: bool,
+}
+
+/// A resource the page keeps current; it stops with the page.
+#[derive(Clone, Copy)]
+pub struct Watcher {
+    state: StoredValue<State, LocalStorage>,
+}
+
+impl Watcher {
+    /// Watches `url` (read at each request, so a page whose filters change
+    /// is followed, its version then forgotten), calling `changed` with the
+    /// first answer and each one that differs from the last (every 200, and
+    /// errors). Asks at once, then every [`INTERVAL`].
+    pub fn new(
+        url: impl Fn() -> String + 'static,
+        changed: impl Fn(Result<Reply, String>) + 'static,
+    ) -> Watcher {
+        let watcher = Watcher {
+            state: StoredValue::new_local(State {
+                url: Box::new(url),
+                changed: Rc::new(changed),
+                last_url: String::new(),
+                etag: None,
+                in_flight: false,
+            }),
+        };
+        let every = set_interval_with_handle(move || watcher.poll(), INTERVAL).ok();
+        let visible = window_event_listener(leptos::ev::visibilitychange, move |_| {
+            if !document().hidden() {
+                watcher.poll();
+            }
+        });
+        on_cleanup(move || {
+            if let Some(handle) = every {
+                handle.clear();
+            }
+            visible.remove();
+        });
+        watcher.poll();
+        watcher
+    }
+
+    /// Asks now, unless a request is under way or the tab is hidden.
+    pub fn poll(self) {
+        let Some((url, etag)) = self
+            .state
+            .try_update_value(|s| {
+                if s.in_flight || document().hidden() {
+                    return None;
+                }
+                let url = (s.url)();
+                if s.last_url != url {
+                    s.etag = None;
+                    s.last_url = url.clone();
+                }
+                s.in_flight = true;
+                Some((url, s.etag.clone()))
+            })
+            .flatten()
+        else {
+            return;
+        };
+        spawn_local(async move {
+            let condition = etag
+                .as_deref()
+                .map_or(Condition::None, Condition::IfNoneMatch);
+            let reply = api::call(api::Method::GET, &url, None, condition).await;
+            // `changed` runs outside the stored state: it may call back.
+            let changed = self.state.try_update_value(|s| {
+                s.in_flight = false;
+                match &reply {
+                    Ok(r) if r.unchanged() => None,
+                    Ok(r) => {
+                        s.etag = r.etag.clone().filter(|_| r.ok());
+                        Some(Rc::clone(&s.changed))
+                    }
+                    Err(_) => Some(Rc::clone(&s.changed)),
+                }
+            });
+            if let Some(Some(changed)) = changed {
+                changed(reply);
+            }
+        });
+    }
+
+    /// The page got the resource at version `etag` another way (the answer
+    /// to its own change): the next request asks past that version.
+    pub fn seen(self, etag: Option<String>) {
+        self.state.update_value(|s| s.etag = etag);
+    }
+
+    /// Forgets the version and asks now.
+    pub fn refresh(self) {
+        self.state.update_value(|s| s.etag = None);
+        self.poll();
+    }
+}
