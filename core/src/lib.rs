@@ -25,6 +25,7 @@ pub mod pyrepr;
 pub mod record;
 pub mod share;
 pub mod spec;
+pub mod status;
 mod suggest;
 pub mod time;
 #[cfg(feature = "serde")]
@@ -36,7 +37,7 @@ pub use bytesize::{
     ByteSizeArg, ByteSizeError, HumanSizeError, author_byte_size, format_byte_size, parse_byte_size,
 };
 pub use commands::{Commands, change_commands, deploy_commands, record_commands};
-pub use deploy::{DeployCheck, DeployContext, Deployment, new_record, plan_deploy};
+pub use deploy::{DeployCheck, DeployContext, Deployment, TokenSource, new_record, plan_deploy};
 pub use diagnostics::{Diagnostic, Report, Severity};
 pub use json::{JsonError, Value};
 pub use mooncake::{
@@ -46,3 +47,4 @@ pub use ops::{Change, OpError, OpErrorKind, apply};
 pub use plan::{Plan, PlanError, plan, plan_deployment};
 pub use record::{DesiredState, Record};
 pub use spec::check_spec;
+pub use status::{CanarySpec, RegionState, RegionStatus};
