@@ -16,7 +16,7 @@ pub(super) fn check_arguments(
     weight: Option<&Value>,
     replicas: Option<&Value>,
 ) -> Result<(), OpError> {
-    if !image.as_str().is_some_and(|s| !s.trim().is_empty()) {
+    if image.as_str().is_none_or(|s| s.trim().is_empty()) {
         return Err(OpError::invalid(
             "image",
             "Canary image must be a non-empty string",
