@@ -30,8 +30,12 @@ pub enum ServiceError {
     Refused(OpError),
     /// `If-Match` named a version that is no longer current.
     Stale,
-    /// Contention outlasted every retry.
-    Busy,
+    /// Contention outlasted every retry of the change `operation` (GCO's
+    /// `<op>`: "scaled", "updated", ...).
+    Busy {
+        endpoint: String,
+        operation: &'static str,
+    },
     /// The store failed before anything was written (details logged).
     Unavailable,
     /// A write was sent but the store did not confirm it (it failed or
@@ -56,7 +60,11 @@ impl From<StoreError> for ServiceError {
                 tracing::error!(%unreadable, name = %unreadable.endpoint_name, "unreadable item in the store");
                 ServiceError::Corrupt(unreadable)
             }
-            StoreError::AlreadyExists | StoreError::ConditionFailed => ServiceError::Busy,
+            // Creates and updates answer these themselves; a read never does.
+            StoreError::AlreadyExists | StoreError::ConditionFailed => {
+                tracing::error!(error = %e, "a store call answered a write's outcome");
+                ServiceError::Unavailable
+            }
         }
     }
 }
@@ -254,16 +262,9 @@ impl Service {
             if if_match.is_some_and(|tag| !tag_matches(tag, current)) {
                 return Err(ServiceError::Stale);
             }
-            let change = match &change {
-                // A fresh generation token for a region seen for the first time.
-                Change::AddRegion { region, .. } => Change::AddRegion {
-                    region: region.clone(),
-                    generation: random_token(),
-                },
-                other => other.clone(),
-            };
             let now = next_timestamp(now_micros(), &current.updated_at);
-            let mut next = apply(current, &change, &now).map_err(ServiceError::Refused)?;
+            let mut next =
+                apply(current, &change, &now, &mut random_token).map_err(ServiceError::Refused)?;
             // A change that changes nothing (a region removed that was no
             // target, a stopped endpoint stopped) is not written: the
             // version others hold stays current.
@@ -275,7 +276,10 @@ impl Service {
             refuse_oversized(&next)?;
             match self
                 .store
-                .update(&next, Expected::of(current, change == Change::Delete))
+                .update(
+                    &next,
+                    Expected::of(current, matches!(change, Change::Delete { .. })),
+                )
                 .await
             {
                 Ok(written) => return Ok(written),
@@ -286,7 +290,10 @@ impl Service {
                 Err(e) => return Err(ServiceError::from_write(e)),
             }
         }
-        Err(ServiceError::Busy)
+        Err(ServiceError::Busy {
+            endpoint: name.to_owned(),
+            operation: change.operation(),
+        })
     }
 }
 

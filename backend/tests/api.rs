@@ -755,7 +755,7 @@ async fn every_change_route() {
         (r.status, r.first_error().1.as_str()),
         (
             StatusCode::CONFLICT,
-            "Endpoint 'pd' is deleted and cannot be resized; redeploy it after deletion completes."
+            "Endpoint 'pd' is deleted and cannot be updated; redeploy it after deletion completes."
         )
     );
     let r = api

@@ -500,7 +500,23 @@ impl Op {
 
     /// The change the server applied; a region's generation token is random
     /// on the server, so it is taken from the acknowledged record.
-    fn change(self, acked: &Record) -> Change {
+    /// The generation token `acked` holds for the op's region: the one the
+    /// op minted when it wrote `acked`.
+    fn token(self, acked: &Record) -> String {
+        let region = match self {
+            Op::AddRegion(r) | Op::RemoveRegion(r) => r,
+            _ => return String::new(),
+        };
+        acked
+            .region_generations
+            .as_ref()
+            .and_then(|g| g.get(region))
+            .and_then(|g| g.as_str())
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    fn change(self) -> Change {
         let (_, _, body) = self.request("_");
         let body = if body.is_empty() {
             Value::Null
@@ -524,13 +540,6 @@ impl Op {
             },
             Op::AddRegion(r) => Change::AddRegion {
                 region: Value::str(r),
-                generation: acked
-                    .region_generations
-                    .as_ref()
-                    .and_then(|g| g.get(r))
-                    .and_then(|g| g.as_str())
-                    .unwrap_or_default()
-                    .to_owned(),
             },
             Op::RemoveRegion(r) => Change::RemoveRegion {
                 region: Value::str(r),
@@ -599,7 +608,7 @@ fn mixed_ops_on_one_endpoint(server: &Server, ops: &[Op], clients: usize) {
         let record = &version[0].1;
         let at = &record.updated_at;
         let gives = |from: &Record, op: &Op, changed: &Record| {
-            apply(from, &op.change(changed), at)
+            apply(from, &op.change(), at, &mut || op.token(changed))
                 .is_ok_and(|r| canonical(&r.to_value()) == canonical(&record.to_value()))
         };
         for (op, r) in version {

@@ -252,7 +252,6 @@ async fn fifty_parallel_region_adds(store: Arc<dyn Store>) {
             let service = Arc::clone(&service);
             let change = gco_spec::Change::AddRegion {
                 region: Value::str(region),
-                generation: String::new(),
             };
             let if_match = (i % 2 == 0).then_some("*");
             tokio::spawn(async move { service.change("busy", change, if_match).await.map(|_| ()) })

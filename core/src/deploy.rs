@@ -580,6 +580,8 @@ pub fn new_record(d: Deployment, now: &str, tokens: &mut impl TokenSource) -> Re
         region_status: Object::new(),
         lifecycle_id: Some(tokens.token()),
         region_generations: Some(region_generations),
+        deletion_generation: None,
+        deletion_regions: None,
         extra: Object::new(),
         endpoint_name: d.endpoint_name,
     }

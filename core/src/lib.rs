@@ -25,6 +25,7 @@ pub mod pyrepr;
 pub mod record;
 pub mod share;
 pub mod spec;
+pub mod status;
 mod suggest;
 pub mod table;
 pub mod time;
@@ -38,7 +39,7 @@ pub use bytesize::{
     format_byte_size, parse_byte_size,
 };
 pub use commands::{Commands, change_commands, deploy_commands, record_commands};
-pub use deploy::{DeployCheck, DeployContext, Deployment, new_record, plan_deploy};
+pub use deploy::{DeployCheck, DeployContext, Deployment, TokenSource, new_record, plan_deploy};
 pub use diagnostics::{Diagnostic, Report, Severity};
 pub use json::{JsonError, Value};
 pub use mooncake::{
@@ -48,3 +49,4 @@ pub use ops::{Change, OpError, OpErrorKind, apply};
 pub use plan::{Plan, PlanError, plan, plan_deployment};
 pub use record::{DesiredState, Record};
 pub use spec::check_spec;
+pub use status::{CanarySpec, RegionState, RegionStatus};

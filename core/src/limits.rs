@@ -87,3 +87,13 @@ pub const MOONCAKE_DEFAULT_PROXY_REPLICAS: i64 = 1;
 /// The EFA device each GPU container of an RDMA pod requests, and the taint
 /// EFA nodes carry.
 pub const EFA_RESOURCE: &str = "vpc.amazonaws.com/efa";
+
+/// Percent of traffic a canary may take: at least some traffic (else it
+/// tests nothing) and never all (that is a promotion).
+pub const CANARY_WEIGHT_MIN: i64 = 1;
+/// See [`CANARY_WEIGHT_MIN`].
+pub const CANARY_WEIGHT_MAX: i64 = 99;
+/// The canary's share of traffic when none is given (GCO's CLI `-w` default).
+pub const CANARY_DEFAULT_WEIGHT: i64 = 10;
+/// The canary's replicas when none are given (GCO's CLI `-r` default).
+pub const CANARY_DEFAULT_REPLICAS: i64 = 1;

@@ -3,6 +3,7 @@
 use std::fmt;
 
 use crate::json::{Object, Value};
+use crate::status::{CanarySpec, RegionStatus};
 
 /// What the monitors are asked to make of an endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -56,7 +57,9 @@ pub struct Record {
     pub ingress_path: String,
     pub created_at: String,
     pub updated_at: String,
-    /// Written by the monitors; starts empty.
+    /// Written by the monitors (one entry per region, replaced whole by each
+    /// write); starts empty. Kept exactly as stored, whatever a newer
+    /// monitor writes there: [`Record::region_statuses`] reads it typed.
     pub region_status: Object,
     /// 64 lowercase hex characters, minted at create; older records lack it.
     pub lifecycle_id: Option<String>,
@@ -65,8 +68,15 @@ pub struct Record {
     /// they would not do once an empty one were written, so absent stays
     /// absent.
     pub cleanup_regions: Option<Vec<String>>,
-    /// Region -> 64 hex token, minted when a region is first targeted.
+    /// Region -> 64 hex token, minted at create and on every add or removal
+    /// of that region; the monitors fence their status writes with it.
     pub region_generations: Option<Object>,
+    /// 64 hex token the first delete mints (and later ones keep); the
+    /// monitors fence their deleting status writes and the purge with it.
+    pub deletion_generation: Option<String>,
+    /// The regions to clean up, taken from `cleanup_regions` by the first
+    /// delete (and kept by later ones).
+    pub deletion_regions: Option<Vec<String>>,
     pub extra: Object,
 }
 
@@ -85,7 +95,7 @@ impl fmt::Display for RecordError {
 
 impl std::error::Error for RecordError {}
 
-const KNOWN: [&str; 14] = [
+const KNOWN: [&str; 16] = [
     "endpoint_name",
     "desired_state",
     "target_regions",
@@ -99,6 +109,8 @@ const KNOWN: [&str; 14] = [
     "lifecycle_id",
     "cleanup_regions",
     "region_generations",
+    "deletion_generation",
+    "deletion_regions",
     // Never stored: some readers add it; dropped rather than kept as extra.
     "etag",
 ];
@@ -133,6 +145,12 @@ impl Record {
         }
         if let Some(generations) = &self.region_generations {
             o.insert("region_generations", generations.clone());
+        }
+        if let Some(generation) = &self.deletion_generation {
+            o.insert("deletion_generation", generation.as_str());
+        }
+        if let Some(regions) = &self.deletion_regions {
+            o.insert("deletion_regions", strings(regions));
         }
         for (k, v) in self.extra.str_entries() {
             o.insert(&k.to_string_lossy(), v.clone());
@@ -208,9 +226,30 @@ impl Record {
                 .contains_key("region_generations")
                 .then(|| object("region_generations"))
                 .transpose()?,
+            deletion_generation: string("deletion_generation")?,
+            deletion_regions: o
+                .contains_key("deletion_regions")
+                .then(|| strings("deletion_regions"))
+                .transpose()?,
             extra,
             endpoint_name,
         })
+    }
+
+    /// Each region's status as the monitors wrote it, typed (GCO_FACTS_NEWEST
+    /// section 3), in stored order; `None` for an entry that is no mapping
+    /// (GCO's `status` command skips those).
+    pub fn region_statuses(&self) -> Vec<(String, Option<RegionStatus>)> {
+        self.region_status
+            .str_entries()
+            .map(|(region, entry)| (region.to_string_lossy(), RegionStatus::read(entry)))
+            .collect()
+    }
+
+    /// The canary the spec sets up (`spec.canary`), typed; `None` when
+    /// there is none or it is no mapping.
+    pub fn canary(&self) -> Option<CanarySpec> {
+        CanarySpec::read(self.spec.get("canary")?)
     }
 
     /// `{X}p{Y}d` for a split-mode endpoint.

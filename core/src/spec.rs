@@ -145,6 +145,10 @@ pub fn check_spec_fields(spec: &Object, report: &mut Report) {
         r.error("autoscaling", "autoscaling must be a mapping".into());
     }
 
+    if let Some(mixed) = mixed_blocks(spec) {
+        r.report.push(mixed);
+    }
+
     if spec.contains_key("mooncake") && spec.get("framework").and_then(Value::as_str) == Some("tgi")
     {
         r.error(
@@ -168,6 +172,18 @@ pub fn check_spec_fields(spec: &Object, report: &mut Report) {
             ));
         }
     }
+}
+
+/// GCO's store refuses a spec with both a `mooncake` and a `canary` block
+/// (a canary is a second classic Deployment, which a Mooncake topology has
+/// no place for); its monitor marks such an endpoint failed.
+pub fn mixed_blocks(spec: &Object) -> Option<Diagnostic> {
+    (spec.contains_key("mooncake") && spec.contains_key("canary")).then(|| {
+        Diagnostic::error(
+            "canary",
+            "Endpoint spec cannot combine 'mooncake' and 'canary' blocks",
+        )
+    })
 }
 
 /// The mode of a spec's mooncake block, when it is a valid one.
@@ -336,6 +352,20 @@ mod tests {
         assert_eq!(
             e,
             ["mooncake.topology.prefill: mooncake.topology.prefill out of range [1, 1000]: 0"]
+        );
+    }
+
+    #[test]
+    fn refuses_a_canary_beside_a_mooncake_block() {
+        assert_eq!(
+            errors(
+                r#"{"image": "x", "mooncake": {"mode": "store"}, "canary": {"image": "y", "weight": 10, "replicas": 1}}"#
+            ),
+            ["canary: Endpoint spec cannot combine 'mooncake' and 'canary' blocks"]
+        );
+        assert_eq!(
+            errors(r#"{"image": "x", "canary": {"image": "y", "weight": 10, "replicas": 1}}"#),
+            Vec::<String>::new()
         );
     }
 

@@ -175,8 +175,10 @@ fn replay(lines: &[String]) -> Record {
             .get("mooncake")
             .and_then(|m| m.as_object()?.get("store"));
         let store = store_from_flags(current, &words);
-        record = apply(&record, &Change::ConfigureStore { store }, NOW)
-            .expect("configure-store applies");
+        record = apply(&record, &Change::ConfigureStore { store }, NOW, &mut || {
+            "0".repeat(64)
+        })
+        .expect("configure-store applies");
     }
     record
 }
@@ -486,7 +488,25 @@ fn each_change_has_its_command() {
         ),
         (Change::Stop, "gco inference stop pd"),
         (Change::Start, "gco inference start pd"),
-        (Change::Delete, "gco inference delete pd"),
+        (Change::DELETE, "gco inference delete pd"),
+        (
+            Change::CanaryDeploy {
+                image: v(r#""img:2""#),
+                weight: Some(v("25")),
+                replicas: Some(v("2")),
+            },
+            "gco inference canary pd -i img:2 -w 25 -r 2",
+        ),
+        (
+            Change::CanaryDeploy {
+                image: v(r#""img:2""#),
+                weight: None,
+                replicas: None,
+            },
+            "gco inference canary pd -i img:2",
+        ),
+        (Change::PromoteCanary, "gco inference promote pd"),
+        (Change::RollbackCanary, "gco inference rollback pd"),
         (
             Change::ConfigureStore {
                 store: v(r#"{"enabled": true, "offload": "disk", "cold_tier_enabled": false}"#),
@@ -514,4 +534,25 @@ fn each_change_has_its_command() {
     );
     assert!(region.lines.is_empty());
     assert_eq!(region.notes[0].path, "target_regions");
+    // Only GCO releases newer than the stored CLI have delete's conditions.
+    let conditioned = change_commands(
+        &record,
+        &Change::Delete {
+            expected_owner_label: Some(("team".into(), "ml ops".into())),
+            expected_lifecycle_id: Some("ab".repeat(32)),
+        },
+    );
+    assert_eq!(
+        conditioned.lines,
+        [format!(
+            "gco inference delete pd --expected-owner-label 'team=ml ops' --expected-lifecycle-id {}",
+            "ab".repeat(32)
+        )]
+    );
+    assert_eq!(conditioned.notes.len(), 1);
+    assert_eq!(conditioned.notes[0].path, "owner_label");
+    assert_eq!(
+        conditioned.notes[0].message,
+        "--expected-owner-label and --expected-lifecycle-id are in GCO releases newer than the newest stored CLI, which deletes without conditions"
+    );
 }

@@ -75,13 +75,45 @@ fn request_for(name: &str, change: &Change) -> (gloo_net::http::Method, String, 
         ),
         Change::Stop => (gloo_net::http::Method::POST, format!("{base}/stop"), None),
         Change::Start => (gloo_net::http::Method::POST, format!("{base}/start"), None),
-        Change::Delete => (gloo_net::http::Method::DELETE, base, None),
+        Change::Delete {
+            expected_owner_label,
+            expected_lifecycle_id,
+        } => {
+            let mut url = base;
+            if let (Some((key, value)), Some(id)) = (expected_owner_label, expected_lifecycle_id) {
+                url.push_str(&format!(
+                    "?owner_label={}&lifecycle_id={}",
+                    api::segment(&format!("{key}={value}")),
+                    api::segment(id)
+                ));
+            }
+            (gloo_net::http::Method::DELETE, url, None)
+        }
+        Change::CanaryDeploy {
+            image,
+            weight,
+            replicas,
+        } => {
+            let mut o = Object::new();
+            o.insert("image", image.clone());
+            if let Some(weight) = weight {
+                o.insert("weight", weight.clone());
+            }
+            if let Some(replicas) = replicas {
+                o.insert("replicas", replicas.clone());
+            }
+            (gloo_net::http::Method::POST, format!("{base}/canary"), Some(Value::Object(o)))
+        }
+        Change::PromoteCanary => (gloo_net::http::Method::POST, format!("{base}/canary/promote"), None),
+        Change::RollbackCanary => (gloo_net::http::Method::POST, format!("{base}/canary/rollback"), None),
     }
 }
 
 /// The change as the core would apply it: the preview lines, or why not.
 fn preview(record: &Record, change: &Change) -> Result<Vec<(String, String, String)>, String> {
-    let next = apply(record, change, &record.updated_at).map_err(|e| e.message)?;
+    // Placeholder tokens: the server mints the real ones.
+    let next =
+        apply(record, change, &record.updated_at, &mut || "0".repeat(64)).map_err(|e| e.message)?;
     let show = |v: &Option<Value>| v.as_ref().map_or_else(|| "—".to_owned(), Value::to_json);
     Ok(diff(&record.to_value(), &next.to_value())
         .into_iter()
@@ -405,7 +437,7 @@ pub fn EndpointPage(name: String) -> impl IntoView {
                                     </form>
                                 </Show>
                                 <form class="action" on:submit=move |ev| { ev.prevent_default();
-                                    review("add region", Change::AddRegion { region: Value::from(region.get_untracked().trim().to_owned()), generation: "0".repeat(64) }); }>
+                                    review("add region", Change::AddRegion { region: Value::from(region.get_untracked().trim().to_owned()) }); }>
                                     <h3>"Add region"</h3>
                                     {text_input("new-region", "Region", region)}
                                     <button type="submit">"Review region"</button>
@@ -418,7 +450,7 @@ pub fn EndpointPage(name: String) -> impl IntoView {
                                         } else {
                                             view! { <button type="button" on:click=move |_| review("stop", Change::Stop)>"Stop…"</button> }.into_any()
                                         }}
-                                        <button type="button" class="danger" on:click=move |_| review("delete", Change::Delete)>"Delete…"</button>
+                                        <button type="button" class="danger" on:click=move |_| review("delete", Change::DELETE)>"Delete…"</button>
                                     </div>
                                 </div>
                                 </Show>

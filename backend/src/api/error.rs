@@ -128,6 +128,8 @@ impl From<ServiceError> for ApiError {
                 let status = match op.kind {
                     OpErrorKind::Invalid => StatusCode::UNPROCESSABLE_ENTITY,
                     OpErrorKind::Conflict => StatusCode::CONFLICT,
+                    // The caller's own condition (owner_label, lifecycle_id).
+                    OpErrorKind::ConditionFailed => StatusCode::PRECONDITION_FAILED,
                 };
                 ApiError::field(status, &op.path, op.message)
             }
@@ -135,9 +137,14 @@ impl From<ServiceError> for ApiError {
                 StatusCode::PRECONDITION_FAILED,
                 "the endpoint changed since it was read; reload it and apply the change again",
             ),
-            ServiceError::Busy => ApiError::new(
+            ServiceError::Busy {
+                endpoint,
+                operation,
+            } => ApiError::new(
                 StatusCode::CONFLICT,
-                "the endpoint is changing too often right now; try again",
+                format!(
+                    "Endpoint '{endpoint}' changed while being {operation}; retry after reading status"
+                ),
             ),
             ServiceError::Unavailable => ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,

@@ -42,6 +42,12 @@ pub fn router() -> Router<AppState> {
         .route("/api/endpoints/{name}/replicas", put(scale))
         .route("/api/endpoints/{name}/stop", post(stop))
         .route("/api/endpoints/{name}/start", post(start))
+        .route("/api/endpoints/{name}/canary", post(canary_deploy))
+        .route("/api/endpoints/{name}/canary/promote", post(promote_canary))
+        .route(
+            "/api/endpoints/{name}/canary/rollback",
+            post(rollback_canary),
+        )
         .route("/api/endpoints/{name}/regions", post(add_region))
         .route(
             "/api/endpoints/{name}/regions/{region}",
@@ -361,8 +367,97 @@ async fn remove(
     State(service): State<AppState>,
     name: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<Response, ApiError> {
-    apply_change(&service, path_name(name)?, &headers, Change::Delete).await
+    let change = delete_change(query)?;
+    apply_change(&service, path_name(name)?, &headers, change).await
+}
+
+/// The query parameters of an owner-conditioned delete.
+const DELETE_PARAMETERS: [&str; 2] = ["owner_label", "lifecycle_id"];
+
+/// A delete, conditioned on `owner_label=KEY=VALUE` and `lifecycle_id=ID`
+/// when given (both or neither, as GCO's CLI asks).
+fn delete_change(
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+) -> Result<Change, ApiError> {
+    let Query(pairs) = query.map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.body_text()))?;
+    let mut query = HashMap::new();
+    for (key, value) in pairs {
+        if !DELETE_PARAMETERS.contains(&key.as_str()) {
+            continue;
+        }
+        if query.insert(key.clone(), value).is_some() {
+            return Err(ApiError::field(
+                StatusCode::BAD_REQUEST,
+                &key,
+                format!("{key} is given more than once"),
+            ));
+        }
+    }
+    let owner_label = query
+        .get("owner_label")
+        .map(|label| {
+            label
+                .split_once('=')
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .ok_or_else(|| {
+                    ApiError::field(
+                        StatusCode::BAD_REQUEST,
+                        "owner_label",
+                        format!("owner_label must be KEY=VALUE, got {label:?}"),
+                    )
+                })
+        })
+        .transpose()?;
+    let lifecycle_id = query.get("lifecycle_id").cloned();
+    if owner_label.is_some() != lifecycle_id.is_some() {
+        let missing = if owner_label.is_some() {
+            "lifecycle_id"
+        } else {
+            "owner_label"
+        };
+        return Err(ApiError::field(
+            StatusCode::BAD_REQUEST,
+            missing,
+            "owner_label and lifecycle_id must be supplied together",
+        ));
+    }
+    Ok(Change::Delete {
+        expected_owner_label: owner_label,
+        expected_lifecycle_id: lifecycle_id,
+    })
+}
+
+async fn canary_deploy(
+    State(service): State<AppState>,
+    name: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    StorableBody(body): StorableBody,
+) -> Result<Response, ApiError> {
+    let given = |key| body.as_object().and_then(|o| o.get(key)).cloned();
+    let change = Change::CanaryDeploy {
+        image: object_field(&body, "image"),
+        weight: given("weight"),
+        replicas: given("replicas"),
+    };
+    apply_change(&service, path_name(name)?, &headers, change).await
+}
+
+async fn promote_canary(
+    State(service): State<AppState>,
+    name: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    apply_change(&service, path_name(name)?, &headers, Change::PromoteCanary).await
+}
+
+async fn rollback_canary(
+    State(service): State<AppState>,
+    name: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    apply_change(&service, path_name(name)?, &headers, Change::RollbackCanary).await
 }
 
 async fn add_region(
@@ -373,7 +468,6 @@ async fn add_region(
 ) -> Result<Response, ApiError> {
     let change = Change::AddRegion {
         region: object_field(&body, "region"),
-        generation: String::new(),
     };
     apply_change(&service, path_name(name)?, &headers, change).await
 }

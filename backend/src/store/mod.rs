@@ -112,13 +112,15 @@ pub struct ChangedAttribute {
 
 /// The attributes an operation may change. Everything else (notably
 /// `region_status`, which the monitors write) is left as stored.
-pub const MUTABLE_ATTRIBUTES: [&str; 6] = [
+pub const MUTABLE_ATTRIBUTES: [&str; 8] = [
     "desired_state",
     "target_regions",
     "spec",
     "updated_at",
     "cleanup_regions",
     "region_generations",
+    "deletion_generation",
+    "deletion_regions",
 ];
 
 /// A stored item that is no record this service can read (another writer's,

@@ -242,7 +242,42 @@ pub fn change_commands(record: &Record, change: &Change) -> Commands {
         }
         Change::Stop => out.push(Line::new("stop", name)),
         Change::Start => out.push(Line::new("start", name)),
-        Change::Delete => out.push(Line::new("delete", name)),
+        Change::Delete {
+            expected_owner_label,
+            expected_lifecycle_id,
+        } => {
+            let mut line = Line::new("delete", name);
+            if let Some((key, value)) = expected_owner_label {
+                line.flag("--expected-owner-label", format!("{key}={value}"));
+            }
+            if let Some(id) = expected_lifecycle_id {
+                line.flag("--expected-lifecycle-id", id.as_str());
+            }
+            if expected_owner_label.is_some() || expected_lifecycle_id.is_some() {
+                out.note(
+                    "owner_label",
+                    "--expected-owner-label and --expected-lifecycle-id are in GCO releases newer than the newest stored CLI, which deletes without conditions",
+                );
+            }
+            out.push(line);
+        }
+        Change::CanaryDeploy {
+            image,
+            weight,
+            replicas,
+        } => {
+            let mut line = Line::new("canary", name);
+            flag(&mut out, &mut line, "-i", "image", image);
+            if let Some(weight) = weight {
+                flag(&mut out, &mut line, "-w", "weight", weight);
+            }
+            if let Some(replicas) = replicas {
+                flag(&mut out, &mut line, "-r", "replicas", replicas);
+            }
+            out.push(line);
+        }
+        Change::PromoteCanary => out.push(Line::new("promote", name)),
+        Change::RollbackCanary => out.push(Line::new("rollback", name)),
     }
     out
 }

@@ -1,11 +1,15 @@
-//! Every operation on a stored endpoint (GCO_FACTS section 3), as a pure
-//! function from (record, change) to the new record or the reason it is
-//! refused. The caller reads the record, applies, and writes conditionally.
+//! Every operation on a stored endpoint (GCO_FACTS_NEWEST section 2), as a
+//! pure function from (record, change) to the new record or the reason it
+//! is refused. The caller reads the record, applies, and writes
+//! conditionally; time and tokens come in as arguments.
 
-use std::fmt;
+mod canary;
+mod delete;
+mod error;
+mod regions;
 
 use crate::bytesize::{ByteSizeArg, author_byte_size};
-use crate::diagnostics::Diagnostic;
+use crate::deploy::TokenSource;
 use crate::json::{Object, Value};
 use crate::limits::{
     MOONCAKE_STORE_BYTE_SIZE_FIELDS, MOONCAKE_TOPOLOGY_MAX, MOONCAKE_TOPOLOGY_MIN,
@@ -13,7 +17,9 @@ use crate::limits::{
 use crate::mooncake::{Mode, Role, validate_mooncake};
 use crate::names::is_region;
 use crate::record::{DesiredState, Record};
-use crate::spec::{check_spec_fields, spec_mode};
+use crate::spec::{check_spec_fields, mixed_blocks, spec_mode};
+
+pub use error::{OpError, OpErrorKind};
 
 /// A change to one endpoint, with its arguments as the client sent them.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,32 +38,69 @@ pub enum Change {
     UpdateImage {
         image: Value,
     },
-    /// `generation` is a fresh 64-hex token for a region not seen before.
     AddRegion {
         region: Value,
-        generation: String,
     },
     RemoveRegion {
         region: Value,
     },
     Stop,
     Start,
-    Delete,
+    /// With both conditions, only the endpoint that carries the label and
+    /// the lifecycle id is deleted.
+    Delete {
+        expected_owner_label: Option<(String, String)>,
+        expected_lifecycle_id: Option<String>,
+    },
+    /// `None`: GCO's default (weight 10, 1 replica).
+    CanaryDeploy {
+        image: Value,
+        weight: Option<Value>,
+        replicas: Option<Value>,
+    },
+    PromoteCanary,
+    RollbackCanary,
 }
 
 impl Change {
-    /// The verb in "cannot be <verb>" messages.
-    fn verb(&self) -> &'static str {
+    /// A delete without conditions.
+    pub const DELETE: Change = Change::Delete {
+        expected_owner_label: None,
+        expected_lifecycle_id: None,
+    };
+
+    /// The `<op>` of GCO's messages: "is deleted and cannot be <op>",
+    /// "changed while being <op>".
+    pub fn operation(&self) -> &'static str {
         match self {
             Change::Scale { .. } => "scaled",
-            Change::SetTopology { .. } => "resized",
-            Change::ConfigureStore { .. } => "reconfigured",
-            Change::UpdateImage { .. } => "updated",
-            Change::AddRegion { .. } | Change::RemoveRegion { .. } => "moved between regions",
+            Change::SetTopology { .. }
+            | Change::UpdateImage { .. }
+            | Change::CanaryDeploy { .. }
+            | Change::PromoteCanary
+            | Change::RollbackCanary => "updated",
+            Change::ConfigureStore { .. } => "configured",
+            Change::AddRegion { .. } => "added to a Region",
+            Change::RemoveRegion { .. } => "removed from a Region",
             Change::Stop => "stopped",
             Change::Start => "started",
-            Change::Delete => "deleted",
+            Change::Delete { .. } => "deleted",
         }
+    }
+
+    /// Whether the change writes the spec: GCO's `update_spec`, which
+    /// checks the whole spec and moves the endpoint to `deploying` (so a
+    /// stopped one starts again).
+    fn updates_spec(&self) -> bool {
+        matches!(
+            self,
+            Change::SetTopology { .. }
+                | Change::ConfigureStore { .. }
+                | Change::UpdateImage { .. }
+                | Change::CanaryDeploy { .. }
+                | Change::PromoteCanary
+                | Change::RollbackCanary
+        )
     }
 
     /// Arguments checked before anything is read (the reference checks
@@ -72,7 +115,7 @@ impl Change {
             }
             Change::UpdateImage { image } => image_text(image).map(|_| ()),
             Change::Scale { replicas } => replica_count(replicas).map(|_| ()),
-            Change::AddRegion { region, .. } | Change::RemoveRegion { region } => {
+            Change::AddRegion { region } | Change::RemoveRegion { region } => {
                 region_name(region).map(|_| ())
             }
             Change::ConfigureStore { store } => match store {
@@ -82,71 +125,57 @@ impl Change {
                     format!("store settings must be a mapping, got {}", other.repr()),
                 )),
             },
-            Change::Stop | Change::Start | Change::Delete => Ok(()),
+            Change::Delete {
+                expected_owner_label,
+                expected_lifecycle_id,
+            } => delete::check_arguments(
+                expected_owner_label.as_ref(),
+                expected_lifecycle_id.as_deref(),
+            ),
+            Change::CanaryDeploy {
+                image,
+                weight,
+                replicas,
+            } => canary::check_arguments(image, weight.as_ref(), replicas.as_ref()),
+            Change::Stop | Change::Start | Change::PromoteCanary | Change::RollbackCanary => Ok(()),
         }
     }
 }
 
-/// Why a change was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OpError {
-    pub kind: OpErrorKind,
-    /// The field at fault (a spec path, or the argument's name).
-    pub path: String,
-    pub message: String,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OpErrorKind {
-    /// The arguments or the resulting spec are invalid.
-    Invalid,
-    /// The endpoint's state does not allow the change.
-    Conflict,
-}
-
-impl OpError {
-    fn invalid(path: impl Into<String>, message: impl Into<String>) -> OpError {
-        OpError {
-            kind: OpErrorKind::Invalid,
-            path: path.into(),
-            message: message.into(),
-        }
-    }
-
-    fn conflict(path: impl Into<String>, message: impl Into<String>) -> OpError {
-        OpError {
-            kind: OpErrorKind::Conflict,
-            path: path.into(),
-            message: message.into(),
-        }
-    }
-
-    pub fn diagnostic(&self) -> Diagnostic {
-        Diagnostic::error(self.path.clone(), self.message.clone())
-    }
-}
-
-impl fmt::Display for OpError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for OpError {}
-
-/// Applies `change` to `record` at time `now`. The result is the record to
-/// write; `record` itself is never touched.
-pub fn apply(record: &Record, change: &Change, now: &str) -> Result<Record, OpError> {
+/// Applies `change` to `record` at time `now`; `tokens` mints the tokens it
+/// writes (a region's generation, the deletion's). The result is the record
+/// to write; `record` itself is never touched. A change that changes
+/// nothing returns the record with only `updated_at` moved: the caller
+/// writes nothing then, as GCO does.
+pub fn apply(
+    record: &Record,
+    change: &Change,
+    now: &str,
+    tokens: &mut impl TokenSource,
+) -> Result<Record, OpError> {
     change.check_arguments()?;
     let name = &record.endpoint_name;
-    if record.desired_state == DesiredState::Deleted && *change != Change::Delete {
-        return Err(OpError::conflict(
-            "desired_state",
-            format!(
-                "Endpoint '{name}' is deleted and cannot be {}; redeploy it after deletion completes.",
-                change.verb()
-            ),
-        ));
+    if record.desired_state == DesiredState::Deleted {
+        match change {
+            Change::Delete { .. } => {}
+            Change::Start => {
+                return Err(OpError::conflict(
+                    "desired_state",
+                    format!(
+                        "Endpoint '{name}' is deleted; wait for purge and redeploy it with 'gco inference deploy'."
+                    ),
+                ));
+            }
+            other => {
+                return Err(OpError::conflict(
+                    "desired_state",
+                    format!(
+                        "Endpoint '{name}' is deleted and cannot be {}; redeploy it after deletion completes.",
+                        other.operation()
+                    ),
+                ));
+            }
+        }
     }
     let mut next = record.clone();
     next.updated_at = now.to_owned();
@@ -169,13 +198,16 @@ pub fn apply(record: &Record, change: &Change, now: &str) -> Result<Record, OpEr
                 return Err(OpError::conflict(
                     "replicas",
                     format!(
-                        "Endpoint '{name}' has autoscaling enabled; disable autoscaling before scaling it by hand."
+                        "Endpoint '{name}' is autoscaled; update its min/max autoscaling bounds or disable autoscaling before using 'gco inference scale'."
                     ),
                 ));
             }
             next.spec.insert("replicas", replicas.clone());
         }
         Change::SetTopology { prefill, decode } => {
+            // GCO writes a topology into any spec; a plain or store-mode
+            // endpoint would get a block its monitor refuses, so only split
+            // modes take one here.
             if !spec_mode(&record.spec).is_some_and(Mode::is_split) {
                 return Err(OpError::conflict(
                     "mooncake.mode",
@@ -211,35 +243,10 @@ pub fn apply(record: &Record, change: &Change, now: &str) -> Result<Record, OpEr
         Change::UpdateImage { image } => {
             next.spec.insert("image", image_text(image)?);
             next.spec.remove("region_image_uris");
-            next.desired_state = DesiredState::Deploying;
         }
-        Change::AddRegion { region, generation } => {
-            let region = region_name(region)?;
-            if !next.target_regions.contains(&region) {
-                next.target_regions.push(region.clone());
-            }
-            // A record without these attributes is left for the monitors
-            // to migrate (see `Record::cleanup_regions`).
-            if let Some(cleanup) = &mut next.cleanup_regions
-                && !cleanup.contains(&region)
-            {
-                cleanup.push(region.clone());
-            }
-            if let Some(generations) = &mut next.region_generations {
-                generations.set_default(&region, generation.as_str());
-            }
-        }
+        Change::AddRegion { region } => regions::add(&mut next, &region_name(region)?, tokens),
         Change::RemoveRegion { region } => {
-            let region = region_name(region)?;
-            if next.target_regions == [region.clone()] {
-                return Err(OpError::conflict(
-                    "region",
-                    format!(
-                        "'{region}' is the only target region of Endpoint '{name}'; delete the endpoint instead."
-                    ),
-                ));
-            }
-            next.target_regions.retain(|r| *r != region);
+            regions::remove(&mut next, &region_name(region)?, tokens)
         }
         Change::Stop => next.desired_state = DesiredState::Stopped,
         Change::Start => {
@@ -254,7 +261,30 @@ pub fn apply(record: &Record, change: &Change, now: &str) -> Result<Record, OpEr
             }
             next.desired_state = DesiredState::Running;
         }
-        Change::Delete => next.desired_state = DesiredState::Deleted,
+        Change::Delete {
+            expected_owner_label,
+            expected_lifecycle_id,
+        } => {
+            delete::check_owner(
+                record,
+                expected_owner_label.as_ref(),
+                expected_lifecycle_id.as_deref(),
+            )?;
+            delete::delete(&mut next, tokens);
+        }
+        Change::CanaryDeploy {
+            image,
+            weight,
+            replicas,
+        } => canary::deploy(&mut next, image, weight.as_ref(), replicas.as_ref())?,
+        Change::PromoteCanary => canary::promote(&mut next)?,
+        Change::RollbackCanary => canary::rollback(&mut next)?,
+    }
+    if change.updates_spec() {
+        if let Some(mixed) = mixed_blocks(&next.spec) {
+            return Err(OpError::invalid(mixed.path, mixed.message));
+        }
+        next.desired_state = DesiredState::Deploying;
     }
     Ok(next)
 }
@@ -344,6 +374,5 @@ fn set_block(next: &mut Record, block: Object) -> Result<(), OpError> {
     if let Some(d) = report.first_error() {
         return Err(OpError::invalid(d.path.clone(), d.message.clone()));
     }
-    next.desired_state = DesiredState::Deploying;
     Ok(())
 }
