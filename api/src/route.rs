@@ -29,7 +29,7 @@ pub const NAME_PARAMETER: &str = "name";
 pub const REGION_PARAMETER: &str = "region";
 
 /// The HTTP methods the API uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Method {
     Get,
     Post,
