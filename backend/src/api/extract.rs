@@ -11,6 +11,7 @@ use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use gco_api::route::{NAME_PARAMETER, REGION_PARAMETER};
 use gco_spec::DesiredState;
+use serde::Deserialize;
 use utoipa::IntoParams;
 use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
 use utoipa::openapi::schema::{ObjectBuilder, Type};
@@ -26,13 +27,26 @@ pub struct EndpointName(pub String);
 /// The region named in the path (`{region}`), percent-decoded.
 pub struct RegionName(pub String);
 
+/// The one parameter a path extractor reads; serde ignores the route's
+/// others. The field names are `gco_api::route`'s parameters.
+#[derive(Deserialize)]
+struct NameParameter {
+    name: String,
+}
+
+#[derive(Deserialize)]
+struct RegionParameter {
+    region: String,
+}
+
 impl<S: Send + Sync> FromRequestParts<S> for EndpointName {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        path_parameter(parts, state, NAME_PARAMETER)
+        let Path(NameParameter { name }) = Path::from_request_parts(parts, state)
             .await
-            .map(EndpointName)
+            .map_err(path_error)?;
+        Ok(EndpointName(name))
     }
 }
 
@@ -40,34 +54,17 @@ impl<S: Send + Sync> FromRequestParts<S> for RegionName {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        path_parameter(parts, state, REGION_PARAMETER)
+        let Path(RegionParameter { region }) = Path::from_request_parts(parts, state)
             .await
-            .map(RegionName)
+            .map_err(path_error)?;
+        Ok(RegionName(region))
     }
 }
 
-/// The path parameter `key`. A route's parameters decode together: a
-/// segment that is no UTF-8 is refused at the field it names, whichever
-/// parameter was asked for.
-async fn path_parameter<S: Send + Sync>(
-    parts: &mut Parts,
-    state: &S,
-    key: &str,
-) -> Result<String, ApiError> {
-    let Path(params) = Path::<Vec<(String, String)>>::from_request_parts(parts, state)
-        .await
-        .map_err(path_error)?;
-    params
-        .into_iter()
-        .find_map(|(k, v)| (k == key).then_some(v))
-        .ok_or_else(|| {
-            tracing::warn!("path: the route has no parameter {key}");
-            ApiError::new(StatusCode::BAD_REQUEST, "the path is not valid")
-        })
-}
-
-/// A path segment that does not decode (`%c0%af`), at the field it names.
-/// The router's own text names its route parameter, not the field.
+/// A path segment that does not decode (`%c0%af`), at the field it names
+/// (a route's parameters decode together: a bad one refuses either
+/// extractor). The router's own text names its route parameter, not the
+/// field.
 fn path_error(e: PathRejection) -> ApiError {
     use axum::extract::path::ErrorKind;
     let key = match &e {
