@@ -45,6 +45,8 @@ pub fn app(service: Service, access: Access, dist: &Path) -> Router {
     layered(routes(service, dist), access)
 }
 
+/// The liveness answer of `GET /healthz` (documented with the API): also
+/// the trivial route the load figures compare the API's routes with.
 pub use crate::api::healthz;
 
 /// The API and the console files, without the layers.

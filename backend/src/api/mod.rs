@@ -82,9 +82,7 @@ pub async fn not_found() -> ApiError {
 }
 
 /// Liveness
-///
-/// The liveness answer of `GET /healthz`: also the trivial route the load
-/// figures compare the API's routes with.
+// Also the trivial route the load figures compare the API's routes with.
 #[utoipa::path(get, path = route::HEALTHZ,
     responses((status = 200, description = "The service is up.", body = Health), AnyErrors))]
 pub async fn healthz() -> impl IntoResponse {
