@@ -10,7 +10,6 @@ use axum::extract::DefaultBodyLimit;
 use axum::extract::State;
 use axum::http::{HeaderName, HeaderValue, Request, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use tower::{ServiceBuilder, ServiceExt};
 use tower_http::request_id::{
     MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
@@ -46,20 +45,14 @@ pub fn app(service: Service, access: Access, dist: &Path) -> Router {
     layered(routes(service, dist), access)
 }
 
-/// The liveness answer of `GET /healthz`: also the trivial route the load
-/// figures compare the API's routes with.
-pub async fn healthz() -> impl axum::response::IntoResponse {
-    (
-        [(header::CONTENT_TYPE, "application/json")],
-        r#"{"status": "ok"}"#,
-    )
-}
+/// The liveness answer of `GET /healthz` (documented with the API): also
+/// the trivial route the load figures compare the API's routes with.
+pub use crate::api::healthz;
 
 /// The API and the console files, without the layers.
 pub fn routes(service: Service, dist: &Path) -> Router {
     let state: AppState = Arc::new(service);
     let api = api::router()
-        .route("/healthz", get(healthz))
         .route("/api", axum::routing::any(api::not_found))
         .route("/api/", axum::routing::any(api::not_found))
         .route("/api/{*rest}", axum::routing::any(api::not_found))

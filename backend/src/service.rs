@@ -179,17 +179,11 @@ impl Service {
 
     /// The deploy defaults: the regions a request without any targets, and
     /// the image a mooncake deploy without one gets.
-    pub fn config(&self) -> Value {
-        let mut o = Object::new();
-        o.insert(
-            "deployed_regions",
-            self.deployed_regions
-                .iter()
-                .map(|r| Value::str(r))
-                .collect::<Vec<_>>(),
-        );
-        o.insert("default_image", self.default_image.as_str());
-        Value::Object(o)
+    pub fn config(&self) -> gco_api::Config {
+        gco_api::Config {
+            deployed_regions: self.deployed_regions.clone(),
+            default_image: self.default_image.clone(),
+        }
     }
 
     /// Checks a deploy request without storing anything: the check deploy

@@ -617,16 +617,18 @@ async fn every_new_route_is_in_the_openapi_document() {
             "{path} is not documented"
         );
     }
-    let parameters = doc.get("components.parameters");
-    assert_eq!(
-        parameters
-            .as_object()
-            .unwrap()
-            .get("ownerLabel")
-            .unwrap()
-            .as_object()
-            .unwrap()
-            .get("name"),
-        Some(&Value::str("owner_label"))
-    );
+    // The delete's conditions are documented as its query parameters.
+    let delete = doc.get("paths./api/endpoints/{name}.delete.parameters");
+    let Value::List(parameters) = delete else {
+        panic!("no parameters on the delete: {}", delete.to_json());
+    };
+    let query: Vec<String> = parameters
+        .iter()
+        .filter_map(|p| {
+            let p = p.as_object()?;
+            (p.get("in")?.as_str()? == "query")
+                .then(|| p.get("name")?.as_str().map(str::to_owned))?
+        })
+        .collect();
+    assert_eq!(query, ["owner_label", "lifecycle_id"]);
 }

@@ -102,10 +102,22 @@ fn request_for(name: &str, change: &Change) -> (gloo_net::http::Method, String, 
             if let Some(replicas) = replicas {
                 o.insert("replicas", replicas.clone());
             }
-            (gloo_net::http::Method::POST, format!("{base}/canary"), Some(Value::Object(o)))
+            (
+                gloo_net::http::Method::POST,
+                format!("{base}/canary"),
+                Some(Value::Object(o)),
+            )
         }
-        Change::PromoteCanary => (gloo_net::http::Method::POST, format!("{base}/canary/promote"), None),
-        Change::RollbackCanary => (gloo_net::http::Method::POST, format!("{base}/canary/rollback"), None),
+        Change::PromoteCanary => (
+            gloo_net::http::Method::POST,
+            format!("{base}/canary/promote"),
+            None,
+        ),
+        Change::RollbackCanary => (
+            gloo_net::http::Method::POST,
+            format!("{base}/canary/rollback"),
+            None,
+        ),
     }
 }
 

@@ -91,15 +91,6 @@ impl<S: Send + Sync> FromRequest<S> for StorableBody {
     }
 }
 
-/// An optional JSON object body: empty bodies read as `{}` (for POST actions
-/// that take no arguments).
-pub fn object_field(body: &Value, key: &str) -> Value {
-    body.as_object()
-        .and_then(|o| o.get(key))
-        .cloned()
-        .unwrap_or(Value::Null)
-}
-
 mod bytes_body {
     use std::time::Duration;
 

@@ -1,58 +1,82 @@
-//! The JSON API (see `openapi.json` for the contract).
+//! The JSON API. Its contract is generated from the handlers: each has a
+//! `#[utoipa::path]`, and [`documented`] registers them with `routes!`, so
+//! the router and the document served at `/api/openapi.json` come from one
+//! list. Paths are `gco_api::route`'s, which the console's requests use.
 
 mod body;
+mod doc;
 mod error;
+mod extract;
+mod schema;
 
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use axum::Router;
-use axum::extract::rejection::{PathRejection, QueryRejection};
-use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::extract::State;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get, post, put};
+use gco_api::{CanaryBody, ImageBody, RegionBody, ReplicasBody, TopologyBody, route};
+use gco_spec::Change;
 use gco_spec::json::{Object, Value};
-use gco_spec::{Change, DesiredState};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 pub use body::{BODY_TIMEOUT, MAX_BODY_BYTES, MAX_BODY_DEPTH};
-use body::{JsonBody, StorableBody, object_field};
+use body::{JsonBody, StorableBody};
+use doc::{
+    AnyErrors, ChangeErrors, DeployErrors, ListErrors, ReadErrors, RecordChanged, RecordCreated,
+    RecordRead, ValidateErrors,
+};
 pub use error::ApiError;
 use error::{insert_diagnostics, json_response};
+pub use extract::{DeleteQuery, EndpointName, IfMatch, ListQuery, RegionName};
+use schema::{Health, Listing, StoreSettings, ValidateBody, Validation};
 
-use crate::listing::{Cursor, Filter, Listing, MAX_PAGE, Page};
+use crate::listing::{Filter, Listing as Page};
 use crate::service::{Service, etag};
 use crate::store::Stored;
 
 pub type AppState = Arc<Service>;
 
-/// The OpenAPI document served at `/api/openapi.json`.
-pub const OPENAPI: &str = include_str!("../openapi.json");
+/// Every documented route with its handler, and the OpenAPI document they
+/// make. Add a route here with `routes!` (never `.route`): the document
+/// and the router are then one list, which `tests/openapi.rs` checks.
+pub fn documented() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(doc::base())
+        .routes(routes!(healthz))
+        .routes(routes!(openapi))
+        .routes(routes!(config))
+        .routes(routes!(validate))
+        .routes(routes!(list, deploy))
+        .routes(routes!(show, remove))
+        .routes(routes!(set_topology))
+        .routes(routes!(configure_store))
+        .routes(routes!(update_image))
+        .routes(routes!(scale))
+        .routes(routes!(stop))
+        .routes(routes!(start))
+        .routes(routes!(canary_deploy))
+        .routes(routes!(promote_canary))
+        .routes(routes!(rollback_canary))
+        .routes(routes!(add_region))
+        .routes(routes!(remove_region))
+}
 
+/// The documented routes, with their document written (once, at start-up).
 pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/openapi.json", get(openapi))
-        .route("/api/config", get(config))
-        .route("/api/validate", post(validate))
-        .route("/api/endpoints", get(list).post(deploy))
-        .route("/api/endpoints/{name}", get(show).delete(remove))
-        .route("/api/endpoints/{name}/topology", put(set_topology))
-        .route("/api/endpoints/{name}/store", put(configure_store))
-        .route("/api/endpoints/{name}/image", put(update_image))
-        .route("/api/endpoints/{name}/replicas", put(scale))
-        .route("/api/endpoints/{name}/stop", post(stop))
-        .route("/api/endpoints/{name}/start", post(start))
-        .route("/api/endpoints/{name}/canary", post(canary_deploy))
-        .route("/api/endpoints/{name}/canary/promote", post(promote_canary))
-        .route(
-            "/api/endpoints/{name}/canary/rollback",
-            post(rollback_canary),
-        )
-        .route("/api/endpoints/{name}/regions", post(add_region))
-        .route(
-            "/api/endpoints/{name}/regions/{region}",
-            delete(remove_region),
-        )
+    document();
+    documented().into()
+}
+
+/// The OpenAPI document, as served at `/api/openapi.json`.
+pub fn document() -> &'static str {
+    static DOCUMENT: OnceLock<String> = OnceLock::new();
+    DOCUMENT.get_or_init(|| {
+        documented()
+            .into_openapi()
+            .to_pretty_json()
+            .expect("an OpenAPI document is JSON")
+    })
 }
 
 /// The API's answer to a path it does not have (instead of the console).
@@ -60,8 +84,22 @@ pub async fn not_found() -> ApiError {
     ApiError::new(StatusCode::NOT_FOUND, "no such API route")
 }
 
+/// Liveness
+// Also the trivial route the load figures compare the API's routes with.
+#[utoipa::path(get, path = route::HEALTHZ,
+    responses((status = 200, description = "The service is up.", body = Health), AnyErrors))]
+pub async fn healthz() -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        r#"{"status": "ok"}"#,
+    )
+}
+
+/// This document
+#[utoipa::path(get, path = route::OPENAPI,
+    responses((status = 200, description = "The OpenAPI document.", body = Object), AnyErrors))]
 async fn openapi() -> Response {
-    ([(header::CONTENT_TYPE, "application/json")], OPENAPI).into_response()
+    ([(header::CONTENT_TYPE, "application/json")], document()).into_response()
 }
 
 /// A record as stored (the JSON a read returns, byte for byte), with its
@@ -79,64 +117,19 @@ fn record_response(status: StatusCode, stored: &Stored) -> Response {
     response
 }
 
-fn path_name(path: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
-    path.map(|Path(name)| name).map_err(path_error)
-}
-
-/// A path segment that does not decode (`%c0%af`), at the field it names.
-/// The router's own text names its route parameter, not the field.
-fn path_error(e: PathRejection) -> ApiError {
-    use axum::extract::path::ErrorKind;
-    let key = match &e {
-        PathRejection::FailedToDeserializePathParams(e) => match e.kind() {
-            ErrorKind::InvalidUtf8InPathParam { key } => Some(key.as_str()),
-            _ => None,
-        },
-        _ => None,
-    };
-    match key {
-        Some("region") => ApiError::field(
-            StatusCode::BAD_REQUEST,
-            "region",
-            "the region in the URL is not UTF-8 once percent-decoded",
-        ),
-        Some(_) => ApiError::field(
-            StatusCode::BAD_REQUEST,
-            "endpoint_name",
-            "the endpoint name in the URL is not UTF-8 once percent-decoded",
-        ),
-        None => {
-            tracing::warn!("path: {}", e.body_text());
-            ApiError::new(StatusCode::BAD_REQUEST, "the path is not valid")
-        }
-    }
-}
-
-/// The `If-Match` tags: every line of the header, as one list (RFC 9110,
-/// section 5.3).
-fn if_match(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
-    let mut lines = headers.get_all(header::IF_MATCH).iter().peekable();
-    if lines.peek().is_none() {
-        return Ok(None);
-    }
-    let lines = lines
-        .map(|v| v.to_str())
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|_| {
-            ApiError::field(
-                StatusCode::BAD_REQUEST,
-                "If-Match",
-                "If-Match must be ASCII",
-            )
-        })?;
-    Ok(Some(lines.join(", ")))
-}
-
+/// The deploy defaults of this service
+///
 /// What a deploy assumes here: the console previews with it.
+#[utoipa::path(get, path = route::CONFIG,
+    responses((status = 200, description = "The regions a deploy without target regions uses, and the image a mooncake deploy without one gets.", body = gco_api::Config), AnyErrors))]
 async fn config(State(service): State<AppState>) -> Response {
-    json_response(StatusCode::OK, &service.config())
+    json_response(StatusCode::OK, &service.config().to_value())
 }
 
+/// Check a deploy request or a spec; stores nothing
+#[utoipa::path(post, path = route::VALIDATE,
+    request_body(content = inline(ValidateBody), content_type = "application/json"),
+    responses((status = 200, description = "Diagnostics, and the spec a deploy would store when there is no error.", body = Validation), ValidateErrors))]
 async fn validate(State(service): State<AppState>, JsonBody(body): JsonBody) -> Response {
     let v = service.validate(body);
     let mut o = Object::new();
@@ -149,81 +142,16 @@ async fn validate(State(service): State<AppState>, JsonBody(body): JsonBody) -> 
     json_response(StatusCode::OK, &Value::Object(o))
 }
 
-/// The query parameters of a list.
-const LIST_PARAMETERS: [&str; 4] = ["desired_state", "region", "after", "limit"];
-
-async fn list(
-    State(service): State<AppState>,
-    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
-) -> Result<Response, ApiError> {
-    let Query(pairs) = query.map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.body_text()))?;
-    // A filter given twice is refused rather than one of them dropped;
-    // other parameters are ignored, as they would be once.
-    let mut query = HashMap::new();
-    for (key, value) in pairs {
-        if !LIST_PARAMETERS.contains(&key.as_str()) {
-            continue;
-        }
-        if query.insert(key.clone(), value).is_some() {
-            return Err(ApiError::field(
-                StatusCode::BAD_REQUEST,
-                &key,
-                format!("{key} is given more than once"),
-            ));
-        }
-    }
-    let state = match query.get("desired_state").filter(|s| !s.is_empty()) {
-        None => None,
-        Some(s) => Some(DesiredState::parse(s).ok_or_else(|| {
-            ApiError::field(
-                StatusCode::BAD_REQUEST,
-                "desired_state",
-                format!(
-                    "desired_state must be one of deploying, running, stopped, deleted, got {s:?}"
-                ),
-            )
-        })?),
-    };
+/// List endpoints, newest first (then by name), all or one page
+#[utoipa::path(get, path = route::ENDPOINTS, params(ListQuery),
+    responses((status = 200, description = "The endpoints.", body = Listing), ListErrors))]
+async fn list(State(service): State<AppState>, query: ListQuery) -> Result<Response, ApiError> {
     let filter = Filter {
-        state,
-        region: query
-            .get("region")
-            .map(String::as_str)
-            .filter(|s| !s.is_empty()),
+        state: query.state,
+        region: query.region.as_deref(),
     };
-    let page = Page {
-        after: query
-            .get("after")
-            .filter(|s| !s.is_empty())
-            .map(|text| {
-                Cursor::parse(text).ok_or_else(|| {
-                    ApiError::field(
-                        StatusCode::BAD_REQUEST,
-                        "after",
-                        "after must be the next of an earlier page (created_at~endpoint_name)",
-                    )
-                })
-            })
-            .transpose()?,
-        limit: query
-            .get("limit")
-            .filter(|s| !s.is_empty())
-            .map(|text| {
-                text.parse()
-                    .ok()
-                    .filter(|n| (1..=MAX_PAGE).contains(n))
-                    .ok_or_else(|| {
-                        ApiError::field(
-                            StatusCode::BAD_REQUEST,
-                            "limit",
-                            format!("limit must be an integer in [1, {MAX_PAGE}], got {text:?}"),
-                        )
-                    })
-            })
-            .transpose()?,
-    };
-    let listing = service.list(&filter, &page).await?;
-    let body = listing_json(&listing, page.limit.is_some());
+    let listing = service.list(&filter, &query.page).await?;
+    let body = listing_json(&listing, query.page.limit.is_some());
     Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
@@ -231,7 +159,7 @@ async fn list(
 /// JSON, sent as a read of it is, and the stored items that are no record
 /// (on the first page); with `next` whenever a limit was asked for, so a
 /// client loops until it is null.
-fn listing_json(listing: &Listing, paged: bool) -> String {
+fn listing_json(listing: &Page, paged: bool) -> String {
     let records = &listing.records;
     let size: usize = records.iter().map(|s| s.json.len() + 2).sum();
     let mut body = String::with_capacity(64 + size);
@@ -267,6 +195,11 @@ fn listing_json(listing: &Listing, paged: bool) -> String {
     body
 }
 
+/// Deploy an endpoint
+#[utoipa::path(post, path = route::ENDPOINTS,
+    request_body(content = schema::DeployRequest, content_type = "application/json"),
+    responses(RecordCreated, DeployErrors),
+    security(("bearer" = []), ()))]
 async fn deploy(
     State(service): State<AppState>,
     JsonBody(body): JsonBody,
@@ -275,216 +208,216 @@ async fn deploy(
     Ok(record_response(StatusCode::CREATED, &record))
 }
 
+/// Read one endpoint
+#[utoipa::path(get, path = route::ENDPOINT, params(EndpointName),
+    responses(RecordRead, ReadErrors))]
 async fn show(
     State(service): State<AppState>,
-    name: Result<Path<String>, PathRejection>,
+    EndpointName(name): EndpointName,
 ) -> Result<Response, ApiError> {
-    let stored = service.get_stored(&path_name(name)?).await?;
+    let stored = service.get_stored(&name).await?;
     Ok(record_response(StatusCode::OK, &stored))
 }
 
+/// Makes `change`. The endpoint's name and the `If-Match` tags come as
+/// results and are refused here, in that order: after a body's own
+/// refusal, which comes first (a body is the last extractor).
 async fn apply_change(
     service: &Service,
-    name: String,
-    headers: &HeaderMap,
+    name: Result<EndpointName, ApiError>,
+    if_match: Result<IfMatch, ApiError>,
     change: Change,
 ) -> Result<Response, ApiError> {
-    let record = service
-        .change(&name, change, if_match(headers)?.as_deref())
-        .await?;
+    let EndpointName(name) = name?;
+    let IfMatch(tags) = if_match?;
+    let record = service.change(&name, change, tags.as_deref()).await?;
     Ok(record_response(StatusCode::OK, &record))
 }
 
+/// Set the XpYd topology of a split-mode endpoint
+#[utoipa::path(put, path = route::TOPOLOGY, params(EndpointName, IfMatch),
+    request_body(content = TopologyBody, content_type = "application/json"),
+    responses(RecordChanged, ChangeErrors),
+    security(("bearer" = []), ()))]
 async fn set_topology(
     State(service): State<AppState>,
-    name: Result<Path<String>, PathRejection>,
-    headers: HeaderMap,
+    name: Result<EndpointName, ApiError>,
+    if_match: Result<IfMatch, ApiError>,
     StorableBody(body): StorableBody,
 ) -> Result<Response, ApiError> {
-    let change = Change::SetTopology {
-        prefill: object_field(&body, "prefill"),
-        decode: object_field(&body, "decode"),
-    };
-    apply_change(&service, path_name(name)?, &headers, change).await
+    let TopologyBody { prefill, decode } = TopologyBody::from_value(&body);
+    let change = Change::SetTopology { prefill, decode };
+    apply_change(&service, name, if_match, change).await
 }
 
+/// Replace the KV-store settings (spec.mooncake.store)
+#[utoipa::path(put, path = route::STORE, params(EndpointName, IfMatch),
+    request_body(content = StoreSettings, content_type = "application/json"),
+    responses(RecordChanged, ChangeErrors),
+    security(("bearer" = []), ()))]
 async fn configure_store(
     State(service): State<AppState>,
-    name: Result<Path<String>, PathRejection>,
-    headers: HeaderMap,
-    StorableBody(body): StorableBody,
+    name: Result<EndpointName, ApiError>,
+    if_match: Result<IfMatch, ApiError>,
+    StorableBody(store): StorableBody,
 ) -> Result<Response, ApiError> {
-    apply_change(
-        &service,
-        path_name(name)?,
-        &headers,
-        Change::ConfigureStore { store: body },
-    )
-    .await
+    apply_change(&service, name, if_match, Change::ConfigureStore { store }).await
 }
 
+/// Update the image (drops per-region image URIs)
+#[utoipa::path(put, path = route::IMAGE, params(EndpointName, IfMatch),
+    request_body(content = ImageBody, content_type = "application/json"),
+    responses(RecordChanged, ChangeErrors),
+    security(("bearer" = []), ()))]
 async fn update_image(
     State(service): State<AppState>,
-    name: Result<Path<String>, PathRejection>,
-    headers: HeaderMap,
+    name: Result<EndpointName, ApiError>,
+    if_match: Result<IfMatch, ApiError>,
     StorableBody(body): StorableBody,
 ) -> Result<Response, ApiError> {
-    let change = Change::UpdateImage {
-        image: object_field(&body, "image"),
-    };
-    apply_change(&service, path_name(name)?, &headers, change).await
+    let ImageBody { image } = ImageBody::from_value(&body);
+    apply_change(&service, name, if_match, Change::UpdateImage { image }).await
 }
 
+/// Scale a plain endpoint
+#[utoipa::path(put, path = route::REPLICAS, params(EndpointName, IfMatch),
+    request_body(content = ReplicasBody, content_type = "application/json"),
+    responses(RecordChanged, ChangeErrors),
+    security(("bearer" = []), ()))]
 async fn scale(
     State(service): State<AppState>,
-    name: Result<Path<String>, PathRejection>,
-    headers: HeaderMap,
+    name: Result<EndpointName, ApiError>,
+    if_match: Result<IfMatch, ApiError>,
     StorableBody(body): StorableBody,
 ) -> Result<Response, ApiError> {
-    let change = Change::Scale {
-        replicas: object_field(&body, "replicas"),
-    };
-    apply_change(&service, path_name(name)?, &headers, change).await
+    let ReplicasBody { replicas } = ReplicasBody::from_value(&body);
+    apply_change(&service, name, if_match, Change::Scale { replicas }).await
 }
 
+/// Stop (from any state but deleted)
+#[utoipa::path(post, path = route::STOP, params(EndpointName, IfMatch),
+    responses(RecordChanged, ChangeErrors),
+    security(("bearer" = []), ()))]
 async fn stop(
     State(service): State<AppState>,
-    name: Result<Path<String>, PathRejection>,
-    headers: HeaderMap,
+    name: Result<EndpointName, ApiError>,
+    if_match: Result<IfMatch, ApiError>,
 ) -> Result<Response, ApiError> {
-    apply_change(&service, path_name(name)?, &headers, Change::Stop).await
+    apply_change(&service, name, if_match, Change::Stop).await
 }
 
+/// Start a stopped endpoint
+#[utoipa::path(post, path = route::START, params(EndpointName, IfMatch),
+    responses(RecordChanged, ChangeErrors),
+    security(("bearer" = []), ()))]
 async fn start(
     State(service): State<AppState>,
-    name: Result<Path<String>, PathRejection>,
-    headers: HeaderMap,
+    name: Result<EndpointName, ApiError>,
+    if_match: Result<IfMatch, ApiError>,
 ) -> Result<Response, ApiError> {
-    apply_change(&service, path_name(name)?, &headers, Change::Start).await
+    apply_change(&service, name, if_match, Change::Start).await
 }
 
+/// Delete an endpoint (idempotent; the monitors clean up)
+#[utoipa::path(delete, path = route::ENDPOINT, params(EndpointName, IfMatch, DeleteQuery),
+    responses(RecordChanged, ChangeErrors),
+    security(("bearer" = []), ()))]
 async fn remove(
     State(service): State<AppState>,
-    name: Result<Path<String>, PathRejection>,
-    headers: HeaderMap,
-    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+    name: Result<EndpointName, ApiError>,
+    if_match: Result<IfMatch, ApiError>,
+    query: Result<DeleteQuery, ApiError>,
 ) -> Result<Response, ApiError> {
-    let change = delete_change(query)?;
-    apply_change(&service, path_name(name)?, &headers, change).await
-}
-
-/// The query parameters of an owner-conditioned delete.
-const DELETE_PARAMETERS: [&str; 2] = ["owner_label", "lifecycle_id"];
-
-/// A delete, conditioned on `owner_label=KEY=VALUE` and `lifecycle_id=ID`
-/// when given (both or neither, as GCO's CLI asks).
-fn delete_change(
-    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
-) -> Result<Change, ApiError> {
-    let Query(pairs) = query.map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.body_text()))?;
-    let mut query = HashMap::new();
-    for (key, value) in pairs {
-        if !DELETE_PARAMETERS.contains(&key.as_str()) {
-            continue;
-        }
-        if query.insert(key.clone(), value).is_some() {
-            return Err(ApiError::field(
-                StatusCode::BAD_REQUEST,
-                &key,
-                format!("{key} is given more than once"),
-            ));
-        }
-    }
-    let owner_label = query
-        .get("owner_label")
-        .map(|label| {
-            label
-                .split_once('=')
-                .map(|(k, v)| (k.to_owned(), v.to_owned()))
-                .ok_or_else(|| {
-                    ApiError::field(
-                        StatusCode::BAD_REQUEST,
-                        "owner_label",
-                        format!("owner_label must be KEY=VALUE, got {label:?}"),
-                    )
-                })
-        })
-        .transpose()?;
-    let lifecycle_id = query.get("lifecycle_id").cloned();
-    if owner_label.is_some() != lifecycle_id.is_some() {
-        let missing = if owner_label.is_some() {
-            "lifecycle_id"
-        } else {
-            "owner_label"
-        };
-        return Err(ApiError::field(
-            StatusCode::BAD_REQUEST,
-            missing,
-            "owner_label and lifecycle_id must be supplied together",
-        ));
-    }
-    Ok(Change::Delete {
+    let DeleteQuery {
+        owner_label,
+        lifecycle_id,
+    } = query?;
+    let change = Change::Delete {
         expected_owner_label: owner_label,
         expected_lifecycle_id: lifecycle_id,
-    })
+    };
+    apply_change(&service, name, if_match, change).await
 }
 
+/// Start a canary of a plain endpoint (refused on Mooncake endpoints)
+#[utoipa::path(post, path = route::CANARY, params(EndpointName, IfMatch),
+    request_body(content = CanaryBody, content_type = "application/json"),
+    responses(RecordChanged, ChangeErrors),
+    security(("bearer" = []), ()))]
 async fn canary_deploy(
     State(service): State<AppState>,
-    name: Result<Path<String>, PathRejection>,
-    headers: HeaderMap,
+    name: Result<EndpointName, ApiError>,
+    if_match: Result<IfMatch, ApiError>,
     StorableBody(body): StorableBody,
 ) -> Result<Response, ApiError> {
-    let given = |key| body.as_object().and_then(|o| o.get(key)).cloned();
+    let CanaryBody {
+        image,
+        weight,
+        replicas,
+    } = CanaryBody::from_value(&body);
     let change = Change::CanaryDeploy {
-        image: object_field(&body, "image"),
-        weight: given("weight"),
-        replicas: given("replicas"),
+        image,
+        weight,
+        replicas,
     };
-    apply_change(&service, path_name(name)?, &headers, change).await
+    apply_change(&service, name, if_match, change).await
 }
 
+/// Promote the canary's image to the endpoint's (plain endpoints only)
+#[utoipa::path(post, path = route::CANARY_PROMOTE, params(EndpointName, IfMatch),
+    responses(RecordChanged, ChangeErrors),
+    security(("bearer" = []), ()))]
 async fn promote_canary(
     State(service): State<AppState>,
-    name: Result<Path<String>, PathRejection>,
-    headers: HeaderMap,
+    name: Result<EndpointName, ApiError>,
+    if_match: Result<IfMatch, ApiError>,
 ) -> Result<Response, ApiError> {
-    apply_change(&service, path_name(name)?, &headers, Change::PromoteCanary).await
+    apply_change(&service, name, if_match, Change::PromoteCanary).await
 }
 
+/// Remove the canary and restore full traffic to the primary
+#[utoipa::path(post, path = route::CANARY_ROLLBACK, params(EndpointName, IfMatch),
+    responses(RecordChanged, ChangeErrors),
+    security(("bearer" = []), ()))]
 async fn rollback_canary(
     State(service): State<AppState>,
-    name: Result<Path<String>, PathRejection>,
-    headers: HeaderMap,
+    name: Result<EndpointName, ApiError>,
+    if_match: Result<IfMatch, ApiError>,
 ) -> Result<Response, ApiError> {
-    apply_change(&service, path_name(name)?, &headers, Change::RollbackCanary).await
+    apply_change(&service, name, if_match, Change::RollbackCanary).await
 }
 
+/// Add a target region
+#[utoipa::path(post, path = route::REGIONS, params(EndpointName, IfMatch),
+    request_body(content = RegionBody, content_type = "application/json"),
+    responses(RecordChanged, ChangeErrors),
+    security(("bearer" = []), ()))]
 async fn add_region(
     State(service): State<AppState>,
-    name: Result<Path<String>, PathRejection>,
-    headers: HeaderMap,
+    name: Result<EndpointName, ApiError>,
+    if_match: Result<IfMatch, ApiError>,
     StorableBody(body): StorableBody,
 ) -> Result<Response, ApiError> {
-    let change = Change::AddRegion {
-        region: object_field(&body, "region"),
-    };
-    apply_change(&service, path_name(name)?, &headers, change).await
+    let RegionBody { region } = RegionBody::from_value(&body);
+    // The service draws the region's fresh generation token.
+    let change = Change::AddRegion { region };
+    apply_change(&service, name, if_match, change).await
 }
 
+/// Remove a target region
+#[utoipa::path(delete, path = route::REGION, params(EndpointName, IfMatch, RegionName),
+    responses(RecordChanged, ChangeErrors),
+    security(("bearer" = []), ()))]
 async fn remove_region(
     State(service): State<AppState>,
-    path: Result<Path<(String, String)>, PathRejection>,
-    headers: HeaderMap,
+    name: Result<EndpointName, ApiError>,
+    region: Result<RegionName, ApiError>,
+    if_match: Result<IfMatch, ApiError>,
 ) -> Result<Response, ApiError> {
-    let Path((name, region)) = path.map_err(path_error)?;
-    apply_change(
-        &service,
-        name,
-        &headers,
-        Change::RemoveRegion {
-            region: Value::from(region),
-        },
-    )
-    .await
+    // The path's parameters decode together: a bad one refuses either.
+    let RegionName(region) = region?;
+    let change = Change::RemoveRegion {
+        region: Value::from(region),
+    };
+    apply_change(&service, name, if_match, change).await
 }

@@ -1,0 +1,81 @@
+//! `GET /api/config`: what a deploy assumes on this service.
+
+use gco_spec::json::{Object, Value};
+use serde::{Deserialize, Serialize};
+
+/// The deploy defaults of a service: the regions a deploy without target
+/// regions uses, and the image a mooncake deploy without one gets.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Config {
+    pub deployed_regions: Vec<String>,
+    pub default_image: String,
+}
+
+/// An answer that is no [`Config`]: what serde found wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError(pub String);
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the deploy defaults are not valid: {}", self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl Config {
+    /// The answer's JSON (the core's, as every answer of the API).
+    pub fn to_value(&self) -> Value {
+        let mut o = Object::new();
+        o.insert(
+            "deployed_regions",
+            self.deployed_regions
+                .iter()
+                .map(|r| Value::str(r))
+                .collect::<Vec<_>>(),
+        );
+        o.insert("default_image", self.default_image.as_str());
+        Value::Object(o)
+    }
+
+    /// Reads an answer (unknown fields are ignored, so a newer server's
+    /// answer still reads).
+    pub fn from_value(value: &Value) -> Result<Config, ConfigError> {
+        Config::deserialize(value).map_err(|e| ConfigError(e.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gco_spec::json::parse;
+
+    use super::*;
+
+    #[test]
+    fn the_answer_reads_back() {
+        let config = Config {
+            deployed_regions: vec!["us-east-1".into(), "eu-west-1".into()],
+            default_image: "vllm/vllm-openai:v0.27.1".into(),
+        };
+        let text = config.to_value().to_json();
+        assert_eq!(
+            text,
+            r#"{"deployed_regions": ["us-east-1", "eu-west-1"], "default_image": "vllm/vllm-openai:v0.27.1"}"#
+        );
+        assert_eq!(Config::from_value(&parse(&text).unwrap()), Ok(config));
+    }
+
+    #[test]
+    fn an_answer_without_a_field_is_refused_by_name() {
+        let refused = Config::from_value(&parse(r#"{"deployed_regions": []}"#).unwrap());
+        assert_eq!(
+            refused.map_err(|e| e.to_string()),
+            Err("the deploy defaults are not valid: missing field `default_image`".into())
+        );
+        let wrong = Config::from_value(
+            &parse(r#"{"deployed_regions": "us-east-1", "default_image": "x"}"#).unwrap(),
+        );
+        assert!(wrong.is_err());
+    }
+}

@@ -1,0 +1,20 @@
+//! The console's HTTP API as types both sides share: the routes (path
+//! templates the backend's router serves), the request each
+//! [`gco_spec::Change`] makes ([`change_request`]), the change bodies and
+//! the `/api/config` answer.
+//!
+//! Bodies are the core's JSON ([`gco_spec::json::Value`]), not serde's: the
+//! backend reads them with Python's semantics (exact integers, duplicate
+//! keys), and a change carries a client's value as it was typed so that the
+//! server's rules name what is wrong with it. With the feature `openapi`,
+//! the types also describe themselves for the backend's OpenAPI document.
+
+mod body;
+mod change;
+mod config;
+pub mod route;
+
+pub use body::{CanaryBody, ImageBody, RegionBody, ReplicasBody, TopologyBody, field};
+pub use change::{ChangeRequest, change_request};
+pub use config::{Config, ConfigError};
+pub use route::Method;

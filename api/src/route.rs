@@ -1,0 +1,130 @@
+//! The API's routes: path templates (axum's and OpenAPI's `{param}` syntax),
+//! one constant each, used by the backend's router and by
+//! [`crate::change_request`], and the filling of a template.
+
+/// This service's OpenAPI document.
+pub const OPENAPI: &str = "/api/openapi.json";
+/// The deploy defaults ([`crate::Config`]).
+pub const CONFIG: &str = "/api/config";
+/// Checks a deploy request or a spec.
+pub const VALIDATE: &str = "/api/validate";
+/// The list of endpoints (GET) and deploys (POST).
+pub const ENDPOINTS: &str = "/api/endpoints";
+/// One endpoint: read (GET), delete (DELETE).
+pub const ENDPOINT: &str = "/api/endpoints/{name}";
+pub const TOPOLOGY: &str = "/api/endpoints/{name}/topology";
+pub const STORE: &str = "/api/endpoints/{name}/store";
+pub const IMAGE: &str = "/api/endpoints/{name}/image";
+pub const REPLICAS: &str = "/api/endpoints/{name}/replicas";
+pub const STOP: &str = "/api/endpoints/{name}/stop";
+pub const START: &str = "/api/endpoints/{name}/start";
+pub const REGIONS: &str = "/api/endpoints/{name}/regions";
+pub const REGION: &str = "/api/endpoints/{name}/regions/{region}";
+/// A canary deploy of a plain endpoint.
+pub const CANARY: &str = "/api/endpoints/{name}/canary";
+pub const CANARY_PROMOTE: &str = "/api/endpoints/{name}/canary/promote";
+pub const CANARY_ROLLBACK: &str = "/api/endpoints/{name}/canary/rollback";
+/// The service's liveness (outside `/api`).
+pub const HEALTHZ: &str = "/healthz";
+
+/// The path parameter naming the endpoint.
+pub const NAME_PARAMETER: &str = "name";
+/// The path parameter naming a region.
+pub const REGION_PARAMETER: &str = "region";
+/// A delete's condition on the owner label, `KEY=VALUE` (query parameter).
+pub const OWNER_LABEL_PARAMETER: &str = "owner_label";
+/// A delete's condition on the lifecycle id (query parameter).
+pub const LIFECYCLE_ID_PARAMETER: &str = "lifecycle_id";
+
+/// The HTTP methods the API uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Method {
+    Get,
+    Post,
+    Put,
+    Delete,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+            Method::Put => "PUT",
+            Method::Delete => "DELETE",
+        }
+    }
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `template` with each `{key}` of `params` replaced by its value,
+/// percent-encoded as one path segment.
+///
+/// # Panics
+/// When `template` lacks one of the keys: templates and keys are this
+/// crate's constants, so that is a bug here, not a client's input.
+pub fn fill(template: &str, params: &[(&str, &str)]) -> String {
+    let mut path = template.to_owned();
+    for (key, value) in params {
+        let placeholder = format!("{{{key}}}");
+        assert!(
+            path.contains(&placeholder),
+            "{template} has no parameter {key}"
+        );
+        path = path.replace(&placeholder, &encode_segment(value));
+    }
+    path
+}
+
+/// `text` as one path segment: every byte but RFC 3986's unreserved
+/// characters (`A-Z a-z 0-9 - . _ ~`) percent-encoded, so that a `/`, `?`,
+/// `#` or `%` in a name stays inside its segment.
+pub fn encode_segment(text: &str) -> String {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut out = String::with_capacity(text.len());
+    for &b in text.as_bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push('%');
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 0xf)]));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_segment_keeps_unreserved_characters_only() {
+        assert_eq!(encode_segment("pd-1.a_b~c"), "pd-1.a_b~c");
+        assert_eq!(encode_segment("a/b?c#d%e f"), "a%2Fb%3Fc%23d%25e%20f");
+        assert_eq!(encode_segment("é!"), "%C3%A9%21");
+        assert_eq!(encode_segment(""), "");
+    }
+
+    #[test]
+    fn a_template_is_filled_per_segment() {
+        assert_eq!(
+            fill(
+                REGION,
+                &[(NAME_PARAMETER, "a/b"), (REGION_PARAMETER, "eu-west-1")]
+            ),
+            "/api/endpoints/a%2Fb/regions/eu-west-1"
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "/api/endpoints has no parameter name")]
+    fn a_missing_parameter_is_a_bug() {
+        fill(ENDPOINTS, &[(NAME_PARAMETER, "x")]);
+    }
+}

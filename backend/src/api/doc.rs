@@ -1,0 +1,189 @@
+//! The OpenAPI document around the handlers' own `#[utoipa::path]`s: its
+//! info, the error response and the bearer scheme every operation shares,
+//! and the response sets the handlers name (one per kind of route, so that
+//! a new route of a kind documents what its kind answers).
+
+use std::collections::BTreeMap;
+
+use utoipa::openapi::content::ContentBuilder;
+use utoipa::openapi::header::HeaderBuilder;
+use utoipa::openapi::schema::{ComponentsBuilder, Type};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{
+    InfoBuilder, ObjectBuilder, OpenApi, OpenApiBuilder, Ref, RefOr, Response, ResponseBuilder,
+};
+use utoipa::{IntoResponses, ToSchema};
+
+use super::body::BODY_TIMEOUT;
+use super::error::MAX_LISTED_DIAGNOSTICS;
+use super::schema::{
+    DeployRequest, Diagnostic, ErrorBody, Health, Listing, Record, StoreSettings, Unreadable,
+    Validation,
+};
+
+pub const TITLE: &str = "GCO console API";
+
+/// The name of the shared error response and of the security scheme.
+const ERROR_RESPONSE: &str = "Error";
+pub const BEARER: &str = "bearer";
+
+fn description() -> String {
+    format!(
+        "Deploy and change GCO inference endpoints. Records use the layout of GCO's DynamoDB \
+         table. Every error has the shape {{error, errors: [{{path, message}}]}} (a list carries \
+         at most {MAX_LISTED_DIAGNOSTICS}, with errors_omitted for the rest); messages of the \
+         mooncake block are those of GCO's reference validator. When the server has a token, \
+         every mutation needs `Authorization: Bearer <token>`. Requests must name a host the \
+         server answers to (a loopback one, an IP address when it listens off loopback, or one \
+         of --allowed-hosts; 421 otherwise). A mutation that a browser marks as coming from \
+         another site (Origin, Sec-Fetch-Site) gets 403. A request body must arrive within {} s \
+         (408).",
+        BODY_TIMEOUT.as_secs(),
+    )
+}
+
+/// The document before the handlers' paths join it.
+pub fn base() -> OpenApi {
+    let error = ResponseBuilder::new().description("An error.").content(
+        "application/json",
+        ContentBuilder::new()
+            .schema(Some(Ref::from_schema_name(ErrorBody::name())))
+            .build(),
+    );
+    let mut components = ComponentsBuilder::new()
+        .security_scheme(
+            BEARER,
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        )
+        .response(ERROR_RESPONSE, error);
+    // Schemas named only from the response sets below, which `routes!`
+    // does not see.
+    let mut schemas = Vec::new();
+    collect::<ErrorBody>(&mut schemas);
+    collect::<Diagnostic>(&mut schemas);
+    collect::<Record>(&mut schemas);
+    collect::<Listing>(&mut schemas);
+    collect::<Unreadable>(&mut schemas);
+    collect::<Validation>(&mut schemas);
+    collect::<DeployRequest>(&mut schemas);
+    collect::<StoreSettings>(&mut schemas);
+    collect::<Health>(&mut schemas);
+    components = components.schemas_from_iter(schemas);
+    OpenApiBuilder::new()
+        .info(
+            InfoBuilder::new()
+                .title(TITLE)
+                .version(env!("CARGO_PKG_VERSION"))
+                .description(Some(description())),
+        )
+        .components(Some(components.build()))
+        .build()
+}
+
+type Schemas = Vec<(String, RefOr<utoipa::openapi::Schema>)>;
+
+fn collect<T: ToSchema>(schemas: &mut Schemas) {
+    schemas.push((T::name().into_owned(), T::schema()));
+    T::schemas(schemas);
+}
+
+/// Every request: a host this server does not answer to.
+const MISDIRECTED: &[u16] = &[421];
+/// A mutation: without the server's token (401), from another site's page
+/// (403).
+const MUTATION: &[u16] = &[401, 403];
+/// A JSON body: unreadable or not JSON (400), too large (413), sent as
+/// another media type (415).
+const BODY: &[u16] = &[400, 413, 415];
+/// The endpoint store did not answer or confirm (503).
+const STORE: &[u16] = &[503];
+/// A change of a stored endpoint: none of that name (404), a conflict with
+/// its state or a lost race (409), a stale `If-Match` (412), arguments the
+/// rules refuse (422).
+const CHANGE: &[u16] = &[404, 409, 412, 422];
+
+/// The shared error response at each of `statuses`.
+fn errors(statuses: &[&[u16]]) -> BTreeMap<String, RefOr<Response>> {
+    statuses
+        .iter()
+        .flat_map(|group| group.iter())
+        .map(|status| {
+            (
+                status.to_string(),
+                RefOr::Ref(Ref::from_response_name(ERROR_RESPONSE)),
+            )
+        })
+        .collect()
+}
+
+macro_rules! error_set {
+    ($($(#[$doc:meta])* $name:ident = [$($group:expr),* $(,)?];)*) => {$(
+        $(#[$doc])*
+        pub struct $name;
+
+        impl IntoResponses for $name {
+            fn responses() -> BTreeMap<String, RefOr<Response>> {
+                errors(&[$($group),*])
+            }
+        }
+    )*};
+}
+
+error_set! {
+    /// A route any client may read that has no input.
+    AnyErrors = [MISDIRECTED];
+    /// `POST /api/validate`: a body, nothing stored.
+    ValidateErrors = [BODY, MISDIRECTED];
+    /// A list: a bad filter or page (400).
+    ListErrors = [&[400], MISDIRECTED, STORE];
+    /// A read of one endpoint: none of that name (404).
+    ReadErrors = [&[404], MISDIRECTED, STORE];
+    /// A deploy: the name taken (409), a request the rules refuse (422).
+    DeployErrors = [BODY, MUTATION, &[409, 422], MISDIRECTED, STORE];
+    /// A change of one endpoint, with a body or without.
+    ChangeErrors = [BODY, MUTATION, CHANGE, MISDIRECTED, STORE];
+}
+
+/// A record as stored, with its `ETag`.
+fn record(status: u16, description: &str) -> BTreeMap<String, RefOr<Response>> {
+    let etag = HeaderBuilder::new()
+        .schema(Some(ObjectBuilder::new().schema_type(Type::String)))
+        .description(Some("The record's version, for If-Match."))
+        .build();
+    let response = ResponseBuilder::new()
+        .description(description)
+        .content(
+            "application/json",
+            ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name(Record::name())))
+                .build(),
+        )
+        .header("ETag", etag)
+        .build();
+    BTreeMap::from([(status.to_string(), RefOr::T(response))])
+}
+
+/// `200`: the record read.
+pub struct RecordRead;
+/// `201`: the record a deploy made.
+pub struct RecordCreated;
+/// `200`: the record a change made.
+pub struct RecordChanged;
+
+impl IntoResponses for RecordRead {
+    fn responses() -> BTreeMap<String, RefOr<Response>> {
+        record(200, "The record.")
+    }
+}
+
+impl IntoResponses for RecordCreated {
+    fn responses() -> BTreeMap<String, RefOr<Response>> {
+        record(201, "The new record.")
+    }
+}
+
+impl IntoResponses for RecordChanged {
+    fn responses() -> BTreeMap<String, RefOr<Response>> {
+        record(200, "The changed record.")
+    }
+}

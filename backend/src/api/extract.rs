@@ -1,0 +1,509 @@
+//! What the handlers take from a request's head: the endpoint (and region)
+//! named in the path, the `If-Match` tags, the list's query. Each refuses
+//! bad input with an [`ApiError`] at the field it names, and documents
+//! itself as the OpenAPI parameters it reads.
+
+use std::collections::HashMap;
+
+use axum::extract::rejection::PathRejection;
+use axum::extract::{FromRequestParts, Path, Query};
+use axum::http::request::Parts;
+use axum::http::{StatusCode, header};
+use gco_api::route::{self, NAME_PARAMETER, REGION_PARAMETER};
+use gco_spec::DesiredState;
+use serde::Deserialize;
+use utoipa::IntoParams;
+use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
+use utoipa::openapi::schema::{ObjectBuilder, Type};
+use utoipa::openapi::{RefOr, Required, Schema};
+
+use super::error::ApiError;
+use super::schema::desired_state_schema;
+use crate::listing::{Cursor, MAX_PAGE, Page};
+
+/// The endpoint named in the path (`{name}`), percent-decoded.
+pub struct EndpointName(pub String);
+
+/// The region named in the path (`{region}`), percent-decoded.
+pub struct RegionName(pub String);
+
+/// The one parameter a path extractor reads; serde ignores the route's
+/// others. The field names are `gco_api::route`'s parameters.
+#[derive(Deserialize)]
+struct NameParameter {
+    name: String,
+}
+
+#[derive(Deserialize)]
+struct RegionParameter {
+    region: String,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for EndpointName {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let Path(NameParameter { name }) = Path::from_request_parts(parts, state)
+            .await
+            .map_err(path_error)?;
+        Ok(EndpointName(name))
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for RegionName {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let Path(RegionParameter { region }) = Path::from_request_parts(parts, state)
+            .await
+            .map_err(path_error)?;
+        Ok(RegionName(region))
+    }
+}
+
+/// A path segment that does not decode (`%c0%af`), at the field it names
+/// (a route's parameters decode together: a bad one refuses either
+/// extractor). The router's own text names its route parameter, not the
+/// field.
+fn path_error(e: PathRejection) -> ApiError {
+    use axum::extract::path::ErrorKind;
+    let key = match &e {
+        PathRejection::FailedToDeserializePathParams(e) => match e.kind() {
+            ErrorKind::InvalidUtf8InPathParam { key } => Some(key.as_str()),
+            _ => None,
+        },
+        _ => None,
+    };
+    match key {
+        Some(REGION_PARAMETER) => ApiError::field(
+            StatusCode::BAD_REQUEST,
+            "region",
+            "the region in the URL is not UTF-8 once percent-decoded",
+        ),
+        Some(_) => ApiError::field(
+            StatusCode::BAD_REQUEST,
+            "endpoint_name",
+            "the endpoint name in the URL is not UTF-8 once percent-decoded",
+        ),
+        None => {
+            tracing::warn!("path: {}", e.body_text());
+            ApiError::new(StatusCode::BAD_REQUEST, "the path is not valid")
+        }
+    }
+}
+
+/// The `If-Match` tags: every line of the header, as one list (RFC 9110,
+/// section 5.3); `None` without the header.
+pub struct IfMatch(pub Option<String>);
+
+impl<S: Send + Sync> FromRequestParts<S> for IfMatch {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
+        let mut lines = parts.headers.get_all(header::IF_MATCH).iter().peekable();
+        if lines.peek().is_none() {
+            return Ok(IfMatch(None));
+        }
+        let lines = lines
+            .map(|v| v.to_str())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|_| {
+                ApiError::field(
+                    StatusCode::BAD_REQUEST,
+                    "If-Match",
+                    "If-Match must be ASCII",
+                )
+            })?;
+        Ok(IfMatch(Some(lines.join(", "))))
+    }
+}
+
+/// The query of a list: its filters and its page.
+pub struct ListQuery {
+    pub state: Option<DesiredState>,
+    pub region: Option<String>,
+    pub page: Page,
+}
+
+/// The query parameters of a list.
+const LIST_PARAMETERS: [&str; 4] = ["desired_state", "region", "after", "limit"];
+
+impl<S: Send + Sync> FromRequestParts<S> for ListQuery {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let Query(pairs) = Query::<Vec<(String, String)>>::from_request_parts(parts, state)
+            .await
+            .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.body_text()))?;
+        ListQuery::from_pairs(pairs)
+    }
+}
+
+impl ListQuery {
+    /// An empty value is no filter, as an absent one.
+    fn from_pairs(pairs: Vec<(String, String)>) -> Result<ListQuery, ApiError> {
+        // A filter given twice is refused rather than one of them dropped;
+        // other parameters are ignored, as they would be once.
+        let mut query = HashMap::new();
+        for (key, value) in pairs {
+            if !LIST_PARAMETERS.contains(&key.as_str()) {
+                continue;
+            }
+            if query.insert(key.clone(), value).is_some() {
+                return Err(ApiError::field(
+                    StatusCode::BAD_REQUEST,
+                    &key,
+                    format!("{key} is given more than once"),
+                ));
+            }
+        }
+        let mut given = |key: &str| query.remove(key).filter(|s| !s.is_empty());
+        let state = given("desired_state")
+            .map(|s| {
+                DesiredState::parse(&s).ok_or_else(|| {
+                    ApiError::field(
+                        StatusCode::BAD_REQUEST,
+                        "desired_state",
+                        format!(
+                            "desired_state must be one of deploying, running, stopped, deleted, got {s:?}"
+                        ),
+                    )
+                })
+            })
+            .transpose()?;
+        let region = given("region");
+        let after = given("after")
+            .map(|text| {
+                Cursor::parse(&text).ok_or_else(|| {
+                    ApiError::field(
+                        StatusCode::BAD_REQUEST,
+                        "after",
+                        "after must be the next of an earlier page (created_at~endpoint_name)",
+                    )
+                })
+            })
+            .transpose()?;
+        let limit = given("limit")
+            .map(|text| {
+                text.parse()
+                    .ok()
+                    .filter(|n| (1..=MAX_PAGE).contains(n))
+                    .ok_or_else(|| {
+                        ApiError::field(
+                            StatusCode::BAD_REQUEST,
+                            "limit",
+                            format!("limit must be an integer in [1, {MAX_PAGE}], got {text:?}"),
+                        )
+                    })
+            })
+            .transpose()?;
+        Ok(ListQuery {
+            state,
+            region,
+            page: Page { after, limit },
+        })
+    }
+}
+
+/// The conditions of a delete: the owner label `KEY=VALUE` and the
+/// lifecycle id, both or neither (as GCO's CLI asks).
+pub struct DeleteQuery {
+    pub owner_label: Option<(String, String)>,
+    pub lifecycle_id: Option<String>,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for DeleteQuery {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let Query(pairs) = Query::<Vec<(String, String)>>::from_request_parts(parts, state)
+            .await
+            .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.body_text()))?;
+        DeleteQuery::from_pairs(pairs)
+    }
+}
+
+impl DeleteQuery {
+    fn from_pairs(pairs: Vec<(String, String)>) -> Result<DeleteQuery, ApiError> {
+        let known = [route::OWNER_LABEL_PARAMETER, route::LIFECYCLE_ID_PARAMETER];
+        let mut query = HashMap::new();
+        for (key, value) in pairs {
+            if !known.contains(&key.as_str()) {
+                continue;
+            }
+            if query.insert(key.clone(), value).is_some() {
+                return Err(ApiError::field(
+                    StatusCode::BAD_REQUEST,
+                    &key,
+                    format!("{key} is given more than once"),
+                ));
+            }
+        }
+        let owner_label = query
+            .get(route::OWNER_LABEL_PARAMETER)
+            .map(|label| {
+                label
+                    .split_once('=')
+                    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                    .ok_or_else(|| {
+                        ApiError::field(
+                            StatusCode::BAD_REQUEST,
+                            "owner_label",
+                            format!("owner_label must be KEY=VALUE, got {label:?}"),
+                        )
+                    })
+            })
+            .transpose()?;
+        let lifecycle_id = query.get(route::LIFECYCLE_ID_PARAMETER).cloned();
+        if owner_label.is_some() != lifecycle_id.is_some() {
+            let missing = if owner_label.is_some() {
+                "lifecycle_id"
+            } else {
+                "owner_label"
+            };
+            return Err(ApiError::field(
+                StatusCode::BAD_REQUEST,
+                missing,
+                "owner_label and lifecycle_id must be supplied together",
+            ));
+        }
+        Ok(DeleteQuery {
+            owner_label,
+            lifecycle_id,
+        })
+    }
+}
+
+impl IntoParams for DeleteQuery {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        vec![
+            parameter(
+                route::OWNER_LABEL_PARAMETER,
+                ParameterIn::Query,
+                Required::False,
+                string(),
+                Some(
+                    "Delete only when the endpoint carries this label, `KEY=VALUE` (with lifecycle_id); 412 and nothing written otherwise.",
+                ),
+            ),
+            parameter(
+                route::LIFECYCLE_ID_PARAMETER,
+                ParameterIn::Query,
+                Required::False,
+                string(),
+                Some(
+                    "Delete only this lifecycle of the endpoint (with owner_label); 412 and nothing written otherwise.",
+                ),
+            ),
+        ]
+    }
+}
+
+fn parameter(
+    name: &str,
+    place: ParameterIn,
+    required: Required,
+    schema: impl Into<RefOr<Schema>>,
+    description: Option<&str>,
+) -> Parameter {
+    ParameterBuilder::new()
+        .name(name)
+        .parameter_in(place)
+        .required(required)
+        .schema(Some(schema.into()))
+        .description(description)
+        .build()
+}
+
+fn string() -> ObjectBuilder {
+    ObjectBuilder::new().schema_type(Type::String)
+}
+
+impl IntoParams for EndpointName {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        vec![parameter(
+            NAME_PARAMETER,
+            ParameterIn::Path,
+            Required::True,
+            string(),
+            None,
+        )]
+    }
+}
+
+impl IntoParams for RegionName {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        vec![parameter(
+            REGION_PARAMETER,
+            ParameterIn::Path,
+            Required::True,
+            string(),
+            None,
+        )]
+    }
+}
+
+impl IntoParams for IfMatch {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        vec![parameter(
+            "If-Match",
+            ParameterIn::Header,
+            Required::False,
+            string(),
+            Some(
+                "An ETag from a read: the change applies only to that version (412 otherwise). Without it, a lost race is retried.",
+            ),
+        )]
+    }
+}
+
+impl IntoParams for ListQuery {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        let limit = ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .minimum(Some(1u64))
+            .maximum(Some(MAX_PAGE as u64));
+        vec![
+            parameter(
+                "desired_state",
+                ParameterIn::Query,
+                Required::False,
+                desired_state_schema(),
+                None,
+            ),
+            parameter(
+                "region",
+                ParameterIn::Query,
+                Required::False,
+                string(),
+                None,
+            ),
+            parameter(
+                "limit",
+                ParameterIn::Query,
+                Required::False,
+                limit,
+                Some(
+                    "At most this many records; the answer's `next` leads to the rest. Without it, every record.",
+                ),
+            ),
+            parameter(
+                "after",
+                ParameterIn::Query,
+                Required::False,
+                string(),
+                Some(
+                    "The `next` of an earlier page: this page starts after that place in the order (it holds even when that record is gone).",
+                ),
+            ),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::{HeaderValue, Request};
+
+    use super::*;
+
+    fn refusal(e: ApiError) -> (StatusCode, String, String) {
+        let d = &e.errors[0];
+        (e.status, d.path.clone(), d.message.clone())
+    }
+
+    fn pairs(query: &[(&str, &str)]) -> Vec<(String, String)> {
+        query
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn list(query: &[(&str, &str)]) -> Result<ListQuery, (StatusCode, String, String)> {
+        ListQuery::from_pairs(pairs(query)).map_err(refusal)
+    }
+
+    #[test]
+    fn a_list_query_reads_its_filters_and_page() {
+        let q = list(&[
+            ("desired_state", "stopped"),
+            ("region", "eu-west-1"),
+            ("limit", "10"),
+            ("other", "x"),
+            ("other", "y"),
+        ])
+        .unwrap();
+        assert_eq!(q.state, Some(DesiredState::Stopped));
+        assert_eq!(q.region.as_deref(), Some("eu-west-1"));
+        assert_eq!((q.page.after, q.page.limit), (None, Some(10)));
+        let empty = list(&[("desired_state", ""), ("region", ""), ("limit", "")]).unwrap();
+        assert_eq!(
+            (empty.state, empty.region, empty.page.limit),
+            (None, None, None)
+        );
+    }
+
+    #[test]
+    fn a_bad_list_query_is_refused_at_its_field() {
+        let bad = |field: &str, message: &str| {
+            Err((
+                StatusCode::BAD_REQUEST,
+                field.to_owned(),
+                message.to_owned(),
+            ))
+        };
+        assert_eq!(
+            list(&[("region", "a"), ("region", "b")]).map(|_| ()),
+            bad("region", "region is given more than once")
+        );
+        assert_eq!(
+            list(&[("desired_state", "paused")]).map(|_| ()),
+            bad(
+                "desired_state",
+                r#"desired_state must be one of deploying, running, stopped, deleted, got "paused""#
+            )
+        );
+        // One error at a time: the state first, then the page.
+        assert_eq!(
+            list(&[("limit", "0"), ("after", "x"), ("desired_state", "paused")])
+                .map(|_| ())
+                .map_err(|e| e.1),
+            Err("desired_state".to_owned())
+        );
+        assert_eq!(
+            list(&[("limit", "0"), ("after", "x")]).map(|_| ()),
+            bad(
+                "after",
+                "after must be the next of an earlier page (created_at~endpoint_name)"
+            )
+        );
+    }
+
+    async fn if_match(lines: &[&[u8]]) -> Result<Option<String>, (StatusCode, String, String)> {
+        let mut request = Request::builder();
+        for line in lines {
+            request = request.header(header::IF_MATCH, HeaderValue::from_bytes(line).unwrap());
+        }
+        let (mut parts, ()) = request.body(()).unwrap().into_parts();
+        IfMatch::from_request_parts(&mut parts, &())
+            .await
+            .map(|IfMatch(tags)| tags)
+            .map_err(refusal)
+    }
+
+    #[tokio::test]
+    async fn if_match_is_every_line_and_ascii() {
+        assert_eq!(if_match(&[]).await, Ok(None));
+        assert_eq!(
+            if_match(&[b"\"a\"", b"\"b\", \"c\""]).await,
+            Ok(Some("\"a\", \"b\", \"c\"".to_owned()))
+        );
+        assert_eq!(
+            if_match(&[b"\"a\"", b"\"\xe9\""]).await,
+            Err((
+                StatusCode::BAD_REQUEST,
+                "If-Match".to_owned(),
+                "If-Match must be ASCII".to_owned()
+            ))
+        );
+    }
+}

@@ -1,0 +1,276 @@
+//! The schemas of what the API reads and writes whose JSON the handlers
+//! build with the core's parser and writer (Python's semantics, exact
+//! integers): documentation types, never built. The bodies with fields of
+//! their own are `gco_api`'s; the spec inside a record and a deploy is
+//! described by core/schema/endpoint-spec.schema.json.
+
+// Fields document the wire; nothing reads them.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+
+use gco_spec::DesiredState;
+use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+use utoipa::openapi::{RefOr, Schema};
+use utoipa::{PartialSchema, ToSchema};
+
+use super::error::MAX_LISTED_DIAGNOSTICS;
+
+/// What the monitors are asked to make of an endpoint (the core's
+/// [`DesiredState::ALL`]).
+pub struct DesiredStateName;
+
+impl PartialSchema for DesiredStateName {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(DesiredState::ALL.map(DesiredState::as_str)))
+            .into()
+    }
+}
+
+impl ToSchema for DesiredStateName {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "DesiredState".into()
+    }
+}
+
+/// The `desired_state` schema, inline (a list filter's and a record's).
+pub fn desired_state_schema() -> RefOr<Schema> {
+    DesiredStateName::schema()
+}
+
+fn one_of_strings(values: &[&str]) -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(values.iter().copied()))
+}
+
+fn capacity_types() -> ObjectBuilder {
+    one_of_strings(&["spot", "on-demand"])
+}
+
+fn frameworks() -> ObjectBuilder {
+    one_of_strings(&["vllm", "tgi"])
+}
+
+fn mooncake_modes() -> ObjectBuilder {
+    one_of_strings(&["disaggregated", "store", "both"])
+}
+
+fn offload_tiers() -> ObjectBuilder {
+    one_of_strings(&["cpu", "disk", "none"])
+}
+
+/// A byte size: a number of bytes or a text with a unit (`"4gb"`).
+fn byte_size() -> ObjectBuilder {
+    ObjectBuilder::new().schema_type(utoipa::openapi::schema::SchemaType::from_iter([
+        Type::String,
+        Type::Integer,
+    ]))
+}
+
+fn omitted(what: &str) -> String {
+    format!("How many {what} were left out: a list carries at most {MAX_LISTED_DIAGNOSTICS}.")
+}
+
+fn errors_omitted() -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::Integer)
+        .minimum(Some(1u64))
+        .description(Some(omitted("errors")))
+}
+
+fn warnings_omitted() -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::Integer)
+        .minimum(Some(1u64))
+        .description(Some(omitted("warnings")))
+}
+
+/// `GET /healthz`'s answer.
+#[derive(ToSchema)]
+pub struct Health {
+    #[schema(schema_with = ok)]
+    status: String,
+}
+
+fn ok() -> ObjectBuilder {
+    one_of_strings(&["ok"])
+}
+
+/// One thing wrong (or worth a warning) with a request, at the field it
+/// names.
+#[derive(ToSchema)]
+pub struct Diagnostic {
+    #[schema(examples("mooncake.topology.prefill"))]
+    path: String,
+    message: String,
+}
+
+/// The one error shape of the API.
+#[derive(ToSchema)]
+#[schema(as = Error)]
+pub struct ErrorBody {
+    error: String,
+    errors: Vec<Diagnostic>,
+    #[schema(schema_with = errors_omitted, required = false)]
+    errors_omitted: u64,
+}
+
+/// `POST /api/validate`'s answer.
+#[derive(ToSchema)]
+pub struct Validation {
+    ok: bool,
+    errors: Vec<Diagnostic>,
+    warnings: Vec<Diagnostic>,
+    /// The spec a deploy would store, when there is no error.
+    #[schema(value_type = Option<Object>, required = true)]
+    spec: (),
+    #[schema(schema_with = errors_omitted, required = false)]
+    errors_omitted: u64,
+    #[schema(schema_with = warnings_omitted, required = false)]
+    warnings_omitted: u64,
+}
+
+/// `PUT /api/endpoints/{name}/store`: the new `spec.mooncake.store` block
+/// (it replaces the old one).
+#[derive(ToSchema)]
+pub struct StoreSettings {
+    #[schema(required = false)]
+    enabled: bool,
+    #[schema(schema_with = byte_size, required = false)]
+    global_segment_size: (),
+    #[schema(schema_with = byte_size, required = false)]
+    local_buffer_size: (),
+    #[schema(schema_with = offload_tiers, required = false)]
+    offload: (),
+    #[schema(required = false)]
+    cold_tier_enabled: bool,
+}
+
+/// The parameters of GCO's deploy().
+#[derive(ToSchema)]
+pub struct DeployRequest {
+    endpoint_name: String,
+    #[schema(required = false)]
+    image: String,
+    #[schema(required = false)]
+    target_regions: Vec<String>,
+    #[schema(default = 1, required = false)]
+    replicas: i64,
+    #[schema(default = 1, required = false)]
+    gpu_count: i64,
+    #[schema(required = false)]
+    gpu_type: String,
+    #[schema(default = 8000, required = false)]
+    port: i64,
+    #[schema(required = false)]
+    model_path: String,
+    #[schema(required = false)]
+    model_source: String,
+    #[schema(default = "/health", required = false)]
+    health_check_path: String,
+    #[schema(required = false)]
+    env: BTreeMap<String, String>,
+    #[schema(default = "gco-inference", required = false)]
+    namespace: String,
+    #[schema(required = false)]
+    labels: BTreeMap<String, String>,
+    #[schema(value_type = Object, required = false)]
+    autoscaling: (),
+    #[schema(schema_with = capacity_types, required = false)]
+    capacity_type: (),
+    #[schema(required = false)]
+    extra_args: Vec<String>,
+    #[schema(default = "nvidia", required = false)]
+    accelerator: String,
+    #[schema(required = false)]
+    node_selector: BTreeMap<String, String>,
+    #[schema(default = true, required = false)]
+    rewrite_image: bool,
+    #[schema(schema_with = frameworks, required = false)]
+    framework: (),
+    #[schema(schema_with = mooncake_modes, required = false)]
+    mooncake_mode: (),
+    #[schema(default = 1, required = false)]
+    prefill_replicas: i64,
+    #[schema(default = 1, required = false)]
+    decode_replicas: i64,
+    #[schema(value_type = Object, required = false)]
+    mooncake_store: (),
+    #[schema(value_type = Object, required = false)]
+    mooncake_transfer: (),
+    #[schema(value_type = Object, required = false)]
+    mooncake_proxy: (),
+    #[schema(value_type = Object, required = false)]
+    mooncake_autoscaling: (),
+}
+
+/// One item of GCO's endpoints table.
+#[derive(ToSchema)]
+pub struct Record {
+    endpoint_name: String,
+    #[schema(schema_with = desired_state_schema)]
+    desired_state: (),
+    target_regions: Vec<String>,
+    namespace: String,
+    /// See core/schema/endpoint-spec.schema.json.
+    #[schema(value_type = Object)]
+    spec: (),
+    #[schema(value_type = Object, required = false)]
+    labels: (),
+    ingress_path: String,
+    created_at: String,
+    updated_at: String,
+    #[schema(value_type = Object)]
+    region_status: (),
+    #[schema(required = false)]
+    lifecycle_id: String,
+    #[schema(required = false)]
+    cleanup_regions: Vec<String>,
+    #[schema(required = false)]
+    region_generations: BTreeMap<String, String>,
+}
+
+/// A stored item that is no record this service reads.
+#[derive(ToSchema)]
+pub struct Unreadable {
+    endpoint_name: String,
+    /// The attribute at fault, or empty when the item is no record at all.
+    path: String,
+    message: String,
+}
+
+/// `GET /api/endpoints`'s answer.
+#[derive(ToSchema)]
+pub struct Listing {
+    endpoints: Vec<Record>,
+    /// Stored items that are no record this service reads (written by
+    /// another program, say), on the first page whatever the filters:
+    /// listed by name so that none is passed over, and a read of one is
+    /// refused.
+    unreadable: Vec<Unreadable>,
+    /// Present when `limit` is given: the `after` of the next page, or null
+    /// after the last one.
+    #[schema(required = false)]
+    next: Option<String>,
+}
+
+/// A deploy request or a bare endpoint spec.
+pub struct ValidateBody;
+
+impl PartialSchema for ValidateBody {
+    fn schema() -> RefOr<Schema> {
+        OneOfBuilder::new()
+            .item(utoipa::openapi::Ref::from_schema_name(DeployRequest::name()))
+            .item(
+                ObjectBuilder::new()
+                    .schema_type(Type::Object)
+                    .description(Some("An endpoint spec")),
+            )
+            .into()
+    }
+}
+
+impl ToSchema for ValidateBody {}
