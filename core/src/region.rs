@@ -3,7 +3,9 @@
 //! section 4.4-4.8). Each has GCO's default where GCO has one; where it has
 //! none the renderers say what the monitor does instead.
 
-use crate::limits::{MOONCAKE_MASTER_METADATA_PORT, MOONCAKE_MASTER_NAME, MOONCAKE_MASTER_RPC_PORT};
+use crate::limits::{
+    MOONCAKE_MASTER_METADATA_PORT, MOONCAKE_MASTER_NAME, MOONCAKE_MASTER_RPC_PORT,
+};
 
 /// The project name the monitor builds its SSM paths from when its
 /// `PROJECT_NAME` env is unset.

@@ -431,11 +431,29 @@ fn autoscaling_enabled_truthy_seeds_replicas_but_only_true_makes_an_autoscaler()
         r#"{"endpoint_name": "pd", "mooncake_mode": "disaggregated", "mooncake_autoscaling": {"enabled": true, "decode": {"metrics": [{"type": "qps", "target": 5}]}}}"#,
     );
     let p = plan_in(&r, "us-east-1");
-    assert_eq!(int(&p, Kind::HorizontalPodAutoscaler, "pd-decode", "min_replicas"), 1);
-    assert_eq!(int(&p, Kind::HorizontalPodAutoscaler, "pd-decode", "max_replicas"), 10);
+    assert_eq!(
+        int(
+            &p,
+            Kind::HorizontalPodAutoscaler,
+            "pd-decode",
+            "min_replicas"
+        ),
+        1
+    );
+    assert_eq!(
+        int(
+            &p,
+            Kind::HorizontalPodAutoscaler,
+            "pd-decode",
+            "max_replicas"
+        ),
+        10
+    );
     // The unknown metric is skipped; with none left, cpu at 70.
     assert_eq!(
-        setting(&p, Kind::HorizontalPodAutoscaler, "pd-decode", "metrics").unwrap().to_json(),
+        setting(&p, Kind::HorizontalPodAutoscaler, "pd-decode", "metrics")
+            .unwrap()
+            .to_json(),
         r#"[{"type": "cpu", "target": 70}]"#
     );
 }

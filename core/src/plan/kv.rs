@@ -367,5 +367,9 @@ fn python_int(text: &str) -> Option<i64> {
     {
         return None;
     }
-    digits.replace('_', "").parse::<i64>().ok().map(|n| sign * n)
+    digits
+        .replace('_', "")
+        .parse::<i64>()
+        .ok()
+        .map(|n| sign * n)
 }
