@@ -26,6 +26,7 @@ pub mod protocol;
 pub mod pyrepr;
 pub mod record;
 pub mod region;
+pub mod scope;
 pub mod share;
 pub mod spec;
 mod suggest;

@@ -379,7 +379,7 @@ fn an_invalid_stored_block_is_refused_with_the_references_message() {
 #[test]
 fn mooncake_json_reads_protocol_and_device_only_from_transfer() {
     let r = record(
-        r#"{"endpoint_name": "kv", "mooncake_mode": "store", "mooncake_transfer": {"protocol": "tcp", "device_name": "eth1"}, "mooncake_store": {"protocol": "rdma", "device_name": "rdmap0", "master_server_address": "master.us-east-1.example:50051", "metadata_server": "http://meta.us-east-1.example/metadata"}}"#,
+        r#"{"endpoint_name": "kv", "target_regions": ["us-east-1"], "mooncake_mode": "store", "mooncake_transfer": {"protocol": "tcp", "device_name": "eth1"}, "mooncake_store": {"protocol": "rdma", "device_name": "rdmap0", "master_server_address": "master.us-east-1.example:50051", "metadata_server": "http://meta.us-east-1.example/metadata"}}"#,
     );
     let p = plan_in(&r, "us-east-1");
     // The spec's store addresses are never rendered: the region's are.
