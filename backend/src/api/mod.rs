@@ -2,6 +2,7 @@
 
 mod body;
 mod error;
+mod manifests;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -34,6 +35,7 @@ pub fn router() -> Router<AppState> {
         .route("/api/openapi.json", get(openapi))
         .route("/api/config", get(config))
         .route("/api/validate", post(validate))
+        .route("/api/manifests", post(manifests::render))
         .route("/api/endpoints", get(list).post(deploy))
         .route("/api/endpoints/{name}", get(show).delete(remove))
         .route("/api/endpoints/{name}/topology", put(set_topology))
