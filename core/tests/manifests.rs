@@ -430,3 +430,27 @@ fn the_admin_secret_value_is_redacted_and_the_proxy_program_is_a_placeholder() {
             .contains("is not shipped here")
     );
 }
+
+#[test]
+fn store_modes_over_tcp_keep_the_master_but_leave_efa() {
+    for (mode, file) in [("store", "store-tcp.yaml"), ("both", "both-tcp.yaml")] {
+        let r = record(&format!(
+            r#"{{"endpoint_name": "kv", "gpu_count": 1, "mooncake_mode": "{mode}", "mooncake_transfer": {{"protocol": "tcp", "device_name": "eth0"}}}}"#
+        ));
+        let m = manifests(&r, &region("us-east-1")).unwrap();
+        let names = kinds(&m);
+        assert!(
+            names.contains(&"StatefulSet mooncake-master".to_owned()),
+            "{mode}"
+        );
+        assert!(
+            names.contains(&"NetworkPolicy allow-rdma-bootstrap".to_owned()),
+            "{mode}"
+        );
+        let yaml = m.to_yaml();
+        for efa in ["vpc.amazonaws.com/efa", "mooncake-efa", "efa: 'true'"] {
+            assert!(!yaml.contains(efa), "{mode}: no EFA over tcp ({efa})");
+        }
+        golden(file, &m);
+    }
+}

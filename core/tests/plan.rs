@@ -457,3 +457,24 @@ fn autoscaling_enabled_truthy_seeds_replicas_but_only_true_makes_an_autoscaler()
         r#"[{"type": "cpu", "target": 70}]"#
     );
 }
+
+#[test]
+fn the_bootstrap_port_is_read_as_python_int_reads_it() {
+    for (given, want) in [
+        ("", 8998),
+        (r#", "bootstrap_base_port": 9100"#, 9100),
+        (r#", "bootstrap_base_port": " +9_100 ""#, 9100),
+        (r#", "bootstrap_base_port": "nine""#, 8998),
+        (r#", "bootstrap_base_port": 70000"#, 70000),
+    ] {
+        let r = record(&format!(
+            r#"{{"endpoint_name": "pd", "mooncake_mode": "disaggregated", "mooncake_transfer": {{"protocol": "rdma"{given}}}}}"#
+        ));
+        let p = plan_in(&r, "us-east-1");
+        assert_eq!(
+            int(&p, Kind::Deployment, "pd-prefill", "bootstrap_port"),
+            want,
+            "{given}"
+        );
+    }
+}

@@ -164,9 +164,11 @@ pub(super) fn mooncake(
     Ok(out)
 }
 
-/// The config the pods mount, and EFA placement for RDMA pods.
+/// The config the pods mount, the KV bootstrap port, and EFA placement for
+/// RDMA pods.
 fn placement(settings: &mut Object, block: &Block<'_>, config_map: &str) {
     settings.insert("config_map", config_map);
+    settings.insert("bootstrap_port", block.bootstrap_base_port());
     if !block.uses_rdma() {
         return;
     }
