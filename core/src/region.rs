@@ -64,6 +64,26 @@ impl RegionContext {
         format!("http://{host}:{MOONCAKE_MASTER_METADATA_PORT}/metadata")
     }
 
+    /// Whether `MOONCAKE_METADATA_SERVER` is given (else GCO's default).
+    pub fn has_metadata_server(&self) -> bool {
+        given(&self.metadata_server).is_some()
+    }
+
+    /// Whether `MOONCAKE_MASTER_ADDRESS` is given (else GCO's default).
+    pub fn has_master_address(&self) -> bool {
+        given(&self.master_address).is_some()
+    }
+
+    /// `MOONCAKE_MASTER_IMAGE`, when given.
+    pub fn master_image(&self) -> Option<&str> {
+        given(&self.master_image)
+    }
+
+    /// The EKS cluster name, when given.
+    pub fn cluster_name(&self) -> Option<&str> {
+        given(&self.cluster_name)
+    }
+
     pub fn project_name(&self) -> &str {
         given(&self.project_name).unwrap_or(DEFAULT_PROJECT_NAME)
     }

@@ -454,3 +454,23 @@ fn store_modes_over_tcp_keep_the_master_but_leave_efa() {
         golden(file, &m);
     }
 }
+
+#[test]
+fn a_blank_region_setting_counts_as_not_given() {
+    let r = record(r#"{"endpoint_name": "kv", "mooncake_mode": "store"}"#);
+    let ctx = RegionContext {
+        metadata_server: Some(" ".into()),
+        ..region("us-east-1")
+    };
+    let m = manifests(&r, &ctx).unwrap();
+    assert!(
+        m.notes
+            .iter()
+            .any(|n| n.starts_with("MOONCAKE_METADATA_SERVER not given"))
+    );
+    let ctx = RegionContext {
+        master_image: Some("".into()),
+        ..region("us-east-1")
+    };
+    assert_eq!(error(&r, &ctx).0, "spec.mooncake.store.master_image");
+}

@@ -68,11 +68,7 @@ pub(super) fn role_autoscaler(
             },
         ))));
     }
-    let cluster = ep
-        .ctx
-        .cluster_name
-        .as_deref()
-        .filter(|c| !c.trim().is_empty());
+    let cluster = ep.ctx.cluster_name();
     let mut triggers = Vec::new();
     for metric in &scaling.metrics {
         let value = metric.target.to_string();

@@ -50,12 +50,7 @@ fn master_image(ep: &Endpoint<'_>, block: &Block<'_>) -> Result<String, Manifest
     if let Some(image) = from_spec {
         return Ok(image.to_owned());
     }
-    if let Some(image) = ep
-        .ctx
-        .master_image
-        .as_deref()
-        .filter(|s| !s.trim().is_empty())
-    {
+    if let Some(image) = ep.ctx.master_image() {
         return Ok(image.to_owned());
     }
     Err(PlanError {

@@ -73,13 +73,13 @@ pub(super) fn mooncake_config(
     } else {
         String::new()
     };
-    if ctx.metadata_server.is_none() {
+    if !ctx.has_metadata_server() {
         notes.push(format!(
             "MOONCAKE_METADATA_SERVER not given: GCO's default {}",
             ctx.metadata_server()
         ));
     }
-    if block.store_enabled() && ctx.master_address.is_none() {
+    if block.store_enabled() && !ctx.has_master_address() {
         notes.push(format!(
             "MOONCAKE_MASTER_ADDRESS not given: GCO's default {}",
             ctx.master_address()
