@@ -123,9 +123,13 @@ fn plan_prints_the_objects_of_one_region_or_of_each() {
     assert_eq!(
         kinds,
         [
-            "ConfigMap chat-mooncake",
             "StatefulSet mooncake-master",
             "Service mooncake-master",
+            "NetworkPolicy allow-inference-internal",
+            "NetworkPolicy allow-pod-to-master",
+            "NetworkPolicy allow-pod-to-metadata",
+            "NetworkPolicy allow-rdma-bootstrap",
+            "ConfigMap chat-mooncake",
             "Deployment chat",
             "Service chat"
         ]

@@ -130,13 +130,20 @@ fn check_combination(mode: &str, transfer: Option<&str>, store_on: bool, autosca
     let has_store = mode != "disaggregated";
 
     // Objects, in order.
-    let mut expected = vec!["ConfigMap ep-mooncake".to_owned()];
+    // The monitor's pass order: the shared master and the namespace's
+    // NetworkPolicies first, then the endpoint's config.
+    let mut expected: Vec<String> = Vec::new();
     if has_store || protocol == "rdma" {
         expected.extend([
             "StatefulSet mooncake-master".into(),
             "Service mooncake-master".into(),
+            "NetworkPolicy allow-inference-internal".into(),
+            "NetworkPolicy allow-pod-to-master".into(),
+            "NetworkPolicy allow-pod-to-metadata".into(),
+            "NetworkPolicy allow-rdma-bootstrap".into(),
         ]);
     }
+    expected.push("ConfigMap ep-mooncake".into());
     if split {
         expected.extend(["Deployment ep-prefill".into(), "Service ep-prefill".into()]);
         if autoscale {
@@ -243,6 +250,7 @@ fn tcp_disaggregated_needs_no_master_and_no_efa() {
     );
     let p = plan_in(&r, "us-east-1");
     assert!(!names(&p).iter().any(|n| n.contains("mooncake-master")));
+    assert!(!names(&p).iter().any(|n| n.starts_with("NetworkPolicy")));
     assert!(setting(&p, Kind::Deployment, "pd-decode", "efa").is_none());
 }
 
@@ -331,12 +339,29 @@ fn stopped_endpoints_scale_to_zero_and_keep_the_rest() {
 }
 
 #[test]
-fn deleted_endpoints_remove_all_but_the_shared_master() {
+fn deleted_endpoints_remove_all_but_the_shared_master_and_policies() {
     let mut r = record(r#"{"endpoint_name": "pd", "mooncake_mode": "both"}"#);
     r.desired_state = DesiredState::Deleted;
     let p = plan_in(&r, "us-east-1");
+    let shared: Vec<_> = p
+        .objects
+        .iter()
+        .filter(|o| o.shared)
+        .map(|o| o.name.as_str())
+        .collect();
+    assert_eq!(
+        shared,
+        [
+            "mooncake-master",
+            "mooncake-master",
+            "allow-inference-internal",
+            "allow-pod-to-master",
+            "allow-pod-to-metadata",
+            "allow-rdma-bootstrap"
+        ]
+    );
     for o in &p.objects {
-        let want = if o.name == "mooncake-master" {
+        let want = if o.shared {
             Action::Keep
         } else {
             Action::Delete
@@ -474,6 +499,12 @@ fn the_bootstrap_port_is_read_as_python_int_reads_it() {
         assert_eq!(
             int(&p, Kind::Deployment, "pd-prefill", "bootstrap_port"),
             want,
+            "{given}"
+        );
+        let window = text(&p, Kind::NetworkPolicy, "allow-rdma-bootstrap", "tcp_ports");
+        assert_eq!(
+            window,
+            format!("{want}-{}", (want + 100).min(65535)),
             "{given}"
         );
     }

@@ -20,20 +20,16 @@ use super::meta::{map, object_meta, selector};
 use super::{Endpoint, Manifest, ManifestError, Notes};
 use crate::json::Value;
 use crate::limits::{
-    MOONCAKE_BOOTSTRAP_PORT_SPAN, MOONCAKE_MASTER_METADATA_PORT, MOONCAKE_MASTER_NAME,
-    MOONCAKE_MASTER_RPC_PORT,
+    MOONCAKE_MASTER_METADATA_PORT, MOONCAKE_MASTER_NAME, MOONCAKE_MASTER_RPC_PORT,
+    NETWORK_POLICY_INFERENCE_INTERNAL as INFERENCE_INTERNAL,
+    NETWORK_POLICY_POD_TO_MASTER as POD_TO_MASTER,
+    NETWORK_POLICY_POD_TO_METADATA as POD_TO_METADATA,
+    NETWORK_POLICY_RDMA_BOOTSTRAP as RDMA_BOOTSTRAP,
 };
 use crate::plan::{Block, PlanError};
 
 const RPC_PORT: i32 = MOONCAKE_MASTER_RPC_PORT as i32;
 const METADATA_PORT: i32 = MOONCAKE_MASTER_METADATA_PORT as i32;
-/// The highest TCP port: the bootstrap window stops there.
-const MAX_PORT: i64 = 65535;
-
-pub(crate) const INFERENCE_INTERNAL: &str = "allow-inference-internal";
-pub(crate) const POD_TO_MASTER: &str = "allow-pod-to-master";
-pub(crate) const POD_TO_METADATA: &str = "allow-pod-to-metadata";
-pub(crate) const RDMA_BOOTSTRAP: &str = "allow-rdma-bootstrap";
 
 fn master_labels() -> std::collections::BTreeMap<String, String> {
     map([("app", MOONCAKE_MASTER_NAME), ("project", "gco")])
@@ -245,8 +241,7 @@ fn ingress_from_inference(ports: Vec<NetworkPolicyPort>) -> NetworkPolicyIngress
 
 /// The four allow rules beside the namespace's default-deny posture.
 pub(super) fn network_policies(namespace: &str, block: &Block<'_>) -> [Manifest; 4] {
-    let base = block.bootstrap_base_port();
-    let end = (base + MOONCAKE_BOOTSTRAP_PORT_SPAN).min(MAX_PORT);
+    let (base, end) = block.bootstrap_window();
     let clamp = |p: i64| i32::try_from(p).unwrap_or(if p < 0 { i32::MIN } else { i32::MAX });
     [
         policy(

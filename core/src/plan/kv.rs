@@ -5,13 +5,16 @@
 
 use crate::json::{Object, Value};
 use crate::limits::{
-    MOONCAKE_AUTOSCALE_DEFAULT_MAX, MOONCAKE_AUTOSCALE_DEFAULT_MIN,
+    MOONCAKE_AUTOSCALE_DEFAULT_MAX, MOONCAKE_AUTOSCALE_DEFAULT_MIN, MOONCAKE_BOOTSTRAP_PORT_SPAN,
     MOONCAKE_DEFAULT_AUTOSCALE_METRIC, MOONCAKE_DEFAULT_BOOTSTRAP_BASE_PORT,
     MOONCAKE_DEFAULT_GLOBAL_SEGMENT_SIZE, MOONCAKE_DEFAULT_LOCAL_BUFFER_SIZE,
     MOONCAKE_DEFAULT_PROXY_REPLICAS, MOONCAKE_DEFAULT_TRANSFER_PROTOCOL, MOONCAKE_PROXY_SCHEDULING,
 };
 use crate::mooncake::{Mode, Role};
 use crate::region::RegionContext;
+
+/// The highest TCP port.
+const MAX_TCP_PORT: i64 = 65535;
 
 /// The parts of a valid `mooncake` block the monitor reads.
 #[derive(Debug, Clone, Copy)]
@@ -84,6 +87,16 @@ impl<'a> Block<'a> {
             _ => None,
         };
         parsed.unwrap_or(MOONCAKE_DEFAULT_BOOTSTRAP_BASE_PORT)
+    }
+
+    /// The TCP window `allow-rdma-bootstrap` opens: the base port, up to
+    /// [`MOONCAKE_BOOTSTRAP_PORT_SPAN`] above it but not past 65535.
+    pub fn bootstrap_window(&self) -> (i64, i64) {
+        let base = self.bootstrap_base_port();
+        (
+            base,
+            (base + MOONCAKE_BOOTSTRAP_PORT_SPAN).min(MAX_TCP_PORT),
+        )
     }
 
     /// A store byte size as stored (a decimal string, or an int), else the

@@ -27,6 +27,8 @@ pub enum Kind {
     ConfigMap,
     Secret,
     StatefulSet,
+    /// An allow rule beside the namespace's default-deny posture.
+    NetworkPolicy,
     HorizontalPodAutoscaler,
     /// KEDA's autoscaler, for metrics a plain HPA cannot read (GPU).
     ScaledObject,
@@ -40,6 +42,7 @@ impl Kind {
             Kind::ConfigMap => "ConfigMap",
             Kind::Secret => "Secret",
             Kind::StatefulSet => "StatefulSet",
+            Kind::NetworkPolicy => "NetworkPolicy",
             Kind::HorizontalPodAutoscaler => "HorizontalPodAutoscaler",
             Kind::ScaledObject => "ScaledObject",
         }

@@ -5,6 +5,8 @@ use super::{Action, Block, Kind, PlanError, PlannedObject, serving_image};
 use crate::json::{Object, Value};
 use crate::limits::{
     EFA_RESOURCE, MOONCAKE_MASTER_METADATA_PORT, MOONCAKE_MASTER_NAME, MOONCAKE_MASTER_RPC_PORT,
+    NETWORK_POLICY_INFERENCE_INTERNAL, NETWORK_POLICY_POD_TO_MASTER,
+    NETWORK_POLICY_POD_TO_METADATA, NETWORK_POLICY_RDMA_BOOTSTRAP,
 };
 use crate::mooncake::Role;
 use crate::record::Record;
@@ -105,19 +107,6 @@ pub(super) fn mooncake(
     let name = record.endpoint_name.as_str();
     let mut out = Vec::new();
 
-    let config_map = format!("{name}-mooncake");
-    // Without the bucket the plan names where the monitor reads it.
-    let cold_tier = ctx.cold_tier_uri(name).unwrap_or_else(|| {
-        format!(
-            "s3://<SSM {} in {}>/mooncake-kv/{name}/",
-            ctx.bucket_parameter(),
-            ctx.region
-        )
-    });
-    let mut data = Object::new();
-    data.insert("mooncake.json", block.mooncake_json(ctx, &cold_tier));
-    out.push(object(Kind::ConfigMap, &config_map, data));
-
     if block.needs_master() {
         let mut ports = Object::new();
         ports.insert("rpc", MOONCAKE_MASTER_RPC_PORT);
@@ -130,7 +119,21 @@ pub(super) fn mooncake(
                 ..object(kind, MOONCAKE_MASTER_NAME, settings)
             });
         }
+        out.extend(network_policies(&block));
     }
+
+    let config_map = format!("{name}-mooncake");
+    // Without the bucket the plan names where the monitor reads it.
+    let cold_tier = ctx.cold_tier_uri(name).unwrap_or_else(|| {
+        format!(
+            "s3://<SSM {} in {}>/mooncake-kv/{name}/",
+            ctx.bucket_parameter(),
+            ctx.region
+        )
+    });
+    let mut data = Object::new();
+    data.insert("mooncake.json", block.mooncake_json(ctx, &cold_tier));
+    out.push(object(Kind::ConfigMap, &config_map, data));
 
     if !block.mode.is_split() {
         let mut settings = pod.deployment(
@@ -162,6 +165,47 @@ pub(super) fn mooncake(
     }
     out.extend(proxy(name, &block));
     Ok(out)
+}
+
+/// The namespace's four allow rules, shared like the master: what each
+/// selects, whom it admits and on which TCP ports.
+fn network_policies(block: &Block<'_>) -> Vec<PlannedObject> {
+    let inference = "gco.io/type=inference";
+    let master = format!("app={MOONCAKE_MASTER_NAME}");
+    let (base, end) = block.bootstrap_window();
+    let rule = |name: &str, selects: &str, ports: String| {
+        let mut settings = Object::new();
+        settings.insert("selects", selects);
+        settings.insert("from", inference);
+        settings.insert("tcp_ports", ports);
+        PlannedObject {
+            shared: true,
+            ..object(Kind::NetworkPolicy, name, settings)
+        }
+    };
+    let mut internal = rule(NETWORK_POLICY_INFERENCE_INTERNAL, inference, "all".into());
+    internal.settings.insert(
+        "egress",
+        format!("{inference} (all TCP), {master} (TCP {MOONCAKE_MASTER_RPC_PORT}, {MOONCAKE_MASTER_METADATA_PORT})"),
+    );
+    vec![
+        internal,
+        rule(
+            NETWORK_POLICY_POD_TO_MASTER,
+            &master,
+            MOONCAKE_MASTER_RPC_PORT.to_string(),
+        ),
+        rule(
+            NETWORK_POLICY_POD_TO_METADATA,
+            &master,
+            MOONCAKE_MASTER_METADATA_PORT.to_string(),
+        ),
+        rule(
+            NETWORK_POLICY_RDMA_BOOTSTRAP,
+            inference,
+            format!("{base}-{end}"),
+        ),
+    ]
 }
 
 /// The config the pods mount, the KV bootstrap port, and EFA placement for
