@@ -6,8 +6,10 @@
 pub const OPENAPI: &str = "/api/openapi.json";
 /// The deploy defaults ([`crate::Config`]).
 pub const CONFIG: &str = "/api/config";
-/// Checks a deploy request or a spec.
+/// Checks a deploy request.
 pub const VALIDATE: &str = "/api/validate";
+/// The Kubernetes objects of a deploy request or record in one region.
+pub const MANIFESTS: &str = "/api/manifests";
 /// The list of endpoints (GET) and deploys (POST).
 pub const ENDPOINTS: &str = "/api/endpoints";
 /// One endpoint: read (GET), delete (DELETE).

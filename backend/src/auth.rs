@@ -198,10 +198,14 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     diff == 0
 }
 
+/// Routes that are POSTed to but store nothing.
+const READ_ONLY_POSTS: [&str; 2] = ["/api/validate", "/api/manifests"];
+
 /// A request that changes something: any method but GET/HEAD/OPTIONS, except
-/// `/api/validate`, which stores nothing.
+/// [`READ_ONLY_POSTS`].
 fn is_mutation(method: &Method, path: &str) -> bool {
-    !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) && path != "/api/validate"
+    !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+        && !READ_ONLY_POSTS.contains(&path)
 }
 
 /// Whether a browser says this request comes from another site: its

@@ -9,6 +9,7 @@ use crate::json::{self, Value};
 use crate::plan::plan;
 use crate::protocol;
 use crate::record::Record;
+use crate::region::RegionContext;
 
 const USAGE: &str = "\
 gco-spec: check GCO inference endpoint specs
@@ -22,6 +23,15 @@ USAGE:
                                 what GCO's monitor creates for the endpoint
                                 (a deploy request or a record) in region R,
                                 or in each target region, as JSON
+    gco-spec manifests FILE --region R [-o yaml|json] [--cluster-name N]
+             [--regional-bucket B] [--metadata-server URL]
+             [--master-address HOST:PORT] [--master-image IMG]
+             [--project-name P]
+                                the Kubernetes objects GCO's monitor applies
+                                for the endpoint in region R, as one v1 List
+                                (YAML by default). The flags stand for the
+                                region's monitor settings; a default used is
+                                a leading # comment (JSON: on stderr)
     gco-spec cli FILE           the `gco inference` commands that produce the
                                 same endpoint, one per line; what they cannot
                                 express is reported on stderr
@@ -44,6 +54,13 @@ pub fn main(args: Vec<String>) -> i32 {
                 plan_file(file, Some(region))
             }
             _ => usage_error(),
+        },
+        Some("manifests") => match ManifestsArgs::parse(&args[1..]) {
+            Ok(parsed) => manifests_file(&parsed),
+            Err(message) => {
+                eprintln!("gco-spec manifests: {message}");
+                usage_error()
+            }
         },
         Some("cli") if args.len() == 2 => cli_file(&args[1]),
         Some("--help" | "-h" | "help") => {
@@ -165,4 +182,77 @@ fn cli_file(file: &str) -> i32 {
         eprintln!("{file}: {note}");
     }
     0
+}
+
+/// The arguments of `gco-spec manifests`.
+struct ManifestsArgs {
+    file: String,
+    json: bool,
+    ctx: RegionContext,
+}
+
+impl ManifestsArgs {
+    fn parse(args: &[String]) -> Result<ManifestsArgs, String> {
+        let mut file = None;
+        let mut json = false;
+        let mut region = None;
+        let mut ctx = RegionContext::default();
+        let mut rest = args.iter();
+        while let Some(arg) = rest.next() {
+            let mut value = || {
+                rest.next()
+                    .cloned()
+                    .ok_or_else(|| format!("{arg} needs a value"))
+            };
+            match arg.as_str() {
+                "--region" => region = Some(value()?),
+                "-o" | "--output" => {
+                    json = match value()?.as_str() {
+                        "yaml" => false,
+                        "json" => true,
+                        other => return Err(format!("-o must be yaml or json, got {other:?}")),
+                    }
+                }
+                "--cluster-name" => ctx.cluster_name = Some(value()?),
+                "--regional-bucket" => ctx.regional_bucket = Some(value()?),
+                "--metadata-server" => ctx.metadata_server = Some(value()?),
+                "--master-address" => ctx.master_address = Some(value()?),
+                "--master-image" => ctx.master_image = Some(value()?),
+                "--project-name" => ctx.project_name = Some(value()?),
+                flag if flag.starts_with("--") => return Err(format!("unknown flag {flag}")),
+                path if file.is_none() => file = Some(path.to_owned()),
+                extra => return Err(format!("unexpected argument {extra:?}")),
+            }
+        }
+        ctx.region = region.ok_or("--region is required")?;
+        Ok(ManifestsArgs {
+            file: file.ok_or("FILE is required")?,
+            json,
+            ctx,
+        })
+    }
+}
+
+fn manifests_file(args: &ManifestsArgs) -> i32 {
+    let file = &args.file;
+    let Some(record) = read_record(file, Some(&args.ctx.region)) else {
+        return 1;
+    };
+    match crate::manifests::manifests(&record, &args.ctx) {
+        Ok(m) if args.json => {
+            for note in &m.notes {
+                eprintln!("{file}: note: {note}");
+            }
+            println!("{}", m.to_json());
+            0
+        }
+        Ok(m) => {
+            print!("{}", m.to_yaml());
+            0
+        }
+        Err(e) => {
+            println!("{file}: {}: {}", e.path, e.message);
+            1
+        }
+    }
 }

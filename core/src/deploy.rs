@@ -302,6 +302,13 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
         }
     };
 
+    // GCO's monitors refuse addresses outside their region. With no target
+    // regions known (a file check of a request naming none), no region's
+    // monitor is known either, so nothing is checked.
+    if let Some(block) = &block {
+        crate::scope::check_scope(block, &target_regions, "", &mut report);
+    }
+
     let image_missing = image.is_none();
     let spec = assemble_spec(
         req,

@@ -95,6 +95,9 @@ fn check_record(v: &Value) -> Report {
             ));
         }
     }
+    if let Some(block) = record.spec.get("mooncake") {
+        crate::scope::check_scope(block, &record.target_regions, "spec.", &mut report);
+    }
     for d in check_spec(&Value::Object(record.spec)).diagnostics {
         report.push(Diagnostic {
             path: format!("spec.{}", d.path),

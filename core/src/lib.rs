@@ -16,6 +16,8 @@ pub mod document;
 pub mod ecr;
 pub mod json;
 pub mod limits;
+#[cfg(feature = "manifests")]
+pub mod manifests;
 pub mod mooncake;
 pub mod names;
 pub mod ops;
@@ -23,6 +25,8 @@ pub mod plan;
 pub mod protocol;
 pub mod pyrepr;
 pub mod record;
+pub mod region;
+pub mod scope;
 pub mod share;
 pub mod spec;
 pub mod status;
@@ -46,7 +50,8 @@ pub use mooncake::{
     BuildArgs, BuildError, Mode, Role, check_mooncake, validate_mooncake, validate_mooncake_json,
 };
 pub use ops::{Change, OpError, OpErrorKind, apply};
-pub use plan::{Plan, PlanError, plan, plan_deployment};
+pub use plan::{Plan, PlanError, plan, plan_deployment, plan_in_region};
 pub use record::{DesiredState, Record};
+pub use region::RegionContext;
 pub use spec::check_spec;
 pub use status::{CanarySpec, RegionState, RegionStatus};

@@ -77,9 +77,24 @@ pub const MOONCAKE_MASTER_METADATA_PORT: i64 = 8080;
 /// The metric a role autoscales on when its block names none: CPU at 70%.
 pub const MOONCAKE_DEFAULT_AUTOSCALE_METRIC: (&str, i64) = ("cpu", 70);
 
-/// Autoscaling metrics KEDA serves (from GPU exporters); the others (`cpu`,
-/// `memory`) are resource metrics a plain HPA reads.
-pub const KEDA_METRICS: [&str; 2] = ["gpu", "gpu_memory"];
+/// A role autoscaler's bounds when its block leaves them out (GCO_FACTS_NEWEST 4.8).
+pub const MOONCAKE_AUTOSCALE_DEFAULT_MIN: i64 = 1;
+/// See [`MOONCAKE_AUTOSCALE_DEFAULT_MIN`].
+pub const MOONCAKE_AUTOSCALE_DEFAULT_MAX: i64 = 10;
+
+/// The allow rules GCO's monitor keeps beside a namespace's default-deny
+/// posture, once per namespace (GCO_FACTS_NEWEST 4.7).
+pub const NETWORK_POLICY_INFERENCE_INTERNAL: &str = "allow-inference-internal";
+/// See [`NETWORK_POLICY_INFERENCE_INTERNAL`].
+pub const NETWORK_POLICY_POD_TO_MASTER: &str = "allow-pod-to-master";
+/// See [`NETWORK_POLICY_INFERENCE_INTERNAL`].
+pub const NETWORK_POLICY_POD_TO_METADATA: &str = "allow-pod-to-metadata";
+/// See [`NETWORK_POLICY_INFERENCE_INTERNAL`].
+pub const NETWORK_POLICY_RDMA_BOOTSTRAP: &str = "allow-rdma-bootstrap";
+
+/// The bootstrap ports the `allow-rdma-bootstrap` NetworkPolicy opens above
+/// `transfer.bootstrap_base_port`: vLLM derives one port per worker from it.
+pub const MOONCAKE_BOOTSTRAP_PORT_SPAN: i64 = 100;
 
 /// The PD proxy's replicas when `proxy.replicas` is not set.
 pub const MOONCAKE_DEFAULT_PROXY_REPLICAS: i64 = 1;

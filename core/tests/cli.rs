@@ -123,9 +123,13 @@ fn plan_prints_the_objects_of_one_region_or_of_each() {
     assert_eq!(
         kinds,
         [
-            "ConfigMap chat-mooncake",
             "StatefulSet mooncake-master",
             "Service mooncake-master",
+            "NetworkPolicy allow-inference-internal",
+            "NetworkPolicy allow-pod-to-master",
+            "NetworkPolicy allow-pod-to-metadata",
+            "NetworkPolicy allow-rdma-bootstrap",
+            "ConfigMap chat-mooncake",
             "Deployment chat",
             "Service chat"
         ]
@@ -174,4 +178,128 @@ fn cli_prints_the_gco_commands_one_per_line() {
     );
     let (code, _) = run(&["cli"], "");
     assert_eq!(code, 2);
+}
+
+fn run_with_stderr(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_gco-spec"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn manifests_prints_one_list_as_yaml_or_json_with_the_defaults_noted() {
+    let request = r#"{"endpoint_name": "pd", "mooncake_mode": "disaggregated", "mooncake_transfer": {"protocol": "tcp"}}"#;
+    let (code, out) = run(&["manifests", "-", "--region", "us-east-1"], request);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("\n# MOONCAKE_METADATA_SERVER not given: GCO's default http://mooncake-master:8080/metadata\n"), "{out}");
+    assert!(
+        out.contains("it\napiVersion: v1\nkind: List\nitems:\n"),
+        "{out}"
+    );
+    assert!(out.contains("  kind: Deployment\n  metadata:\n"), "{out}");
+
+    let file = temp_file("pd.json", request);
+    let (code, out, err) = run_with_stderr(&[
+        "manifests",
+        &file,
+        "--region",
+        "us-east-1",
+        "-o",
+        "json",
+        "--metadata-server",
+        "http://meta.gco.svc:8080/metadata",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let list: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(list["kind"], "List");
+    assert_eq!(list["items"].as_array().unwrap().len(), 9);
+    assert_eq!(
+        list["items"][0]["data"]["mooncake.json"],
+        r#"{"device_name": "", "metadata_server": "http://meta.gco.svc:8080/metadata", "protocol": "tcp"}"#
+    );
+    assert!(!err.contains("MOONCAKE_METADATA_SERVER"), "{err}");
+    assert!(
+        err.contains(&format!("{file}: note: gco.io/leader-epoch is left out")),
+        "{err}"
+    );
+}
+
+#[test]
+fn manifests_reports_what_the_region_must_supply_and_bad_usage() {
+    let file = temp_file(
+        "kv.json",
+        r#"{"endpoint_name": "kv", "mooncake_mode": "store", "mooncake_store": {"cold_tier_enabled": true}}"#,
+    );
+    let (code, out) = run(
+        &[
+            "manifests",
+            &file,
+            "--region",
+            "us-east-1",
+            "--master-image",
+            "m:1",
+        ],
+        "",
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        out,
+        format!(
+            "{file}: spec.mooncake.store.cold_tier_enabled: the cold tier needs us-east-1's regional bucket (SSM /gco/regional-shared-bucket/name): pass it as the regional bucket. Without it GCO's monitor cannot render mooncake.json and reports the region as error 'cold_tier_s3_uri' (as read)\n"
+        )
+    );
+    let (code, out) = run(
+        &[
+            "manifests",
+            &file,
+            "--region",
+            "us-east-1",
+            "--master-image",
+            "m:1",
+            "--regional-bucket",
+            "b1",
+        ],
+        "",
+    );
+    assert_eq!(code, 0);
+    assert!(
+        out.contains(r#""cold_tier_s3_uri": "s3://b1/mooncake-kv/kv/""#),
+        "{out}"
+    );
+
+    for bad in [
+        vec!["manifests", file.as_str()],
+        vec![
+            "manifests",
+            file.as_str(),
+            "--region",
+            "us-east-1",
+            "-o",
+            "xml",
+        ],
+        vec![
+            "manifests",
+            file.as_str(),
+            "--region",
+            "us-east-1",
+            "--colour",
+        ],
+        vec!["manifests", "--region", "us-east-1"],
+    ] {
+        let (code, _, err) = run_with_stderr(&bad);
+        assert_eq!(code, 2, "{bad:?}");
+        assert!(err.starts_with("gco-spec manifests: "), "{err}");
+    }
+    let (_, _, err) = run_with_stderr(&["manifests", &file, "-o", "xml", "--region", "r"]);
+    assert!(
+        err.starts_with("gco-spec manifests: -o must be yaml or json, got \"xml\"\n"),
+        "{err}"
+    );
 }

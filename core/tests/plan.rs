@@ -130,13 +130,20 @@ fn check_combination(mode: &str, transfer: Option<&str>, store_on: bool, autosca
     let has_store = mode != "disaggregated";
 
     // Objects, in order.
-    let mut expected = vec!["ConfigMap ep-mooncake".to_owned()];
+    // The monitor's pass order: the shared master and the namespace's
+    // NetworkPolicies first, then the endpoint's config.
+    let mut expected: Vec<String> = Vec::new();
     if has_store || protocol == "rdma" {
         expected.extend([
             "StatefulSet mooncake-master".into(),
             "Service mooncake-master".into(),
+            "NetworkPolicy allow-inference-internal".into(),
+            "NetworkPolicy allow-pod-to-master".into(),
+            "NetworkPolicy allow-pod-to-metadata".into(),
+            "NetworkPolicy allow-rdma-bootstrap".into(),
         ]);
     }
+    expected.push("ConfigMap ep-mooncake".into());
     if split {
         expected.extend(["Deployment ep-prefill".into(), "Service ep-prefill".into()]);
         if autoscale {
@@ -199,7 +206,8 @@ fn check_combination(mode: &str, transfer: Option<&str>, store_on: bool, autosca
             assert_eq!(metrics.to_json(), r#"[{"type": "gpu", "target": 75}]"#);
         }
     } else {
-        assert_eq!(int(&p, Kind::Deployment, "ep", "replicas"), 7, "{case}");
+        // The single store instance always gets 1 (GCO_FACTS_NEWEST 4.3).
+        assert_eq!(int(&p, Kind::Deployment, "ep", "replicas"), 1, "{case}");
         assert_eq!(
             text(&p, Kind::Deployment, "ep", "kv_transfer_config"),
             store_entry("kv_both"),
@@ -231,7 +239,7 @@ fn store_defaults_and_cold_tier_in_mooncake_json() {
     let p = plan_in(&r, "us-east-1");
     assert_eq!(
         text(&p, Kind::ConfigMap, "kv-mooncake", "mooncake.json"),
-        r#"{"cold_tier_s3_uri": "<the cold-tier bucket the monitor resolves in us-east-1>", "device_name": "", "global_segment_size": "4294967296", "local_buffer_size": "2147483648", "master_server_address": "mooncake-master:50051", "metadata_server": "http://mooncake-master:8080/metadata", "protocol": "rdma"}"#
+        r#"{"cold_tier_s3_uri": "s3://<SSM /gco/regional-shared-bucket/name in us-east-1>/mooncake-kv/kv/", "device_name": "", "global_segment_size": "4294967296", "local_buffer_size": "2147483648", "master_server_address": "mooncake-master:50051", "metadata_server": "http://mooncake-master:8080/metadata", "protocol": "rdma"}"#
     );
 }
 
@@ -242,6 +250,7 @@ fn tcp_disaggregated_needs_no_master_and_no_efa() {
     );
     let p = plan_in(&r, "us-east-1");
     assert!(!names(&p).iter().any(|n| n.contains("mooncake-master")));
+    assert!(!names(&p).iter().any(|n| n.starts_with("NetworkPolicy")));
     assert!(setting(&p, Kind::Deployment, "pd-decode", "efa").is_none());
 }
 
@@ -253,7 +262,7 @@ fn efa_placement_as_the_facts_list_it() {
         setting(&p, Kind::Deployment, "pd-prefill", "efa")
             .unwrap()
             .to_json(),
-        r#"{"tolerations": [{"key": "vpc.amazonaws.com/efa", "operator": "Exists"}], "node_selector": {"efa": "true", "mooncake-efa": "true"}, "gpu_container_resources": {"vpc.amazonaws.com/efa": 1}}"#
+        r#"{"tolerations": [{"key": "vpc.amazonaws.com/efa", "operator": "Equal", "value": "true", "effect": "NoSchedule"}], "node_selector": {"efa": "true", "mooncake-efa": "true"}, "gpu_container_resources": {"vpc.amazonaws.com/efa": "1"}}"#
     );
 }
 
@@ -285,8 +294,12 @@ fn ecr_images_are_pulled_from_each_regions_copy() {
     );
     let cn = "111122223333.dkr.ecr.cn-north-1.amazonaws.com.cn/vllm:1";
     assert_eq!(text(&china, Kind::Deployment, "pd-decode", "image"), cn);
-    // The proxy image defaulted to the endpoint's, so it follows too.
-    assert_eq!(text(&china, Kind::Deployment, "pd-proxy", "image"), cn);
+    // The proxy image is the one deploy stored; the monitor never rewrites
+    // it for the region (GCO_FACTS_NEWEST 4.3).
+    assert_eq!(
+        text(&china, Kind::Deployment, "pd-proxy", "image"),
+        "111122223333.dkr.ecr.us-east-1.amazonaws.com/vllm:1"
+    );
 }
 
 #[test]
@@ -326,12 +339,29 @@ fn stopped_endpoints_scale_to_zero_and_keep_the_rest() {
 }
 
 #[test]
-fn deleted_endpoints_remove_all_but_the_shared_master() {
+fn deleted_endpoints_remove_all_but_the_shared_master_and_policies() {
     let mut r = record(r#"{"endpoint_name": "pd", "mooncake_mode": "both"}"#);
     r.desired_state = DesiredState::Deleted;
     let p = plan_in(&r, "us-east-1");
+    let shared: Vec<_> = p
+        .objects
+        .iter()
+        .filter(|o| o.shared)
+        .map(|o| o.name.as_str())
+        .collect();
+    assert_eq!(
+        shared,
+        [
+            "mooncake-master",
+            "mooncake-master",
+            "allow-inference-internal",
+            "allow-pod-to-master",
+            "allow-pod-to-metadata",
+            "allow-rdma-bootstrap"
+        ]
+    );
     for o in &p.objects {
-        let want = if o.name == "mooncake-master" {
+        let want = if o.shared {
             Action::Keep
         } else {
             Action::Delete
@@ -369,4 +399,113 @@ fn an_invalid_stored_block_is_refused_with_the_references_message() {
         e.message,
         "mooncake.topology.prefill out of range [1, 1000]: 0"
     );
+}
+
+#[test]
+fn mooncake_json_reads_protocol_and_device_only_from_transfer() {
+    let r = record(
+        r#"{"endpoint_name": "kv", "target_regions": ["us-east-1"], "mooncake_mode": "store", "mooncake_transfer": {"protocol": "tcp", "device_name": "eth1"}, "mooncake_store": {"protocol": "rdma", "device_name": "rdmap0", "master_server_address": "master.us-east-1.example:50051", "metadata_server": "http://meta.us-east-1.example/metadata"}}"#,
+    );
+    let p = plan_in(&r, "us-east-1");
+    // The spec's store addresses are never rendered: the region's are.
+    assert_eq!(
+        text(&p, Kind::ConfigMap, "kv-mooncake", "mooncake.json"),
+        r#"{"device_name": "eth1", "global_segment_size": "4294967296", "local_buffer_size": "2147483648", "master_server_address": "mooncake-master:50051", "metadata_server": "http://mooncake-master:8080/metadata", "protocol": "tcp"}"#
+    );
+}
+
+#[test]
+fn a_truthy_store_enabled_turns_the_store_on() {
+    let r = record(
+        r#"{"endpoint_name": "pd", "mooncake_mode": "disaggregated", "mooncake_transfer": {"protocol": "tcp"}, "mooncake_store": {"enabled": 1}}"#,
+    );
+    let p = plan_in(&r, "us-east-1");
+    assert_eq!(
+        text(&p, Kind::ConfigMap, "pd-mooncake", "mooncake.json"),
+        r#"{"device_name": "", "global_segment_size": "4294967296", "local_buffer_size": "2147483648", "master_server_address": "mooncake-master:50051", "metadata_server": "http://mooncake-master:8080/metadata", "protocol": "tcp"}"#
+    );
+}
+
+#[test]
+fn the_regions_monitor_settings_give_the_addresses_and_the_bucket() {
+    let r = record(
+        r#"{"endpoint_name": "kv", "mooncake_mode": "store", "mooncake_store": {"cold_tier_enabled": true}}"#,
+    );
+    let ctx = gco_spec::RegionContext {
+        regional_bucket: Some("shared-use1".into()),
+        master_address: Some("master.gco.svc:6000".into()),
+        ..gco_spec::RegionContext::defaults("us-east-1")
+    };
+    let p = gco_spec::plan_in_region(&r, &ctx).unwrap();
+    assert_eq!(
+        text(&p, Kind::ConfigMap, "kv-mooncake", "mooncake.json"),
+        r#"{"cold_tier_s3_uri": "s3://shared-use1/mooncake-kv/kv/", "device_name": "", "global_segment_size": "4294967296", "local_buffer_size": "2147483648", "master_server_address": "master.gco.svc:6000", "metadata_server": "http://master.gco.svc:8080/metadata", "protocol": "rdma"}"#
+    );
+}
+
+#[test]
+fn autoscaling_enabled_truthy_seeds_replicas_but_only_true_makes_an_autoscaler() {
+    let r = record(
+        r#"{"endpoint_name": "pd", "mooncake_mode": "disaggregated", "prefill_replicas": 4, "mooncake_autoscaling": {"enabled": 1, "prefill": {"min_replicas": 2}}}"#,
+    );
+    let p = plan_in(&r, "us-east-1");
+    assert_eq!(int(&p, Kind::Deployment, "pd-prefill", "replicas"), 2);
+    assert!(!names(&p).iter().any(|n| n.contains("Autoscaler")));
+    // With `true`, a role block without bounds gets the defaults 1..10.
+    let r = record(
+        r#"{"endpoint_name": "pd", "mooncake_mode": "disaggregated", "mooncake_autoscaling": {"enabled": true, "decode": {"metrics": [{"type": "qps", "target": 5}]}}}"#,
+    );
+    let p = plan_in(&r, "us-east-1");
+    assert_eq!(
+        int(
+            &p,
+            Kind::HorizontalPodAutoscaler,
+            "pd-decode",
+            "min_replicas"
+        ),
+        1
+    );
+    assert_eq!(
+        int(
+            &p,
+            Kind::HorizontalPodAutoscaler,
+            "pd-decode",
+            "max_replicas"
+        ),
+        10
+    );
+    // The unknown metric is skipped; with none left, cpu at 70.
+    assert_eq!(
+        setting(&p, Kind::HorizontalPodAutoscaler, "pd-decode", "metrics")
+            .unwrap()
+            .to_json(),
+        r#"[{"type": "cpu", "target": 70}]"#
+    );
+}
+
+#[test]
+fn the_bootstrap_port_is_read_as_python_int_reads_it() {
+    for (given, want) in [
+        ("", 8998),
+        (r#", "bootstrap_base_port": 9100"#, 9100),
+        (r#", "bootstrap_base_port": " +9_100 ""#, 9100),
+        (r#", "bootstrap_base_port": "nine""#, 8998),
+        (r#", "bootstrap_base_port": 70000"#, 70000),
+    ] {
+        let r = record(&format!(
+            r#"{{"endpoint_name": "pd", "mooncake_mode": "disaggregated", "mooncake_transfer": {{"protocol": "rdma"{given}}}}}"#
+        ));
+        let p = plan_in(&r, "us-east-1");
+        assert_eq!(
+            int(&p, Kind::Deployment, "pd-prefill", "bootstrap_port"),
+            want,
+            "{given}"
+        );
+        let window = text(&p, Kind::NetworkPolicy, "allow-rdma-bootstrap", "tcp_ports");
+        assert_eq!(
+            window,
+            format!("{want}-{}", (want + 100).min(65535)),
+            "{given}"
+        );
+    }
 }

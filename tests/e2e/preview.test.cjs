@@ -61,9 +61,13 @@ test('the Preview panel and Copy as CLI follow an edit', async () => {
     assert.deepEqual(
       objects.map((o) => `${o.kind} ${o.name}`),
       [
-        'ConfigMap chat-mooncake',
         'StatefulSet mooncake-master',
         'Service mooncake-master',
+        'NetworkPolicy allow-inference-internal',
+        'NetworkPolicy allow-pod-to-master',
+        'NetworkPolicy allow-pod-to-metadata',
+        'NetworkPolicy allow-rdma-bootstrap',
+        'ConfigMap chat-mooncake',
         'Deployment chat-prefill',
         'Service chat-prefill',
         'Deployment chat-decode',

@@ -134,6 +134,9 @@ error_set! {
     AnyErrors = [MISDIRECTED];
     /// `POST /api/validate`: a body, nothing stored.
     ValidateErrors = [BODY, MISDIRECTED];
+    /// `POST /api/manifests`: a document or region that cannot be rendered
+    /// (422), nothing stored.
+    ManifestsErrors = [BODY, &[422], MISDIRECTED];
     /// A list: a bad filter or page (400).
     ListErrors = [&[400], MISDIRECTED, STORE];
     /// A read of one endpoint: none of that name (404).

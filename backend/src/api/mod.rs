@@ -7,6 +7,7 @@ mod body;
 mod doc;
 mod error;
 mod extract;
+mod manifests;
 mod schema;
 
 use std::sync::{Arc, OnceLock};
@@ -47,6 +48,7 @@ pub fn documented() -> OpenApiRouter<AppState> {
         .routes(routes!(openapi))
         .routes(routes!(config))
         .routes(routes!(validate))
+        .routes(routes!(manifests::render))
         .routes(routes!(list, deploy))
         .routes(routes!(show, remove))
         .routes(routes!(set_topology))

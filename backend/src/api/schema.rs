@@ -274,3 +274,30 @@ impl PartialSchema for ValidateBody {
 }
 
 impl ToSchema for ValidateBody {}
+
+/// `POST /api/manifests`: what to render, and what only the region knows
+/// (each with GCO's default when absent, as the answer's notes say).
+#[derive(ToSchema)]
+pub struct ManifestsRequest {
+    /// A deploy request or an endpoint record.
+    #[schema(value_type = Object)]
+    document: (),
+    #[schema(examples("us-east-1"))]
+    region: String,
+    cluster_name: Option<String>,
+    regional_bucket: Option<String>,
+    metadata_server: Option<String>,
+    master_address: Option<String>,
+    master_image: Option<String>,
+    project_name: Option<String>,
+}
+
+/// `POST /api/manifests`'s answer.
+#[derive(ToSchema)]
+pub struct Manifests {
+    region: String,
+    /// One Kubernetes `v1` `List`, as `kubectl` prints YAML.
+    yaml: String,
+    /// The defaults used and the facts left out.
+    notes: Vec<String>,
+}

@@ -16,6 +16,9 @@ pub(super) const BLOCK_KEYS: &[&str] = &[
     "autoscaling",
 ];
 const TOPOLOGY_KEYS: &[&str] = &["prefill", "decode"];
+/// The keys of each section: the reference's schema plus what GCO's newest
+/// monitor reads (GCO_FACTS_NEWEST 4.3-4.9: `store.master_image`,
+/// `transfer.peer_addresses`).
 const STORE_KEYS: &[&str] = &[
     "enabled",
     "metadata_server",
@@ -26,6 +29,7 @@ const STORE_KEYS: &[&str] = &[
     "local_buffer_size",
     "offload",
     "cold_tier_enabled",
+    "master_image",
 ];
 const TRANSFER_KEYS: &[&str] = &[
     "protocol",
@@ -33,6 +37,7 @@ const TRANSFER_KEYS: &[&str] = &[
     "num_workers",
     "bootstrap_base_port",
     "abort_request_timeout",
+    "peer_addresses",
 ];
 const PROXY_KEYS: &[&str] = &["image", "scheduling", "admin_api_key_secret", "replicas"];
 const AUTOSCALING_KEYS: &[&str] = &["enabled", "prefill", "decode"];
@@ -66,6 +71,16 @@ pub(super) fn lint(block: &Value, report: &mut Report) {
             &MOONCAKE_OFFLOAD_TIERS,
             report,
         );
+    }
+    if let Some(store) = sub("store") {
+        for key in ["protocol", "device_name"] {
+            if store.contains_key(key) {
+                report.push(Diagnostic::warning(
+                    format!("mooncake.store.{key}"),
+                    format!("mooncake.store.{key} is not read by GCO's newest monitor: mooncake.json takes {key} from mooncake.transfer.{key}"),
+                ));
+            }
+        }
     }
     if let Some(transfer) = sub("transfer") {
         unknown_keys(transfer, "mooncake.transfer", TRANSFER_KEYS, report);

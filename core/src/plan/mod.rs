@@ -13,9 +13,11 @@ use crate::diagnostics::Diagnostic;
 use crate::json::{Object, Value};
 use crate::mooncake::{Mode, check_mooncake};
 use crate::record::{DesiredState, Record};
+use crate::region::RegionContext;
 use crate::spec::spec_mode;
 
 pub(crate) use kv::Block;
+pub use kv::{Metric, MetricKind, RoleScaling};
 
 /// A Kubernetes object kind the monitor manages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +27,8 @@ pub enum Kind {
     ConfigMap,
     Secret,
     StatefulSet,
+    /// An allow rule beside the namespace's default-deny posture.
+    NetworkPolicy,
     HorizontalPodAutoscaler,
     /// KEDA's autoscaler, for metrics a plain HPA cannot read (GPU).
     ScaledObject,
@@ -38,6 +42,7 @@ impl Kind {
             Kind::ConfigMap => "ConfigMap",
             Kind::Secret => "Secret",
             Kind::StatefulSet => "StatefulSet",
+            Kind::NetworkPolicy => "NetworkPolicy",
             Kind::HorizontalPodAutoscaler => "HorizontalPodAutoscaler",
             Kind::ScaledObject => "ScaledObject",
         }
@@ -123,6 +128,12 @@ impl From<Diagnostic> for PlanError {
 /// what it had there. A region it never targeted is an error, as is a spec
 /// the monitor would refuse.
 pub fn plan(record: &Record, region: &str) -> Result<Plan, PlanError> {
+    plan_in_region(record, &RegionContext::defaults(region))
+}
+
+/// [`plan`] for a region whose monitor settings are known.
+pub fn plan_in_region(record: &Record, ctx: &RegionContext) -> Result<Plan, PlanError> {
+    let region = ctx.region.as_str();
     let targeted = record.target_regions.iter().any(|r| r == region);
     if !targeted && !record.cleanup_regions.iter().flatten().any(|r| r == region) {
         let regions = record.target_regions.join(", ");
@@ -134,7 +145,7 @@ pub fn plan(record: &Record, region: &str) -> Result<Plan, PlanError> {
             ),
         });
     }
-    let mut objects = spec_objects(record, region)?;
+    let mut objects = spec_objects(record, ctx)?;
     for object in &mut objects {
         object.action = match (targeted, record.desired_state) {
             (true, DesiredState::Deploying | DesiredState::Running) => Action::Apply,
@@ -172,10 +183,20 @@ pub fn preview_record(deployment: Deployment) -> Record {
     new_record(deployment, "", &mut || "0".repeat(64))
 }
 
-/// The objects the spec asks for in `region`, all to be applied.
-fn spec_objects(record: &Record, region: &str) -> Result<Vec<PlannedObject>, PlanError> {
+/// The objects the spec asks for in the region, all to be applied.
+fn spec_objects(record: &Record, ctx: &RegionContext) -> Result<Vec<PlannedObject>, PlanError> {
+    match mooncake_block(record)? {
+        None => objects::plain(record, &ctx.region),
+        Some(block) => objects::mooncake(record, ctx, block),
+    }
+}
+
+/// The record's `mooncake` block as the monitor reads it; `None` for a
+/// plain endpoint, an error (the reference's first message) for a block the
+/// monitor would refuse.
+pub(crate) fn mooncake_block(record: &Record) -> Result<Option<Block<'_>>, PlanError> {
     let Some(block) = record.spec.get("mooncake").filter(|b| !b.is_null()) else {
-        return objects::plain(record, region);
+        return Ok(None);
     };
     if let Some(first) = check_mooncake(block).first_error() {
         return Err(PlanError {
@@ -184,11 +205,27 @@ fn spec_objects(record: &Record, region: &str) -> Result<Vec<PlannedObject>, Pla
         });
     }
     let mode: Mode = spec_mode(&record.spec).expect("a valid block has a mode");
-    let block = Block {
+    Ok(Some(Block {
         mode,
         block: block.as_object().expect("a valid block is a mapping"),
-    };
-    objects::mooncake(record, region, block)
+    }))
+}
+
+/// The image the monitor runs the serving pods with in `region`:
+/// `spec.region_image_uris[region]`, else `spec.image`.
+pub(crate) fn serving_image<'a>(spec: &'a Object, region: &str) -> Result<&'a str, PlanError> {
+    let regional = spec
+        .get("region_image_uris")
+        .and_then(Value::as_object)
+        .and_then(|m| m.get(region));
+    regional
+        .or_else(|| spec.get("image"))
+        .and_then(Value::as_str)
+        .filter(|s| !s.trim().is_empty())
+        .ok_or_else(|| PlanError {
+            path: "spec.image".into(),
+            message: "Image must be a non-empty string".into(),
+        })
 }
 
 impl Plan {

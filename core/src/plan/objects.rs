@@ -1,14 +1,19 @@
 //! The objects of a plain endpoint and of each mooncake mode, all to be
 //! applied; [`super::plan`] turns that into what the state asks for.
 
-use super::{Action, Block, Kind, PlanError, PlannedObject};
+use super::{Action, Block, Kind, PlanError, PlannedObject, serving_image};
 use crate::json::{Object, Value};
 use crate::limits::{
-    EFA_RESOURCE, KEDA_METRICS, MOONCAKE_DEFAULT_AUTOSCALE_METRIC, MOONCAKE_DEFAULT_PROXY_REPLICAS,
-    MOONCAKE_MASTER_METADATA_PORT, MOONCAKE_MASTER_NAME, MOONCAKE_MASTER_RPC_PORT,
+    EFA_RESOURCE, MOONCAKE_MASTER_METADATA_PORT, MOONCAKE_MASTER_NAME, MOONCAKE_MASTER_RPC_PORT,
+    NETWORK_POLICY_INFERENCE_INTERNAL, NETWORK_POLICY_POD_TO_MASTER,
+    NETWORK_POLICY_POD_TO_METADATA, NETWORK_POLICY_RDMA_BOOTSTRAP,
 };
 use crate::mooncake::Role;
 use crate::record::Record;
+use crate::region::RegionContext;
+
+/// The PD proxy's fixed container port (GCO_FACTS_NEWEST 4.5).
+pub(crate) const PD_PROXY_PORT: i64 = 8000;
 
 fn object(kind: Kind, name: impl Into<String>, settings: Object) -> PlannedObject {
     PlannedObject {
@@ -30,20 +35,7 @@ impl<'a> Pod<'a> {
     fn new(record: &'a Record, region: &str) -> Result<Pod<'a>, PlanError> {
         let spec = &record.spec;
         // The monitor pulls the region's own ECR copy when deploy wrote one.
-        let regional = spec
-            .get("region_image_uris")
-            .and_then(Value::as_object)
-            .and_then(|m| m.get(region));
-        let image = regional
-            .or_else(|| spec.get("image"))
-            .and_then(Value::as_str)
-            .filter(|s| !s.trim().is_empty());
-        let Some(image) = image else {
-            return Err(PlanError {
-                path: "spec.image".into(),
-                message: "Image must be a non-empty string".into(),
-            });
-        };
+        let image = serving_image(spec, region)?;
         Ok(Pod {
             spec,
             image: image.to_owned(),
@@ -108,18 +100,12 @@ pub(super) fn plain(record: &Record, region: &str) -> Result<Vec<PlannedObject>,
 /// serving roles with their autoscalers, and the PD proxy of split modes.
 pub(super) fn mooncake(
     record: &Record,
-    region: &str,
+    ctx: &RegionContext,
     block: Block<'_>,
 ) -> Result<Vec<PlannedObject>, PlanError> {
-    let pod = Pod::new(record, region)?;
+    let pod = Pod::new(record, &ctx.region)?;
     let name = record.endpoint_name.as_str();
     let mut out = Vec::new();
-
-    let config_map = format!("{name}-mooncake");
-    let cold_tier = format!("<the cold-tier bucket the monitor resolves in {region}>");
-    let mut data = Object::new();
-    data.insert("mooncake.json", block.mooncake_json(&cold_tier));
-    out.push(object(Kind::ConfigMap, &config_map, data));
 
     if block.needs_master() {
         let mut ports = Object::new();
@@ -133,14 +119,28 @@ pub(super) fn mooncake(
                 ..object(kind, MOONCAKE_MASTER_NAME, settings)
             });
         }
+        out.extend(network_policies(&block));
     }
+
+    let config_map = format!("{name}-mooncake");
+    // Without the bucket the plan names where the monitor reads it.
+    let cold_tier = ctx.cold_tier_uri(name).unwrap_or_else(|| {
+        format!(
+            "s3://<SSM {} in {}>/mooncake-kv/{name}/",
+            ctx.bucket_parameter(),
+            ctx.region
+        )
+    });
+    let mut data = Object::new();
+    data.insert("mooncake.json", block.mooncake_json(ctx, &cold_tier));
+    out.push(object(Kind::ConfigMap, &config_map, data));
 
     if !block.mode.is_split() {
         let mut settings = pod.deployment(
-            pod.get("replicas", Value::int(1)),
+            Value::int(block.role_replicas(None)),
             Some(block.kv_transfer_config(None)),
         );
-        placement(&mut settings, &block, None, &config_map);
+        placement(&mut settings, &block, &config_map);
         out.push(object(Kind::Deployment, name, settings));
         out.push(object(Kind::Service, name, pod.service(name)));
         return Ok(out);
@@ -148,20 +148,11 @@ pub(super) fn mooncake(
 
     for role in [Role::Prefill, Role::Decode] {
         let role_name = format!("{name}-{}", role.as_str());
-        let topology = block.block.get("topology").and_then(Value::as_object);
-        let count = topology
-            .and_then(|t| t.get(role.as_str()))
-            .cloned()
-            .unwrap_or(Value::int(1));
-        let scaler = autoscaler(&block, role, &role_name, &count);
-        let replicas = scaler
-            .as_ref()
-            .and_then(|s| s.settings.get("min_replicas"))
-            .cloned()
-            .unwrap_or(count);
+        let scaler = autoscaler(&block, role, &role_name);
+        let replicas = Value::int(block.role_replicas(Some(role)));
         let mut settings = pod.deployment(replicas, Some(block.kv_transfer_config(Some(role))));
         settings.insert("role", role.as_str());
-        placement(&mut settings, &block, Some(role), &config_map);
+        placement(&mut settings, &block, &config_map);
         if let Some(scaler) = &scaler {
             settings.insert(
                 "autoscaler",
@@ -172,24 +163,69 @@ pub(super) fn mooncake(
         out.push(object(Kind::Service, &role_name, pod.service(&role_name)));
         out.extend(scaler);
     }
-    out.extend(proxy(name, &pod, &block));
+    out.extend(proxy(name, &block));
     Ok(out)
 }
 
-/// The config the pods mount, and EFA placement for RDMA pods.
-fn placement(settings: &mut Object, block: &Block<'_>, role: Option<Role>, config_map: &str) {
+/// The namespace's four allow rules, shared like the master: what each
+/// selects, whom it admits and on which TCP ports.
+fn network_policies(block: &Block<'_>) -> Vec<PlannedObject> {
+    let inference = "gco.io/type=inference";
+    let master = format!("app={MOONCAKE_MASTER_NAME}");
+    let (base, end) = block.bootstrap_window();
+    let rule = |name: &str, selects: &str, ports: String| {
+        let mut settings = Object::new();
+        settings.insert("selects", selects);
+        settings.insert("from", inference);
+        settings.insert("tcp_ports", ports);
+        PlannedObject {
+            shared: true,
+            ..object(Kind::NetworkPolicy, name, settings)
+        }
+    };
+    let mut internal = rule(NETWORK_POLICY_INFERENCE_INTERNAL, inference, "all".into());
+    internal.settings.insert(
+        "egress",
+        format!("{inference} (all TCP), {master} (TCP {MOONCAKE_MASTER_RPC_PORT}, {MOONCAKE_MASTER_METADATA_PORT})"),
+    );
+    vec![
+        internal,
+        rule(
+            NETWORK_POLICY_POD_TO_MASTER,
+            &master,
+            MOONCAKE_MASTER_RPC_PORT.to_string(),
+        ),
+        rule(
+            NETWORK_POLICY_POD_TO_METADATA,
+            &master,
+            MOONCAKE_MASTER_METADATA_PORT.to_string(),
+        ),
+        rule(
+            NETWORK_POLICY_RDMA_BOOTSTRAP,
+            inference,
+            format!("{base}-{end}"),
+        ),
+    ]
+}
+
+/// The config the pods mount, the KV bootstrap port, and EFA placement for
+/// RDMA pods.
+fn placement(settings: &mut Object, block: &Block<'_>, config_map: &str) {
     settings.insert("config_map", config_map);
-    if !block.role_uses_rdma(role) {
+    settings.insert("bootstrap_port", block.bootstrap_base_port());
+    if !block.uses_rdma() {
         return;
     }
     let mut toleration = Object::new();
     toleration.insert("key", EFA_RESOURCE);
-    toleration.insert("operator", "Exists");
+    toleration.insert("operator", "Equal");
+    toleration.insert("value", "true");
+    toleration.insert("effect", "NoSchedule");
     let mut selector = Object::new();
     selector.insert("efa", "true");
     selector.insert("mooncake-efa", "true");
     let mut resources = Object::new();
-    resources.insert(EFA_RESOURCE, 1);
+    resources.insert(EFA_RESOURCE, "1");
     let mut efa = Object::new();
     efa.insert("tolerations", vec![Value::Object(toleration)]);
     efa.insert("node_selector", selector);
@@ -197,45 +233,25 @@ fn placement(settings: &mut Object, block: &Block<'_>, role: Option<Role>, confi
     settings.insert("efa", efa);
 }
 
-/// A role's autoscaler: only when autoscaling is on and the role has an
-/// integer minimum, which its Deployment then starts at.
-fn autoscaler(block: &Block<'_>, role: Role, target: &str, count: &Value) -> Option<PlannedObject> {
-    let autoscaling = block.block.get("autoscaling")?.as_object()?;
-    if !autoscaling.get("enabled").is_some_and(Value::is_true) {
-        return None;
-    }
-    let role_block = autoscaling.get(role.as_str())?.as_object()?;
-    let min = role_block
-        .get("min_replicas")
-        .filter(|v| matches!(v, Value::Int(_)))?;
-    let metrics = match role_block.get("metrics") {
-        Some(Value::List(metrics)) if !metrics.is_empty() => metrics.clone(),
-        _ => {
-            let (kind, target) = MOONCAKE_DEFAULT_AUTOSCALE_METRIC;
+/// A role's autoscaler, as [`Block::role_autoscaling`] reads it.
+fn autoscaler(block: &Block<'_>, role: Role, target: &str) -> Option<PlannedObject> {
+    let scaling = block.role_autoscaling(role)?;
+    let metrics: Vec<Value> = scaling
+        .metrics
+        .iter()
+        .map(|m| {
             let mut metric = Object::new();
-            metric.insert("type", kind);
-            metric.insert("target", target);
-            vec![Value::Object(metric)]
-        }
-    };
-    let needs_keda = metrics.iter().any(|m| {
-        let kind = m
-            .as_object()
-            .and_then(|m| m.get("type"))
-            .and_then(Value::as_str);
-        kind.is_some_and(|k| KEDA_METRICS.contains(&k))
-    });
+            metric.insert("type", m.kind.as_str());
+            metric.insert("target", m.target);
+            Value::Object(metric)
+        })
+        .collect();
     let mut settings = Object::new();
     settings.insert("target", target);
-    settings.insert("min_replicas", min.clone());
-    // Without a ceiling the role may not grow past its topology count.
-    let max = role_block
-        .get("max_replicas")
-        .filter(|v| matches!(v, Value::Int(_)))
-        .unwrap_or(count);
-    settings.insert("max_replicas", max.clone());
+    settings.insert("min_replicas", scaling.min_replicas);
+    settings.insert("max_replicas", scaling.max_replicas);
     settings.insert("metrics", metrics);
-    let kind = if needs_keda {
+    let kind = if scaling.needs_keda() {
         Kind::ScaledObject
     } else {
         Kind::HorizontalPodAutoscaler
@@ -245,24 +261,15 @@ fn autoscaler(block: &Block<'_>, role: Role, target: &str, count: &Value) -> Opt
 
 /// The PD proxy in front of a split topology: its config, admin key,
 /// Deployment and Service.
-fn proxy(name: &str, pod: &Pod<'_>, block: &Block<'_>) -> Vec<PlannedObject> {
-    let proxy = block.block.get("proxy").and_then(Value::as_object);
-    let field = |key: &str| proxy.and_then(|p| p.get(key)).filter(|v| !v.is_null());
+fn proxy(name: &str, block: &Block<'_>) -> Vec<PlannedObject> {
     let proxy_name = format!("{name}-proxy");
     let config_map = format!("{name}-pd-proxy");
-    let named_secret = field("admin_api_key_secret")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty());
+    let named_secret = block.named_admin_secret();
     let secret = named_secret.map_or_else(|| format!("{name}-admin"), str::to_owned);
 
     let mut out = Vec::new();
     let mut config = Object::new();
-    config.insert(
-        "scheduling",
-        field("scheduling")
-            .cloned()
-            .unwrap_or(Value::str("round_robin")),
-    );
+    config.insert("scheduling", block.proxy_scheduling());
     config.insert("prefill_service", format!("{name}-prefill"));
     config.insert("decode_service", format!("{name}-decode"));
     out.push(object(Kind::ConfigMap, &config_map, config));
@@ -272,25 +279,21 @@ fn proxy(name: &str, pod: &Pod<'_>, block: &Block<'_>) -> Vec<PlannedObject> {
         out.push(object(Kind::Secret, &secret, settings));
     }
 
-    // The builder defaults the proxy image to the endpoint's, which the
-    // monitor pulls from the region's ECR copy like the roles' image.
-    let spec_image = pod.spec.get("image").and_then(Value::as_str);
-    let image = match field("image").and_then(Value::as_str) {
-        Some(image) if Some(image) != spec_image => image.to_owned(),
-        _ => pod.image.clone(),
-    };
     let mut settings = Object::new();
-    settings.insert(
-        "replicas",
-        field("replicas")
-            .cloned()
-            .unwrap_or(Value::int(MOONCAKE_DEFAULT_PROXY_REPLICAS)),
-    );
-    settings.insert("image", image);
-    settings.insert("port", pod.port());
+    settings.insert("replicas", block.proxy_replicas());
+    // The builder stored the deploy image here; the monitor never rewrites
+    // the proxy image for the region.
+    if let Some(image) = block.proxy_field("image") {
+        settings.insert("image", image.clone());
+    }
+    settings.insert("port", PD_PROXY_PORT);
     settings.insert("config_map", config_map);
     settings.insert("admin_key_secret", secret);
     out.push(object(Kind::Deployment, &proxy_name, settings));
-    out.push(object(Kind::Service, &proxy_name, pod.service(&proxy_name)));
+    let mut service = Object::new();
+    service.insert("selects", proxy_name.as_str());
+    service.insert("port", 80);
+    service.insert("target_port", PD_PROXY_PORT);
+    out.push(object(Kind::Service, &proxy_name, service));
     out
 }

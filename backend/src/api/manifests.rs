@@ -1,0 +1,148 @@
+//! `POST /api/manifests`: the Kubernetes objects GCO's monitor applies for
+//! an endpoint in one region, as YAML. Rendered here so the console's wasm
+//! need not carry k8s-openapi.
+//!
+//! Body: `{"document": <deploy request or endpoint record>, "region": "us-east-1"}`
+//! plus the region's monitor settings when known (`cluster_name`,
+//! `regional_bucket`, `metadata_server`, `master_address`, `master_image`,
+//! `project_name`). Answer: `{"region", "yaml", "notes": [...]}`, or 422
+//! with the diagnostics (paths inside `document`, or the body field).
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
+use gco_spec::document::record_of_document;
+use gco_spec::json::{Object, Value};
+use gco_spec::manifests::manifests;
+use gco_spec::{DeployContext, Diagnostic, RegionContext, Report};
+
+use gco_api::route;
+
+use super::AppState;
+use super::body::JsonBody;
+use super::doc::ManifestsErrors;
+use super::error::{ApiError, json_response};
+use super::schema::{Manifests, ManifestsRequest};
+
+/// The body's optional region settings, each a [`RegionContext`] field.
+const SETTINGS: [&str; 6] = [
+    "cluster_name",
+    "regional_bucket",
+    "metadata_server",
+    "master_address",
+    "master_image",
+    "project_name",
+];
+
+/// The Kubernetes objects GCO's monitor applies in one region, as YAML
+#[utoipa::path(post, path = route::MANIFESTS,
+    request_body(content = ManifestsRequest, content_type = "application/json"),
+    responses((status = 200, description = "The objects as one v1 List in YAML, and what the rendering assumed.", body = Manifests),
+        ManifestsErrors))]
+pub async fn render(
+    State(service): State<AppState>,
+    JsonBody(body): JsonBody,
+) -> Result<Response, ApiError> {
+    let Value::Object(body) = body else {
+        return Err(ApiError::field(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "",
+            "the body must be an object with a document and a region",
+        ));
+    };
+    let ctx = region_context(&body)?;
+    let document = body.get("document").ok_or_else(|| {
+        ApiError::field(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "document",
+            "document is required: a deploy request or an endpoint record",
+        )
+    })?;
+
+    // A request naming no regions targets the deployed ones, as deploy does.
+    let config = service.config();
+    let (deployed, default_image) = (config.deployed_regions, config.default_image);
+    let deploy = DeployContext {
+        deployed_regions: Some(&deployed),
+        default_image: &default_image,
+    };
+    let record = record_of_document(document, &deploy).map_err(invalid)?;
+    let rendered = manifests(&record, &ctx).map_err(|e| {
+        let mut report = Report::default();
+        report.push(Diagnostic::error(e.path, e.message));
+        invalid(report)
+    })?;
+
+    let mut o = Object::new();
+    o.insert("region", rendered.region.as_str());
+    o.insert("yaml", rendered.to_yaml());
+    o.insert(
+        "notes",
+        rendered
+            .notes
+            .iter()
+            .map(|n| Value::str(n))
+            .collect::<Vec<_>>(),
+    );
+    Ok(json_response(StatusCode::OK, &Value::Object(o)))
+}
+
+/// The region and its settings from the body; an unknown key or a value
+/// that is not a string is refused at its field.
+fn region_context(body: &Object) -> Result<RegionContext, ApiError> {
+    let refuse = |path: &str, message: String| {
+        ApiError::field(StatusCode::UNPROCESSABLE_ENTITY, path, message)
+    };
+    for (key, _) in body.iter() {
+        let key = key.as_str().unwrap_or_default();
+        if key != "document" && key != "region" && !SETTINGS.contains(&key) {
+            return Err(refuse(
+                key,
+                format!(
+                    "unknown field {key:?}; the body takes document, region, {}",
+                    SETTINGS.join(", ")
+                ),
+            ));
+        }
+    }
+    let text = |key: &str| -> Result<Option<String>, ApiError> {
+        match body.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Str(s)) => Ok(Some(s.to_string_lossy())),
+            Some(other) => Err(refuse(
+                key,
+                format!("{key} must be a string, got {}", other.repr()),
+            )),
+        }
+    };
+    let region = text("region")?
+        .filter(|r| gco_spec::names::is_region(r))
+        .ok_or_else(|| {
+            refuse(
+                "region",
+                "region is required: an AWS region such as 'us-east-1'".to_owned(),
+            )
+        })?;
+    Ok(RegionContext {
+        region,
+        cluster_name: text("cluster_name")?,
+        regional_bucket: text("regional_bucket")?,
+        metadata_server: text("metadata_server")?,
+        master_address: text("master_address")?,
+        master_image: text("master_image")?,
+        project_name: text("project_name")?,
+    })
+}
+
+fn invalid(report: Report) -> ApiError {
+    let errors: Vec<Diagnostic> = report.errors().cloned().collect();
+    let summary = match errors.len() {
+        1 => "the request has 1 error".to_owned(),
+        n => format!("the request has {n} errors"),
+    };
+    ApiError {
+        status: StatusCode::UNPROCESSABLE_ENTITY,
+        summary,
+        errors,
+    }
+}

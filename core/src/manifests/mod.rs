@@ -1,0 +1,249 @@
+//! The Kubernetes objects GCO's newest monitor applies for one endpoint in
+//! one region (GCO_FACTS_NEWEST section 4), as typed objects (k8s-openapi;
+//! KEDA's ScaledObject has its own small type) gathered in a `v1` `List`.
+//!
+//! [`crate::plan`] summarises the same objects; both read the spec through
+//! [`crate::plan::Block`], so `--kv-transfer-config`, `mooncake.json`, the
+//! replicas and the autoscalers have one implementation. What only the
+//! region knows comes from a [`RegionContext`]; every default taken from it,
+//! and every fact the monitor holds that a manifest cannot, is a note.
+
+mod autoscale;
+pub mod keda;
+mod master;
+mod meta;
+mod proxy;
+mod workload;
+
+use std::fmt;
+
+use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
+use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret, Service};
+use k8s_openapi::api::networking::v1::NetworkPolicy;
+use serde::Serialize;
+
+pub use keda::ScaledObject;
+
+use crate::mooncake::Role;
+use crate::plan::{Block, PlanError, mooncake_block};
+use crate::record::{DesiredState, Record};
+use crate::region::RegionContext;
+use meta::Owner;
+
+/// One object of the list, serialised as its own kind.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Manifest {
+    Deployment(Box<Deployment>),
+    Service(Box<Service>),
+    ConfigMap(Box<ConfigMap>),
+    Secret(Box<Secret>),
+    StatefulSet(Box<StatefulSet>),
+    NetworkPolicy(Box<NetworkPolicy>),
+    HorizontalPodAutoscaler(Box<HorizontalPodAutoscaler>),
+    ScaledObject(Box<ScaledObject>),
+}
+
+impl Manifest {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Manifest::Deployment(_) => "Deployment",
+            Manifest::Service(_) => "Service",
+            Manifest::ConfigMap(_) => "ConfigMap",
+            Manifest::Secret(_) => "Secret",
+            Manifest::StatefulSet(_) => "StatefulSet",
+            Manifest::NetworkPolicy(_) => "NetworkPolicy",
+            Manifest::HorizontalPodAutoscaler(_) => "HorizontalPodAutoscaler",
+            Manifest::ScaledObject(_) => "ScaledObject",
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        let metadata = match self {
+            Manifest::Deployment(o) => &o.metadata,
+            Manifest::Service(o) => &o.metadata,
+            Manifest::ConfigMap(o) => &o.metadata,
+            Manifest::Secret(o) => &o.metadata,
+            Manifest::StatefulSet(o) => &o.metadata,
+            Manifest::NetworkPolicy(o) => &o.metadata,
+            Manifest::HorizontalPodAutoscaler(o) => &o.metadata,
+            Manifest::ScaledObject(o) => &o.metadata,
+        };
+        metadata.name.as_deref().unwrap_or_default()
+    }
+}
+
+/// The objects of one endpoint in one region, and what the reader must know
+/// about them (defaults taken, facts left out).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Manifests {
+    pub region: String,
+    pub objects: Vec<Manifest>,
+    pub notes: Vec<String>,
+}
+
+/// A `v1` `List`, as `kubectl get -o yaml` prints several objects.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct List<'a> {
+    api_version: &'static str,
+    kind: &'static str,
+    items: &'a [Manifest],
+}
+
+impl Manifests {
+    fn list(&self) -> List<'_> {
+        List {
+            api_version: "v1",
+            kind: "List",
+            items: &self.objects,
+        }
+    }
+
+    /// The list as JSON (the notes are not part of it).
+    pub fn to_json_value(&self) -> serde_json::Value {
+        serde_json::to_value(self.list()).expect("typed objects serialise")
+    }
+
+    /// The list as pretty JSON (the notes are not part of it).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(&self.list()).expect("typed objects serialise")
+    }
+
+    /// The list as YAML, led by one `#` comment line per note.
+    pub fn to_yaml(&self) -> String {
+        let mut out = String::new();
+        for note in &self.notes {
+            for line in note.lines() {
+                out.push_str("# ");
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        out.push_str(&serde_norway::to_string(&self.list()).expect("typed objects serialise"));
+        out
+    }
+}
+
+/// Why there are no manifests: the field (or flag) at fault and the reason.
+pub type ManifestError = PlanError;
+
+/// Accumulates the notes of one rendering.
+#[derive(Debug, Default)]
+pub(crate) struct Notes(Vec<String>);
+
+impl Notes {
+    pub(crate) fn push(&mut self, note: impl Into<String>) {
+        let note = note.into();
+        if !self.0.contains(&note) {
+            self.0.push(note);
+        }
+    }
+}
+
+impl fmt::Display for Manifest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.kind(), self.name())
+    }
+}
+
+/// What a rendering reads: the record, its block, the region.
+pub(crate) struct Endpoint<'a> {
+    pub record: &'a Record,
+    pub name: &'a str,
+    pub namespace: &'a str,
+    pub block: Option<Block<'a>>,
+    pub ctx: &'a RegionContext,
+    pub owner: Owner,
+    /// A stopped endpoint: its Deployments at 0 replicas, no autoscalers.
+    pub stopped: bool,
+}
+
+/// Every object GCO's newest monitor applies for `record` in `ctx.region`.
+///
+/// Errors: a region the endpoint does not target, a deleted endpoint
+/// (nothing is applied), a spec the monitor refuses, and a fact the region
+/// must supply that has no default (the cold-tier bucket, the master image,
+/// the cluster name of a GPU trigger).
+pub fn manifests(record: &Record, ctx: &RegionContext) -> Result<Manifests, ManifestError> {
+    let region = ctx.region.as_str();
+    if !record.target_regions.iter().any(|r| r == region) {
+        return Err(PlanError {
+            path: "region".into(),
+            message: format!(
+                "endpoint '{}' does not target region '{region}' (its regions: {}): its monitor there applies nothing",
+                record.endpoint_name,
+                record.target_regions.join(", ")
+            ),
+        });
+    }
+    if record.desired_state == DesiredState::Deleted {
+        return Err(PlanError {
+            path: "desired_state".into(),
+            message: format!(
+                "endpoint '{}' is deleted: the monitor removes its objects and applies none",
+                record.endpoint_name
+            ),
+        });
+    }
+    let mut notes = Notes::default();
+    let block = mooncake_block(record)?;
+    let owner = Owner::of(record, region, &mut notes);
+    let ep = Endpoint {
+        record,
+        name: &record.endpoint_name,
+        namespace: &record.namespace,
+        block,
+        ctx,
+        owner,
+        stopped: record.desired_state == DesiredState::Stopped,
+    };
+    if ep.stopped {
+        notes.push(
+            "the endpoint is stopped: the monitor scales its Deployments to 0 and deletes its autoscalers; the rest stays",
+        );
+    }
+    let objects = match block {
+        None => workload::plain(&ep, &mut notes)?,
+        Some(block) => mooncake(&ep, block, &mut notes)?,
+    };
+    Ok(Manifests {
+        region: region.to_owned(),
+        objects,
+        notes: notes.0,
+    })
+}
+
+/// A mooncake endpoint, in the monitor's pass order (4.1).
+fn mooncake(
+    ep: &Endpoint<'_>,
+    block: Block<'_>,
+    notes: &mut Notes,
+) -> Result<Vec<Manifest>, ManifestError> {
+    let mut out = Vec::new();
+    if block.needs_master() {
+        out.extend(master::shared_master(ep, &block, notes)?);
+        out.extend(master::network_policies(ep.namespace, &block));
+    }
+    out.push(workload::mooncake_config(ep, &block, notes)?);
+    if !block.mode.is_split() {
+        out.push(workload::role_deployment(ep, &block, None, notes)?);
+        out.push(workload::role_service(ep, None));
+        return Ok(out);
+    }
+    let roles = [Role::Prefill, Role::Decode];
+    for role in roles {
+        out.push(workload::role_deployment(ep, &block, Some(role), notes)?);
+    }
+    if !ep.stopped {
+        for role in roles {
+            out.extend(autoscale::role_autoscaler(ep, &block, role, notes)?);
+        }
+    }
+    for role in roles {
+        out.push(workload::role_service(ep, Some(role)));
+    }
+    out.extend(proxy::pd_proxy(ep, &block, notes)?);
+    Ok(out)
+}

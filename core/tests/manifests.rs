@@ -1,0 +1,476 @@
+//! The manifests of each mode and transport against committed golden YAML
+//! (`tests/golden/manifests/*.yaml`; `UPDATE_GOLDEN=1` rewrites them), each
+//! object checked to be a valid object of its kind, and the errors a region
+//! without the facts GCO has no default for gets.
+
+use std::path::PathBuf;
+
+use gco_spec::json::parse;
+use gco_spec::manifests::{Manifests, ScaledObject, manifests};
+use gco_spec::plan::preview_record;
+use gco_spec::{DeployContext, DesiredState, Record, RegionContext, plan_deploy};
+use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
+use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret, Service};
+use k8s_openapi::api::networking::v1::NetworkPolicy;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+fn record(request: &str) -> Record {
+    let deployed = vec!["us-east-1".to_owned(), "eu-west-1".to_owned()];
+    let ctx = DeployContext {
+        deployed_regions: Some(&deployed),
+        ..DeployContext::default()
+    };
+    let check = plan_deploy(&parse(request).unwrap(), &ctx);
+    preview_record(
+        check
+            .deployment
+            .unwrap_or_else(|| panic!("invalid request {request}: {:?}", check.report)),
+    )
+}
+
+/// A stored record: real ownership tokens.
+fn stored(request: &str) -> Record {
+    let mut r = record(request);
+    r.lifecycle_id = Some("ab".repeat(32));
+    let mut generations = gco_spec::json::Object::new();
+    generations.insert("us-east-1", "cd".repeat(32));
+    generations.insert("eu-west-1", "ef".repeat(32));
+    r.region_generations = Some(generations);
+    r
+}
+
+fn region(name: &str) -> RegionContext {
+    RegionContext {
+        master_image: Some("mooncake/master:0.3.6".into()),
+        ..RegionContext::defaults(name)
+    }
+}
+
+/// Deserialises `item` as `T` and serialises it back: a field the type does
+/// not know, or one in the wrong shape, makes the two differ.
+fn round_trips<T: DeserializeOwned + Serialize>(item: &serde_json::Value) {
+    let typed: T = serde_json::from_value(item.clone())
+        .unwrap_or_else(|e| panic!("not a valid {}: {e}\n{item:#}", item["kind"]));
+    let back = serde_json::to_value(&typed).unwrap();
+    assert_eq!(&back, item, "{} does not round-trip", item["kind"]);
+}
+
+fn check_valid(m: &Manifests) {
+    let list = m.to_json_value();
+    assert_eq!(list["apiVersion"], "v1");
+    assert_eq!(list["kind"], "List");
+    for item in list["items"].as_array().unwrap() {
+        for key in ["apiVersion", "kind"] {
+            assert!(item[key].is_string(), "{key} missing in {item:#}");
+        }
+        for key in ["name", "namespace"] {
+            assert!(
+                item["metadata"][key]
+                    .as_str()
+                    .is_some_and(|s| !s.is_empty()),
+                "metadata.{key} missing in {item:#}"
+            );
+        }
+        match (
+            item["apiVersion"].as_str().unwrap(),
+            item["kind"].as_str().unwrap(),
+        ) {
+            ("apps/v1", "Deployment") => round_trips::<Deployment>(item),
+            ("apps/v1", "StatefulSet") => round_trips::<StatefulSet>(item),
+            ("v1", "Service") => round_trips::<Service>(item),
+            ("v1", "ConfigMap") => round_trips::<ConfigMap>(item),
+            ("v1", "Secret") => round_trips::<Secret>(item),
+            ("networking.k8s.io/v1", "NetworkPolicy") => round_trips::<NetworkPolicy>(item),
+            ("autoscaling/v2", "HorizontalPodAutoscaler") => {
+                round_trips::<HorizontalPodAutoscaler>(item)
+            }
+            ("keda.sh/v1alpha1", "ScaledObject") => round_trips::<ScaledObject>(item),
+            (api, kind) => panic!("unexpected object {api} {kind}"),
+        }
+    }
+    // The YAML is the same list.
+    let from_yaml: serde_json::Value = serde_norway::from_str(&m.to_yaml()).unwrap();
+    assert_eq!(from_yaml, list);
+}
+
+fn golden(name: &str, m: &Manifests) {
+    check_valid(m);
+    let path: PathBuf = [
+        env!("CARGO_MANIFEST_DIR"),
+        "tests",
+        "golden",
+        "manifests",
+        name,
+    ]
+    .iter()
+    .collect();
+    let yaml = m.to_yaml();
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &yaml).unwrap();
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 writes it)", path.display()));
+    assert_eq!(yaml, want, "{name} differs from its golden file");
+}
+
+fn kinds(m: &Manifests) -> Vec<String> {
+    m.objects.iter().map(ToString::to_string).collect()
+}
+
+#[test]
+fn disaggregated_over_rdma() {
+    let r = record(
+        r#"{"endpoint_name": "pd", "gpu_count": 4, "mooncake_mode": "disaggregated", "prefill_replicas": 2, "decode_replicas": 3}"#,
+    );
+    let m = manifests(&r, &region("us-east-1")).unwrap();
+    assert_eq!(
+        kinds(&m),
+        [
+            "Service mooncake-master",
+            "StatefulSet mooncake-master",
+            "NetworkPolicy allow-inference-internal",
+            "NetworkPolicy allow-pod-to-master",
+            "NetworkPolicy allow-pod-to-metadata",
+            "NetworkPolicy allow-rdma-bootstrap",
+            "ConfigMap pd-mooncake",
+            "Deployment pd-prefill",
+            "Deployment pd-decode",
+            "Service pd-prefill",
+            "Service pd-decode",
+            "ConfigMap pd-pd-proxy",
+            "Secret pd-admin",
+            "Deployment pd-proxy",
+            "Service pd-proxy",
+        ]
+    );
+    golden("disaggregated-rdma.yaml", &m);
+}
+
+#[test]
+fn disaggregated_over_tcp_has_no_master_and_no_policies() {
+    let r = record(
+        r#"{"endpoint_name": "pd", "mooncake_mode": "disaggregated", "mooncake_transfer": {"protocol": "tcp"}, "mooncake_proxy": {"admin_api_key_secret": "team-key", "replicas": 2}}"#,
+    );
+    // No master: no master image needed either.
+    let m = manifests(&r, &RegionContext::defaults("us-east-1")).unwrap();
+    assert_eq!(
+        kinds(&m),
+        [
+            "ConfigMap pd-mooncake",
+            "Deployment pd-prefill",
+            "Deployment pd-decode",
+            "Service pd-prefill",
+            "Service pd-decode",
+            "ConfigMap pd-pd-proxy",
+            "Deployment pd-proxy",
+            "Service pd-proxy",
+        ]
+    );
+    golden("disaggregated-tcp.yaml", &m);
+}
+
+#[test]
+fn store_mode_is_one_deployment_and_service() {
+    let r = stored(
+        r#"{"endpoint_name": "kv", "mooncake_mode": "store", "replicas": 5, "port": 9000, "mooncake_store": {"global_segment_size": "1073741824"}}"#,
+    );
+    let m = manifests(&r, &region("us-east-1")).unwrap();
+    assert_eq!(
+        kinds(&m),
+        [
+            "Service mooncake-master",
+            "StatefulSet mooncake-master",
+            "NetworkPolicy allow-inference-internal",
+            "NetworkPolicy allow-pod-to-master",
+            "NetworkPolicy allow-pod-to-metadata",
+            "NetworkPolicy allow-rdma-bootstrap",
+            "ConfigMap kv-mooncake",
+            "Deployment kv",
+            "Service kv",
+        ]
+    );
+    golden("store.yaml", &m);
+}
+
+const BOTH: &str = r#"{"endpoint_name": "chat", "image": "111122223333.dkr.ecr.us-east-1.amazonaws.com/vllm:0.27", "target_regions": ["us-east-1", "eu-west-1"], "gpu_count": 8, "env": {"HF_HOME": "/models/hf", "PYTHONHASHSEED": "42"}, "model_source": "s3://models/llama", "capacity_type": "on-demand", "extra_args": ["--model", "/models/chat"], "mooncake_mode": "both", "prefill_replicas": 2, "decode_replicas": 3, "mooncake_transfer": {"protocol": "rdma", "device_name": "rdmap0s6", "bootstrap_base_port": 65500}, "mooncake_store": {"enabled": true, "cold_tier_enabled": true, "global_segment_size": "8589934592", "master_image": "mooncake/master:0.3.6"}, "mooncake_autoscaling": {"enabled": true, "prefill": {"min_replicas": 2, "max_replicas": 6, "metrics": [{"type": "cpu", "target": 60}]}, "decode": {"min_replicas": 3, "max_replicas": 12, "metrics": [{"type": "gpu", "target": 75}, {"type": "memory", "target": 80}]}}}"#;
+
+fn both_region() -> RegionContext {
+    RegionContext {
+        cluster_name: Some("gco-eu-west-1".into()),
+        regional_bucket: Some("gco-shared-eu-west-1".into()),
+        ..RegionContext::defaults("eu-west-1")
+    }
+}
+
+#[test]
+fn both_with_store_cold_tier_and_autoscaling() {
+    let r = stored(BOTH);
+    let m = manifests(&r, &both_region()).unwrap();
+    assert_eq!(
+        kinds(&m),
+        [
+            "Service mooncake-master",
+            "StatefulSet mooncake-master",
+            "NetworkPolicy allow-inference-internal",
+            "NetworkPolicy allow-pod-to-master",
+            "NetworkPolicy allow-pod-to-metadata",
+            "NetworkPolicy allow-rdma-bootstrap",
+            "ConfigMap chat-mooncake",
+            "Deployment chat-prefill",
+            "Deployment chat-decode",
+            "HorizontalPodAutoscaler chat-prefill",
+            "ScaledObject chat-decode",
+            "Service chat-prefill",
+            "Service chat-decode",
+            "ConfigMap chat-pd-proxy",
+            "Secret chat-admin",
+            "Deployment chat-proxy",
+            "Service chat-proxy",
+        ]
+    );
+    let list = m.to_json_value();
+    let items = list["items"].as_array().unwrap();
+    // The bootstrap window stops at the highest port.
+    let window = &items[5]["spec"]["ingress"][0]["ports"][0];
+    assert_eq!(
+        (window["port"].as_i64(), window["endPort"].as_i64()),
+        (Some(65500), Some(65535))
+    );
+    // The region's ECR copy for the roles; the proxy keeps the stored image.
+    let image = |i: usize| items[i]["spec"]["template"]["spec"]["containers"][0]["image"].clone();
+    assert_eq!(
+        image(7),
+        "111122223333.dkr.ecr.eu-west-1.amazonaws.com/vllm:0.27"
+    );
+    assert_eq!(
+        image(15),
+        "111122223333.dkr.ecr.us-east-1.amazonaws.com/vllm:0.27"
+    );
+    // The notes say which defaults were used.
+    let yaml = m.to_yaml();
+    assert!(yaml.starts_with("# "));
+    assert!(yaml.contains(
+        "# MOONCAKE_METADATA_SERVER not given: GCO's default http://mooncake-master:8080/metadata\n"
+    ));
+    assert!(
+        yaml.contains("# MOONCAKE_MASTER_ADDRESS not given: GCO's default mooncake-master:50051\n")
+    );
+    golden("both.yaml", &m);
+}
+
+#[test]
+fn plain_endpoint() {
+    let r = stored(
+        r#"{"endpoint_name": "web", "image": "nginx:1.27", "replicas": 3, "port": 9000, "gpu_count": 0, "health_check_path": "/ready", "env": {"MODE": "fast"}, "node_selector": {"pool": "web"}}"#,
+    );
+    let m = manifests(&r, &RegionContext::defaults("us-east-1")).unwrap();
+    assert_eq!(kinds(&m), ["Deployment web", "Service web"]);
+    golden("plain.yaml", &m);
+}
+
+#[test]
+fn the_region_settings_replace_the_defaults_and_drop_their_notes() {
+    let r = record(r#"{"endpoint_name": "kv", "mooncake_mode": "store"}"#);
+    let ctx = RegionContext {
+        metadata_server: Some("http://meta.gco.svc:8080/metadata".into()),
+        master_address: Some("master.gco.svc:50051".into()),
+        ..region("us-east-1")
+    };
+    let m = manifests(&r, &ctx).unwrap();
+    let json = &m.to_json_value()["items"][6]["data"]["mooncake.json"];
+    assert_eq!(
+        json,
+        r#"{"device_name": "", "global_segment_size": "4294967296", "local_buffer_size": "2147483648", "master_server_address": "master.gco.svc:50051", "metadata_server": "http://meta.gco.svc:8080/metadata", "protocol": "rdma"}"#
+    );
+    assert!(
+        !m.notes.iter().any(|n| n.contains("not given")),
+        "{:?}",
+        m.notes
+    );
+}
+
+#[test]
+fn a_stopped_endpoint_is_scaled_to_zero_without_autoscalers() {
+    let mut r = stored(BOTH);
+    r.desired_state = DesiredState::Stopped;
+    let m = manifests(&r, &both_region()).unwrap();
+    let list = m.to_json_value();
+    for item in list["items"].as_array().unwrap() {
+        assert!(
+            !item["kind"].as_str().unwrap().contains("Scale"),
+            "{item:#}"
+        );
+        if item["kind"] == "Deployment" {
+            assert_eq!(item["spec"]["replicas"], 0, "{}", item["metadata"]["name"]);
+        }
+    }
+    check_valid(&m);
+}
+
+fn error(r: &Record, ctx: &RegionContext) -> (String, String) {
+    let e = manifests(r, ctx).unwrap_err();
+    (e.path, e.message)
+}
+
+#[test]
+fn the_cold_tier_without_the_regional_bucket_is_refused_as_the_monitor_fails() {
+    let r = stored(BOTH);
+    let ctx = RegionContext {
+        regional_bucket: None,
+        ..both_region()
+    };
+    assert_eq!(
+        error(&r, &ctx),
+        (
+            "spec.mooncake.store.cold_tier_enabled".into(),
+            "the cold tier needs eu-west-1's regional bucket (SSM /gco/regional-shared-bucket/name): pass it as the regional bucket. Without it GCO's monitor cannot render mooncake.json and reports the region as error 'cold_tier_s3_uri' (as read)".into()
+        )
+    );
+    let ctx = RegionContext {
+        project_name: Some("acme".into()),
+        ..ctx
+    };
+    assert!(
+        error(&r, &ctx)
+            .1
+            .contains("(SSM /acme/regional-shared-bucket/name)")
+    );
+}
+
+#[test]
+fn a_master_without_an_image_is_refused() {
+    let r = record(r#"{"endpoint_name": "kv", "mooncake_mode": "store"}"#);
+    assert_eq!(
+        error(&r, &RegionContext::defaults("us-east-1")),
+        (
+            "spec.mooncake.store.master_image".into(),
+            "the shared mooncake-master needs an image: set mooncake.store.master_image or give us-east-1's MOONCAKE_MASTER_IMAGE. GCO has no default: with neither, its monitor cannot create the master and the region stays creating with 'shared master could not be created' (as read)".into()
+        )
+    );
+}
+
+#[test]
+fn a_gpu_trigger_without_the_cluster_name_is_refused() {
+    let r = stored(BOTH);
+    let ctx = RegionContext {
+        cluster_name: None,
+        ..both_region()
+    };
+    assert_eq!(
+        error(&r, &ctx),
+        (
+            "spec.mooncake.autoscaling.decode.metrics".into(),
+            "the gpu trigger of ScaledObject chat-decode names eu-west-1's EKS cluster: give its cluster name (GCO's monitor reads it from CLUSTER_NAME; GCO has no default)".into()
+        )
+    );
+}
+
+#[test]
+fn untargeted_regions_and_deleted_endpoints_get_nothing() {
+    let mut r = stored(BOTH);
+    assert_eq!(
+        error(&r, &region("ap-south-1")),
+        (
+            "region".into(),
+            "endpoint 'chat' does not target region 'ap-south-1' (its regions: us-east-1, eu-west-1): its monitor there applies nothing".into()
+        )
+    );
+    r.desired_state = DesiredState::Deleted;
+    assert_eq!(
+        error(&r, &both_region()),
+        (
+            "desired_state".into(),
+            "endpoint 'chat' is deleted: the monitor removes its objects and applies none".into()
+        )
+    );
+}
+
+#[test]
+fn an_invalid_block_is_refused_with_the_references_message() {
+    let mut r = stored(BOTH);
+    r.spec.insert(
+        "mooncake",
+        parse(r#"{"mode": "both", "topology": {"prefill": 0, "decode": 1}}"#).unwrap(),
+    );
+    assert_eq!(
+        error(&r, &both_region()),
+        (
+            "spec.mooncake.topology.prefill".into(),
+            "mooncake.topology.prefill out of range [1, 1000]: 0".into()
+        )
+    );
+}
+
+#[test]
+fn the_admin_secret_value_is_redacted_and_the_proxy_program_is_a_placeholder() {
+    let m = manifests(&stored(BOTH), &both_region()).unwrap();
+    let list = m.to_json_value();
+    let items = list["items"].as_array().unwrap();
+    let secret = items.iter().find(|i| i["kind"] == "Secret").unwrap();
+    assert_eq!(
+        secret["stringData"]["ADMIN_API_KEY"],
+        "<redacted: the monitor generates 64 random hex characters>"
+    );
+    // Only the lifecycle id: the facts name no other annotation on it.
+    assert_eq!(
+        secret["metadata"]["annotations"],
+        serde_json::json!({"gco.io/lifecycle-id": "ab".repeat(32)})
+    );
+    let program = items
+        .iter()
+        .find(|i| i["metadata"]["name"] == "chat-pd-proxy" && i["kind"] == "ConfigMap")
+        .unwrap();
+    assert!(
+        program["data"]["mooncake_pd_proxy.py"]
+            .as_str()
+            .unwrap()
+            .contains("is not shipped here")
+    );
+}
+
+#[test]
+fn store_modes_over_tcp_keep_the_master_but_leave_efa() {
+    for (mode, file) in [("store", "store-tcp.yaml"), ("both", "both-tcp.yaml")] {
+        let r = record(&format!(
+            r#"{{"endpoint_name": "kv", "gpu_count": 1, "mooncake_mode": "{mode}", "mooncake_transfer": {{"protocol": "tcp", "device_name": "eth0"}}}}"#
+        ));
+        let m = manifests(&r, &region("us-east-1")).unwrap();
+        let names = kinds(&m);
+        assert!(
+            names.contains(&"StatefulSet mooncake-master".to_owned()),
+            "{mode}"
+        );
+        assert!(
+            names.contains(&"NetworkPolicy allow-rdma-bootstrap".to_owned()),
+            "{mode}"
+        );
+        let yaml = m.to_yaml();
+        for efa in ["vpc.amazonaws.com/efa", "mooncake-efa", "efa: 'true'"] {
+            assert!(!yaml.contains(efa), "{mode}: no EFA over tcp ({efa})");
+        }
+        golden(file, &m);
+    }
+}
+
+#[test]
+fn a_blank_region_setting_counts_as_not_given() {
+    let r = record(r#"{"endpoint_name": "kv", "mooncake_mode": "store"}"#);
+    let ctx = RegionContext {
+        metadata_server: Some(" ".into()),
+        ..region("us-east-1")
+    };
+    let m = manifests(&r, &ctx).unwrap();
+    assert!(
+        m.notes
+            .iter()
+            .any(|n| n.starts_with("MOONCAKE_METADATA_SERVER not given"))
+    );
+    let ctx = RegionContext {
+        master_image: Some("".into()),
+        ..region("us-east-1")
+    };
+    assert_eq!(error(&r, &ctx).0, "spec.mooncake.store.master_image");
+}
