@@ -6,7 +6,7 @@ use crate::json::{Object, Value};
 use crate::limits::{
     MOONCAKE_DEFAULT_GLOBAL_SEGMENT_SIZE, MOONCAKE_DEFAULT_LOCAL_BUFFER_SIZE,
     MOONCAKE_DEFAULT_TRANSFER_PROTOCOL, MOONCAKE_MASTER_METADATA_PORT, MOONCAKE_MASTER_NAME,
-    MOONCAKE_MASTER_RPC_PORT,
+    MOONCAKE_MASTER_RPC_PORT, MOONCAKE_PROTOCOL_RDMA,
 };
 use crate::mooncake::{Mode, Role};
 
@@ -62,8 +62,8 @@ impl<'a> Block<'a> {
     /// RDMA transfer engine's handshake, so those need it.
     pub fn needs_master(&self) -> bool {
         self.mode.has_store()
-            || self.transfer_protocol() == "rdma"
-            || self.store_protocol() == "rdma"
+            || self.transfer_protocol() == MOONCAKE_PROTOCOL_RDMA
+            || self.store_protocol() == MOONCAKE_PROTOCOL_RDMA
     }
 
     /// The protocol `mooncake.json` carries.
@@ -75,7 +75,8 @@ impl<'a> Block<'a> {
     /// Whether a role's pods move KV blocks over EFA and so run on EFA nodes.
     pub fn role_uses_rdma(&self, role: Option<Role>) -> bool {
         // Every pod loads mooncake.json; split roles also run the transfer.
-        self.store_protocol() == "rdma" || (role.is_some() && self.transfer_protocol() == "rdma")
+        self.store_protocol() == MOONCAKE_PROTOCOL_RDMA
+            || (role.is_some() && self.transfer_protocol() == MOONCAKE_PROTOCOL_RDMA)
     }
 
     /// The `--kv-transfer-config` of a role (`None`: the single store
@@ -95,7 +96,7 @@ impl<'a> Block<'a> {
         let transfer_connector = || {
             // vLLM names RDMA over EFA `efa`; TCP keeps its name.
             let protocol = match self.transfer_protocol() {
-                "rdma" => "efa",
+                MOONCAKE_PROTOCOL_RDMA => "efa",
                 other => other,
             };
             let mut extra = Object::new();

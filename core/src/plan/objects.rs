@@ -4,8 +4,10 @@
 use super::{Action, Block, Kind, PlanError, PlannedObject};
 use crate::json::{Object, Value};
 use crate::limits::{
-    EFA_RESOURCE, KEDA_METRICS, MOONCAKE_DEFAULT_AUTOSCALE_METRIC, MOONCAKE_DEFAULT_PROXY_REPLICAS,
-    MOONCAKE_MASTER_METADATA_PORT, MOONCAKE_MASTER_NAME, MOONCAKE_MASTER_RPC_PORT,
+    DEFAULT_GPU_COUNT, DEFAULT_PORT, DEFAULT_REPLICAS, EFA_RESOURCE, KEDA_METRICS,
+    MOONCAKE_DEFAULT_AUTOSCALE_METRIC, MOONCAKE_DEFAULT_PROXY_REPLICAS,
+    MOONCAKE_DEFAULT_PROXY_SCHEDULING, MOONCAKE_MASTER_METADATA_PORT, MOONCAKE_MASTER_NAME,
+    MOONCAKE_MASTER_RPC_PORT,
 };
 use crate::mooncake::Role;
 use crate::record::Record;
@@ -59,7 +61,7 @@ impl<'a> Pod<'a> {
     }
 
     fn port(&self) -> Value {
-        self.get("port", Value::int(8000))
+        self.get("port", Value::int(DEFAULT_PORT))
     }
 
     /// A serving Deployment's settings: replicas, then the container (whose
@@ -69,7 +71,10 @@ impl<'a> Pod<'a> {
         s.insert("replicas", replicas);
         s.insert("image", self.image.as_str());
         s.insert("port", self.port());
-        s.insert("gpu_count", self.get("gpu_count", Value::int(1)));
+        s.insert(
+            "gpu_count",
+            self.get("gpu_count", Value::int(DEFAULT_GPU_COUNT)),
+        );
         if let Some(gpu_type) = self.spec.get("gpu_type").filter(|v| v.is_truthy()) {
             s.insert("gpu_type", gpu_type.clone());
         }
@@ -98,7 +103,7 @@ pub(super) fn plain(record: &Record, region: &str) -> Result<Vec<PlannedObject>,
         object(
             Kind::Deployment,
             name,
-            pod.deployment(pod.get("replicas", Value::int(1)), None),
+            pod.deployment(pod.get("replicas", Value::int(DEFAULT_REPLICAS)), None),
         ),
         object(Kind::Service, name, pod.service(name)),
     ])
@@ -261,7 +266,7 @@ fn proxy(name: &str, pod: &Pod<'_>, block: &Block<'_>) -> Vec<PlannedObject> {
         "scheduling",
         field("scheduling")
             .cloned()
-            .unwrap_or(Value::str("round_robin")),
+            .unwrap_or(Value::str(MOONCAKE_DEFAULT_PROXY_SCHEDULING)),
     );
     config.insert("prefill_service", format!("{name}-prefill"));
     config.insert("decode_service", format!("{name}-decode"));
