@@ -6,7 +6,7 @@ use crate::ecr::region_image_uris;
 use crate::json::{Object, Value};
 use crate::limits::{
     DEFAULT_ACCELERATOR, DEFAULT_GPU_COUNT, DEFAULT_HEALTH_CHECK_PATH, DEFAULT_MOONCAKE_IMAGE,
-    DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_REPLICAS,
+    DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_REPLICAS, MOONCAKE_DEFAULT_INSTANCES,
 };
 use crate::mooncake::{Assembled, BuildArgs, Mode, assemble_mooncake_block, check_mooncake};
 use crate::names::{NameIssue, endpoint_name_issues, is_region};
@@ -209,7 +209,7 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
     let block = match (mode_value, given_block) {
         (Some(mode), _) => {
             // A null count is passed on as None, which the rules refuse.
-            let count = |v: Option<Value>| v.unwrap_or(Value::int(1));
+            let count = |v: Option<Value>| v.unwrap_or(Value::int(MOONCAKE_DEFAULT_INSTANCES));
             let (prefill, decode) = (
                 req.take_given(field!("prefill_replicas")),
                 req.take_given(field!("decode_replicas")),

@@ -26,6 +26,10 @@ pub const MOONCAKE_DEFAULT_PROXY_SCHEDULING: &str = "round_robin";
 /// PD proxy scheduling strategies the monitor understands (a warning only).
 pub const MOONCAKE_PROXY_SCHEDULING: [&str; 1] = [MOONCAKE_DEFAULT_PROXY_SCHEDULING];
 
+/// Prefill and decode instances a split topology gets when the request
+/// names no count: the reference's `build` defaults, 1P1D.
+pub const MOONCAKE_DEFAULT_INSTANCES: i64 = 1;
+
 /// Inclusive bounds of a per-role instance count in an XpYd topology.
 pub const MOONCAKE_TOPOLOGY_MIN: i64 = 1;
 /// Upper bound of a per-role instance count: the largest fleet GCO sizes.

@@ -400,7 +400,7 @@ mod tests {
     use gco_spec::json::{Value, parse};
     use gco_spec::limits::{
         DEFAULT_ACCELERATOR, DEFAULT_GPU_COUNT, DEFAULT_HEALTH_CHECK_PATH, DEFAULT_NAMESPACE,
-        DEFAULT_PORT, DEFAULT_REPLICAS,
+        DEFAULT_PORT, DEFAULT_REPLICAS, MOONCAKE_DEFAULT_INSTANCES,
     };
     use gco_spec::mooncake::Mode;
     use gco_spec::spec::FRAMEWORKS;
@@ -425,6 +425,8 @@ mod tests {
             ("health_check_path", Value::str(DEFAULT_HEALTH_CHECK_PATH)),
             ("namespace", Value::str(DEFAULT_NAMESPACE)),
             ("accelerator", Value::str(DEFAULT_ACCELERATOR)),
+            ("prefill_replicas", Value::int(MOONCAKE_DEFAULT_INSTANCES)),
+            ("decode_replicas", Value::int(MOONCAKE_DEFAULT_INSTANCES)),
         ] {
             assert_eq!(get(&property(name), "default"), Some(default), "{name}");
         }
