@@ -28,6 +28,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 def load_reference():
     path = Path(os.environ.get("GCO_ORACLE") or REPO / ".." / "shared" / "reference" / "mooncake_reference.py")
+    if not path.is_file():
+        sys.exit(f"the Python reference is absent: not found at {path} (set GCO_ORACLE); "
+                 "it is not part of the repository, so there is nothing to time")
     spec = importlib.util.spec_from_file_location("mooncake_reference", path)
     if spec is None or spec.loader is None:
         sys.exit(f"cannot load the reference from {path}")

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Sets up what is missing, then runs every test: the Rust tests of the whole
 # workspace (the backend's against a real dynalite server too), the
-# differential test against the Python oracle, the JS/TS validator package
-# under node, the console in headless Chromium, and GCO's side of the table
-# (boto3) against the backend on dynalite. Exits non-zero when anything fails.
+# differential test against the Python oracle's recorded answers (and the
+# oracle itself when it is beside the clone or named by GCO_ORACLE), the
+# JS/TS validator package under node, the console in headless Chromium, and
+# GCO's side of the table (boto3) against the backend on dynalite. Exits
+# non-zero when anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +16,7 @@ step() { printf '\n== %s\n' "$*"; }
 step "Rust tests (workspace)"
 cargo test --workspace --features gco-spec/schema
 
-step "Differential test against the Python oracle"
+step "Differential test against the Python oracle (recorded answers; live when present)"
 cargo build --release -q -p gco-spec --bin gco-spec
 python3 tests/differential/diff_oracle.py
 

@@ -27,7 +27,7 @@ use http_body_util::BodyExt;
 use tower::ServiceExt;
 
 #[global_allocator]
-static ALLOCATOR: gco_console::alloc::Allocator = gco_console::alloc::Allocator;
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     let mut args = std::env::args().skip(1);

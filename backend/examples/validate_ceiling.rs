@@ -44,7 +44,7 @@ use http_body_util::BodyExt;
 use tower::ServiceExt;
 
 #[global_allocator]
-static ALLOCATOR: gco_console::alloc::Allocator = gco_console::alloc::Allocator;
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Validate's answer for the file, as bytes and as the tree they print.
 struct Answer {

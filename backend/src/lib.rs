@@ -5,7 +5,6 @@
 //! [`service`] (deploy and change records with the core's rules and
 //! optimistic concurrency; [`listing`] orders and pages the list), [`store`] (DynamoDB or embedded redb).
 
-pub mod alloc;
 pub mod api;
 pub mod app;
 pub mod auth;

@@ -10,7 +10,7 @@ use tracing_subscriber::EnvFilter;
 // Requests build and drop many small JSON values; mimalloc serves them
 // faster than the system allocator.
 #[global_allocator]
-static ALLOCATOR: gco_console::alloc::Allocator = gco_console::alloc::Allocator;
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {

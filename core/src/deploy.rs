@@ -2,12 +2,16 @@
 //! to the spec and record GCO stores.
 
 use crate::diagnostics::{Diagnostic, Report};
-use crate::ecr::{is_ecr_image, rewrite_image_for_region};
+use crate::ecr::region_image_uris;
 use crate::json::{Object, Value};
-use crate::limits::{DEFAULT_MOONCAKE_IMAGE, DEFAULT_NAMESPACE};
+use crate::limits::{
+    DEFAULT_ACCELERATOR, DEFAULT_GPU_COUNT, DEFAULT_HEALTH_CHECK_PATH, DEFAULT_MOONCAKE_IMAGE,
+    DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_REPLICAS, MOONCAKE_DEFAULT_INSTANCES,
+};
 use crate::mooncake::{Assembled, BuildArgs, Mode, assemble_mooncake_block, check_mooncake};
 use crate::names::{endpoint_name_issues, is_region};
 use crate::record::{DesiredState, Record, ingress_path};
+use crate::spec::MOONCAKE_FRAMEWORK;
 use crate::spec::check_spec_fields;
 use crate::suggest::did_you_mean;
 
@@ -208,7 +212,7 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
     let block = match (mode_value, given_block) {
         (Some(mode), _) => {
             // A null count is passed on as None, which the rules refuse.
-            let count = |v: Option<Value>| v.unwrap_or(Value::int(1));
+            let count = |v: Option<Value>| v.unwrap_or(Value::int(MOONCAKE_DEFAULT_INSTANCES));
             let (prefill, decode) = (
                 req.take_given(field!("prefill_replicas")),
                 req.take_given(field!("decode_replicas")),
@@ -479,15 +483,21 @@ fn assemble_spec(
         _ => None,
     };
     spec.push_new(Value::str("image"), image);
-    move_or(&mut spec, &mut req, field!("port"), || Value::int(8000));
-    move_or(&mut spec, &mut req, field!("replicas"), || Value::int(1));
-    move_or(&mut spec, &mut req, field!("gpu_count"), || Value::int(1));
+    move_or(&mut spec, &mut req, field!("port"), || {
+        Value::int(DEFAULT_PORT)
+    });
+    move_or(&mut spec, &mut req, field!("replicas"), || {
+        Value::int(DEFAULT_REPLICAS)
+    });
+    move_or(&mut spec, &mut req, field!("gpu_count"), || {
+        Value::int(DEFAULT_GPU_COUNT)
+    });
     move_or(&mut spec, &mut req, field!("health_check_path"), || {
-        Value::str("/health")
+        Value::str(DEFAULT_HEALTH_CHECK_PATH)
     });
     // Newer GCO: Mooncake runs on vLLM only, so a mode forces it.
     if !move_if(&mut spec, &mut req, field!("framework"), None, |_| true) && mode.is_some() {
-        spec.push_new(Value::str("framework"), Value::str("vllm"));
+        spec.push_new(Value::str("framework"), Value::str(MOONCAKE_FRAMEWORK));
     }
     if let Some(uris) = rewritten {
         spec.push_new(Value::str("region_image_uris"), Value::Object(uris));
@@ -496,7 +506,7 @@ fn assemble_spec(
         move_if(&mut spec, &mut req, field, renamed, Value::is_truthy);
     }
     move_if(&mut spec, &mut req, field!("accelerator"), None, |a| {
-        a.as_str() != Some("nvidia")
+        a.as_str() != Some(DEFAULT_ACCELERATOR)
     });
     move_if(
         &mut spec,
@@ -539,21 +549,6 @@ fn move_if(
         }
         _ => false,
     }
-}
-
-/// Each region's URI of an ECR image, when at least one differs from it.
-fn region_image_uris(image: &str, regions: &[String]) -> Option<Object> {
-    if !is_ecr_image(image) {
-        return None;
-    }
-    let mut uris = Object::new();
-    let mut differs = false;
-    for region in regions {
-        let uri = rewrite_image_for_region(image, region);
-        differs |= uri != image;
-        uris.insert(region, uri);
-    }
-    differs.then_some(uris)
 }
 
 /// Tokens a new record needs; the caller supplies randomness.

@@ -1,5 +1,7 @@
 //! Per-region ECR image URIs: a deploy pulls each region's own replica.
 
+use crate::json::Object;
+
 /// The DNS suffix of a region's partition.
 pub fn partition_suffix(region: &str) -> &'static str {
     if region.starts_with("cn-") {
@@ -24,6 +26,23 @@ pub fn rewrite_image_for_region(image: &str, target_region: &str) -> String {
         }
         None => image.to_owned(),
     }
+}
+
+/// The spec's `region_image_uris` for `image` deployed to `regions`: each
+/// region's URI, when `image` is an ECR image and at least one region's
+/// differs from it (deploy writes the map then, and only then).
+pub fn region_image_uris(image: &str, regions: &[String]) -> Option<Object> {
+    if !is_ecr_image(image) {
+        return None;
+    }
+    let mut uris = Object::new();
+    let mut differs = false;
+    for region in regions {
+        let uri = rewrite_image_for_region(image, region);
+        differs |= uri != image;
+        uris.insert(region, uri);
+    }
+    differs.then_some(uris)
 }
 
 /// Whether [`rewrite_image_for_region`] changes `image` for some region.
@@ -92,5 +111,22 @@ mod tests {
         ] {
             assert_eq!(rewrite_image_for_region(img, "eu-west-1"), img);
         }
+    }
+
+    #[test]
+    fn region_image_uris_only_when_a_region_differs() {
+        let regions = ["us-east-1".to_owned(), "cn-north-1".to_owned()];
+        let img = "123456789012.dkr.ecr.us-east-1.amazonaws.com/r:1";
+        assert_eq!(
+            region_image_uris(img, &regions).map(|uris| crate::json::Value::Object(uris).to_json()),
+            Some(
+                r#"{"us-east-1": "123456789012.dkr.ecr.us-east-1.amazonaws.com/r:1", "cn-north-1": "123456789012.dkr.ecr.cn-north-1.amazonaws.com.cn/r:1"}"#
+                    .to_owned()
+            )
+        );
+        // Its own region only, or no ECR image: deploy writes no map.
+        assert_eq!(region_image_uris(img, &regions[..1]), None);
+        assert_eq!(region_image_uris("vllm/vllm-openai:v1", &regions), None);
+        assert_eq!(region_image_uris(img, &[]), None);
     }
 }

@@ -13,6 +13,7 @@
 
 use crate::bytesize::{ByteSizeArg, author_byte_size};
 use crate::json::{self, Object, Value, lazy};
+use crate::limits::MOONCAKE_DEFAULT_INSTANCES;
 use crate::mooncake::{BuildArgs, build_mooncake_block, validate_mooncake, validate_mooncake_json};
 use crate::pyrepr::py_strip;
 
@@ -61,11 +62,11 @@ fn answer(request: &Object, line: &str) -> Object {
                 prefill_replicas: request
                     .get("prefill_replicas")
                     .cloned()
-                    .unwrap_or(Value::int(1)),
+                    .unwrap_or(Value::int(MOONCAKE_DEFAULT_INSTANCES)),
                 decode_replicas: request
                     .get("decode_replicas")
                     .cloned()
-                    .unwrap_or(Value::int(1)),
+                    .unwrap_or(Value::int(MOONCAKE_DEFAULT_INSTANCES)),
                 store: optional("store"),
                 transfer: optional("transfer"),
                 proxy: optional("proxy"),

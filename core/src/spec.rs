@@ -30,8 +30,11 @@ pub const SPEC_KEYS: [&str; 18] = [
     "canary",
 ];
 
+/// The framework Mooncake runs on: newer GCO forces it for any mooncake mode.
+pub const MOONCAKE_FRAMEWORK: &str = "vllm";
+
 /// Serving frameworks GCO knows; Mooncake needs vLLM.
-pub const FRAMEWORKS: [&str; 2] = ["vllm", "tgi"];
+pub const FRAMEWORKS: [&str; 2] = [MOONCAKE_FRAMEWORK, "tgi"];
 
 /// Node capacity types GCO can schedule on.
 pub const CAPACITY_TYPES: [&str; 2] = ["spot", "on-demand"];

@@ -12,6 +12,8 @@ use serde::{Deserialize, Serialize};
 use crate::json::{Object, Value};
 
 #[cfg(feature = "schema")]
+use crate::limits::{MOONCAKE_TOPOLOGY_MAX, MOONCAKE_TOPOLOGY_MIN, PORT_MAX, PORT_MIN};
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 
 macro_rules! typed {
@@ -31,9 +33,9 @@ macro_rules! typed {
 typed! {
     /// An XpYd topology: X prefill and Y decode instances, each 1 to 1000.
     pub struct MooncakeTopology {
-        #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 1000)))]
+        #[cfg_attr(feature = "schema", schemars(range(min = MOONCAKE_TOPOLOGY_MIN, max = MOONCAKE_TOPOLOGY_MAX)))]
         pub prefill: i64,
-        #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 1000)))]
+        #[cfg_attr(feature = "schema", schemars(range(min = MOONCAKE_TOPOLOGY_MIN, max = MOONCAKE_TOPOLOGY_MAX)))]
         pub decode: i64,
     }
 }
@@ -145,7 +147,7 @@ typed! {
     /// An endpoint spec: what `deploy` stores under `spec`.
     pub struct EndpointSpec {
         pub image: String,
-        #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 65535)))]
+        #[cfg_attr(feature = "schema", schemars(range(min = PORT_MIN, max = PORT_MAX)))]
         pub port: i64,
         #[cfg_attr(feature = "schema", schemars(range(min = 0)))]
         pub replicas: i64,

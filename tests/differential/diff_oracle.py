@@ -8,25 +8,37 @@ never writes: duplicate keys, ``-0``, ``1E2``, ``1e400``, ``NaN``, escaped
 keys, lone surrogates, odd whitespace between tokens -- feeds the whole batch
 once to each program, and compares the answers line by line as exact strings.
 
+The oracle is not part of the repository, so a recorded corpus is:
+``corpus.jsonl.gz`` beside this script holds 20,000 generated lines (seed 1)
+plus the edge cases, each with the oracle's answer as it printed it. Every
+run compares the port with those answers. When the oracle is there too
+(``--oracle``, ``$GCO_ORACLE``, or ``../shared/reference/`` beside the
+clone), the run also checks that the recording still is what the oracle
+answers, and compares the port with the oracle live on a fresh seed.
+
 Usage::
 
     python3 tests/differential/diff_oracle.py [--count N] [--seed S]
         [--port-cmd CMD] [--oracle PATH] [--mismatch-file PATH]
+    python3 tests/differential/diff_oracle.py --record   # rewrites the corpus
 
 The one tolerated difference: where the oracle raises ``TypeError:
 unhashable type ...`` for ``validate`` or ``build`` (a list or dict where the
 mode or transfer protocol belongs), the port answers the ``ValueError`` it
 gives for any other wrong mode or protocol. Such lines count as "quirks".
 
-Exit status: 0 when every line matches (quirks included), 1 on any mismatch,
-2 when the harness itself cannot run (e.g. the oracle crashed on a line,
-which means the generator produced a line it must not produce).
+Exit status: 0 when every line matches (quirks included), 1 on any mismatch
+or a stale recording, 2 when the harness itself cannot run (e.g. the oracle
+crashed on a line, which means the generator produced a line it must not
+produce, or the corpus is missing).
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import gzip
+import hashlib
 import json
 import os
 import re
@@ -720,14 +732,41 @@ def check_oracle_safe(lines: list[tuple[str, str]]) -> None:
             raise AssertionError(f"{category}: request is not an object: {line!r}")
 
 
-def run_batch(cmd: list[str], input_path: Path, env: dict[str, str] | None = None) -> tuple[list[str], int, str]:
-    """Feed the batch file to ``cmd`` once; its output lines, exit code, stderr."""
+def run_batch(cmd: list[str], input_path: Path, env: dict[str, str] | None = None) -> tuple[bytes, int, str]:
+    """Feed the batch file to ``cmd`` once; its output bytes, exit code, stderr."""
     with open(input_path, "rb") as stdin:
         proc = subprocess.run(cmd, stdin=stdin, capture_output=True, cwd=REPO_ROOT, env=env, timeout=300)
-    out = proc.stdout.decode("utf-8", errors="backslashreplace").split("\n")
+    return proc.stdout, proc.returncode, proc.stderr.decode("utf-8", errors="backslashreplace")
+
+
+def output_lines(stdout: bytes) -> list[str]:
+    """A program's answer lines (invalid UTF-8 shown as escapes, so it cannot match)."""
+    out = stdout.decode("utf-8", errors="backslashreplace").split("\n")
     if out and out[-1] == "":
         out.pop()
-    return out, proc.returncode, proc.stderr.decode("utf-8", errors="backslashreplace")
+    return out
+
+
+def write_batch(path: Path, requests: list[str]) -> None:
+    """The batch file both programs read: the requests, then the blank lines."""
+    path.write_text("\n".join(requests + BLANK_LINES) + "\n", encoding="utf-8", errors="surrogatepass")
+
+
+def run_oracle(oracle: Path, batch: Path, requests: list[str]) -> tuple[bytes, list[str]]:
+    """The oracle's output for the batch, raw and as lines; HarnessError when it
+    crashes or leaves a request unanswered."""
+    env = dict(os.environ, PYTHONUTF8="1", PYTHONIOENCODING="utf-8")
+    stdout, rc, err = run_batch([sys.executable, str(oracle)], batch, env)
+    answers = output_lines(stdout)
+    if rc != 0 or len(answers) != len(requests):
+        bad = requests[len(answers)] if len(answers) < len(requests) else "?"
+        raise HarnessError(f"oracle exit {rc}, {len(answers)}/{len(requests)} answers; "
+                           f"first unanswered request: {display(bad)}\n{err[-2000:]}")
+    return stdout, answers
+
+
+class HarnessError(Exception):
+    """The harness itself cannot run (exit status 2)."""
 
 
 def is_quirk(request: str, expected: str, actual: str) -> bool:
@@ -777,61 +816,40 @@ def signature(request: str, expected: str, actual: str) -> str:
     return f"op={op!r:.30} | oracle {blur(expected)} | port {blur(actual)}"
 
 
-def main() -> int:
-    """Parse arguments, generate, run both programs, compare and report."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--count", type=int, default=20000, help="generated lines (default 20000)")
-    parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    parser.add_argument("--port-cmd", default=DEFAULT_PORT_CMD, help="port command, run from the repo root")
-    parser.add_argument("--oracle", default=os.environ.get("GCO_ORACLE", DEFAULT_ORACLE),
-                        help="oracle script (default $GCO_ORACLE or %(default)s), relative to the repo root")
-    parser.add_argument("--mismatch-file", type=Path, help="write every mismatching request line here")
-    args = parser.parse_args()
+@dataclass
+class Outcome:
+    """One comparison of the port's answers with the expected ones."""
 
-    os.chdir(REPO_ROOT)
-    sys.set_int_max_str_digits(0)
-    started = time.monotonic()
+    lines: int = 0
+    passed: int = 0
+    quirks: int = 0
+    mismatches: list[tuple[int, str, str, str, str]] = field(default_factory=list)
 
-    lines = generate(args.count, args.seed)
-    check_oracle_safe(lines)
-    requests = [line for _, line in lines]
 
-    with tempfile.TemporaryDirectory(prefix="gco-diff-") as tmp:
-        batch = Path(tmp) / "requests.jsonl"
-        batch.write_text("\n".join(requests + BLANK_LINES) + "\n", encoding="utf-8", errors="surrogatepass")
-        env = dict(os.environ, PYTHONUTF8="1", PYTHONIOENCODING="utf-8")
-        oracle_out, oracle_rc, oracle_err = run_batch([sys.executable, str(Path(args.oracle))], batch, env)
-        port_out, port_rc, port_err = run_batch(shlex.split(args.port_cmd), batch)
-
-    if oracle_rc != 0 or len(oracle_out) != len(requests):
-        bad = requests[len(oracle_out)] if len(oracle_out) < len(requests) else "?"
-        print(f"harness error: oracle exit {oracle_rc}, {len(oracle_out)}/{len(requests)} answers; "
-              f"first unanswered request: {display(bad)}\n{oracle_err[-2000:]}", file=sys.stderr)
-        return 2
-    if port_rc != 0:
-        print(f"note: port exited with status {port_rc}: {port_err[-2000:]}")
-
-    passed, quirks, mismatches = 0, 0, []
-    per_category: collections.Counter[str] = collections.Counter()
+def compare(lines: list[tuple[str, str]], expected: list[str], port_out: list[str]) -> Outcome:
+    """Line-by-line comparison; answers beyond the requests answer blank lines."""
+    outcome = Outcome(lines=len(lines))
     for i, (category, request) in enumerate(lines):
-        expected = oracle_out[i]
         actual = port_out[i] if i < len(port_out) else "<no answer>"
-        if expected == actual:
-            passed += 1
-        elif is_quirk(request, expected, actual):
-            passed += 1
-            quirks += 1
+        if expected[i] == actual:
+            outcome.passed += 1
+        elif is_quirk(request, expected[i], actual):
+            outcome.passed += 1
+            outcome.quirks += 1
         else:
-            mismatches.append((i, category, request, expected, actual))
-            per_category[category] += 1
-    for extra in port_out[len(requests):]:  # answers to lines the oracle skips
-        mismatches.append((len(requests), "blank-line", "<a blank line>", "<no answer>", extra))
-        per_category["blank-line"] += 1
+            outcome.mismatches.append((i, category, request, expected[i], actual))
+    for extra in port_out[len(lines):]:  # answers to lines the oracle skips
+        outcome.mismatches.append((len(lines), "blank-line", "<a blank line>", "<no answer>", extra))
+    return outcome
 
-    elapsed = time.monotonic() - started
-    print(f"differential: {len(requests)} lines, {len(mismatches)} mismatches, {quirks} TypeError quirks "
+
+def report(title: str, outcome: Outcome, elapsed: float, mismatch_file: Path | None) -> None:
+    """Prints a comparison's counts and, on mismatches, what they look like."""
+    mismatches = outcome.mismatches
+    print(f"{title}: {outcome.lines} lines, {len(mismatches)} mismatches, {outcome.quirks} TypeError quirks "
           f"({elapsed:.1f}s)")
     if mismatches:
+        per_category = collections.Counter(category for _, category, _, _, _ in mismatches)
         print("mismatches by category: " + ", ".join(f"{c}={n}" for c, n in per_category.most_common()))
         print(f"\nfirst {min(SHOWN_MISMATCHES, len(mismatches))} mismatches:")
         for i, category, request, expected, actual in mismatches[:SHOWN_MISMATCHES]:
@@ -840,12 +858,161 @@ def main() -> int:
         print(f"\n{len(kinds)} distinct mismatch kinds (count: signature):")
         for sig, n in kinds.most_common(40):
             print(f"  {n:6d}: {sig}")
-        if args.mismatch_file:
-            args.mismatch_file.write_text("".join(r + "\n" for _, _, r, _, _ in mismatches if r != "<a blank line>"),
-                                          encoding="utf-8", errors="surrogatepass")
-            print(f"mismatching requests written to {args.mismatch_file}")
-    print(f"{passed} passed, {len(mismatches)} failed")
-    return 1 if mismatches else 0
+        if mismatch_file:
+            with open(mismatch_file, "a", encoding="utf-8", errors="surrogatepass") as f:
+                f.write("".join(r + "\n" for _, _, r, _, _ in mismatches if r != "<a blank line>"))
+            print(f"mismatching requests written to {mismatch_file}")
+    print(f"{outcome.passed} passed, {len(mismatches)} failed")
+
+
+# --------------------------------------------------------------------------
+# The recorded corpus: generated requests with the oracle's answers.
+# --------------------------------------------------------------------------
+
+# Committed, so the test runs on a clone without the reference beside it.
+CORPUS = REPO_ROOT / "tests" / "differential" / "corpus.jsonl.gz"
+CORPUS_FORMAT = 1
+# The recording's generator settings: the seed the live run used before the
+# corpus existed, and its count.
+RECORD_SEED = 1
+RECORD_COUNT = 20000
+
+
+def record(oracle: Path, tmp: Path) -> int:
+    """Writes the corpus: ``RECORD_COUNT`` lines of ``RECORD_SEED`` plus the edge
+    cases, each with the oracle's answer line exactly as it printed it.
+
+    The file is gzip-compressed JSON lines, all ASCII: a header object, then
+    one ``{"category", "request", "answer"}`` object per request (``json``
+    escapes lone surrogates and control characters, and reads them back
+    unchanged). The gzip header carries no time, so a re-recording with the
+    same oracle gives the same bytes.
+    """
+    lines = generate(RECORD_COUNT, RECORD_SEED)
+    check_oracle_safe(lines)
+    requests = [line for _, line in lines]
+    batch = tmp / "requests.jsonl"
+    write_batch(batch, requests)
+    stdout, answers = run_oracle(oracle, batch, requests)
+    if ("\n".join(answers) + "\n").encode("utf-8", errors="surrogatepass") != stdout:
+        raise HarnessError("the oracle's output does not round-trip through UTF-8 lines")
+    header = {
+        "format": CORPUS_FORMAT, "seed": RECORD_SEED, "count": RECORD_COUNT, "lines": len(lines),
+        "oracle": oracle.name, "oracle_sha256": hashlib.sha256(oracle.read_bytes()).hexdigest(),
+        "regenerate": "python3 tests/differential/diff_oracle.py --record",
+    }
+    with open(CORPUS, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0) as out:
+        out.write((json.dumps(header) + "\n").encode("ascii"))
+        for (category, request), answer in zip(lines, answers):
+            entry = {"category": category, "request": request, "answer": answer}
+            out.write((json.dumps(entry) + "\n").encode("ascii"))
+    print(f"recorded {len(lines)} lines (seed {RECORD_SEED}) with {oracle}'s answers in "
+          f"{CORPUS.relative_to(REPO_ROOT)} ({CORPUS.stat().st_size} bytes)")
+    return 0
+
+
+def load_corpus() -> tuple[dict, list[tuple[str, str]], list[str]]:
+    """The recorded header, (category, request) lines and answer lines."""
+    if not CORPUS.exists():
+        raise HarnessError(f"{CORPUS.relative_to(REPO_ROOT)} is missing: record it with "
+                           "python3 tests/differential/diff_oracle.py --record (needs the reference)")
+    with gzip.open(CORPUS, "rt", encoding="ascii") as f:
+        header = json.loads(f.readline())
+        entries = [json.loads(line) for line in f]
+    if header.get("format") != CORPUS_FORMAT or header.get("lines") != len(entries):
+        raise HarnessError(f"{CORPUS.relative_to(REPO_ROOT)}: format {header.get('format')}, "
+                           f"{len(entries)} of {header.get('lines')} lines: record it again")
+    lines = [(e["category"], e["request"]) for e in entries]
+    return header, lines, [e["answer"] for e in entries]
+
+
+def run_port(port_cmd: str, batch: Path) -> list[str]:
+    """The port's answer lines for the batch (a non-zero exit is noted, not fatal)."""
+    stdout, rc, err = run_batch(shlex.split(port_cmd), batch)
+    if rc != 0:
+        print(f"note: port exited with status {rc}: {err[-2000:]}")
+    return output_lines(stdout)
+
+
+def main() -> int:
+    """Parse arguments; compare the port with the recorded answers, and with
+    the oracle itself when it is there; or record the corpus."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--record", action="store_true",
+                        help="write the recorded corpus from the oracle's answers, then stop (needs the oracle)")
+    parser.add_argument("--count", type=int, default=20000, help="generated lines of the live run (default 20000)")
+    parser.add_argument("--seed", type=int, help="random seed of the live run (default: a fresh one, printed)")
+    parser.add_argument("--port-cmd", default=DEFAULT_PORT_CMD, help="port command, run from the repo root")
+    parser.add_argument("--oracle", default=os.environ.get("GCO_ORACLE", DEFAULT_ORACLE),
+                        help="oracle script (default $GCO_ORACLE or %(default)s), relative to the repo root")
+    parser.add_argument("--mismatch-file", type=Path, help="write every mismatching request line here")
+    args = parser.parse_args()
+
+    os.chdir(REPO_ROOT)
+    sys.set_int_max_str_digits(0)
+    oracle = Path(args.oracle)
+    if args.mismatch_file:
+        args.mismatch_file.write_text("")
+
+    with tempfile.TemporaryDirectory(prefix="gco-diff-") as tmp_name:
+        tmp = Path(tmp_name)
+        try:
+            if args.record:
+                if not oracle.is_file():
+                    raise HarnessError(f"--record needs the reference: not found at {oracle} (set GCO_ORACLE)")
+                return record(oracle, tmp)
+            return run(args, oracle, tmp)
+        except HarnessError as e:
+            print(f"harness error: {e}", file=sys.stderr)
+            return 2
+
+
+def run(args: argparse.Namespace, oracle: Path, tmp: Path) -> int:
+    """The recorded comparison, then (with the oracle) the recording's
+    freshness check and a live comparison on a fresh seed."""
+    failed = False
+
+    started = time.monotonic()
+    header, lines, recorded = load_corpus()
+    requests = [line for _, line in lines]
+    batch = tmp / "recorded.jsonl"
+    write_batch(batch, requests)
+    outcome = compare(lines, recorded, run_port(args.port_cmd, batch))
+    report(f"recorded corpus (seed {header['seed']}, the reference's answers)", outcome,
+           time.monotonic() - started, args.mismatch_file)
+    failed |= bool(outcome.mismatches)
+
+    if not oracle.is_file():
+        print(f"\nreference not found at {oracle} (set GCO_ORACLE): compared with the recorded answers only; "
+              "the live comparison with the reference is skipped")
+        return 1 if failed else 0
+
+    # The recording must still be what the oracle says, or it tests nothing.
+    started = time.monotonic()
+    _, answers = run_oracle(oracle, batch, requests)
+    stale = [i for i, (a, b) in enumerate(zip(answers, recorded)) if a != b]
+    print(f"\nrecorded answers against the reference itself: {len(stale)} of {len(requests)} differ "
+          f"({time.monotonic() - started:.1f}s)")
+    for i in stale[:SHOWN_MISMATCHES]:
+        print(f"#{i}\n  request:  {display(requests[i])}\n  recorded: {recorded[i]}\n  oracle:   {answers[i]}")
+    if stale:
+        print("the recording is stale: python3 tests/differential/diff_oracle.py --record")
+        failed = True
+
+    seed = args.seed if args.seed is not None else Random().randrange(2**32)
+    started = time.monotonic()
+    lines = generate(args.count, seed)
+    check_oracle_safe(lines)
+    requests = [line for _, line in lines]
+    batch = tmp / "live.jsonl"
+    write_batch(batch, requests)
+    _, expected = run_oracle(oracle, batch, requests)
+    outcome = compare(lines, expected, run_port(args.port_cmd, batch))
+    print()
+    report(f"live against {oracle} (seed {seed}: rerun with --seed {seed})", outcome,
+           time.monotonic() - started, args.mismatch_file)
+    failed |= bool(outcome.mismatches)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -4,8 +4,8 @@
 //   bash scripts/build-wasm.sh && node --test tests/wasm/
 //
 // The expected messages are the Python reference's, byte for byte (taken
-// from /work/shared/reference/mooncake_reference.py; oracle.test.cjs checks
-// more cases against it live when it is present).
+// from mooncake_reference.py; oracle.test.cjs checks more cases against its
+// recorded answers, and against it live when it is present).
 'use strict';
 
 const test = require('node:test');

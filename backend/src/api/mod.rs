@@ -423,3 +423,65 @@ async fn remove_region(
     };
     apply_change(&service, name, if_match, change).await
 }
+
+#[cfg(test)]
+mod tests {
+    use gco_spec::json::{Value, parse};
+    use gco_spec::limits::{
+        DEFAULT_ACCELERATOR, DEFAULT_GPU_COUNT, DEFAULT_HEALTH_CHECK_PATH, DEFAULT_NAMESPACE,
+        DEFAULT_PORT, DEFAULT_REPLICAS, MOONCAKE_DEFAULT_INSTANCES,
+    };
+    use gco_spec::mooncake::Mode;
+    use gco_spec::spec::FRAMEWORKS;
+
+    /// The schemas' defaults and vocabularies are written in attributes:
+    /// they must be the core's.
+    #[test]
+    fn the_contract_states_the_cores_defaults_and_vocabularies() {
+        let doc = parse(super::document()).unwrap();
+        let property = |name: &str| -> Value {
+            let mut v = &doc;
+            for key in ["components", "schemas", "DeployRequest", "properties", name] {
+                v = v.as_object().unwrap().get(key).unwrap();
+            }
+            v.clone()
+        };
+        let get = |v: &Value, key: &str| v.as_object().unwrap().get(key).cloned();
+        for (name, default) in [
+            ("port", Value::int(DEFAULT_PORT)),
+            ("replicas", Value::int(DEFAULT_REPLICAS)),
+            ("gpu_count", Value::int(DEFAULT_GPU_COUNT)),
+            ("health_check_path", Value::str(DEFAULT_HEALTH_CHECK_PATH)),
+            ("namespace", Value::str(DEFAULT_NAMESPACE)),
+            ("accelerator", Value::str(DEFAULT_ACCELERATOR)),
+            ("prefill_replicas", Value::int(MOONCAKE_DEFAULT_INSTANCES)),
+            ("decode_replicas", Value::int(MOONCAKE_DEFAULT_INSTANCES)),
+        ] {
+            assert_eq!(get(&property(name), "default"), Some(default), "{name}");
+        }
+        let names = |v: Value| -> Vec<String> {
+            let mut names: Vec<String> = match v {
+                Value::List(items) => items
+                    .iter()
+                    .map(|i| i.as_str().unwrap().to_owned())
+                    .collect(),
+                _ => panic!("an enum"),
+            };
+            names.sort();
+            names
+        };
+        let sorted = |list: &[&str]| -> Vec<String> {
+            let mut v: Vec<String> = list.iter().map(|s| s.to_string()).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(
+            names(get(&property("framework"), "enum").unwrap()),
+            sorted(&FRAMEWORKS)
+        );
+        assert_eq!(
+            names(get(&property("mooncake_mode"), "enum").unwrap()),
+            sorted(&Mode::ALL.map(Mode::as_str))
+        );
+    }
+}

@@ -1,8 +1,10 @@
 //! Shared test fixtures: temporary directories, a real dynalite server, the
-//! real `gco-console` binary with a raw HTTP/1.1 client, and the service over
-//! either store.
+//! real `gco-console` binary with a raw HTTP/1.1 client, the service over
+//! either store, and the whole application in process (`app`).
 
 #![allow(dead_code)]
+
+pub mod app;
 
 use std::collections::BTreeSet;
 use std::io::{Read, Write};

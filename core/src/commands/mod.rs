@@ -6,13 +6,15 @@ pub mod shell;
 
 use crate::deploy::Deployment;
 use crate::diagnostics::Diagnostic;
-use crate::ecr::rewrite_image_for_region;
+use crate::ecr::region_image_uris;
 use crate::json::{Object, Value};
-use crate::limits::DEFAULT_NAMESPACE;
+use crate::limits::{
+    DEFAULT_GPU_COUNT, DEFAULT_HEALTH_CHECK_PATH, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_REPLICAS,
+};
 use crate::mooncake::{Mode, Role};
 use crate::ops::Change;
 use crate::record::{DesiredState, Record};
-use crate::spec::spec_mode;
+use crate::spec::{MOONCAKE_FRAMEWORK, spec_mode};
 
 /// Command lines, and what they cannot carry.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -113,20 +115,20 @@ pub fn deploy_commands(deployment: &Deployment) -> Commands {
         let differs = |default: Value| *value != default;
         match key.as_str() {
             "image" => {}
-            "port" if differs(Value::int(8000)) => {
+            "port" if differs(Value::int(DEFAULT_PORT)) => {
                 flag(&mut out, &mut deploy, "--port", &path, value)
             }
-            "replicas" if differs(Value::int(1)) => {
+            "replicas" if differs(Value::int(DEFAULT_REPLICAS)) => {
                 flag(&mut out, &mut deploy, "--replicas", &path, value)
             }
-            "gpu_count" if differs(Value::int(1)) => {
+            "gpu_count" if differs(Value::int(DEFAULT_GPU_COUNT)) => {
                 flag(&mut out, &mut deploy, "--gpu-count", &path, value)
             }
             "gpu_type" => flag(&mut out, &mut deploy, "--gpu-type", &path, value),
             "port" | "replicas" | "gpu_count" => {}
-            "health_check_path" if !differs(Value::str("/health")) => {}
+            "health_check_path" if !differs(Value::str(DEFAULT_HEALTH_CHECK_PATH)) => {}
             // Deploy forces vllm for a mooncake endpoint.
-            "framework" if mode.is_some() && value.as_str() == Some("vllm") => {}
+            "framework" if mode.is_some() && value.as_str() == Some(MOONCAKE_FRAMEWORK) => {}
             // Deploy writes the map itself from the image and the regions.
             "region_image_uris" => {
                 if !rewrites_as_deploy(deployment, value) {
@@ -294,16 +296,10 @@ fn rewrites_as_deploy(deployment: &Deployment, uris: &Value) -> bool {
     let Some(image) = deployment.spec.get("image").and_then(Value::as_str) else {
         return true;
     };
-    let mut expected = Object::new();
-    let mut differs = false;
-    for region in &deployment.target_regions {
-        let uri = rewrite_image_for_region(image, region);
-        differs |= uri != image;
-        expected.insert(region, uri);
-    }
-    match uris {
-        Value::Null => !differs,
-        other => differs && *other == Value::Object(expected),
+    match (uris, region_image_uris(image, &deployment.target_regions)) {
+        (Value::Null, expected) => expected.is_none(),
+        (other, Some(expected)) => *other == Value::Object(expected),
+        (_, None) => false,
     }
 }
 

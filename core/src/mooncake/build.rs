@@ -6,7 +6,7 @@ use super::Mode;
 use super::lint::BLOCK_KEYS;
 use crate::bytesize::{ByteSizeArg, author_byte_size};
 use crate::json::{Object, Value};
-use crate::limits::MOONCAKE_STORE_BYTE_SIZE_FIELDS;
+use crate::limits::{MOONCAKE_DEFAULT_INSTANCES, MOONCAKE_STORE_BYTE_SIZE_FIELDS, choices};
 
 /// The builder's arguments as JSON values: the reference takes whatever the
 /// caller passes, so this does too, and refuses it as the reference would.
@@ -28,8 +28,8 @@ impl BuildArgs {
     pub fn new(mode: impl Into<Value>) -> BuildArgs {
         BuildArgs {
             mode: mode.into(),
-            prefill_replicas: Value::int(1),
-            decode_replicas: Value::int(1),
+            prefill_replicas: Value::int(MOONCAKE_DEFAULT_INSTANCES),
+            decode_replicas: Value::int(MOONCAKE_DEFAULT_INSTANCES),
             store: None,
             transfer: None,
             proxy: None,
@@ -209,7 +209,8 @@ fn assemble(
         return Err(BuildError {
             path: "mooncake.mode".into(),
             message: format!(
-                "mooncake.mode must be one of {{both, disaggregated, store}}, got {}",
+                "mooncake.mode must be one of {}, got {}",
+                choices(Mode::ALL.map(Mode::as_str)),
                 args.mode.repr()
             ),
             kind: ErrorKind::ValueError,

@@ -24,7 +24,10 @@ pub enum Mode {
 }
 
 impl Mode {
-    pub const ALL: [Mode; 3] = [Mode::Disaggregated, Mode::Store, Mode::Both];
+    /// Every mode, sorted by name as the reference lists them in messages.
+    /// `disaggregated` splits prefill and decode; `store` runs a single
+    /// KV-store instance; `both` composes the two.
+    pub const ALL: [Mode; 3] = [Mode::Both, Mode::Disaggregated, Mode::Store];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -62,8 +65,6 @@ pub enum Role {
 }
 
 impl Role {
-    pub const ALL: [Role; 2] = [Role::Prefill, Role::Decode];
-
     pub fn as_str(self) -> &'static str {
         match self {
             Role::Prefill => "prefill",

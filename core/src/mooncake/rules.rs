@@ -11,6 +11,7 @@ use super::{Mode, Role};
 use crate::bytesize::byte_size_value;
 use crate::limits::{
     MOONCAKE_STORE_BYTE_SIZE_FIELDS, MOONCAKE_TOPOLOGY_MAX, MOONCAKE_TOPOLOGY_MIN,
+    MOONCAKE_TRANSFER_PROTOCOLS, choices,
 };
 
 /// Where rule violations go. `Break` stops the check. Taken as `dyn`: one
@@ -74,7 +75,8 @@ pub(crate) fn check<V: View>(block: V, sink: &mut dyn Sink) -> ControlFlow<()> {
         sink.error(
             "mooncake.mode",
             format!(
-                "mooncake.mode must be one of {{both, disaggregated, store}}, got {}",
+                "mooncake.mode must be one of {}, got {}",
+                choices(Mode::ALL.map(Mode::as_str)),
                 repr_opt(mode_value)
             ),
         )?;
@@ -167,12 +169,15 @@ fn check_transfer<O: ObjectView>(transfer: O, sink: &mut dyn Sink) -> ControlFlo
     let [protocol, device_name] = transfer.fields(["protocol", "device_name"]);
     // `transfer.get("protocol", "rdma")`: only an absent key takes the default.
     if let Some(protocol) = protocol
-        && !(protocol.str_eq("rdma") || protocol.str_eq("tcp"))
+        && !MOONCAKE_TRANSFER_PROTOCOLS
+            .iter()
+            .any(|p| protocol.str_eq(p))
     {
         sink.error(
             "mooncake.transfer.protocol",
             format!(
-                "mooncake.transfer.protocol must be one of {{rdma, tcp}}, got {}",
+                "mooncake.transfer.protocol must be one of {}, got {}",
+                choices(MOONCAKE_TRANSFER_PROTOCOLS),
                 protocol.repr()
             ),
         )?;

@@ -8,7 +8,8 @@ use crate::limits::{
     MOONCAKE_AUTOSCALE_DEFAULT_MAX, MOONCAKE_AUTOSCALE_DEFAULT_MIN, MOONCAKE_BOOTSTRAP_PORT_SPAN,
     MOONCAKE_DEFAULT_AUTOSCALE_METRIC, MOONCAKE_DEFAULT_BOOTSTRAP_BASE_PORT,
     MOONCAKE_DEFAULT_GLOBAL_SEGMENT_SIZE, MOONCAKE_DEFAULT_LOCAL_BUFFER_SIZE,
-    MOONCAKE_DEFAULT_PROXY_REPLICAS, MOONCAKE_DEFAULT_TRANSFER_PROTOCOL, MOONCAKE_PROXY_SCHEDULING,
+    MOONCAKE_DEFAULT_PROXY_REPLICAS, MOONCAKE_DEFAULT_TRANSFER_PROTOCOL, MOONCAKE_PROTOCOL_RDMA,
+    MOONCAKE_PROXY_SCHEDULING,
 };
 use crate::mooncake::{Mode, Role};
 use crate::region::RegionContext;
@@ -69,7 +70,7 @@ impl<'a> Block<'a> {
     /// Whether the pods move KV blocks over EFA and so run on EFA nodes:
     /// `transfer.protocol` is `rdma` (as read, for every mode's pods).
     pub fn uses_rdma(&self) -> bool {
-        self.transfer_protocol() == "rdma"
+        self.transfer_protocol() == MOONCAKE_PROTOCOL_RDMA
     }
 
     /// `VLLM_MOONCAKE_BOOTSTRAP_PORT` and the NetworkPolicy window's base:
