@@ -1,6 +1,7 @@
 //! The JSON API (see `openapi.json` for the contract).
 
 mod body;
+mod conditional;
 mod error;
 
 use std::collections::HashMap;
@@ -9,7 +10,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post, put};
 use gco_spec::json::{Object, Value};
@@ -21,8 +22,9 @@ pub use error::ApiError;
 use error::{insert_diagnostics, json_response};
 
 use crate::listing::{Cursor, Filter, Listing, MAX_PAGE, Page};
-use crate::service::{Service, etag};
+use crate::service::Service;
 use crate::store::Stored;
+use crate::version::body_etag;
 
 pub type AppState = Arc<Service>;
 
@@ -61,16 +63,13 @@ async fn openapi() -> Response {
 /// A record as stored (the JSON a read returns, byte for byte), with its
 /// `ETag`: reads and writes answer alike.
 fn record_response(status: StatusCode, stored: &Stored) -> Response {
-    let mut response = (
+    let response = (
         status,
         [(header::CONTENT_TYPE, "application/json")],
         stored.json.clone(),
     )
         .into_response();
-    if let Ok(tag) = HeaderValue::from_str(&etag(&stored.record)) {
-        response.headers_mut().insert(header::ETAG, tag);
-    }
-    response
+    conditional::with_etag(response, stored.etag())
 }
 
 fn path_name(path: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
@@ -148,6 +147,7 @@ const LIST_PARAMETERS: [&str; 4] = ["desired_state", "region", "after", "limit"]
 
 async fn list(
     State(service): State<AppState>,
+    headers: HeaderMap,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     let Query(pairs) = query.map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.body_text()))?;
@@ -218,7 +218,12 @@ async fn list(
     };
     let listing = service.list(&filter, &page).await?;
     let body = listing_json(&listing, page.limit.is_some());
-    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+    let tag = body_etag(&body);
+    if let Some(unchanged) = conditional::not_modified(&headers, &tag) {
+        return Ok(unchanged);
+    }
+    let response = ([(header::CONTENT_TYPE, "application/json")], body).into_response();
+    Ok(conditional::with_etag(response, &tag))
 }
 
 /// `{"endpoints": [...], "unreadable": [...]}` around each record's stored
@@ -272,8 +277,12 @@ async fn deploy(
 async fn show(
     State(service): State<AppState>,
     name: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let stored = service.get_stored(&path_name(name)?).await?;
+    if let Some(unchanged) = conditional::not_modified(&headers, stored.etag()) {
+        return Ok(unchanged);
+    }
     Ok(record_response(StatusCode::OK, &stored))
 }
 
