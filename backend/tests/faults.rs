@@ -310,10 +310,18 @@ fn written_by_monitor(record: &Record) -> bool {
     })
 }
 
-/// How often the monitor-like writer writes a status in the DynamoDB runs:
-/// GCO's monitors write every 15 s per region; every few ms makes a status
-/// write fall between nearly every read and write of the console's.
-const MONITOR_EVERY: Duration = Duration::from_millis(3);
+/// How often the monitor-like writer writes a status while writers keep
+/// resizing the endpoint through an outage: GCO's monitors write every 15 s
+/// per region; every few ms puts status writes between the console's reads
+/// and writes all the time.
+const MONITOR_EVERY: Duration = Duration::from_millis(5);
+
+/// The same for the mixed changes, where 16 clients already contend for one
+/// record: each status write that lands between a change's read and write
+/// costs it a round, so at every 5 ms on a loaded machine some change ran
+/// out of rounds. Every 20 ms is still 750 times GCO's rate, and a few
+/// hundred status writes fall among the changes.
+const MONITOR_AMONG_MIXED_CHANGES: Duration = Duration::from_millis(20);
 
 /// What a change depends on and acknowledges, as canonical text: the record
 /// without what the monitors write (`region_status` and the `updated_at`
@@ -617,7 +625,7 @@ fn mixed_ops_on_one_endpoint(
     monitor: Option<&Dynalite>,
 ) {
     let deployed = record_of(&deploy_split(server, "mix"));
-    let running = monitor.map(|db| Running::start(db, "mix", MONITOR_EVERY));
+    let running = monitor.map(|db| Running::start(db, "mix", MONITOR_AMONG_MIXED_CHANGES));
     let monitored = running.is_some();
     let view = |r: &Record| {
         if monitored {

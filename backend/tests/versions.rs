@@ -359,8 +359,10 @@ fn a_busy_monitor_refuses_no_change() {
         }
     }
     let log = monitor.stop();
+    // A status write falls between nearly every read and change; a machine
+    // too loaded to run the monitor that often still shows most.
     assert!(
-        moved >= 20,
+        moved >= 15,
         "the monitor wrote between read and change only {moved} times of 25"
     );
     let last = server.send("GET", "/api/endpoints/pd", "");
@@ -372,6 +374,8 @@ fn a_busy_monitor_refuses_no_change() {
 /// What a client saw and got.
 struct PinnedChange {
     read: String,
+    /// The status the client read with the tag.
+    read_status: String,
     image: String,
     reply: Reply,
 }
@@ -393,7 +397,9 @@ fn pinned_changes_from_many_pages_under_a_monitor_lose_nothing() {
             let (server, changes) = (&server, &changes);
             s.spawn(move || {
                 for i in 0..15 {
-                    let read = tag(&server.send("GET", "/api/endpoints/pd", ""));
+                    let read = server.send("GET", "/api/endpoints/pd", "");
+                    let read_status = canonical(&read.get("region_status"));
+                    let read = tag(&read);
                     let image = format!("img:{client}-{i}");
                     let reply = send(
                         server,
@@ -402,10 +408,12 @@ fn pinned_changes_from_many_pages_under_a_monitor_lose_nothing() {
                         &format!(r#"{{"image": "{image}"}}"#),
                         &[("If-Match", &read)],
                     );
-                    changes
-                        .lock()
-                        .unwrap()
-                        .push(PinnedChange { read, image, reply });
+                    changes.lock().unwrap().push(PinnedChange {
+                        read,
+                        read_status,
+                        image,
+                        reply,
+                    });
                 }
             });
         }
@@ -443,13 +451,23 @@ fn pinned_changes_from_many_pages_under_a_monitor_lose_nothing() {
         "the last change is not the record"
     );
     log.assert_intact(&last.get("region_status"));
+    // Not a vacuous run: changes landed, and status writes fell between
+    // the read and the change of some.
     assert!(
-        acked.len() >= 15,
+        acked.len() >= 8,
         "only {} of 60 changes landed",
         acked.len()
     );
+    let among_status_writes = acked
+        .iter()
+        .filter(|c| canonical(&c.reply.get("region_status")) != c.read_status)
+        .count();
+    assert!(
+        among_status_writes >= 1,
+        "no status write fell between a read and its change"
+    );
     eprintln!(
-        "{} of {} pinned changes acknowledged, {} refused with 412; monitor: {}",
+        "{} of {} pinned changes acknowledged ({among_status_writes} after a status write), {} refused with 412; monitor: {}",
         acked.len(),
         changes.len(),
         changes.len() - acked.len(),
