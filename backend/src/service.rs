@@ -18,7 +18,9 @@ use crate::version::if_match_holds;
 
 /// Read-modify-write attempts before a change under heavy contention gives
 /// up. Each lost race means another writer made progress, so 50 writers on
-/// one record need at most 50 rounds; the margin absorbs backoff jitter.
+/// one record need at most 50 rounds; the margin absorbs backoff jitter and
+/// GCO's monitors, whose status writes (every 15 s per region) cost a
+/// change in flight a round too.
 const MAX_ATTEMPTS: u32 = 256;
 
 /// Longest endpoint name stored, in bytes: DynamoDB's limit for a partition
