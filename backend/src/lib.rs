@@ -3,7 +3,8 @@
 //! Layers, outermost first: [`server`] (connections: HTTP/1.1 with
 //! timeouts and a cap), [`app`] (HTTP: routes, limits, headers, auth),
 //! [`service`] (deploy and change records with the core's rules and
-//! optimistic concurrency; [`listing`] orders and pages the list), [`store`] (DynamoDB or embedded redb).
+//! optimistic concurrency; [`listing`] orders and pages the list; [`version`]
+//! makes the `ETag`s), [`store`] (DynamoDB or embedded redb).
 
 pub mod api;
 pub mod app;
@@ -14,3 +15,4 @@ pub mod listing;
 pub mod server;
 pub mod service;
 pub mod store;
+pub mod version;

@@ -6,15 +6,18 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use gco_spec::deploy::{DeployCheck, plan_deploy_owned};
 use gco_spec::json::{Object, Value};
-use gco_spec::time::{format_timestamp, next_timestamp, parse_timestamp};
+use gco_spec::time::{format_timestamp, next_timestamp};
 use gco_spec::{Change, DeployContext, Diagnostic, OpError, Record, Report, apply, new_record};
 
 use crate::listing::{Filter, Listing, Page};
 use crate::store::{Expected, Oversized, Store, StoreError, Stored, Unreadable};
+use crate::version::if_match_holds;
 
 /// Read-modify-write attempts before a change under heavy contention gives
 /// up. Each lost race means another writer made progress, so 50 writers on
-/// one record need at most 50 rounds; the margin absorbs backoff jitter.
+/// one record need at most 50 rounds; the margin absorbs backoff jitter and
+/// GCO's monitors, whose status writes (every 15 s per region) cost a
+/// change in flight a round too.
 const MAX_ATTEMPTS: u32 = 256;
 
 /// Upper bound of the random pause after a lost race.
@@ -28,7 +31,8 @@ pub enum ServiceError {
     AlreadyExists(String),
     /// The core refused the change.
     Refused(OpError),
-    /// `If-Match` named a version that is no longer current.
+    /// `If-Match` named a version whose content (what a change depends
+    /// on) is no longer current.
     Stale,
     /// Contention outlasted every retry of the change `operation` (GCO's
     /// `<op>`: "scaled", "updated", ...).
@@ -92,50 +96,6 @@ pub struct Service {
     store: Arc<dyn Store>,
     deployed_regions: Vec<String>,
     default_image: String,
-}
-
-/// The version clients send back in `If-Match`: the record's lifecycle and
-/// last update, which every write moves forward.
-///
-/// Both parts come from the table, which other writers share, so either may
-/// hold any text: they are escaped into the characters an ETag may carry.
-pub fn etag(record: &Record) -> String {
-    let lifecycle = record.lifecycle_id.as_deref().unwrap_or("legacy");
-    let cut = lifecycle
-        .char_indices()
-        .nth(ETAG_LIFECYCLE_CHARS)
-        .map_or(lifecycle.len(), |(at, _)| at);
-    let version = parse_timestamp(&record.updated_at)
-        .map_or_else(|| record.updated_at.clone(), |m| m.to_string());
-    let mut tag = String::with_capacity(cut + version.len() + 3);
-    tag.push('"');
-    etag_text_into(&lifecycle[..cut], &mut tag);
-    tag.push('-');
-    etag_text_into(&version, &mut tag);
-    tag.push('"');
-    tag
-}
-
-/// How much of the lifecycle id an ETag carries: GCO's ids are 64 random hex
-/// characters, of which 12 tell two lifecycles of one name apart.
-const ETAG_LIFECYCLE_CHARS: usize = 12;
-
-/// `text` with every byte other than an ASCII letter, digit, `.`, `_`, `:`
-/// or `+` written as `%XX`: one-to-one (so `-` and `%` are escaped too), and
-/// always a valid header value without quotes or spaces.
-fn etag_text_into(text: &str, tag: &mut String) {
-    let plain = |b: u8| b.is_ascii_alphanumeric() || b".:_+".contains(&b);
-    if text.bytes().all(plain) {
-        tag.push_str(text);
-        return;
-    }
-    for b in text.bytes() {
-        if plain(b) {
-            tag.push(char::from(b));
-        } else {
-            tag.push_str(&format!("%{b:02X}"));
-        }
-    }
 }
 
 fn now_micros() -> i64 {
@@ -238,10 +198,18 @@ impl Service {
         Ok(self.store.list_page(filter, page).await?)
     }
 
-    /// Applies a change with optimistic concurrency. With `if_match`, a
-    /// record that is not at that version is [`ServiceError::Stale`] and
-    /// nothing is written; without it, or with `*` (any version), a lost race
-    /// is retried on a fresh read.
+    /// Applies a change with optimistic concurrency: each attempt reads,
+    /// applies the core's operation and writes on the condition that the
+    /// record is still as read, retrying on a fresh read when another write
+    /// came first.
+    ///
+    /// With `if_match`, a record whose content (what the change depends on,
+    /// see [`crate::version`]) is not the named version is
+    /// [`ServiceError::Stale`] and nothing is written. A monitor's status
+    /// write in between moves `updated_at`, so the write that follows it
+    /// fails its condition and is tried again on a fresh read: the status is
+    /// never written over, and the change still lands while its content
+    /// stays as the client saw it.
     pub async fn change(
         &self,
         name: &str,
@@ -249,13 +217,12 @@ impl Service {
         if_match: Option<&str>,
     ) -> Result<Arc<Stored>, ServiceError> {
         change.check_arguments().map_err(ServiceError::Refused)?;
-        let pinned = if_match.is_some_and(|tags| !matches_any_version(tags));
         for _ in 0..MAX_ATTEMPTS {
             let stored = self.get_stored(name).await?;
-            let current = &stored.record;
-            if if_match.is_some_and(|tag| !tag_matches(tag, current)) {
+            if if_match.is_some_and(|tags| !if_match_holds(tags, stored.etag())) {
                 return Err(ServiceError::Stale);
             }
+            let current = &stored.record;
             let now = next_timestamp(now_micros(), &current.updated_at);
             let mut next =
                 apply(current, &change, &now, &mut random_token).map_err(ServiceError::Refused)?;
@@ -277,9 +244,8 @@ impl Service {
                 .await
             {
                 Ok(written) => return Ok(written),
-                Err(StoreError::ConditionFailed) if pinned => {
-                    return Err(ServiceError::Stale);
-                }
+                // Another write came first: a change (the next read tells,
+                // and with `If-Match` answers Stale) or a monitor's status.
                 Err(StoreError::ConditionFailed) => tokio::time::sleep(jitter()).await,
                 Err(e) => return Err(ServiceError::from_write(e)),
             }
@@ -303,17 +269,4 @@ fn refuse_oversized(record: &Record) -> Result<(), ServiceError> {
         oversized.message(),
     ));
     Err(ServiceError::Invalid(report))
-}
-
-/// `If-Match: *` matches any current record; otherwise one of the listed
-/// tags, compared strongly (RFC 9110, section 13.1.1): a weak tag `W/"..."`
-/// never matches.
-fn tag_matches(header: &str, record: &Record) -> bool {
-    let current = etag(record);
-    matches_any_version(header) || header.split(',').map(str::trim).any(|t| t == current)
-}
-
-/// Whether `If-Match` names no version but `*`, any current record.
-fn matches_any_version(header: &str) -> bool {
-    header.split(',').map(str::trim).any(|t| t == "*")
 }

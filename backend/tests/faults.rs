@@ -11,6 +11,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use common::monitor::{Running, StatusLog};
 use common::{Dynalite, Reply, Server, TempDir, canonical, eventually, request};
 use gco_spec::json::{Value, parse};
 use gco_spec::time::parse_timestamp;
@@ -205,6 +206,8 @@ fn dynamodb_dies_mid_run_nothing_half_written_and_writes_resume() {
     let mut db = Dynalite::start();
     let server = Server::dynamodb(&db.endpoint());
     deploy_split(&server, "pd");
+    // GCO's monitor keeps writing the status all along, outage included.
+    let monitor = Running::start(&db, "pd", MONITOR_EVERY);
     let writes = Mutex::new(Vec::<TopologyWrite>::new());
     let next = AtomicUsize::new(0);
     let (restarted, done) = (AtomicBool::new(false), AtomicBool::new(false));
@@ -239,10 +242,14 @@ fn dynamodb_dies_mid_run_nothing_half_written_and_writes_resume() {
         std::thread::sleep(Duration::from_millis(1000));
         db.restart();
         restarted.store(true, Ordering::SeqCst);
-        let resumed = eventually(Duration::from_secs(15), || acked_after_restart() >= 20);
+        let status_writes = monitor.written();
+        let resumed = eventually(Duration::from_secs(15), || {
+            acked_after_restart() >= 20 && monitor.written() >= status_writes + 20
+        });
         done.store(true, Ordering::Relaxed);
         assert!(resumed, "writes did not resume after the restart");
     });
+    let status_log = monitor.stop();
 
     let writes = writes.into_inner().unwrap();
     let acked: Vec<&TopologyWrite> = writes.iter().filter(|w| w.reply.status == 200).collect();
@@ -265,14 +272,65 @@ fn dynamodb_dies_mid_run_nothing_half_written_and_writes_resume() {
     let last = acked.iter().max_by_key(|w| version(&w.reply)).unwrap();
     let final_ = server.send("GET", "/api/endpoints/pd", "");
     assert_valid_record(&final_.json());
-    // Writes after the restart were all acknowledged, so the last one wins.
-    assert_eq!(version(&final_), version(&last.reply));
-    assert_eq!(topology(&final_.json()), last.counts);
-    eprintln!(
-        "{} writes acknowledged, {} refused with 503",
-        acked.len(),
-        refused.len()
+    // Writes after the restart were all acknowledged, so the last one wins:
+    // the record is its content, and the monitor's status writes since
+    // moved only the status and the version.
+    let final_record = record_of(&final_);
+    assert!(
+        final_record.updated_at == record_of(&last.reply).updated_at
+            || written_by_monitor(&final_record),
+        "the last version is neither the last acknowledged write nor a status write"
     );
+    assert_eq!(
+        content(&record_of(&final_)),
+        content(&record_of(&last.reply))
+    );
+    assert_eq!(topology(&final_.json()), last.counts);
+    status_log.assert_intact(&final_.get("region_status"));
+    eprintln!(
+        "{} writes acknowledged, {} refused with 503; monitor: {}",
+        acked.len(),
+        refused.len(),
+        status_log.summary()
+    );
+}
+
+/// Whether the record's version is a status write's: the monitor sets
+/// `updated_at` and the entry's `last_sync` to the same time. Its time is
+/// taken before the write is sent, so a status write that lands after a
+/// change may carry an earlier version than the change's: the order of
+/// versions holds for the changes, not around status writes.
+fn written_by_monitor(record: &Record) -> bool {
+    record.region_status.str_entries().any(|(_, status)| {
+        status
+            .as_object()
+            .and_then(|s| s.get("last_sync"))
+            .and_then(Value::as_str)
+            == Some(record.updated_at.as_str())
+    })
+}
+
+/// How often the monitor-like writer writes a status while writers keep
+/// resizing the endpoint through an outage: GCO's monitors write every 15 s
+/// per region; every few ms puts status writes between the console's reads
+/// and writes all the time.
+const MONITOR_EVERY: Duration = Duration::from_millis(5);
+
+/// The same for the mixed changes, where 16 clients already contend for one
+/// record: each status write that lands between a change's read and write
+/// costs it a round, so at every 5 ms on a loaded machine some change ran
+/// out of rounds. Every 20 ms is still 750 times GCO's rate, and a few
+/// hundred status writes fall among the changes.
+const MONITOR_AMONG_MIXED_CHANGES: Duration = Duration::from_millis(20);
+
+/// What a change depends on and acknowledges, as canonical text: the record
+/// without what the monitors write (`region_status` and the `updated_at`
+/// their writes move).
+fn content(record: &Record) -> String {
+    let mut r = record.clone();
+    r.region_status = gco_spec::json::Object::new();
+    r.updated_at = String::new();
+    canonical(&r.to_value())
 }
 
 fn topology(record: &Value) -> (u64, u64) {
@@ -564,8 +622,27 @@ impl Op {
 /// - the final record is the last acknowledged one and passes the core's
 ///   validation; each acknowledged region add is there unless a later
 ///   acknowledged remove took it out, and vice versa.
-fn mixed_ops_on_one_endpoint(server: &Server, ops: &[Op], clients: usize) {
+///
+/// With `monitor` (a DynamoDB server), a monitor-like writer writes the
+/// status of the targets all along, as GCO's monitors do: records are then
+/// compared by [`content`] (what the monitors write is theirs), and the
+/// monitor's last status write of each region must be in the final record.
+fn mixed_ops_on_one_endpoint(
+    server: &Server,
+    ops: &[Op],
+    clients: usize,
+    monitor: Option<&Dynalite>,
+) {
     let deployed = record_of(&deploy_split(server, "mix"));
+    let running = monitor.map(|db| Running::start(db, "mix", MONITOR_AMONG_MIXED_CHANGES));
+    let monitored = running.is_some();
+    let view = |r: &Record| {
+        if monitored {
+            content(r)
+        } else {
+            canonical(&r.to_value())
+        }
+    };
     let replies: Vec<Mutex<Option<Reply>>> = ops.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     std::thread::scope(|s| {
@@ -592,29 +669,54 @@ fn mixed_ops_on_one_endpoint(server: &Server, ops: &[Op], clients: usize) {
         replies.push(server.send(method, &path, &body));
         ops.push(op);
     }
+    let status_log: Option<StatusLog> = running.map(Running::stop);
 
     let mut acked: Vec<(Op, Record)> = Vec::new();
+    // Changes of nothing answered at a status write's version.
+    let mut at_status_writes: Vec<(Op, Record)> = Vec::new();
     for (op, reply) in ops.iter().zip(&replies) {
         match reply.status {
+            200 if monitored && written_by_monitor(&record_of(reply)) => {
+                at_status_writes.push((*op, record_of(reply)))
+            }
             200 => acked.push((*op, record_of(reply))),
             409 => reply.assert_error_shape(),
             _ => panic!("{op:?}: {reply:?}"),
         }
     }
     acked.sort_by_key(|(_, r)| parse_timestamp(&r.updated_at));
+    // Such a version's content is one a change left (or the deployed one),
+    // and the change answered with it changes nothing in it.
+    for (op, r) in &at_status_writes {
+        assert!(
+            apply(r, &op.change(), &r.updated_at, &mut || op.token(r)).is_ok_and(|after| view(
+                &after
+            ) == view(
+                r
+            )),
+            "{op:?} answered a status write's version {} but changes it",
+            r.updated_at
+        );
+        assert!(
+            std::iter::once(&deployed)
+                .chain(acked.iter().map(|(_, a)| a))
+                .any(|a| view(a) == view(r)),
+            "{op:?} answered content no change left"
+        );
+    }
 
-    let mut current = deployed;
+    let mut current = deployed.clone();
     for version in acked.chunk_by(|a, b| a.1.updated_at == b.1.updated_at) {
         let record = &version[0].1;
         let at = &record.updated_at;
         let gives = |from: &Record, op: &Op, changed: &Record| {
             apply(from, &op.change(), at, &mut || op.token(changed))
-                .is_ok_and(|r| canonical(&r.to_value()) == canonical(&record.to_value()))
+                .is_ok_and(|r| view(&r) == view(record))
         };
         for (op, r) in version {
             assert_eq!(
-                canonical(&r.to_value()),
-                canonical(&record.to_value()),
+                view(r),
+                view(record),
                 "{op:?}: two records share the version {at}"
             );
             assert!(
@@ -633,11 +735,15 @@ fn mixed_ops_on_one_endpoint(server: &Server, ops: &[Op], clients: usize) {
 
     let final_ = server.send("GET", "/api/endpoints/mix", "");
     assert_eq!(
-        canonical(&final_.json()),
-        canonical(&current.to_value()),
+        view(&record_of(&final_)),
+        view(&current),
         "the final record is not the last acknowledged"
     );
     assert_valid_record(&final_.json());
+    if let Some(log) = &status_log {
+        log.assert_intact(&final_.get("region_status"));
+        eprintln!("monitor: {}", log.summary());
+    }
     let final_ = record_of(&final_);
     for (i, (op, _)) in acked.iter().enumerate() {
         let later = &acked[i + 1..];
@@ -666,7 +772,12 @@ fn mixed_ops_on_one_endpoint(server: &Server, ops: &[Op], clients: usize) {
         }
     }
     assert_every_kind_acknowledged(&acked);
-    eprintln!("{} of {} ops acknowledged", acked.len(), ops.len());
+    eprintln!(
+        "{} of {} ops acknowledged ({} of them at a status write's version)",
+        acked.len() + at_status_writes.len(),
+        ops.len(),
+        at_status_writes.len()
+    );
 }
 
 /// A run where some kind of change never landed proves nothing about it.
@@ -693,15 +804,26 @@ fn assert_every_kind_acknowledged(acked: &[(Op, Record)]) {
 fn thousand_concurrent_mixed_ops_on_one_endpoint_embedded() {
     let data = TempDir::new("mixed");
     let server = Server::embedded(data.path());
-    mixed_ops_on_one_endpoint(&server, &Op::generate(1000, 0x9e37_79b9_7f4a_7c15), 16);
+    mixed_ops_on_one_endpoint(
+        &server,
+        &Op::generate(1000, 0x9e37_79b9_7f4a_7c15),
+        16,
+        None,
+    );
 }
 
-/// Against DynamoDB's conditional writes: 200 ops always, 1,000 with
-/// `GCO_SLOW_TESTS=1` (dynalite is slower than the embedded store).
+/// Against DynamoDB's conditional writes, with GCO's monitor writing the
+/// status all along: 200 ops always, 1,000 with `GCO_SLOW_TESTS=1`
+/// (dynalite is slower than the embedded store).
 #[test]
 fn concurrent_mixed_ops_on_one_endpoint_dynamodb() {
     let db = Dynalite::start();
     let server = Server::dynamodb(&db.endpoint());
     let count = if slow_tests() { 1000 } else { 200 };
-    mixed_ops_on_one_endpoint(&server, &Op::generate(count, 0x2545_f491_4f6c_dd1d), 16);
+    mixed_ops_on_one_endpoint(
+        &server,
+        &Op::generate(count, 0x2545_f491_4f6c_dd1d),
+        16,
+        Some(&db),
+    );
 }

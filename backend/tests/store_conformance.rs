@@ -11,10 +11,14 @@ use gco_console::store::{Expected, MAX_ITEM_BYTES, Store, StoreError, Unreadable
 use gco_spec::json::{Value, parse};
 use gco_spec::{DeployContext, DesiredState, Record, new_record, plan_deploy};
 
+/// A record as deploy makes it, with `extra_spec` (members of the spec,
+/// after a comma) put in as another program may have written them: values
+/// a deploy refuses, such as integers wider than a DynamoDB number,
+/// included.
 fn record(name: &str, extra_spec: &str) -> Record {
     let request = format!(
         r#"{{"endpoint_name": "{name}", "mooncake_mode": "both", "prefill_replicas": 2, "decode_replicas": 3,
-            "mooncake_store": {{"global_segment_size": 8589934592}}, "labels": {{"team": "ml"}}{extra_spec}}}"#
+            "mooncake_store": {{"global_segment_size": 8589934592}}, "labels": {{"team": "ml"}}}}"#
     );
     let regions = vec!["us-east-1".to_owned()];
     let ctx = DeployContext {
@@ -25,9 +29,18 @@ fn record(name: &str, extra_spec: &str) -> Record {
     let d = check
         .deployment
         .unwrap_or_else(|| panic!("{:?}", check.report));
-    new_record(d, "2026-12-01T00:00:00.000001+00:00", &mut || {
+    let mut r = new_record(d, "2026-12-01T00:00:00.000001+00:00", &mut || {
         "ab".repeat(32)
-    })
+    });
+    let extra = parse(&format!(
+        "{{{}}}",
+        extra_spec.trim_start().trim_start_matches(',')
+    ))
+    .unwrap();
+    for (key, value) in extra.as_object().unwrap().str_entries() {
+        r.spec.insert(&key.to_string_lossy(), value.clone());
+    }
+    r
 }
 
 fn changed(r: &Record, updated_at: &str) -> Record {

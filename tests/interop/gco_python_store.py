@@ -16,7 +16,12 @@ on a free port) and the real `gco-console` binary on it:
    the console lists, shows and changes them, touching only what the change
    is about;
 3. a write from Python between the console's read and its conditional
-   write: the console answers 412 and the Python write survives.
+   write: the console answers 412 and the Python write survives;
+4. GCO's monitor writing region_status (STORE.update_region_status, GCO_FACTS
+   section 3) between the console's read and its change with If-Match, and
+   all along while a page keeps changing the record: every change lands,
+   every status write stays, a read with If-None-Match is 304 until a write
+   of either kind; a CLI write among them is still a 412.
 
 Usage: python3 tests/interop/gco_python_store.py [path to gco-console]
 (default target/release/gco-console). Needs boto3 and node_modules (both
@@ -30,9 +35,11 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
+from datetime import datetime, timezone
 from decimal import Decimal
 from pathlib import Path
 
@@ -283,6 +290,119 @@ def python_write_between_read_and_write(api, table):
     print("ok: a CLI write between the console's read and write gets 412 and is kept")
 
 
+def monitor_status_write(table, name, region, replicas):
+    """GCO's monitor after a pass: a strong read, then STORE.update_region_status
+    with an ordinary write's update expression and conditions. The entry's
+    keys in GCO's order; returns it as written, or None when the conditions
+    failed (GCO's "stale regional status", skipped)."""
+    read = table.get_item(Key={"endpoint_name": name}, ConsistentRead=True)["Item"]
+    now = datetime.now(timezone.utc).isoformat()
+    status = {
+        "state": "running",
+        "replicas_ready": replicas,
+        "replicas_desired": replicas,
+        "last_sync": now,
+        "lifecycle_id": read["lifecycle_id"],
+        "region_generation": read["region_generations"][region],
+    }
+    try:
+        table.update_item(
+            Key={"endpoint_name": name},
+            UpdateExpression="SET region_status.#r = :s, updated_at = :u",
+            ConditionExpression=(
+                "attribute_exists(endpoint_name) AND lifecycle_id = :expected_lifecycle_id"
+                " AND region_generations.#r = :expected_region_generation AND desired_state <> :deleted"
+            ),
+            ExpressionAttributeNames={"#r": region},
+            ExpressionAttributeValues={
+                ":s": status,
+                ":u": now,
+                ":expected_lifecycle_id": read["lifecycle_id"],
+                ":expected_region_generation": read["region_generations"][region],
+                ":deleted": "deleted",
+            },
+        )
+    except table.meta.client.exceptions.ConditionalCheckFailedException:
+        return None
+    return status
+
+
+def monitor_writes_among_console_changes(api, table, endpoint):
+    name, path = "cli-made", "/api/endpoints/cli-made"
+
+    def stored():
+        return from_dynamo(table.get_item(Key={"endpoint_name": name}, ConsistentRead=True)["Item"])
+
+    # A status write between each read and the change made from it.
+    for n in range(5):
+        _, headers = api.ok("GET", path)
+        read_tag = headers["ETag"]
+        status = monitor_status_write(table, name, "us-east-1", 10 + n)
+        check(status is not None, "the monitor's write is not stale")
+        status_now, headers_now, _ = api.call("GET", path, headers={"If-None-Match": read_tag})
+        check(status_now == 200 and headers_now["ETag"] != read_tag,
+              f"a status write gives a new tag: {status_now} {headers_now['ETag']} {read_tag}")
+        answer, headers = api.ok("PUT", path + "/replicas", {"replicas": 20 + n}, headers={"If-Match": read_tag})
+        check(answer["region_status"]["us-east-1"] == status, f"the change answers the status: {answer['region_status']}")
+        after = stored()
+        check(after["spec"]["replicas"] == 20 + n, f"the change landed: {after['spec']}")
+        check(after["region_status"]["us-east-1"] == status, f"the status write stays: {after['region_status']}")
+        unchanged, headers_304, body = api.call("GET", path, headers={"If-None-Match": headers["ETag"]})
+        check(unchanged == 304 and body is None and headers_304["ETag"] == headers["ETag"],
+              f"nothing changed since the change: {unchanged} {body}")
+
+    # GCO's CLI scales between a read and a change: 412, whatever the
+    # monitor wrote after it, and both writes stay.
+    _, headers = api.ok("GET", path)
+    read = table.get_item(Key={"endpoint_name": name}, ConsistentRead=True)["Item"]
+    table.update_item(
+        Key={"endpoint_name": name},
+        UpdateExpression="SET spec.replicas = :r, updated_at = :u",
+        ConditionExpression=Attr("updated_at").eq(read["updated_at"]),
+        ExpressionAttributeValues={":r": 7, ":u": datetime.now(timezone.utc).isoformat()},
+    )
+    status = monitor_status_write(table, name, "us-east-1", 99)
+    got, _, answer = api.call("PUT", path + "/replicas", {"replicas": 1}, {"If-Match": headers["ETag"]})
+    check(got == 412, f"a CLI write among status writes is still 412, got {got} {answer}")
+    kept = stored()
+    check(kept["spec"]["replicas"] == 7 and kept["region_status"]["us-east-1"] == status,
+          f"the CLI's and the monitor's writes stay: {kept['spec']['replicas']} {kept['region_status']}")
+
+    # A monitor writing all along (every few ms, where GCO's write every 15 s
+    # per region) while a page keeps changing the record with If-Match.
+    stop, written = threading.Event(), []
+
+    def monitor():
+        own = boto3.session.Session().resource("dynamodb", endpoint_url=endpoint, region_name=REGION).Table(TABLE)
+        n = 100
+        while not stop.is_set():
+            status = monitor_status_write(own, name, "us-east-1", n)
+            if status is not None:
+                written.append(status)
+            n += 1
+            time.sleep(0.002)
+
+    thread = threading.Thread(target=monitor)
+    thread.start()
+    try:
+        changes = 20
+        for n in range(changes):
+            _, headers = api.ok("GET", path)
+            time.sleep(0.01)
+            api.ok("PUT", path + "/replicas", {"replicas": 30 + n}, headers={"If-Match": headers["ETag"]})
+    finally:
+        stop.set()
+        thread.join()
+    final = stored()
+    check(final["spec"]["replicas"] == 30 + changes - 1, f"the last change is stored: {final['spec']}")
+    check(len(written) > changes, f"the monitor wrote only {len(written)} times")
+    check(final["region_status"]["us-east-1"] == written[-1],
+          f"the monitor's last status stays: {final['region_status']}\n{written[-1]}")
+    print(f"ok: GCO's monitor status writes between reads and changes with If-Match: every change "
+          f"lands and every status write stays ({changes} changes among {len(written)} status writes); "
+          f"304 until a write; a CLI write is still 412")
+
+
 def main():
     binary = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "target/release/gco-console"
     dynalite = ROOT / "node_modules/.bin/dynalite"
@@ -315,6 +435,7 @@ def main():
             console_writes_python_reads(api, table, client)
             python_writes_console_reads(api, table)
             python_write_between_read_and_write(api, table)
+            monitor_writes_among_console_changes(api, table, endpoint)
         finally:
             failed = sys.exc_info()[0] is not None
             for p in reversed(procs):

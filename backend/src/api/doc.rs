@@ -151,7 +151,7 @@ error_set! {
 fn record(status: u16, description: &str) -> BTreeMap<String, RefOr<Response>> {
     let etag = HeaderBuilder::new()
         .schema(Some(ObjectBuilder::new().schema_type(Type::String)))
-        .description(Some("The record's version, for If-Match."))
+        .description(Some("The record's version: its content half (before the last `.`) for If-Match, which GCO's status writes leave valid; the whole tag for If-None-Match."))
         .build();
     let response = ResponseBuilder::new()
         .description(description)
@@ -164,6 +164,23 @@ fn record(status: u16, description: &str) -> BTreeMap<String, RefOr<Response>> {
         .header("ETag", etag)
         .build();
     BTreeMap::from([(status.to_string(), RefOr::T(response))])
+}
+
+/// `304`: nothing changed since the `If-None-Match` tag; no body.
+pub struct NotModified;
+
+impl IntoResponses for NotModified {
+    fn responses() -> BTreeMap<String, RefOr<Response>> {
+        let etag = HeaderBuilder::new()
+            .schema(Some(ObjectBuilder::new().schema_type(Type::String)))
+            .description(Some("The current version, as sent."))
+            .build();
+        let response = ResponseBuilder::new()
+            .description("Not modified: the version held is current.")
+            .header("ETag", etag)
+            .build();
+        BTreeMap::from([("304".to_owned(), RefOr::T(response))])
+    }
 }
 
 /// `200`: the record read.

@@ -205,6 +205,25 @@ impl ListQuery {
     }
 }
 
+/// `If-None-Match` on a read, as documented: the tag a page holds, for a
+/// bodiless 304 while nothing changed. `conditional::not_modified` reads
+/// the header itself (every line of it is one list).
+pub struct IfNoneMatch;
+
+impl IntoParams for IfNoneMatch {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        vec![parameter(
+            "If-None-Match",
+            ParameterIn::Header,
+            Required::False,
+            string(),
+            Some(
+                "The ETag of an earlier answer: 304 with no body while the resource is still at it.",
+            ),
+        )]
+    }
+}
+
 /// The conditions of a delete: the owner label `KEY=VALUE` and the
 /// lifecycle id, both or neither (as GCO's CLI asks).
 pub struct DeleteQuery {

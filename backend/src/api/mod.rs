@@ -4,6 +4,7 @@
 //! list. Paths are `gco_api::route`'s, which the console's requests use.
 
 mod body;
+mod conditional;
 mod doc;
 mod error;
 mod extract;
@@ -14,7 +15,7 @@ use std::sync::{Arc, OnceLock};
 
 use axum::Router;
 use axum::extract::State;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use gco_api::{CanaryBody, ImageBody, RegionBody, ReplicasBody, TopologyBody, route};
 use gco_spec::Change;
@@ -25,17 +26,18 @@ use utoipa_axum::routes;
 pub use body::{BODY_TIMEOUT, MAX_BODY_BYTES, MAX_BODY_DEPTH};
 use body::{JsonBody, StorableBody};
 use doc::{
-    AnyErrors, ChangeErrors, DeployErrors, ListErrors, ReadErrors, RecordChanged, RecordCreated,
-    RecordRead, ValidateErrors,
+    AnyErrors, ChangeErrors, DeployErrors, ListErrors, NotModified, ReadErrors, RecordChanged,
+    RecordCreated, RecordRead, ValidateErrors,
 };
 pub use error::ApiError;
 use error::{insert_diagnostics, json_response};
-pub use extract::{DeleteQuery, EndpointName, IfMatch, ListQuery, RegionName};
+pub use extract::{DeleteQuery, EndpointName, IfMatch, IfNoneMatch, ListQuery, RegionName};
 use schema::{Health, Listing, StoreSettings, ValidateBody, Validation};
 
 use crate::listing::{Filter, Listing as Page};
-use crate::service::{Service, etag};
+use crate::service::Service;
 use crate::store::Stored;
+use crate::version::body_etag;
 
 pub type AppState = Arc<Service>;
 
@@ -107,16 +109,13 @@ async fn openapi() -> Response {
 /// A record as stored (the JSON a read returns, byte for byte), with its
 /// `ETag`: reads and writes answer alike.
 fn record_response(status: StatusCode, stored: &Stored) -> Response {
-    let mut response = (
+    let response = (
         status,
         [(header::CONTENT_TYPE, "application/json")],
         stored.json.clone(),
     )
         .into_response();
-    if let Ok(tag) = HeaderValue::from_str(&etag(&stored.record)) {
-        response.headers_mut().insert(header::ETAG, tag);
-    }
-    response
+    conditional::with_etag(response, stored.etag())
 }
 
 /// The deploy defaults of this service
@@ -145,16 +144,25 @@ async fn validate(State(service): State<AppState>, JsonBody(body): JsonBody) -> 
 }
 
 /// List endpoints, newest first (then by name), all or one page
-#[utoipa::path(get, path = route::ENDPOINTS, params(ListQuery),
-    responses((status = 200, description = "The endpoints.", body = Listing), ListErrors))]
-async fn list(State(service): State<AppState>, query: ListQuery) -> Result<Response, ApiError> {
+#[utoipa::path(get, path = route::ENDPOINTS, params(ListQuery, IfNoneMatch),
+    responses((status = 200, description = "The endpoints, with an ETag of this answer.", body = Listing), NotModified, ListErrors))]
+async fn list(
+    State(service): State<AppState>,
+    headers: HeaderMap,
+    query: ListQuery,
+) -> Result<Response, ApiError> {
     let filter = Filter {
         state: query.state,
         region: query.region.as_deref(),
     };
     let listing = service.list(&filter, &query.page).await?;
     let body = listing_json(&listing, query.page.limit.is_some());
-    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+    let tag = body_etag(&body);
+    if let Some(unchanged) = conditional::not_modified(&headers, &tag) {
+        return Ok(unchanged);
+    }
+    let response = ([(header::CONTENT_TYPE, "application/json")], body).into_response();
+    Ok(conditional::with_etag(response, &tag))
 }
 
 /// `{"endpoints": [...], "unreadable": [...]}` around each record's stored
@@ -211,13 +219,17 @@ async fn deploy(
 }
 
 /// Read one endpoint
-#[utoipa::path(get, path = route::ENDPOINT, params(EndpointName),
-    responses(RecordRead, ReadErrors))]
+#[utoipa::path(get, path = route::ENDPOINT, params(EndpointName, IfNoneMatch),
+    responses(RecordRead, NotModified, ReadErrors))]
 async fn show(
     State(service): State<AppState>,
     EndpointName(name): EndpointName,
+    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let stored = service.get_stored(&name).await?;
+    if let Some(unchanged) = conditional::not_modified(&headers, stored.etag()) {
+        return Ok(unchanged);
+    }
     Ok(record_response(StatusCode::OK, &stored))
 }
 

@@ -132,10 +132,7 @@ impl EmbeddedStore {
 /// The record stored under `name` as `text`, or why it is none.
 fn read_stored(name: &str, text: &str) -> Result<Stored, Unreadable> {
     let value = json::parse(text).map_err(|e| Unreadable::not_json(name, e))?;
-    Ok(Stored {
-        record: read_item(name, &value)?,
-        json: text.to_owned(),
-    })
+    Ok(Stored::new(read_item(name, &value)?, text.to_owned()))
 }
 
 /// A stored record's name, and the record as read (or why it could not be).

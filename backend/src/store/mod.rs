@@ -10,7 +10,7 @@ mod update_expression;
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use gco_spec::Record;
 use gco_spec::json::Value;
@@ -172,16 +172,41 @@ pub struct Scan {
 }
 
 /// A record as stored, with the JSON text a read returns.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 pub struct Stored {
     pub record: Record,
     pub json: String,
+    /// [`Stored::etag`], made on first use: a record a store keeps ready
+    /// (the embedded store's cache) is digested once, not on every read.
+    etag: OnceLock<String>,
 }
 
 impl Stored {
     pub fn of(record: Record) -> Stored {
         let json = record.to_value().to_json();
-        Stored { record, json }
+        Stored::new(record, json)
+    }
+
+    /// `record` as read from `json`, its stored text.
+    pub fn new(record: Record, json: String) -> Stored {
+        Stored {
+            record,
+            json,
+            etag: OnceLock::new(),
+        }
+    }
+
+    /// The version clients hold (see [`crate::version`]).
+    pub fn etag(&self) -> &str {
+        self.etag
+            .get_or_init(|| crate::version::etag(&self.record, &self.json))
+    }
+}
+
+/// The record and its text; the tag follows from them.
+impl PartialEq for Stored {
+    fn eq(&self, other: &Stored) -> bool {
+        self.record == other.record && self.json == other.json
     }
 }
 

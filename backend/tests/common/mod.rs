@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod app;
+pub mod monitor;
 
 use std::collections::BTreeSet;
 use std::io::{Read, Write};
@@ -135,10 +136,15 @@ impl Dynalite {
 
     /// A client of the server, writing as another program would.
     pub async fn client(&self) -> aws_sdk_dynamodb::Client {
+        Dynalite::client_on(self.port)
+    }
+
+    /// A client of the server on `port`.
+    pub fn client_on(port: u16) -> aws_sdk_dynamodb::Client {
         let config = aws_sdk_dynamodb::Config::builder()
             .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
             .region(aws_sdk_dynamodb::config::Region::new("us-east-1"))
-            .endpoint_url(self.endpoint())
+            .endpoint_url(format!("http://127.0.0.1:{port}"))
             .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
                 "local", "local", None, None, "test",
             ))
