@@ -32,7 +32,9 @@ use crate::{ByteSizeArg, author_byte_size, check_mooncake};
 /// Answers cross as plain JS data: dicts as plain objects, integers beyond
 /// 2^53 as BigInts (see `json::serde_impl`).
 const SERIALIZER: serde_wasm_bindgen::Serializer =
-    serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
+    serde_wasm_bindgen::Serializer::new()
+        .serialize_maps_as_objects(true)
+        .serialize_missing_as_null(true);
 
 fn to_js<T: Serialize>(answer: &T) -> JsValue {
     // Every answer type serializes: strings, bools, lists and JSON values.
