@@ -2,7 +2,7 @@
 //! They never block a deploy.
 
 use crate::diagnostics::{Diagnostic, Report};
-use crate::json::{Object, Value};
+use super::view::{ObjectView, View};
 use crate::limits::{MOONCAKE_OFFLOAD_TIERS, MOONCAKE_PROXY_SCHEDULING};
 use crate::suggest::did_you_mean;
 
@@ -38,58 +38,64 @@ const PROXY_KEYS: &[&str] = &["image", "scheduling", "admin_api_key_secret", "re
 const AUTOSCALING_KEYS: &[&str] = &["enabled", "prefill", "decode"];
 const ROLE_KEYS: &[&str] = &["min_replicas", "max_replicas", "metrics"];
 
-pub(super) fn lint(block: &Value, report: &mut Report) {
+pub(super) fn lint<V: View>(block: V, report: &mut Report) {
     let Some(block) = block.as_object() else {
         return;
     };
     unknown_keys(block, "mooncake", BLOCK_KEYS, report);
-    let sub = |key: &str| block.get(key).and_then(Value::as_object);
+    let [mode, topology, store, transfer, proxy, autoscaling] = block.fields([
+        "mode",
+        "topology",
+        "store",
+        "transfer",
+        "proxy",
+        "autoscaling",
+    ]);
+    let sub = |v: Option<V>| v.and_then(View::as_object);
 
-    if let Some(topology) = sub("topology") {
+    if let Some(topology) = sub(topology) {
         unknown_keys(topology, "mooncake.topology", TOPOLOGY_KEYS, report);
-        if block
-            .get("mode")
-            .is_some_and(|m| m.as_str() == Some("store"))
-        {
+        if mode.is_some_and(|m| m.str_eq("store")) {
             report.push(Diagnostic::warning(
                 "mooncake.topology",
                 "mooncake.topology is ignored in 'store' mode, which runs a single instance",
             ));
         }
     }
-    if let Some(store) = sub("store") {
+    if let Some(store) = sub(store) {
         unknown_keys(store, "mooncake.store", STORE_KEYS, report);
+        let [offload] = store.fields(["offload"]);
         vocabulary(
-            store,
-            "offload",
+            offload,
             "mooncake.store.offload",
             &MOONCAKE_OFFLOAD_TIERS,
             report,
         );
     }
-    if let Some(transfer) = sub("transfer") {
+    if let Some(transfer) = sub(transfer) {
         unknown_keys(transfer, "mooncake.transfer", TRANSFER_KEYS, report);
     }
-    if let Some(proxy) = sub("proxy") {
+    if let Some(proxy) = sub(proxy) {
         unknown_keys(proxy, "mooncake.proxy", PROXY_KEYS, report);
+        let [scheduling] = proxy.fields(["scheduling"]);
         vocabulary(
-            proxy,
-            "scheduling",
+            scheduling,
             "mooncake.proxy.scheduling",
             &MOONCAKE_PROXY_SCHEDULING,
             report,
         );
     }
-    if let Some(autoscaling) = sub("autoscaling") {
+    if let Some(autoscaling) = sub(autoscaling) {
         unknown_keys(
             autoscaling,
             "mooncake.autoscaling",
             AUTOSCALING_KEYS,
             report,
         );
-        let enabled = autoscaling.get("enabled").is_some_and(Value::is_true);
-        for role in ["prefill", "decode"] {
-            let Some(bounds) = autoscaling.get(role).and_then(Value::as_object) else {
+        let [enabled, prefill, decode] = autoscaling.fields(["enabled", "prefill", "decode"]);
+        let enabled = enabled.is_some_and(View::is_true);
+        for (role, bounds) in [("prefill", prefill), ("decode", decode)] {
+            let Some(bounds) = sub(bounds) else {
                 continue;
             };
             let path = format!("mooncake.autoscaling.{role}");
@@ -104,12 +110,8 @@ pub(super) fn lint(block: &Value, report: &mut Report) {
     }
 }
 
-fn unknown_keys(obj: &Object, path: &str, known: &[&str], report: &mut Report) {
-    for (key, _) in obj.iter() {
-        let Value::Str(key) = key else { continue };
-        if key.as_str().is_some_and(|k| known.contains(&k)) {
-            continue;
-        }
+fn unknown_keys<O: ObjectView>(obj: O, path: &str, known: &[&str], report: &mut Report) {
+    for key in obj.unknown_keys(known) {
         let text = key.to_string_lossy();
         let hint = match did_you_mean(&text, known) {
             Some(s) => format!("; did you mean '{s}'?"),
@@ -119,15 +121,16 @@ fn unknown_keys(obj: &Object, path: &str, known: &[&str], report: &mut Report) {
             format!("{path}.{text}"),
             format!(
                 "unknown key {} in {path}, which GCO ignores{hint}",
-                crate::pyrepr::repr_str(key)
+                crate::pyrepr::repr_str(&key)
             ),
         ));
     }
 }
 
-fn vocabulary(obj: &Object, key: &str, path: &str, allowed: &[&str], report: &mut Report) {
-    let Some(value) = obj.get(key) else { return };
-    if value.as_str().is_some_and(|s| allowed.contains(&s)) {
+/// A warning unless `value` is absent or one of `allowed`.
+fn vocabulary<V: View>(value: Option<V>, path: &str, allowed: &[&str], report: &mut Report) {
+    let Some(value) = value else { return };
+    if allowed.iter().any(|a| value.str_eq(a)) {
         return;
     }
     report.push(Diagnostic::warning(
