@@ -11,8 +11,6 @@
 //! - `tree`: `json::parse(text)` then `validate_mooncake(&value)`;
 //! - `check`: `json::parse(text)` then `check_mooncake(&value)` (all
 //!   diagnostics and warnings; for the record);
-//! - `check_text`: `check_mooncake_json(text)`, the same diagnostics from the
-//!   lazy scanner (the validator package's `validateJson`);
 //! - `lazy_parse` and `tree_parse`: the syntax pass of each path alone, so the
 //!   rules' share is the difference.
 
@@ -20,9 +18,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use gco_spec::{
-    check_mooncake, check_mooncake_json, json, validate_mooncake, validate_mooncake_json,
-};
+use gco_spec::{check_mooncake, json, validate_mooncake, validate_mooncake_json};
 
 /// (name, text, the reference's verdict: `None` if valid, else its message).
 const INPUTS: [(&str, &str, Option<&str>); 3] = [
@@ -71,9 +67,6 @@ fn bench(c: &mut Criterion) {
                 let value = json::parse(black_box(text)).unwrap();
                 check_mooncake(&value)
             })
-        });
-        group.bench_function("check_text", |b| {
-            b.iter(|| check_mooncake_json(black_box(text)))
         });
         group.bench_function("lazy_parse", |b| {
             b.iter(|| json::lazy::parse(black_box(text)).map(|v| v.kind()))

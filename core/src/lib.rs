@@ -41,7 +41,7 @@ pub use deploy::{DeployCheck, DeployContext, Deployment, new_record, plan_deploy
 pub use diagnostics::{Diagnostic, Report, Severity};
 pub use json::{JsonError, Value};
 pub use mooncake::{
-    BuildArgs, BuildError, Mode, Role, check_mooncake, check_mooncake_json, validate_mooncake, validate_mooncake_json,
+    BuildArgs, BuildError, Mode, Role, check_mooncake, validate_mooncake, validate_mooncake_json,
 };
 pub use ops::{Change, OpError, OpErrorKind, apply};
 pub use plan::{Plan, PlanError, plan, plan_deployment};

@@ -454,15 +454,9 @@ pub fn validate_json(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
 ) -> Result<JsValue, JsValue> {
     let text = string_arg("validateJson", text)?;
-    // One pass over the text, no tree: building the tree is most of the
-    // time of a block's check. Text it refuses goes to the tree parser,
-    // whose message (Python's) is the one reported.
-    let report = match crate::check_mooncake_json(&text) {
-        Ok(report) => report,
-        Err(_) => match json::parse(&text) {
-            Ok(block) => check_mooncake(&block),
-            Err(e) => invalid_json(e),
-        },
+    let report = match json::parse(&text) {
+        Ok(block) => check_mooncake(&block),
+        Err(e) => invalid_json(e),
     };
     Ok(to_js(&ValidationResult::from(report)))
 }

@@ -80,55 +80,6 @@ pub struct CaptureSlot {
     pub key: &'static str,
 }
 
-/// Slots named by their path: `"store.global_segment_size"` is the member
-/// `global_segment_size` of the object at `"store"`, itself a slot listed
-/// earlier; a path without a dot is a member of the root. Resolved when
-/// compiling: a path whose object is not an earlier slot does not compile.
-pub const fn slots_by_path<const N: usize>(paths: [&'static str; N]) -> [CaptureSlot; N] {
-    let mut slots = [CaptureSlot {
-        parent: None,
-        key: "",
-    }; N];
-    let mut i = 0;
-    while i < N {
-        let path = paths[i].as_bytes();
-        let mut dot = path.len();
-        while dot > 0 && path[dot - 1] != b'.' {
-            dot -= 1;
-        }
-        let (parent, key) = if dot == 0 {
-            (None, path)
-        } else {
-            let (object, rest) = path.split_at(dot);
-            let object = object.split_at(dot - 1).0;
-            let mut j = 0;
-            while j < i && !const_eq(paths[j].as_bytes(), object) {
-                j += 1;
-            }
-            assert!(j < i, "a slot's object is an earlier slot");
-            (Some(j as u8), rest)
-        };
-        let key = match std::str::from_utf8(key) {
-            Ok(key) => key,
-            Err(_) => panic!("a slot path is UTF-8"),
-        };
-        slots[i] = CaptureSlot { parent, key };
-        i += 1;
-    }
-    slots
-}
-
-const fn const_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() && a[i] == b[i] {
-        i += 1;
-    }
-    i == a.len()
-}
-
 /// Most slots a plan may have.
 pub const MAX_SLOTS: usize = 32;
 
@@ -636,38 +587,6 @@ impl<'a> LazyObject<'a> {
 
     pub fn as_lazy(&self) -> Lazy<'a> {
         self.0
-    }
-
-    /// Whether the object has no members.
-    pub fn is_empty(&self) -> bool {
-        let b = self.0.text.as_bytes();
-        b[skip_ws(b, self.0.start + 1)] == b'}'
-    }
-
-    /// The keys not in `known`, each once, in the order of their first
-    /// occurrence (the order of a Python dict's keys), in one scan. Only
-    /// these are decoded.
-    pub fn unknown_keys(&self, known: &[&str]) -> Vec<PyStr> {
-        let mut unknown: Vec<PyStr> = Vec::new();
-        let b = self.0.text.as_bytes();
-        let mut i = skip_ws(b, self.0.start + 1);
-        if b[i] == b'}' {
-            return unknown;
-        }
-        loop {
-            let member = checked_member(self.0.text, i);
-            if !known.iter().any(|k| member.key.eq_str(k)) {
-                let key = member.key.decode();
-                if !unknown.contains(&key) {
-                    unknown.push(key);
-                }
-            }
-            if b[member.next] == b',' {
-                i = skip_ws(b, member.next + 1);
-            } else {
-                return unknown;
-            }
-        }
     }
 }
 

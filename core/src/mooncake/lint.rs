@@ -2,7 +2,7 @@
 //! They never block a deploy.
 
 use crate::diagnostics::{Diagnostic, Report};
-use super::view::{ObjectView, View};
+use crate::json::{Object, Value};
 use crate::limits::{MOONCAKE_OFFLOAD_TIERS, MOONCAKE_PROXY_SCHEDULING};
 use crate::suggest::did_you_mean;
 
@@ -38,64 +38,58 @@ const PROXY_KEYS: &[&str] = &["image", "scheduling", "admin_api_key_secret", "re
 const AUTOSCALING_KEYS: &[&str] = &["enabled", "prefill", "decode"];
 const ROLE_KEYS: &[&str] = &["min_replicas", "max_replicas", "metrics"];
 
-pub(super) fn lint<V: View>(block: V, report: &mut Report) {
+pub(super) fn lint(block: &Value, report: &mut Report) {
     let Some(block) = block.as_object() else {
         return;
     };
     unknown_keys(block, "mooncake", BLOCK_KEYS, report);
-    let [mode, topology, store, transfer, proxy, autoscaling] = block.fields([
-        "mode",
-        "topology",
-        "store",
-        "transfer",
-        "proxy",
-        "autoscaling",
-    ]);
-    let sub = |v: Option<V>| v.and_then(View::as_object);
+    let sub = |key: &str| block.get(key).and_then(Value::as_object);
 
-    if let Some(topology) = sub(topology) {
+    if let Some(topology) = sub("topology") {
         unknown_keys(topology, "mooncake.topology", TOPOLOGY_KEYS, report);
-        if mode.is_some_and(|m| m.str_eq("store")) {
+        if block
+            .get("mode")
+            .is_some_and(|m| m.as_str() == Some("store"))
+        {
             report.push(Diagnostic::warning(
                 "mooncake.topology",
                 "mooncake.topology is ignored in 'store' mode, which runs a single instance",
             ));
         }
     }
-    if let Some(store) = sub(store) {
+    if let Some(store) = sub("store") {
         unknown_keys(store, "mooncake.store", STORE_KEYS, report);
-        let [offload] = store.fields(["offload"]);
         vocabulary(
-            offload,
+            store,
+            "offload",
             "mooncake.store.offload",
             &MOONCAKE_OFFLOAD_TIERS,
             report,
         );
     }
-    if let Some(transfer) = sub(transfer) {
+    if let Some(transfer) = sub("transfer") {
         unknown_keys(transfer, "mooncake.transfer", TRANSFER_KEYS, report);
     }
-    if let Some(proxy) = sub(proxy) {
+    if let Some(proxy) = sub("proxy") {
         unknown_keys(proxy, "mooncake.proxy", PROXY_KEYS, report);
-        let [scheduling] = proxy.fields(["scheduling"]);
         vocabulary(
-            scheduling,
+            proxy,
+            "scheduling",
             "mooncake.proxy.scheduling",
             &MOONCAKE_PROXY_SCHEDULING,
             report,
         );
     }
-    if let Some(autoscaling) = sub(autoscaling) {
+    if let Some(autoscaling) = sub("autoscaling") {
         unknown_keys(
             autoscaling,
             "mooncake.autoscaling",
             AUTOSCALING_KEYS,
             report,
         );
-        let [enabled, prefill, decode] = autoscaling.fields(["enabled", "prefill", "decode"]);
-        let enabled = enabled.is_some_and(View::is_true);
-        for (role, bounds) in [("prefill", prefill), ("decode", decode)] {
-            let Some(bounds) = sub(bounds) else {
+        let enabled = autoscaling.get("enabled").is_some_and(Value::is_true);
+        for role in ["prefill", "decode"] {
+            let Some(bounds) = autoscaling.get(role).and_then(Value::as_object) else {
                 continue;
             };
             let path = format!("mooncake.autoscaling.{role}");
@@ -110,8 +104,12 @@ pub(super) fn lint<V: View>(block: V, report: &mut Report) {
     }
 }
 
-fn unknown_keys<O: ObjectView>(obj: O, path: &str, known: &[&str], report: &mut Report) {
-    for key in obj.unknown_keys(known) {
+fn unknown_keys(obj: &Object, path: &str, known: &[&str], report: &mut Report) {
+    for (key, _) in obj.iter() {
+        let Value::Str(key) = key else { continue };
+        if key.as_str().is_some_and(|k| known.contains(&k)) {
+            continue;
+        }
         let text = key.to_string_lossy();
         let hint = match did_you_mean(&text, known) {
             Some(s) => format!("; did you mean '{s}'?"),
@@ -121,16 +119,15 @@ fn unknown_keys<O: ObjectView>(obj: O, path: &str, known: &[&str], report: &mut 
             format!("{path}.{text}"),
             format!(
                 "unknown key {} in {path}, which GCO ignores{hint}",
-                crate::pyrepr::repr_str(&key)
+                crate::pyrepr::repr_str(key)
             ),
         ));
     }
 }
 
-/// A warning unless `value` is absent or one of `allowed`.
-fn vocabulary<V: View>(value: Option<V>, path: &str, allowed: &[&str], report: &mut Report) {
-    let Some(value) = value else { return };
-    if allowed.iter().any(|a| value.str_eq(a)) {
+fn vocabulary(obj: &Object, key: &str, path: &str, allowed: &[&str], report: &mut Report) {
+    let Some(value) = obj.get(key) else { return };
+    if value.as_str().is_some_and(|s| allowed.contains(&s)) {
         return;
     }
     report.push(Diagnostic::warning(

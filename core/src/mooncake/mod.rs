@@ -121,19 +121,6 @@ fn first_error<V: View>(block: V) -> Result<(), Diagnostic> {
 /// Every problem of a block: all errors (the first is [`validate_mooncake`]'s)
 /// then the warnings.
 pub fn check_mooncake(block: &Value) -> Report {
-    check_all(block)
-}
-
-/// [`check_mooncake`] on JSON text, without building a tree: one pass
-/// records the members the rules and warnings read (the validator
-/// package's path). The error is a syntax error.
-pub fn check_mooncake_json(text: &str) -> Result<Report, JsonError> {
-    let mut captures = lazy::Captures::new(text, &view::MOONCAKE_PLAN);
-    lazy::parse_captured(&mut captures)?;
-    Ok(check_all(view::Captured::root(&captures)))
-}
-
-fn check_all<V: View>(block: V) -> Report {
     let mut sink = AllErrors::default();
     let _ = rules::check(block, &mut sink);
     let mut report = Report::default();

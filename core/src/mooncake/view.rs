@@ -7,7 +7,7 @@
 
 use crate::bytesize::ByteSizeArg;
 use crate::json::lazy::{self, CapturePlan, CaptureSlot, Captures, Kind, Lazy, LazyObject};
-use crate::json::{Int, Object, PyStr, Value};
+use crate::json::{Int, Object, Value};
 
 pub(crate) trait View: Copy {
     type Obj: ObjectView<V = Self>;
@@ -29,10 +29,6 @@ pub(crate) trait ObjectView: Copy {
     type V: View;
     /// The values of `keys` (present ones, `null` included), in one pass.
     fn fields<const N: usize>(self, keys: [&str; N]) -> [Option<Self::V>; N];
-    fn is_empty(self) -> bool;
-    /// The keys not in `known`, in the dict's order (a repeated key once).
-    /// Keys that are not strings (a dict built from pairs) are left out.
-    fn unknown_keys(self, known: &[&str]) -> Vec<PyStr>;
 }
 
 /// Python's `d.get(key)`: absent and `null` are both `None`.
@@ -80,15 +76,6 @@ impl<'a> ObjectView for &'a Object {
     fn fields<const N: usize>(self, keys: [&str; N]) -> [Option<&'a Value>; N] {
         keys.map(|k| self.get(k))
     }
-    fn is_empty(self) -> bool {
-        Object::is_empty(self)
-    }
-    fn unknown_keys(self, known: &[&str]) -> Vec<PyStr> {
-        self.str_entries()
-            .filter(|(k, _)| !k.as_str().is_some_and(|k| known.contains(&k)))
-            .map(|(k, _)| k.clone())
-            .collect()
-    }
 }
 
 impl<'a> View for Lazy<'a> {
@@ -134,12 +121,6 @@ impl<'a> ObjectView for LazyObject<'a> {
     fn fields<const N: usize>(self, keys: [&str; N]) -> [Option<Lazy<'a>>; N] {
         LazyObject::fields(&self, keys)
     }
-    fn is_empty(self) -> bool {
-        LazyObject::is_empty(&self)
-    }
-    fn unknown_keys(self, known: &[&str]) -> Vec<PyStr> {
-        LazyObject::unknown_keys(&self, known)
-    }
 }
 
 /// What `author_byte_size` sees of a value in text: the text's lifetime, so
@@ -166,38 +147,37 @@ fn lazy_byte_size_arg(value: Lazy<'_>) -> ByteSizeArg<'_> {
     }
 }
 
-/// The members `rules::check` and `lint` read, by path, so one pass over the
-/// text can record them, each object's in the order they ask for them.
-/// Every member they read must be here (the fast path panics on one that is
-/// not): the rule and lint tests run every branch on both paths, and the
-/// test below reads every object's members.
-const MOONCAKE_SLOTS: [CaptureSlot; 23] = lazy::slots_by_path([
-    "mode",
-    "store",
-    "transfer",
-    "topology",
-    "autoscaling",
-    "proxy",
-    "store.global_segment_size",
-    "store.local_buffer_size",
-    "store.cold_tier_enabled",
-    "store.enabled",
-    "store.offload",
-    "transfer.protocol",
-    "transfer.device_name",
-    "topology.prefill",
-    "topology.decode",
-    "autoscaling.enabled",
-    "autoscaling.prefill",
-    "autoscaling.decode",
-    "proxy.scheduling",
-    "autoscaling.prefill.min_replicas",
-    "autoscaling.prefill.max_replicas",
-    "autoscaling.decode.min_replicas",
-    "autoscaling.decode.max_replicas",
-]);
+const fn slot(parent: Option<u8>, key: &'static str) -> CaptureSlot {
+    CaptureSlot { parent, key }
+}
 
-pub(crate) static MOONCAKE_PLAN: CapturePlan = CapturePlan::new(&MOONCAKE_SLOTS);
+/// The members `rules::check` reads, so one pass over the text can record
+/// them, each object's in the order the rules ask for them. Every member the
+/// rules read must be here (the fast path panics on one that is not): the
+/// rule tests run every branch on both paths, and the test below reads every
+/// object's members.
+pub(crate) static MOONCAKE_PLAN: CapturePlan = CapturePlan::new(&[
+    slot(None, "mode"),                   // 0
+    slot(None, "store"),                  // 1
+    slot(None, "transfer"),               // 2
+    slot(None, "topology"),               // 3
+    slot(None, "autoscaling"),            // 4
+    slot(Some(1), "global_segment_size"), // 5
+    slot(Some(1), "local_buffer_size"),   // 6
+    slot(Some(1), "cold_tier_enabled"),   // 7
+    slot(Some(1), "enabled"),             // 8
+    slot(Some(2), "protocol"),            // 9
+    slot(Some(2), "device_name"),         // 10
+    slot(Some(3), "prefill"),             // 11
+    slot(Some(3), "decode"),              // 12
+    slot(Some(4), "enabled"),             // 13
+    slot(Some(4), "prefill"),             // 14
+    slot(Some(4), "decode"),              // 15
+    slot(Some(14), "min_replicas"),       // 16
+    slot(Some(14), "max_replicas"),       // 17
+    slot(Some(15), "min_replicas"),       // 18
+    slot(Some(15), "max_replicas"),       // 19
+]);
 
 /// A value in checked text: a node of [`MOONCAKE_PLAN`] that the pass
 /// recorded. Two words, so the rules pass their values around for free.
@@ -284,19 +264,6 @@ impl<'a, 'c> ObjectView for CapturedObject<'a, 'c> {
         }
         found
     }
-    fn is_empty(self) -> bool {
-        self.lazy().is_empty()
-    }
-    fn unknown_keys(self, known: &[&str]) -> Vec<PyStr> {
-        self.lazy().unknown_keys(known)
-    }
-}
-
-impl<'a> CapturedObject<'a, '_> {
-    /// The object in the text, for what the plan does not record: its keys.
-    fn lazy(self) -> LazyObject<'a> {
-        self.0.value().as_object().expect("a captured object")
-    }
 }
 
 #[cfg(test)]
@@ -306,30 +273,4 @@ fn the_plan_names_every_member_the_rules_read() {
     // a member missing from the plan would panic.
     let text = include_str!("../../benches/inputs/full_valid.json");
     assert_eq!(super::validate_mooncake_json(text), Ok(Ok(())));
-}
-
-#[cfg(test)]
-#[test]
-fn the_text_check_gives_the_tree_checks_diagnostics() {
-    use super::{check_mooncake, check_mooncake_json};
-    let cases = [
-        include_str!("../../benches/inputs/full_valid.json"),
-        include_str!("../../benches/inputs/full_invalid_late.json"),
-        r#"{"mode": "store", "topology": {"prefill": 1, "decode": 1, "prefil": 2}}"#,
-        r#"{"mode": "both", "topology": {"prefill": 1, "decode": 0}, "x": 1, "x": 2, "y": 3}"#,
-        r#"{"mode": "both", "topology": {"prefill": 1, "decode": 1}, "m\u006fde": "store", "\ud800": 1}"#,
-        r#"{"mode": "store", "store": {"offload": "tape", "global_segment_size": "4GiB", "sizee": 1}}"#,
-        r#"{"mode": "store", "store": {"offload": ["cpu"]}, "proxy": {"scheduling": "random", "imag": "x"}}"#,
-        r#"{"mode": "both", "topology": {"prefill": 1, "decode": 1}, "proxy": {"scheduling": "round_robin"}}"#,
-        r#"{"mode": "both", "topology": {"prefill": 1, "decode": 1}, "autoscaling": {"prefill": {}, "decode": {"min_replicas": 2, "metric": 1}}}"#,
-        r#"{"mode": "both", "topology": {"prefill": 1, "decode": 1}, "autoscaling": {"enabled": true, "prefill": {"min_replicas": 3, "max_replicas": 2}}}"#,
-        r#"{"mode": "both", "proxy": 5, "store": [], "autoscaling": {"prefill": 1}}"#,
-        r#"{"mode": "disaggregated", "transfer": {"protocol": "udp", "devices": 1}}"#,
-        r#"[]"#,
-        r#"{}"#,
-    ];
-    for text in cases {
-        let tree = check_mooncake(&crate::json::parse(text).unwrap());
-        assert_eq!(check_mooncake_json(text), Ok(tree), "{text}");
-    }
 }
