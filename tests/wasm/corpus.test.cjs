@@ -30,7 +30,9 @@ const LINES = [
 ];
 
 function corpus(lines) {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gco-corpus-')), 'corpus.jsonl.gz');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gco-corpus-'));
+  process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'corpus.jsonl.gz');
   fs.writeFileSync(file, zlib.gzipSync(lines.map(([request, answer]) => JSON.stringify({ request, answer })).join('\n') + '\n'));
   return file;
 }

@@ -196,3 +196,16 @@ impl<'de> de::IntoDeserializer<'de, de::value::Error> for &'de Value {
         self
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_beyond_2_pow_53_keep_every_digit() {
+        // i128 for serde-wasm-bindgen's BigInts; formats such as JSON print it as is.
+        for i in [(1i64 << 53) - 1, 1 << 53, i64::MAX, i64::MIN, -(1 << 53)] {
+            assert_eq!(serde_json::to_string(&Value::int(i)).unwrap(), i.to_string());
+        }
+    }
+}
