@@ -8,8 +8,12 @@
 //   {"what": "wasm", "input": "full_valid", "path": "validateJson", "ns": 1234.5, "verdict": "ok"}
 // Paths: validateJson(text); validate(object) (object parsed once, outside
 // the loop); ajv(JSON.parse(text)), the counterpart of validateJson; ajv(object),
-// the counterpart of validate. ns is the best of REPEAT rounds, as Python's
-// timeit (scripts/bench_reference.py) reports it. QUICK=1 runs briefly.
+// the counterpart of validate. Then two rows of the package alone:
+// validateDocument of the full deploy request (core/benches/inputs/requests/
+// full.json, input "request_full") and a trivial call, formatByteSize("0")
+// (input "trivial": the cost of crossing into wasm and back with a string).
+// ns is the best of REPEAT rounds, as Python's timeit
+// (scripts/bench_reference.py) reports it. QUICK=1 runs briefly.
 'use strict';
 
 const fs = require('node:fs');
@@ -75,6 +79,16 @@ function main() {
       console.log(JSON.stringify({ what: 'wasm', input, path: name, ns, verdict: describe() }));
     }
   }
+  const request = fs.readFileSync(path.join(dir, 'requests', 'full.json'), 'utf8');
+  const options = { deployedRegions: ['us-east-1', 'eu-west-1'] };
+  const doc = pkg.validateDocument(request, options);
+  console.log(JSON.stringify({
+    what: 'wasm', input: 'request_full', path: 'validateDocument',
+    ns: time(() => pkg.validateDocument(request, options)), verdict: doc.ok ? 'ok' : doc.errors[0].message,
+  }));
+  console.log(JSON.stringify({
+    what: 'wasm', input: 'trivial', path: 'formatByteSize', ns: time(() => pkg.formatByteSize('0')), verdict: pkg.formatByteSize('0'),
+  }));
   if (sink === undefined) console.error('(no result)');
 }
 

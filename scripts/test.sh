@@ -20,8 +20,11 @@ step "Differential test against the Python oracle (recorded answers; live when p
 cargo build --release -q -p gco-spec --bin gco-spec
 python3 tests/differential/diff_oracle.py
 
-step "JS/TS validator package (wasm) under node"
+step "The validator's npm package (wasm) under node"
 bash scripts/build-wasm.sh
+# tests/wasm/server.test.cjs compares the package with these two.
+cargo build -q -p gco-console --bin gco-console
+cargo build -q -p gco-spec --bin gco-spec
 node --test tests/wasm/
 
 step "Console in headless Chromium"

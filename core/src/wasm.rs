@@ -1,145 +1,322 @@
-//! The JS/TS API of the validator (wasm-bindgen), built by
-//! `scripts/build-wasm.sh` into `core/pkg/web` and `core/pkg/node`.
+//! The JS/TS API of the validator package (wasm-bindgen), built by
+//! `scripts/build-wasm.sh` into the npm package `gco-spec` (`core/pkg`).
 //!
-//! A thin layer: each function reads its JS arguments, calls the core and
-//! hands the answer back as plain JS objects. No rule lives here. It checks
-//! `mooncake` blocks only: whole documents (specs, deploy requests, records)
-//! are checked natively (the CLI, the backend), which keeps the package
-//! small (its gzipped size has a budget: scripts/build-wasm.sh). For the
-//! same reason JS values cross by hand with js_sys rather than serde, and
-//! the crate's own allocator (below) replaces std's.
+//! A thin layer: each function reads its JS arguments, calls the same core
+//! function the CLI and the server call, and hands the answer back. No rule
+//! lives here. Answers are typed Rust values converted with
+//! serde-wasm-bindgen; their TypeScript declarations are generated from
+//! these types (tsify). Text arguments are read as Python's `json` reads
+//! them (the exact path: integers of any size, `2.0` a float).
 //!
-//! Invalid blocks and bad values are answers (`ok: false`); only misuse
-//! throws a `TypeError` (an argument of the wrong JS type, a missing
-//! argument, an unknown option name, a value that is not JSON-like: a
-//! function, a symbol, a `Map` or other iterable that is not an array, a
-//! cyclic or too deeply nested object, a BigInt beyond 64 bits).
-//!
-//! The TypeScript declarations are written by hand below, so the generated
-//! `.d.ts` has real interfaces; keep them in step with the shapes built here.
+//! Invalid input is an answer (`ok: false`); only misuse throws a
+//! `TypeError` (an argument of the wrong JS type, a missing argument, an
+//! unknown option name, a value that is not JSON-like: a function, a
+//! symbol, a `Map` or other iterable that is not an array, a cyclic or too
+//! deeply nested object, a BigInt beyond 64 bits).
 
 use js_sys::{Array, BigInt, Object, Reflect, Symbol};
+use serde::{Deserialize, Serialize};
+use tsify::Tsify;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
-use crate::diagnostics::{Diagnostic, Report};
+use crate::commands::record_commands;
+use crate::deploy::{DeployContext, plan_deploy_owned};
+use crate::diagnostics::Report;
+use crate::document::{self, check_document, record_of_document};
 use crate::json::{self, Int, MAX_DEPTH, Value};
 use crate::mooncake::{BuildArgs, build_mooncake_block};
+use crate::plan::plan;
 use crate::{ByteSizeArg, author_byte_size, check_mooncake};
 
-#[wasm_bindgen(typescript_custom_section)]
-const TS_TYPES: &'static str = r#"
-/** One problem: a dotted field path (`mooncake.topology.prefill`; `""` for text that is not JSON) and its message. */
-export interface Diagnostic {
-  path: string;
-  message: string;
+/// Answers cross as plain JS data: dicts as plain objects, integers beyond
+/// 2^53 as BigInts (see `json::serde_impl`).
+const SERIALIZER: serde_wasm_bindgen::Serializer =
+    serde_wasm_bindgen::Serializer::new()
+        .serialize_maps_as_objects(true)
+        .serialize_missing_as_null(true);
+
+fn to_js<T: Serialize>(answer: &T) -> JsValue {
+    // Every answer type serializes: strings, bools, lists and JSON values.
+    answer
+        .serialize(&SERIALIZER)
+        .unwrap_or_else(|e| wasm_bindgen::throw_str(&e.to_string()))
 }
 
-/**
- * What `validate` and `validateJson` answer for a `mooncake` block. `ok` is
- * false when there is at least one error; warnings never make it false.
- * Errors come in the reference's order: the first is the message GCO's
- * Python validator (`validate_mooncake_spec`) gives.
- */
-export interface ValidationResult {
-  ok: boolean;
-  errors: Diagnostic[];
-  warnings: Diagnostic[];
+/// One problem: a dotted field path (`mooncake.topology.prefill`; `""` for
+/// text that is not JSON or for the whole document) and its message.
+#[derive(Serialize, Tsify)]
+pub struct Diagnostic {
+    pub path: String,
+    pub message: String,
 }
 
-/** A value, or the reference's message saying why there is none. */
-export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
-
-export type MooncakeMode = "both" | "disaggregated" | "store";
-
-/** Counts of a split (`both`, `disaggregated`) topology, each in [1, 1000]. */
-export interface MooncakeTopology {
-  prefill: number;
-  decode: number;
-  [key: string]: unknown;
+/// What `validate` and `validateJson` answer for a `mooncake` block. `ok` is
+/// false when there is at least one error; warnings never make it false.
+/// Errors come in the reference's order: the first is the message GCO's
+/// Python validator (`validate_mooncake_spec`) gives.
+#[derive(Serialize, Tsify)]
+pub struct ValidationResult {
+    pub ok: bool,
+    pub errors: Vec<Diagnostic>,
+    pub warnings: Vec<Diagnostic>,
 }
 
-export interface MooncakeStore {
-  enabled?: unknown;
-  /** A canonical decimal byte count, e.g. "4294967296". */
-  global_segment_size?: string;
-  /** A canonical decimal byte count. */
-  local_buffer_size?: string;
-  cold_tier_enabled?: unknown;
-  [key: string]: unknown;
+impl From<Report> for ValidationResult {
+    fn from(report: Report) -> Self {
+        let (mut errors, mut warnings) = (Vec::new(), Vec::new());
+        for d in report.diagnostics {
+            let list = if d.is_error() { &mut errors } else { &mut warnings };
+            list.push(Diagnostic {
+                path: d.path,
+                message: d.message,
+            });
+        }
+        ValidationResult {
+            ok: errors.is_empty(),
+            errors,
+            warnings,
+        }
+    }
 }
 
-export interface MooncakeTransfer {
-  protocol?: "rdma" | "tcp";
-  device_name?: string;
-  [key: string]: unknown;
+/// What a document is, told from its keys as `gco-spec validate` does.
+#[derive(Serialize, Tsify)]
+#[serde(rename_all = "snake_case")]
+pub enum DocumentKind {
+    Record,
+    DeployRequest,
+    Spec,
+    MooncakeBlock,
 }
 
-export interface MooncakeProxy {
-  image?: unknown;
-  scheduling?: unknown;
-  [key: string]: unknown;
+impl From<document::DocumentKind> for DocumentKind {
+    fn from(kind: document::DocumentKind) -> Self {
+        match kind {
+            document::DocumentKind::Record => DocumentKind::Record,
+            document::DocumentKind::DeployRequest => DocumentKind::DeployRequest,
+            document::DocumentKind::Spec => DocumentKind::Spec,
+            document::DocumentKind::MooncakeBlock => DocumentKind::MooncakeBlock,
+        }
+    }
 }
 
-export interface MooncakeRoleBounds {
-  /** An integer >= 1; a bigint beyond 2^53. */
-  min_replicas?: number | bigint | null;
-  /** An integer >= min_replicas; a bigint beyond 2^53. */
-  max_replicas?: number | bigint | null;
-  [key: string]: unknown;
+/// `validateDocument`'s answer: the document's kind (`null` for text that is
+/// not JSON), every error and warning, and for a valid deploy request the
+/// spec the deploy stores. A deploy request's diagnostics are
+/// `POST /api/validate`'s, in its order.
+#[derive(Serialize, Tsify)]
+pub struct DocumentResult {
+    pub kind: Option<DocumentKind>,
+    pub ok: bool,
+    pub errors: Vec<Diagnostic>,
+    pub warnings: Vec<Diagnostic>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[tsify(optional, type = "Record<string, unknown>")]
+    pub spec: Option<json::Object>,
 }
 
-export interface MooncakeAutoscaling {
-  enabled?: unknown;
-  prefill?: MooncakeRoleBounds | null;
-  decode?: MooncakeRoleBounds | null;
-  [key: string]: unknown;
+/// What a deploy assumes: the server's `GET /api/config`. Without
+/// `deployedRegions` a request naming no target regions is not an error (as
+/// in `gco-spec validate`); `defaultImage` is the image a mooncake deploy
+/// without one gets (GCO's default when absent).
+#[derive(Deserialize, Tsify, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct DocumentOptions {
+    #[tsify(optional)]
+    pub deployed_regions: Option<Vec<String>>,
+    #[tsify(optional)]
+    pub default_image: Option<String>,
 }
 
-/**
- * A valid `mooncake` block as `buildMooncakeBlock` makes it. Keys GCO does
- * not know are kept (they are warnings, not errors), hence the index
- * signatures.
- */
-export interface MooncakeBlock {
-  mode: MooncakeMode;
-  topology?: MooncakeTopology;
-  store?: MooncakeStore;
-  transfer?: MooncakeTransfer;
-  proxy?: MooncakeProxy;
-  autoscaling?: MooncakeAutoscaling;
-  [key: string]: unknown;
+/// The option names `DocumentOptions` declares.
+const DOCUMENT_OPTIONS: [&str; 2] = ["deployedRegions", "defaultImage"];
+
+/// Reads `DocumentOptions` by hand: serde's errors would bring Rust's float
+/// formatting into the package (about 6 KB gzipped) for two fields.
+fn document_options(function: &str, options: &JsValue) -> Result<DocumentOptions, JsValue> {
+    if options.is_undefined() {
+        return Ok(DocumentOptions::default());
+    }
+    if !options.is_object() || Array::is_array(options) {
+        return Err(misuse(function, "expected an options object"));
+    }
+    known_keys(function, options, &DOCUMENT_OPTIONS)?;
+    let get = |name: &str| Reflect::get(options, &JsValue::from_str(name));
+    let regions = get("deployedRegions")?;
+    let deployed_regions = if regions.is_undefined() {
+        None
+    } else if Array::is_array(&regions) {
+        let regions = regions.unchecked_ref::<Array>();
+        let mut list = Vec::new();
+        for region in regions.iter() {
+            list.push(region.as_string().ok_or_else(|| {
+                misuse(function, "option \"deployedRegions\" must be an array of strings")
+            })?);
+        }
+        Some(list)
+    } else {
+        return Err(misuse(function, "option \"deployedRegions\" must be an array of strings"));
+    };
+    let image = get("defaultImage")?;
+    let default_image = if image.is_undefined() {
+        None
+    } else {
+        Some(image.as_string().ok_or_else(|| misuse(function, "option \"defaultImage\" must be a string"))?)
+    };
+    Ok(DocumentOptions {
+        deployed_regions,
+        default_image,
+    })
 }
 
-/**
- * The arguments of the reference's `_build_mooncake_block`, in camelCase.
- * Only `mode` is required; an absent (or `undefined`) option takes the
- * reference's default (replicas 1, nothing else). `null` is passed on as
- * Python's `None`. Values of the wrong kind are reported, not thrown; an
- * option name not listed here throws.
- */
-export interface BuildOptions {
-  mode: MooncakeMode | (string & {}) | null;
-  prefillReplicas?: number | bigint | null;
-  decodeReplicas?: number | bigint | null;
-  store?: Record<string, unknown> | null;
-  transfer?: Record<string, unknown> | null;
-  proxy?: Record<string, unknown> | null;
-  autoscaling?: Record<string, unknown> | null;
-  /** Split modes default `proxy.image` to this when it is truthy. */
-  defaultProxyImage?: string | null;
+/// Throws unless every own key of `options` is one of `known`.
+fn known_keys(function: &str, options: &JsValue, known: &[&str]) -> Result<(), JsValue> {
+    for key in Object::keys(options.unchecked_ref::<Object>()).iter() {
+        let key = key.as_string().unwrap_or_default();
+        if !known.contains(&key.as_str()) {
+            return Err(misuse(
+                function,
+                &format!("unknown option \"{key}\"; expected one of {}", known.join(", ")),
+            ));
+        }
+    }
+    Ok(())
 }
 
-/**
- * `buildMooncakeBlock`'s answer: the block, with `json` its text as Python's
- * `json.dumps` writes it (exact even for integers a JS number cannot hold);
- * or the reference's message, the path of the field at fault and the Python
- * exception class the reference raises.
- */
-export type BuildResult =
-  | { ok: true; value: MooncakeBlock; json: string }
-  | { ok: false; error: string; path: string; kind: "ValueError" | "TypeError" };
-"#;
+/// A value, or the reference's message saying why there is none.
+#[derive(Serialize, Tsify)]
+#[serde(untagged)]
+pub enum Outcome {
+    Value {
+        #[tsify(type = "true")]
+        ok: bool,
+        value: String,
+    },
+    Error {
+        #[tsify(type = "false")]
+        ok: bool,
+        error: String,
+    },
+}
+
+impl<E: std::fmt::Display> From<Result<String, E>> for Outcome {
+    fn from(result: Result<String, E>) -> Self {
+        match result {
+            Ok(value) => Outcome::Value { ok: true, value },
+            Err(e) => Outcome::Error {
+                ok: false,
+                error: e.to_string(),
+            },
+        }
+    }
+}
+
+/// `planDeploy`'s answer: what GCO's monitor creates, as `gco-spec plan`
+/// prints it (one plan for the region asked about, else one per target
+/// region); or why there is none.
+#[derive(Serialize, Tsify)]
+#[serde(untagged)]
+pub enum PlanResult {
+    Value {
+        #[tsify(type = "true")]
+        ok: bool,
+        #[tsify(type = "Record<string, unknown> | Record<string, unknown>[]")]
+        value: Value,
+    },
+    Error {
+        #[tsify(type = "false")]
+        ok: bool,
+        errors: Vec<Diagnostic>,
+    },
+}
+
+/// `deployCommands`' answer: the `gco inference` commands that make the same
+/// endpoint, as `gco-spec cli` prints them, with a note for each field they
+/// cannot express; or why there are none.
+#[derive(Serialize, Tsify)]
+#[serde(untagged)]
+pub enum CommandsResult {
+    Value {
+        #[tsify(type = "true")]
+        ok: bool,
+        lines: Vec<String>,
+        notes: Vec<Diagnostic>,
+    },
+    Error {
+        #[tsify(type = "false")]
+        ok: bool,
+        errors: Vec<Diagnostic>,
+    },
+}
+
+/// The Python exception class the reference raises.
+#[derive(Serialize, Tsify)]
+pub enum BuildErrorKind {
+    ValueError,
+    TypeError,
+}
+
+/// `buildMooncakeBlock`'s answer: the block, with `json` its text as
+/// Python's `json.dumps` writes it (exact even for integers a JS number
+/// cannot hold); or the reference's message, the path of the field at fault
+/// and the exception class.
+#[derive(Serialize, Tsify)]
+#[serde(untagged)]
+pub enum BuildResult {
+    Value {
+        #[tsify(type = "true")]
+        ok: bool,
+        #[tsify(type = "Record<string, unknown>")]
+        value: Value,
+        json: String,
+    },
+    Error {
+        #[tsify(type = "false")]
+        ok: bool,
+        error: String,
+        path: String,
+        kind: BuildErrorKind,
+    },
+}
+
+/// The arguments of the reference's `_build_mooncake_block`, in camelCase.
+/// Only `mode` is required; an absent (or `undefined`) option takes the
+/// reference's default (replicas 1, nothing else). `null` is passed on as
+/// Python's `None`. Values of the wrong kind are reported, not thrown; an
+/// option name not listed here throws. Read by hand (see `from_js`): this
+/// type gives the declaration and the list of names.
+#[derive(Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct BuildOptions {
+    #[tsify(type = "\"both\" | \"disaggregated\" | \"store\" | (string & {}) | null")]
+    mode: Value,
+    #[tsify(optional, type = "number | bigint | null")]
+    prefill_replicas: Option<Value>,
+    #[tsify(optional, type = "number | bigint | null")]
+    decode_replicas: Option<Value>,
+    #[tsify(optional, type = "Record<string, unknown> | null")]
+    store: Option<Value>,
+    #[tsify(optional, type = "Record<string, unknown> | null")]
+    transfer: Option<Value>,
+    #[tsify(optional, type = "Record<string, unknown> | null")]
+    proxy: Option<Value>,
+    #[tsify(optional, type = "Record<string, unknown> | null")]
+    autoscaling: Option<Value>,
+    /// Split modes default `proxy.image` to this when it is truthy.
+    #[tsify(optional, type = "string | null")]
+    default_proxy_image: Option<Value>,
+}
+
+fn diagnostics(list: Vec<crate::diagnostics::Diagnostic>) -> Vec<Diagnostic> {
+    list.into_iter()
+        .map(|d| Diagnostic {
+            path: d.path,
+            message: d.message,
+        })
+        .collect()
+}
 
 /// Throws a `TypeError` saying how `function` was misused.
 fn misuse(function: &str, what: &str) -> JsValue {
@@ -233,80 +410,19 @@ fn to_value(value: &JsValue, depth: usize) -> Result<Value, &'static str> {
     Ok(Value::Object(json::Object::from_pairs(pairs)))
 }
 
-/// A value as plain JS data: numbers, with integers beyond 2^53 as BigInts;
-/// dicts as plain objects (keys that are not strings as `json.dumps`
-/// writes them).
-fn to_js(value: &Value) -> JsValue {
-    match value {
-        Value::Null => JsValue::NULL,
-        Value::Bool(b) => JsValue::from_bool(*b),
-        Value::Int(Int::Small(i)) if (*i as f64).abs() <= MAX_SAFE => JsValue::from_f64(*i as f64),
-        Value::Int(i) => {
-            BigInt::new(&JsValue::from_str(&i.to_string())).map_or(JsValue::NULL, JsValue::from)
-        }
-        Value::Float(f) => JsValue::from_f64(*f),
-        Value::Str(s) => JsValue::from_str(&s.to_string_lossy()),
-        Value::List(items) => {
-            let list = Array::new();
-            for item in items {
-                list.push(&to_js(item));
-            }
-            list.into()
-        }
-        Value::Object(o) => {
-            let entries = Array::new();
-            for (k, v) in o.iter() {
-                let key = match k {
-                    Value::Str(s) => s.to_string_lossy(),
-                    other => other.to_json(),
-                };
-                entries.push(&Array::of2(&JsValue::from_str(&key), &to_js(v)));
-            }
-            // fromEntries, not assignment: a "__proto__" key stays a key.
-            Object::from_entries(&entries).map_or(JsValue::NULL, JsValue::from)
-        }
-    }
-}
-
-/// A plain object with these properties, in this order.
-fn record(fields: &[(&str, JsValue)]) -> JsValue {
-    let object = Object::new();
-    for (name, value) in fields {
-        let _ = Reflect::set(&object, &JsValue::from_str(name), value);
-    }
-    object.into()
-}
-
 fn string_arg(function: &str, value: JsValue) -> Result<String, JsValue> {
     value
         .as_string()
         .ok_or_else(|| misuse(function, "expected a string"))
 }
 
-fn report_to_js(report: &Report) -> JsValue {
-    let (errors, warnings) = (Array::new(), Array::new());
-    for d in &report.diagnostics {
-        let list = if d.is_error() { &errors } else { &warnings };
-        list.push(&record(&[
-            ("path", JsValue::from_str(&d.path)),
-            ("message", JsValue::from_str(&d.message)),
-        ]));
-    }
-    record(&[
-        ("ok", JsValue::from_bool(errors.length() == 0)),
-        ("errors", errors.into()),
-        ("warnings", warnings.into()),
-    ])
-}
-
-fn outcome_to_js<E: std::fmt::Display>(result: Result<String, E>) -> JsValue {
-    match result {
-        Ok(value) => record(&[("ok", JsValue::TRUE), ("value", JsValue::from_str(&value))]),
-        Err(e) => record(&[
-            ("ok", JsValue::FALSE),
-            ("error", JsValue::from_str(&e.to_string())),
-        ]),
-    }
+fn invalid_json(e: json::JsonError) -> Report {
+    let mut report = Report::default();
+    report.push(crate::diagnostics::Diagnostic::error(
+        "",
+        format!("invalid JSON: {e}"),
+    ));
+    report
 }
 
 /// Checks a `mooncake` block given as a JS value, as GCO's
@@ -325,13 +441,14 @@ pub fn validate(
     #[wasm_bindgen(unchecked_param_type = "unknown")] block: JsValue,
 ) -> Result<JsValue, JsValue> {
     let value = from_js("validate", &block)?;
-    Ok(report_to_js(&check_mooncake(&value)))
+    Ok(to_js(&ValidationResult::from(check_mooncake(&value))))
 }
 
 /// Checks a `mooncake` block given as JSON text, read as Python's `json`
 /// reads it: integers exact at any size, `2.0` a float (`1e400` is `inf`),
-/// the last of duplicate keys wins. Text that is not JSON is an error at path `""`, not
-/// an exception; throws a `TypeError` only when `text` is not a string.
+/// the last of duplicate keys wins. Text that is not JSON is an error at
+/// path `""`, not an exception; throws a `TypeError` only when `text` is not
+/// a string.
 #[wasm_bindgen(js_name = validateJson, unchecked_return_type = "ValidationResult")]
 pub fn validate_json(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
@@ -339,36 +456,160 @@ pub fn validate_json(
     let text = string_arg("validateJson", text)?;
     let report = match json::parse(&text) {
         Ok(block) => check_mooncake(&block),
-        Err(e) => {
-            let mut report = Report::default();
-            report.push(Diagnostic::error("", format!("invalid JSON: {e}")));
-            report
+        Err(e) => invalid_json(e),
+    };
+    Ok(to_js(&ValidationResult::from(report)))
+}
+
+/// Checks a document of any kind, as `gco-spec validate` does: an endpoint
+/// record, a deploy request, a spec or a bare `mooncake` block, told apart
+/// by their keys. A deploy request is checked as `POST /api/validate`
+/// checks it (the same core function), in the surroundings `options` gives
+/// (the server's `GET /api/config`); a valid one answers the spec the
+/// deploy stores. Throws a `TypeError` when `text` is not a string or
+/// `options` is not a `DocumentOptions`.
+#[wasm_bindgen(js_name = validateDocument, unchecked_return_type = "DocumentResult")]
+pub fn validate_document(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "DocumentOptions")] options: JsValue,
+) -> Result<JsValue, JsValue> {
+    const F: &str = "validateDocument";
+    let text = string_arg(F, text)?;
+    let options = document_options(F, &options)?;
+    let mut ctx = DeployContext {
+        deployed_regions: options.deployed_regions.as_deref(),
+        ..DeployContext::default()
+    };
+    if let Some(image) = &options.default_image {
+        ctx.default_image = image;
+    }
+    let (kind, report, spec) = match json::parse(&text) {
+        Err(e) => (None, invalid_json(e), None),
+        Ok(document) => match document::DocumentKind::of(&document) {
+            document::DocumentKind::DeployRequest => {
+                let check = plan_deploy_owned(document, &ctx);
+                let spec = check.deployment.map(|d| d.spec);
+                (Some(document::DocumentKind::DeployRequest), check.report, spec)
+            }
+            kind => (Some(kind), check_document(&document), None),
+        },
+    };
+    let ValidationResult {
+        ok,
+        errors,
+        warnings,
+    } = report.into();
+    Ok(to_js(&DocumentResult {
+        kind: kind.map(DocumentKind::from),
+        ok,
+        errors,
+        warnings,
+        spec,
+    }))
+}
+
+/// The record a document stands for (a record, or the one a deploy request
+/// would create in `regions`), as `gco-spec plan` and `cli` read files.
+fn record_of_text(
+    text: &str,
+    regions: Option<&[String]>,
+) -> Result<crate::record::Record, Vec<Diagnostic>> {
+    let ctx = DeployContext {
+        deployed_regions: regions,
+        ..DeployContext::default()
+    };
+    let document = json::parse(text).map_err(|e| diagnostics(invalid_json(e).diagnostics))?;
+    record_of_document(&document, &ctx)
+        .map_err(|report| diagnostics(report.errors().cloned().collect()))
+}
+
+/// What GCO's monitor creates for the endpoint (a deploy request or an
+/// endpoint record, as JSON text) in `region`, or in each of its target
+/// regions, as `gco-spec plan` prints it. Throws a `TypeError` when `text`
+/// is not a string or `region` is neither a string nor absent.
+#[wasm_bindgen(js_name = planDeploy, unchecked_return_type = "PlanResult")]
+pub fn plan_deploy_js(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] region: JsValue,
+) -> Result<JsValue, JsValue> {
+    const F: &str = "planDeploy";
+    let text = string_arg(F, text)?;
+    let region = if region.is_undefined() {
+        None
+    } else {
+        Some(string_arg(F, region)?)
+    };
+    let regions = region.clone().map(|r| vec![r]);
+    let answer = match record_of_text(&text, regions.as_deref()) {
+        Err(errors) => PlanResult::Error { ok: false, errors },
+        Ok(record) => {
+            let plans = match &region {
+                Some(region) => plan(&record, region).map(|p| p.to_value()),
+                None => record
+                    .target_regions
+                    .iter()
+                    .map(|r| plan(&record, r).map(|p| p.to_value()))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map(Value::List),
+            };
+            match plans {
+                Ok(value) => PlanResult::Value { ok: true, value },
+                Err(e) => PlanResult::Error {
+                    ok: false,
+                    errors: vec![Diagnostic {
+                        path: e.path,
+                        message: e.message,
+                    }],
+                },
+            }
         }
     };
-    Ok(report_to_js(&report))
+    Ok(to_js(&answer))
+}
+
+/// The `gco inference` commands that make the same endpoint (a deploy
+/// request or an endpoint record, as JSON text), as `gco-spec cli` prints
+/// them. Throws a `TypeError` when `text` is not a string.
+#[wasm_bindgen(js_name = deployCommands, unchecked_return_type = "CommandsResult")]
+pub fn deploy_commands_js(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+) -> Result<JsValue, JsValue> {
+    let text = string_arg("deployCommands", text)?;
+    let answer = match record_of_text(&text, None) {
+        Err(errors) => CommandsResult::Error { ok: false, errors },
+        Ok(record) => {
+            let commands = record_commands(&record);
+            CommandsResult::Value {
+                ok: true,
+                lines: commands.lines,
+                notes: diagnostics(commands.notes),
+            }
+        }
+    };
+    Ok(to_js(&answer))
 }
 
 /// The reference's `author_byte_size`: the canonical decimal string of a
 /// byte size given as an integer or a digit string. Any other value is
 /// answered with the reference's message (`ok: false`); JS numbers are read
 /// as in `validate` (use a BigInt or a digit string beyond 2^53).
-#[wasm_bindgen(js_name = authorByteSize, unchecked_return_type = "Outcome<string>")]
+#[wasm_bindgen(js_name = authorByteSize, unchecked_return_type = "Outcome")]
 pub fn author_byte_size_js(
     #[wasm_bindgen(unchecked_param_type = "number | bigint | string")] value: JsValue,
 ) -> Result<JsValue, JsValue> {
     let value = from_js("authorByteSize", &value)?;
-    Ok(outcome_to_js(author_byte_size(ByteSizeArg::from(&value))))
+    Ok(to_js(&Outcome::from(author_byte_size(ByteSizeArg::from(&value)))))
 }
 
 /// Reads a human byte size (`4 GiB`, `1.5 GB`, `4294967296`) as the
 /// canonical decimal string. Decimal units are powers of 1000, binary ones
 /// (`KiB` ...) of 1024.
-#[wasm_bindgen(js_name = parseByteSize, unchecked_return_type = "Outcome<string>")]
+#[wasm_bindgen(js_name = parseByteSize, unchecked_return_type = "Outcome")]
 pub fn parse_byte_size_js(
     #[wasm_bindgen(unchecked_param_type = "string")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
     let input = string_arg("parseByteSize", input)?;
-    Ok(outcome_to_js(crate::parse_byte_size(&input)))
+    Ok(to_js(&Outcome::from(crate::parse_byte_size(&input))))
 }
 
 /// Formats a canonical byte count in the largest exact unit (`4 GiB`);
@@ -381,6 +622,7 @@ pub fn format_byte_size_js(
     Ok(crate::format_byte_size(&canonical).map_or(JsValue::NULL, |s| JsValue::from_str(&s)))
 }
 
+/// The options `BuildOptions` declares, in its order.
 const BUILD_OPTIONS: [&str; 8] = [
     "mode",
     "prefillReplicas",
@@ -406,18 +648,7 @@ pub fn build_mooncake_block_js(
     if !options.is_object() || Array::is_array(&options) {
         return Err(misuse(F, "expected an options object"));
     }
-    for key in Object::keys(options.unchecked_ref::<Object>()).iter() {
-        let key = key.as_string().unwrap_or_default();
-        if !BUILD_OPTIONS.contains(&key.as_str()) {
-            return Err(misuse(
-                F,
-                &format!(
-                    "unknown option \"{key}\"; expected one of {}",
-                    BUILD_OPTIONS.join(", ")
-                ),
-            ));
-        }
-    }
+    known_keys(F, &options, &BUILD_OPTIONS)?;
     let option = |name: &str| -> Result<Option<Value>, JsValue> {
         let value = Reflect::get(&options, &JsValue::from_str(name))?;
         if value.is_undefined() {
@@ -439,138 +670,21 @@ pub fn build_mooncake_block_js(
     args.proxy = option("proxy")?;
     args.autoscaling = option("autoscaling")?;
     args.default_proxy_image = option("defaultProxyImage")?;
-    Ok(match build_mooncake_block(&args) {
-        Ok(block) => record(&[
-            ("ok", JsValue::TRUE),
-            ("value", to_js(&block)),
-            ("json", JsValue::from_str(&block.to_json())),
-        ]),
-        Err(e) => record(&[
-            ("ok", JsValue::FALSE),
-            ("error", JsValue::from_str(&e.message)),
-            ("path", JsValue::from_str(&e.path)),
-            ("kind", JsValue::from_str(e.kind.as_str())),
-        ]),
-    })
-}
-
-/// The package's allocator, in place of std's dlmalloc (about 3 KB of the
-/// gzipped module, most of what the size budget lacked). Power-of-two size
-/// classes from 16 bytes, each with a free list threaded through its free
-/// blocks; new blocks are cut from pages taken with `memory.grow`, each
-/// aligned to its size (to 64 KiB at most), so a block of a class serves any
-/// alignment up to the class size. Blocks are never split or merged: a live
-/// block wastes less than half of itself, and the memory a class once held
-/// stays with it for reuse (wasm memory never shrinks anyway). The module is
-/// single-threaded: it is built without the `atomics` feature.
-#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
-mod allocator {
-    use std::alloc::{GlobalAlloc, Layout};
-    use std::arch::wasm32;
-    use std::cell::UnsafeCell;
-    use std::ptr::null_mut;
-
-    const PAGE: usize = 65536;
-    const MIN_BLOCK: usize = 16;
-
-    struct Heap {
-        /// The first free block of each class (size `1 << class`); a free
-        /// block's first word points to the next.
-        free: [*mut u8; usize::BITS as usize],
-        /// The untouched memory: from `next` to `end`.
-        next: usize,
-        end: usize,
-    }
-
-    struct Allocator(UnsafeCell<Heap>);
-
-    // One thread: nothing is shared.
-    unsafe impl Sync for Allocator {}
-
-    #[global_allocator]
-    static ALLOCATOR: Allocator = Allocator(UnsafeCell::new(Heap {
-        free: [null_mut(); usize::BITS as usize],
-        next: 0,
-        end: 0,
-    }));
-
-    /// The block size for a layout, a power of two; `None` beyond 2 GiB.
-    fn block_size(layout: Layout) -> Option<usize> {
-        layout
-            .size()
-            .max(layout.align())
-            .max(MIN_BLOCK)
-            .checked_next_power_of_two()
-    }
-
-    unsafe impl GlobalAlloc for Allocator {
-        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-            // Blocks are aligned to their size up to a page, no further.
-            if layout.align() > PAGE {
-                return null_mut();
-            }
-            let Some(size) = block_size(layout) else {
-                return null_mut();
-            };
-            // SAFETY: one thread, and nothing here re-enters the allocator.
-            let heap = unsafe { &mut *self.0.get() };
-            let class = size.trailing_zeros() as usize;
-            let head = heap.free[class];
-            if !head.is_null() {
-                // SAFETY: a free block of this class holds the next one.
-                heap.free[class] = unsafe { *head.cast::<*mut u8>() };
-                return head;
-            }
-            let align = size.min(PAGE);
-            let mut start = (heap.next + align - 1) & !(align - 1);
-            if heap.end.checked_sub(start).is_none_or(|room| room < size) {
-                let pages = size.div_ceil(PAGE);
-                let old = wasm32::memory_grow(0, pages);
-                if old == usize::MAX {
-                    return null_mut();
-                }
-                let base = old * PAGE;
-                if base != heap.end {
-                    // Not right after ours (the first time): start there.
-                    heap.next = base;
-                }
-                heap.end = base + pages * PAGE;
-                // `end` is page-aligned, so `start` stays within the old
-                // memory and the new pages make room for the block.
-                start = (heap.next + align - 1) & !(align - 1);
-            }
-            heap.next = start + size;
-            start as *mut u8
-        }
-
-        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-            let Some(size) = block_size(layout) else {
-                return;
-            };
-            let class = size.trailing_zeros() as usize;
-            // SAFETY: one thread; `ptr` is a block of this class, now free.
-            unsafe {
-                let heap = &mut *self.0.get();
-                *ptr.cast::<*mut u8>() = heap.free[class];
-                heap.free[class] = ptr;
-            }
-        }
-
-        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-            // SAFETY: the caller's promises for `realloc` (a valid layout).
-            let new_layout = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
-            if block_size(new_layout) == block_size(layout) {
-                return ptr;
-            }
-            // SAFETY: as in `GlobalAlloc::realloc`'s default.
-            unsafe {
-                let new = self.alloc(new_layout);
-                if !new.is_null() {
-                    std::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size));
-                    self.dealloc(ptr, layout);
-                }
-                new
-            }
-        }
-    }
+    let answer = match build_mooncake_block(&args) {
+        Ok(block) => BuildResult::Value {
+            ok: true,
+            json: block.to_json(),
+            value: block,
+        },
+        Err(e) => BuildResult::Error {
+            ok: false,
+            error: e.message,
+            path: e.path,
+            kind: match e.kind {
+                crate::mooncake::ErrorKind::ValueError => BuildErrorKind::ValueError,
+                crate::mooncake::ErrorKind::TypeError => BuildErrorKind::TypeError,
+            },
+        },
+    };
+    Ok(to_js(&answer))
 }

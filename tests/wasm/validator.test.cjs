@@ -228,6 +228,9 @@ test('results are plain objects that survive JSON.stringify', () => {
     gco.authorByteSize('42'),
     gco.parseByteSize('4 GiB'),
     gco.buildMooncakeBlock({ mode: 'both', store: { global_segment_size: 1 } }),
+    gco.validateDocument('{"endpoint_name":"llm","image":"img:1"}'),
+    gco.planDeploy('{"endpoint_name":"llm","image":"img:1"}', 'us-east-1'),
+    gco.deployCommands('{"endpoint_name":"llm","image":"img:1"}'),
   ];
   for (const r of results) {
     assert.equal(Object.getPrototypeOf(r), Object.prototype);
@@ -394,4 +397,68 @@ test('misuse throws a TypeError naming the function', () => {
 test('a value nested as deep as the text parser allows is accepted', () => {
   let deep = 1; for (let i = 0; i < 1000; i++) deep = [deep];
   assert.deepEqual(gco.validate(deep).errors, [err('mooncake', 'mooncake block must be a mapping')]);
+});
+
+// --- whole documents, plans and commands ---------------------------------------------
+
+test('validateDocument: the kind, and each kind checked as gco-spec validate does', () => {
+  const request = '{"endpoint_name":"llm","image":"img:1","replicas":0}';
+  assert.deepEqual(gco.validateDocument(request), {
+    kind: 'deploy_request', ok: true, errors: [], warnings: [],
+    spec: { image: 'img:1', port: 8000, replicas: 0, gpu_count: 1, health_check_path: '/health' },
+  });
+  assert.deepEqual(gco.validateDocument('{"image":"img:1","port":0}'), {
+    kind: 'spec', ok: false, errors: [err('port', 'port must be an integer in [1, 65535], got 0')], warnings: [],
+  });
+  assert.deepEqual(gco.validateDocument('{"mode":"store"}'), { kind: 'mooncake_block', ok: true, errors: [], warnings: [] });
+  assert.deepEqual(gco.validateDocument('[1'), {
+    kind: null, ok: false, errors: [err('', "invalid JSON: Expecting ',' delimiter: line 1 column 3 (char 2)")], warnings: [],
+  });
+});
+
+test('validateDocument: the deploy surroundings come from the options', () => {
+  const request = '{"endpoint_name":"llm","mooncake_mode":"store"}';
+  // Without deployed regions (a file check) no target regions is fine.
+  assert.equal(gco.validateDocument(request).ok, true);
+  assert.equal(gco.validateDocument(request).spec.image, gco.validateDocument(request, {}).spec.image);
+  assert.deepEqual(gco.validateDocument(request, { deployedRegions: [], defaultImage: 'd:1' }).errors, [
+    err('target_regions', 'No deployed regions found. Deploy infrastructure first.'),
+  ]);
+  assert.equal(gco.validateDocument(request, { deployedRegions: ['us-east-1'], defaultImage: 'd:1' }).spec.image, 'd:1');
+});
+
+test('planDeploy and deployCommands: as gco-spec plan and cli', () => {
+  const request = '{"endpoint_name":"llm","image":"img:1","namespace":"ml","target_regions":["us-east-1","eu-west-1"]}';
+  const one = gco.planDeploy(request, 'us-east-1');
+  assert.equal(one.ok, true);
+  assert.deepEqual([one.value.region, one.value.objects.map((o) => o.kind)], ['us-east-1', ['Deployment', 'Service']]);
+  const all = gco.planDeploy(request);
+  assert.deepEqual(all.value.map((p) => p.region), ['us-east-1', 'eu-west-1']);
+  assert.deepEqual(gco.planDeploy('{"image":"img:1"}'), {
+    ok: false, errors: [err('', 'expected a deploy request or an endpoint record')],
+  });
+  assert.deepEqual(gco.planDeploy('{"endpoint_name":"llm"}').errors.map((d) => d.path), ['image']);
+  assert.deepEqual(gco.deployCommands(request), {
+    ok: true,
+    lines: ['gco inference deploy llm -i img:1 -r us-east-1 -r eu-west-1'],
+    notes: [err('namespace', 'namespace has no `gco inference` flag; the commands leave it out')],
+  });
+  assert.deepEqual(gco.deployCommands('nope').errors.map((d) => d.path), ['']);
+});
+
+test('document functions: misuse throws a TypeError naming the function', () => {
+  const cases = [
+    [() => gco.validateDocument(1), /^validateDocument: expected a string$/],
+    [() => gco.validateDocument('{}', null), /^validateDocument: expected an options object$/],
+    [() => gco.validateDocument('{}', { regions: [] }), /^validateDocument: unknown option "regions"; expected one of deployedRegions, defaultImage$/],
+    [() => gco.validateDocument('{}', { deployedRegions: 'us-east-1' }), /^validateDocument: option "deployedRegions" must be an array of strings$/],
+    [() => gco.validateDocument('{}', { deployedRegions: [1] }), /^validateDocument: option "deployedRegions" must be an array of strings$/],
+    [() => gco.validateDocument('{}', { defaultImage: 1 }), /^validateDocument: option "defaultImage" must be a string$/],
+    [() => gco.planDeploy('{}', 5), /^planDeploy: expected a string$/],
+    [() => gco.planDeploy(), /^planDeploy: expected a string$/],
+    [() => gco.deployCommands(), /^deployCommands: expected a string$/],
+  ];
+  for (const [call, message] of cases) {
+    assert.throws(call, (e) => e instanceof TypeError && message.test(e.message), String(call));
+  }
 });

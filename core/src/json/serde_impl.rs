@@ -10,12 +10,18 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::{Int, Object, Value};
 
+/// The largest integer a JS number holds exactly (`Number.MAX_SAFE_INTEGER`).
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
 impl Serialize for Value {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             Value::Null => s.serialize_unit(),
             Value::Bool(b) => s.serialize_bool(*b),
-            Value::Int(Int::Small(i)) => s.serialize_i64(*i),
+            // Beyond 2^53 a JS number would round: i128 is what
+            // serde-wasm-bindgen makes a BigInt (other formats print it as is).
+            Value::Int(Int::Small(i)) if i.unsigned_abs() <= MAX_SAFE_INTEGER => s.serialize_i64(*i),
+            Value::Int(Int::Small(i)) => s.serialize_i128(i128::from(*i)),
             Value::Int(Int::Big(t)) => match t.parse::<i128>() {
                 Ok(i) => s.serialize_i128(i),
                 Err(_) => s.serialize_f64(t.parse().unwrap_or(f64::NAN)),
@@ -188,5 +194,18 @@ impl<'de> de::IntoDeserializer<'de, de::value::Error> for &'de Value {
 
     fn into_deserializer(self) -> Self {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_beyond_2_pow_53_keep_every_digit() {
+        // i128 for serde-wasm-bindgen's BigInts; formats such as JSON print it as is.
+        for i in [(1i64 << 53) - 1, 1 << 53, i64::MAX, i64::MIN, -(1 << 53)] {
+            assert_eq!(serde_json::to_string(&Value::int(i)).unwrap(), i.to_string());
+        }
     }
 }
