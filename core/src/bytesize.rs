@@ -166,6 +166,9 @@ impl fmt::Display for HumanSizeError {
 
 impl std::error::Error for HumanSizeError {}
 
+/// The forms a human size may take, for a reader who typed another.
+pub const BYTE_SIZE_FORMS: &str = "whole bytes (4294967296) or a number and a unit: B, KB, MB, GB, TB, PB, EB (powers of 1000) or KiB, MiB, GiB, TiB, PiB, EiB (powers of 1024)";
+
 /// Units an editor accepts, with their factors. Decimal units are powers of
 /// 1000 and binary ones powers of 1024, as in the IEC convention; the
 /// ambiguous single letters (`K`, `G`) are refused rather than guessed.

@@ -588,3 +588,48 @@ pub fn new_record(d: Deployment, now: &str, tokens: &mut impl TokenSource) -> Re
         endpoint_name: d.endpoint_name,
     }
 }
+
+/// Spec keys a deploy request cannot carry: derived from the image and the
+/// regions (`region_image_uris`, which deploy writes again), or written by
+/// other operations (`canary`).
+const DERIVED_SPEC_KEYS: [&str; 2] = ["region_image_uris", "canary"];
+
+/// A deploy request that makes a record like `record`, as a starting point
+/// for another endpoint (the console's Clone): its spec's fields under
+/// their request names, the block as it is, its regions, namespace and
+/// labels, and the name with `-copy` appended (a deploy under the same
+/// name would find it taken).
+pub fn request_of_record(record: &Record) -> Value {
+    let mut request = Object::new();
+    request.insert(
+        REQUEST_KEYS[field!("endpoint_name")],
+        format!("{}-copy", record.endpoint_name),
+    );
+    for (key, value) in record.spec.str_entries() {
+        let key = key.to_string_lossy();
+        if DERIVED_SPEC_KEYS.contains(&key.as_str()) {
+            continue;
+        }
+        // The one field deploy renames: the request's `extra_args`.
+        let renamed = OPTIONAL_SPEC_FIELDS
+            .iter()
+            .find(|(_, spec_key)| *spec_key == Some(key.as_str()))
+            .map_or(key.as_str(), |(field, _)| REQUEST_KEYS[*field]);
+        request.insert(renamed, value.clone());
+    }
+    request.insert(
+        REQUEST_KEYS[field!("target_regions")],
+        Value::List(
+            record
+                .target_regions
+                .iter()
+                .map(|r| Value::str(r))
+                .collect(),
+        ),
+    );
+    request.insert(REQUEST_KEYS[field!("namespace")], record.namespace.as_str());
+    if !record.labels.is_empty() {
+        request.insert(REQUEST_KEYS[field!("labels")], record.labels.clone());
+    }
+    Value::Object(request)
+}

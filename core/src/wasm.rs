@@ -31,10 +31,9 @@ use crate::{ByteSizeArg, author_byte_size, check_mooncake};
 
 /// Answers cross as plain JS data: dicts as plain objects, integers beyond
 /// 2^53 as BigInts (see `json::serde_impl`).
-const SERIALIZER: serde_wasm_bindgen::Serializer =
-    serde_wasm_bindgen::Serializer::new()
-        .serialize_maps_as_objects(true)
-        .serialize_missing_as_null(true);
+const SERIALIZER: serde_wasm_bindgen::Serializer = serde_wasm_bindgen::Serializer::new()
+    .serialize_maps_as_objects(true)
+    .serialize_missing_as_null(true);
 
 fn to_js<T: Serialize>(answer: &T) -> JsValue {
     // Every answer type serializes: strings, bools, lists and JSON values.
@@ -66,7 +65,11 @@ impl From<Report> for ValidationResult {
     fn from(report: Report) -> Self {
         let (mut errors, mut warnings) = (Vec::new(), Vec::new());
         for d in report.diagnostics {
-            let list = if d.is_error() { &mut errors } else { &mut warnings };
+            let list = if d.is_error() {
+                &mut errors
+            } else {
+                &mut warnings
+            };
             list.push(Diagnostic {
                 path: d.path,
                 message: d.message,
@@ -151,18 +154,28 @@ fn document_options(function: &str, options: &JsValue) -> Result<DocumentOptions
         let mut list = Vec::new();
         for region in regions.iter() {
             list.push(region.as_string().ok_or_else(|| {
-                misuse(function, "option \"deployedRegions\" must be an array of strings")
+                misuse(
+                    function,
+                    "option \"deployedRegions\" must be an array of strings",
+                )
             })?);
         }
         Some(list)
     } else {
-        return Err(misuse(function, "option \"deployedRegions\" must be an array of strings"));
+        return Err(misuse(
+            function,
+            "option \"deployedRegions\" must be an array of strings",
+        ));
     };
     let image = get("defaultImage")?;
     let default_image = if image.is_undefined() {
         None
     } else {
-        Some(image.as_string().ok_or_else(|| misuse(function, "option \"defaultImage\" must be a string"))?)
+        Some(
+            image
+                .as_string()
+                .ok_or_else(|| misuse(function, "option \"defaultImage\" must be a string"))?,
+        )
     };
     Ok(DocumentOptions {
         deployed_regions,
@@ -177,7 +190,10 @@ fn known_keys(function: &str, options: &JsValue, known: &[&str]) -> Result<(), J
         if !known.contains(&key.as_str()) {
             return Err(misuse(
                 function,
-                &format!("unknown option \"{key}\"; expected one of {}", known.join(", ")),
+                &format!(
+                    "unknown option \"{key}\"; expected one of {}",
+                    known.join(", ")
+                ),
             ));
         }
     }
@@ -489,7 +505,11 @@ pub fn validate_document(
             document::DocumentKind::DeployRequest => {
                 let check = plan_deploy_owned(document, &ctx);
                 let spec = check.deployment.map(|d| d.spec);
-                (Some(document::DocumentKind::DeployRequest), check.report, spec)
+                (
+                    Some(document::DocumentKind::DeployRequest),
+                    check.report,
+                    spec,
+                )
             }
             kind => (Some(kind), check_document(&document), None),
         },
@@ -598,7 +618,9 @@ pub fn author_byte_size_js(
     #[wasm_bindgen(unchecked_param_type = "number | bigint | string")] value: JsValue,
 ) -> Result<JsValue, JsValue> {
     let value = from_js("authorByteSize", &value)?;
-    Ok(to_js(&Outcome::from(author_byte_size(ByteSizeArg::from(&value)))))
+    Ok(to_js(&Outcome::from(author_byte_size(ByteSizeArg::from(
+        &value,
+    )))))
 }
 
 /// Reads a human byte size (`4 GiB`, `1.5 GB`, `4294967296`) as the

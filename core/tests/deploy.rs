@@ -263,3 +263,34 @@ fn spec_checks_name_the_request_field() {
         ]
     );
 }
+
+/// Clone: the request made from a record deploys the same spec, under
+/// another name, in the same regions, namespace and labels.
+#[test]
+fn a_records_request_deploys_its_spec_again() {
+    use gco_spec::deploy::request_of_record;
+    for request in [
+        r#"{"endpoint_name": "chat", "mooncake_mode": "both", "prefill_replicas": 3, "decode_replicas": 5,
+            "mooncake_store": {"global_segment_size": 8589934592}, "extra_args": ["--max-model-len", "8192"],
+            "env": {"HF_TOKEN": "x"}, "target_regions": ["us-east-1", "eu-west-1"], "namespace": "team-a",
+            "labels": {"team": "a"}}"#,
+        r#"{"endpoint_name": "plain", "image": "123456789012.dkr.ecr.us-east-1.amazonaws.com/m:1",
+            "target_regions": ["us-east-1", "eu-west-1"], "replicas": 2, "gpu_count": 4}"#,
+    ] {
+        let ctx = gco_spec::DeployContext::default();
+        let first = gco_spec::plan_deploy(&gco_spec::json::parse(request).unwrap(), &ctx)
+            .deployment
+            .unwrap_or_else(|| panic!("a valid request: {request}"));
+        let record = gco_spec::new_record(first.clone(), "2026-12-05T00:00:00+00:00", &mut || {
+            "ab".repeat(32)
+        });
+        let again = gco_spec::plan_deploy(&request_of_record(&record), &ctx);
+        assert!(again.report.is_ok(), "{:?}", again.report);
+        let again = again.deployment.unwrap();
+        assert_eq!(again.endpoint_name, format!("{}-copy", first.endpoint_name));
+        assert_eq!(again.spec, first.spec);
+        assert_eq!(again.target_regions, first.target_regions);
+        assert_eq!(again.namespace, first.namespace);
+        assert_eq!(again.labels, first.labels);
+    }
+}

@@ -20,7 +20,7 @@ test('a 401 asks for the token; the retried deploy carries it and no link does',
     });
     // Reading needs no token.
     await page.goto(`${env.base}/`);
-    await page.getByText('No endpoints match.').waitFor();
+    await page.getByText('No endpoints yet.').waitFor();
     assert.equal(await page.getByRole('dialog').count(), 0);
 
     await h.openEditor(page, env.base);
@@ -30,7 +30,7 @@ test('a 401 asks for the token; the retried deploy carries it and no link does',
     await page.getByRole('button', { name: 'Deploy', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'This server needs a token' });
     await dialog.waitFor();
-    await page.getByRole('status').filter({ hasText: 'Not deployed: this change needs a valid bearer token' }).waitFor();
+    await page.getByRole('alert').filter({ hasText: 'Not deployed: this change needs a valid bearer token' }).waitFor();
     await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'token-input');
     await h.screenshot(page, 'token-prompt', { fullPage: false });
 

@@ -49,7 +49,7 @@ test('deploy a disaggregated endpoint through the form and find it in the list',
     await deployButton(page).click();
     await page.waitForURL(`${env.base}/endpoints/e2e-form-pd`);
     await page.getByRole('heading', { level: 1, name: 'e2e-form-pd' }).waitFor();
-    await page.locator('.record').getByText('2p1d', { exact: true }).waitFor();
+    await page.locator('.record dl').getByText('2p1d', { exact: true }).waitFor();
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Endpoints', exact: true }).click();
     await page.waitForURL(`${env.base}/`);
@@ -167,7 +167,7 @@ test('deploying a name that exists shows the server message at the name field (4
     await page.getByLabel('Mooncake mode', { exact: true }).selectOption('disaggregated');
     await page.waitForTimeout(500);
     await deployButton(page).click();
-    await page.getByRole('status').filter({ hasText: "Not deployed: Endpoint 'e2e-taken' already exists" }).waitFor();
+    await page.getByRole('alert').filter({ hasText: "Not deployed: Endpoint 'e2e-taken' already exists" }).waitFor();
     assert.equal(new URL(page.url()).pathname, '/new', 'the editor stays');
     assert.deepEqual(await h.messagesAt(page, 'endpoint_name'), ["Endpoint 'e2e-taken' already exists"]);
     // An edit clears the server's verdict.
@@ -203,7 +203,8 @@ test('the summary leads to the field, and the topology picture edits the same st
     for (let i = 0; i < 7; i++) await page.getByRole('button', { name: 'Add a decode instance' }).click();
     await page.waitForFunction(() => document.getElementById('f-mooncake-topology-decode').value === '8');
     assert.equal(await page.locator('.topology .badge').textContent(), '1p8d');
-    assert.equal(await page.locator('.topology .group.decode .more').textContent(), '… 8 in all');
+    assert.equal(await page.locator('.topology .group.decode .count').textContent(), '8');
+    assert.equal(await page.locator('.topology .totals').textContent(), '9 instances · 9 GPUs · 9 EFA devices');
     await page.getByLabel('Prefill count', { exact: true }).fill('12');
     await page.waitForFunction(() => document.getElementById('f-mooncake-topology-prefill').value === '12');
     assert.equal(await page.locator('.topology .badge').textContent(), '12p8d');

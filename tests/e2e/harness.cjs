@@ -300,7 +300,76 @@ function knownBug(description) {
   return process.env.E2E_STRICT === '1' ? {} : { todo: `known console bug: ${description}` };
 }
 
+/** One DynamoDB call, as any other writer of the table makes it (dynalite checks the signature's shape, not its value). */
+async function dynamo(endpoint, action, body) {
+  const date = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
+  const r = await fetch(endpoint, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/x-amz-json-1.0',
+      'X-Amz-Target': `DynamoDB_20120810.${action}`,
+      'X-Amz-Date': date,
+      Authorization: `AWS4-HMAC-SHA256 Credential=local/${date.slice(0, 8)}/us-east-1/dynamodb/aws4_request, SignedHeaders=content-type;host;x-amz-date;x-amz-target, Signature=00`,
+    },
+    body: JSON.stringify(body),
+  });
+  const text = await r.text();
+  assert.equal(r.status, 200, `${action}: ${text}`);
+  return JSON.parse(text);
+}
+
+const TABLE = 'gco-inference-endpoints';
+
+/**
+ * A dynalite server on a free port and the console on it (a fresh table).
+ * Resolves to { endpoint, backend, monitorWrite(name, region, status), stop() }.
+ */
+async function startOnDynalite() {
+  const port = await freePort();
+  const dynalite = spawn(path.join(ROOT, 'node_modules', '.bin', 'dynalite'), ['--port', String(port)], { stdio: 'ignore' });
+  const endpoint = `http://127.0.0.1:${port}`;
+  for (let tries = 0; ; tries++) {
+    if (await fetch(endpoint).then(() => true, () => false)) break;
+    if (tries > 200) throw new Error('dynalite did not start');
+    await sleep(50);
+  }
+  const backend = await startBackend({
+    args: ['--dynamodb-endpoint', endpoint, '--dynamodb-region', 'us-east-1', '--dynamodb-table', TABLE, '--create-table'],
+  });
+  /** GCO's monitor writing one region's status (GCO_FACTS_NEWEST section 3). */
+  async function monitorWrite(name, region, status) {
+    const attr = (v) => {
+      if (v === null) return { NULL: true };
+      if (typeof v === 'boolean') return { BOOL: v };
+      if (typeof v === 'number') return { N: String(v) };
+      if (typeof v === 'string') return { S: v };
+      if (Array.isArray(v)) return { L: v.map(attr) };
+      return { M: Object.fromEntries(Object.entries(v).map(([k, x]) => [k, attr(x)])) };
+    };
+    const now = new Date().toISOString().replace('Z', '000+00:00');
+    await dynamo(endpoint, 'UpdateItem', {
+      TableName: TABLE,
+      Key: { endpoint_name: { S: name } },
+      UpdateExpression: 'SET region_status.#r = :s, updated_at = :u',
+      ConditionExpression: 'attribute_exists(endpoint_name)',
+      ExpressionAttributeNames: { '#r': region },
+      ExpressionAttributeValues: { ':s': attr({ last_sync: now, ...status }), ':u': { S: now } },
+    });
+  }
+  return {
+    endpoint,
+    backend,
+    monitorWrite,
+    async stop() {
+      await backend.stop();
+      dynalite.kill('SIGKILL');
+    },
+  };
+}
+
 module.exports = {
+  dynamo,
+  startOnDynalite,
   knownBug,
   suite,
   ROOT,

@@ -11,23 +11,7 @@ const h = require('./harness.cjs');
 
 const TABLE = 'gco-inference-endpoints';
 
-/** One DynamoDB call, as any other writer of the table makes it (dynalite checks the signature's shape, not its value). */
-async function dynamo(endpoint, action, body) {
-  const date = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
-  const r = await fetch(endpoint, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-amz-json-1.0',
-      'X-Amz-Target': `DynamoDB_20120810.${action}`,
-      'X-Amz-Date': date,
-      Authorization: `AWS4-HMAC-SHA256 Credential=local/${date.slice(0, 8)}/us-east-1/dynamodb/aws4_request, SignedHeaders=content-type;host;x-amz-date;x-amz-target, Signature=00`,
-    },
-    body: JSON.stringify(body),
-  });
-  const text = await r.text();
-  assert.equal(r.status, 200, `${action}: ${text}`);
-  return JSON.parse(text);
-}
+const { dynamo } = h;
 
 test('an item the console cannot read is named above the list', async () => {
   const port = await h.freePort();

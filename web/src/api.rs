@@ -106,6 +106,22 @@ pub async fn call(
     Ok(reply)
 }
 
+/// Sends a change's request, conditioned on the version it was computed
+/// from when there is one.
+pub async fn send(
+    request: &gco_api::ChangeRequest,
+    if_match: Option<&str>,
+) -> Result<Reply, String> {
+    let method = match request.method {
+        gco_api::Method::Get => Method::GET,
+        gco_api::Method::Post => Method::POST,
+        gco_api::Method::Put => Method::PUT,
+        gco_api::Method::Delete => Method::DELETE,
+    };
+    let condition = if_match.map_or(Condition::None, Condition::IfMatch);
+    call(method, &request.path, request.body.as_ref(), condition).await
+}
+
 /// `encodeURIComponent` for a path segment.
 pub fn segment(s: &str) -> String {
     js_sys::encode_uri_component(s)

@@ -1,46 +1,142 @@
-//! The endpoint list: name, state, regions with their status, mode and
-//! XpYd, last update; filtered by state and region.
+//! The endpoint list: name, state, each region with its status as GCO's
+//! monitors write it, mode and XpYd, last update. Search by name, filters
+//! (state, region) and the sort live in the URL's query, so a reload or a
+//! shared address shows the same list; the list keeps itself current.
 
-use gco_spec::Record;
 use gco_spec::json::Value;
+use gco_spec::{DesiredState, Record};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::api;
+use crate::api::{self, Reply};
+use crate::live::Watcher;
 use crate::paths;
 use crate::route::{Link, Page};
+use crate::time::Time;
 
-/// Records per request; the rest follow on "Show more".
+/// Records per request in the default view; the rest follow on "Show
+/// more". A search or another sort needs every record, asked for at once.
 const PAGE_SIZE: usize = 100;
 
-enum Load {
-    Loading,
-    Failed(String),
-    /// The records so far, and the server's cursor when more follow.
-    Ready(Vec<Record>, Option<String>, Unreadable),
+/// The list's query, as it stands in the URL (`?q=chat&state=running&region=us-east-1&sort=name`).
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Query {
+    search: String,
+    state: String,
+    region: String,
+    sort: Sort,
 }
 
-/// What the server says of stored items that are no record it reads (on
-/// the first page): one line each, `name (path: message)`.
-type Unreadable = Vec<String>;
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+enum Sort {
+    /// Newest first: the server's order, which pages.
+    #[default]
+    Created,
+    Name,
+    State,
+}
 
-/// One page of the list: the server's records, its `next` cursor, and the
-/// items it could not read.
-async fn fetch_page(url: String) -> Result<(Vec<Record>, Option<String>, Unreadable), String> {
-    let reply = api::get(&url).await?;
+impl Sort {
+    const ALL: [(Sort, &'static str, &'static str); 3] = [
+        (Sort::Created, "created", "newest first"),
+        (Sort::Name, "name", "name"),
+        (Sort::State, "state", "state"),
+    ];
+
+    fn key(self) -> &'static str {
+        Sort::ALL
+            .iter()
+            .find(|(s, ..)| *s == self)
+            .map_or("created", |(_, k, _)| k)
+    }
+}
+
+impl Query {
+    fn from_url() -> Query {
+        let search = window().location().search().unwrap_or_default();
+        let params = web_sys::UrlSearchParams::new_with_str(&search).ok();
+        let get = |k: &str| params.as_ref().and_then(|p| p.get(k)).unwrap_or_default();
+        let sort = get("sort");
+        Query {
+            search: get("q"),
+            state: get("state"),
+            region: get("region"),
+            sort: Sort::ALL
+                .iter()
+                .find(|(_, k, _)| *k == sort)
+                .map_or(Sort::Created, |(s, ..)| *s),
+        }
+    }
+
+    /// The URL's query for it (empty parts left out).
+    fn to_url(&self) -> String {
+        let mut parts = Vec::new();
+        for (k, v) in [
+            ("q", self.search.as_str()),
+            ("state", self.state.as_str()),
+            ("region", self.region.trim()),
+            (
+                "sort",
+                if self.sort == Sort::Created {
+                    ""
+                } else {
+                    self.sort.key()
+                },
+            ),
+        ] {
+            if !v.is_empty() {
+                parts.push(format!("{k}={}", api::segment(v)));
+            }
+        }
+        if parts.is_empty() {
+            "/".to_owned()
+        } else {
+            format!("/?{}", parts.join("&"))
+        }
+    }
+
+    /// Whether the list needs every record (it searches or sorts itself).
+    fn needs_all(&self) -> bool {
+        !self.search.trim().is_empty() || self.sort != Sort::Created
+    }
+
+    /// The API query for the server's filters, asking for `limit` records
+    /// (every one when `None`).
+    fn api_url(&self, limit: Option<usize>) -> String {
+        let mut query = Vec::new();
+        if let Some(limit) = limit {
+            query.push(format!("limit={limit}"));
+        }
+        if !self.state.is_empty() {
+            query.push(format!("desired_state={}", api::segment(&self.state)));
+        }
+        if !self.region.trim().is_empty() {
+            query.push(format!("region={}", api::segment(self.region.trim())));
+        }
+        format!("/api/endpoints?{}", query.join("&"))
+    }
+
+    fn filtered(&self) -> bool {
+        !self.search.trim().is_empty() || !self.state.is_empty() || !self.region.trim().is_empty()
+    }
+}
+
+/// One answer of the list: its records, the cursor when more follow, and
+/// the stored items the server could not read (first page only).
+#[derive(Clone, Default, PartialEq)]
+struct Listing {
+    records: Vec<Record>,
+    next: Option<String>,
+    unreadable: Vec<String>,
+}
+
+fn listing_of(reply: &Reply) -> Result<Listing, String> {
     if !reply.ok() {
         return Err(reply.summary());
     }
     let Some(Value::List(items)) = paths::get(&reply.body, &["endpoints"]) else {
         return Err("the server sent an unexpected answer".into());
     };
-    let records = items
-        .iter()
-        .filter_map(|i| Record::from_value(i).ok())
-        .collect();
-    let next = paths::get(&reply.body, &["next"])
-        .and_then(Value::as_str)
-        .map(str::to_owned);
     let unreadable = match paths::get(&reply.body, &["unreadable"]) {
         Some(Value::List(items)) => items
             .iter()
@@ -57,20 +153,23 @@ async fn fetch_page(url: String) -> Result<(Vec<Record>, Option<String>, Unreada
             .collect(),
         _ => Vec::new(),
     };
-    Ok((records, next, unreadable))
+    Ok(Listing {
+        records: items
+            .iter()
+            .filter_map(|i| Record::from_value(i).ok())
+            .collect(),
+        next: paths::get(&reply.body, &["next"])
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        unreadable,
+    })
 }
 
-fn region_status(r: &Record, region: &str) -> String {
-    let state = r
-        .region_status
-        .get(region)
-        .map(|s| paths::display(paths::get(s, &["state"])))
-        .unwrap_or_default();
-    if state.is_empty() {
-        "pending".into()
-    } else {
-        state
-    }
+#[derive(Clone, PartialEq)]
+enum Load {
+    Loading,
+    Failed(String),
+    Ready(Listing),
 }
 
 fn mode(r: &Record) -> String {
@@ -80,46 +179,57 @@ fn mode(r: &Record) -> String {
         .unwrap_or_else(|| "plain".into())
 }
 
+fn state_rank(s: DesiredState) -> usize {
+    DesiredState::ALL.iter().position(|d| *d == s).unwrap_or(0)
+}
+
 #[component]
 pub fn ListPage() -> impl IntoView {
-    let state_filter = RwSignal::new(String::new());
-    let region_filter = RwSignal::new(String::new());
+    let query = RwSignal::new(Query::from_url());
     let load = RwSignal::new(Load::Loading);
-    let more_pending = RwSignal::new(false);
+    // Records shown in the default view: the first page, then each "Show more".
+    let shown = RwSignal::new(PAGE_SIZE);
     let more_error = RwSignal::new(None::<String>);
-    // The query of the list on screen: its next pages keep its filters,
-    // whatever has been typed in the filters since.
-    let shown_query = RwSignal::new(String::new());
-    let filter_query = move || {
-        let mut query = vec![format!("limit={PAGE_SIZE}")];
-        let s = state_filter.get_untracked();
-        if !s.is_empty() {
-            query.push(format!("desired_state={}", api::segment(&s)));
+    let more_pending = RwSignal::new(false);
+
+    // The URL follows the query (replaced, so Back leaves the list).
+    Effect::new(move |_| {
+        let url = query.with(Query::to_url);
+        if let Ok(history) = window().history() {
+            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
         }
-        let r = region_filter.get_untracked();
-        if !r.trim().is_empty() {
-            query.push(format!("region={}", api::segment(r.trim())));
-        }
-        query.join("&")
-    };
-    let refresh = move || {
-        load.set(Load::Loading);
-        more_error.set(None);
-        let query = filter_query();
-        let url = format!("/api/endpoints?{query}");
-        shown_query.set(query);
-        spawn_local(async move {
-            let next = match fetch_page(url).await {
-                Ok((records, next, unreadable)) => Load::Ready(records, next, unreadable),
-                Err(e) => Load::Failed(e),
+    });
+    let watcher = Watcher::new(
+        move || {
+            query.with_untracked(|q| {
+                if q.needs_all() {
+                    q.api_url(None)
+                } else {
+                    q.api_url(Some(shown.get_untracked()))
+                }
+            })
+        },
+        move |reply| {
+            let next = match reply.and_then(|r| listing_of(&r)) {
+                Ok(listing) => Load::Ready(listing),
+                // A failed refresh keeps the list on screen.
+                Err(e) if !matches!(load.get_untracked(), Load::Ready(_)) => Load::Failed(e),
+                Err(_) => return,
             };
-            // The page may have been left meanwhile.
-            let _ = load.try_set(next);
-        });
-    };
+            load.set(next);
+        },
+    );
+    // A new query asks at once.
+    Effect::new(move |first: Option<()>| {
+        query.track();
+        if first.is_some() {
+            shown.set(PAGE_SIZE);
+            watcher.poll();
+        }
+    });
     let show_more = move || {
         let Some(after) = load.with_untracked(|l| match l {
-            Load::Ready(_, next, _) => next.clone(),
+            Load::Ready(l) => l.next.clone(),
             _ => None,
         }) else {
             return;
@@ -127,32 +237,61 @@ pub fn ListPage() -> impl IntoView {
         more_pending.set(true);
         more_error.set(None);
         let url = format!(
-            "/api/endpoints?{}&after={}",
-            shown_query.get_untracked(),
+            "{}&after={}",
+            query.with_untracked(|q| q.api_url(Some(PAGE_SIZE))),
             api::segment(&after)
         );
         spawn_local(async move {
-            let page = fetch_page(url).await;
+            let page = api::get(&url).await.and_then(|r| listing_of(&r));
             let _ = more_pending.try_set(false);
-            let (more, then, _) = match page {
-                Ok(page) => page,
+            match page {
+                Ok(more) => {
+                    let _ = load.try_update(|l| {
+                        // Only onto the list it continues.
+                        if let Load::Ready(l) = l
+                            && l.next.as_deref() == Some(after.as_str())
+                        {
+                            l.records.extend(more.records);
+                            l.next = more.next;
+                        }
+                    });
+                    let _ = shown.try_update(|n| *n += PAGE_SIZE);
+                }
                 Err(e) => {
                     let _ = more_error.try_set(Some(e));
-                    return;
                 }
-            };
-            let _ = load.try_update(|l| {
-                // Only onto the list it continues: a refresh meanwhile wins.
-                if let Load::Ready(records, next, _) = l
-                    && next.as_deref() == Some(after.as_str())
-                {
-                    records.extend(more);
-                    *next = then;
-                }
-            });
+            }
         });
     };
-    refresh();
+
+    let rows = move || {
+        load.with(|l| match l {
+            Load::Ready(l) => {
+                let q = query.get();
+                let needle = q.search.trim().to_lowercase();
+                let mut records: Vec<Record> = l
+                    .records
+                    .iter()
+                    .filter(|r| {
+                        needle.is_empty() || r.endpoint_name.to_lowercase().contains(&needle)
+                    })
+                    .cloned()
+                    .collect();
+                match q.sort {
+                    Sort::Created => {}
+                    Sort::Name => records.sort_by(|a, b| a.endpoint_name.cmp(&b.endpoint_name)),
+                    Sort::State => records
+                        .sort_by_key(|r| (state_rank(r.desired_state), r.endpoint_name.clone())),
+                }
+                records
+            }
+            _ => Vec::new(),
+        })
+    };
+    let set = move |f: fn(&mut Query, String)| {
+        move |ev: leptos::ev::Event| query.update(|q| f(q, event_target_value(&ev)))
+    };
+
     view! {
         <div class="list">
             <header class="page-head">
@@ -161,76 +300,109 @@ pub fn ListPage() -> impl IntoView {
                     <Link to=Page::New><span class="button primary">"New endpoint"</span></Link>
                 </div>
             </header>
-            <form class="filters" on:submit=move |ev| { ev.prevent_default(); refresh(); }>
+            <form class="filters" role="search" on:submit=|ev| ev.prevent_default()>
+                <div class="field">
+                    <label for="filter-search">"Search endpoints"</label>
+                    <input id="filter-search" type="search" placeholder="name contains…" autocomplete="off"
+                        prop:value=move || query.with(|q| q.search.clone()) on:input=set(|q, v| q.search = v)/>
+                </div>
                 <div class="field">
                     <label for="filter-state">"State"</label>
-                    <select id="filter-state" prop:value=move || state_filter.get()
-                        on:change=move |ev| { state_filter.set(event_target_value(&ev)); refresh(); }>
+                    <select id="filter-state" prop:value=move || query.with(|q| q.state.clone()) on:change=set(|q, v| q.state = v)>
                         <option value="">"any"</option>
-                        <option value="deploying">"deploying"</option>
-                        <option value="running">"running"</option>
-                        <option value="stopped">"stopped"</option>
-                        <option value="deleted">"deleted"</option>
+                        {DesiredState::ALL.iter().map(|s| view! { <option value=s.as_str()>{s.as_str()}</option> }).collect_view()}
                     </select>
                 </div>
                 <div class="field">
                     <label for="filter-region">"Region"</label>
-                    <input id="filter-region" type="text" placeholder="e.g. us-east-1" prop:value=move || region_filter.get()
-                        on:input=move |ev| region_filter.set(event_target_value(&ev))/>
+                    <input id="filter-region" type="text" placeholder="e.g. us-east-1" autocomplete="off"
+                        prop:value=move || query.with(|q| q.region.clone()) on:change=set(|q, v| q.region = v)/>
                 </div>
-                <button type="submit">"Refresh"</button>
+                <div class="field">
+                    <label for="sort">"Sort by"</label>
+                    <select id="sort" prop:value=move || query.with(|q| q.sort.key()) on:change=set(|q, v| {
+                        q.sort = Sort::ALL.iter().find(|(_, k, _)| *k == v).map_or(Sort::Created, |(s, ..)| *s);
+                    })>
+                        {Sort::ALL.iter().map(|(_, k, label)| view! { <option value=*k>{*label}</option> }).collect_view()}
+                    </select>
+                </div>
+                <Show when=move || query.with(Query::filtered)>
+                    <button type="button" on:click=move |_| query.update(|q| *q = Query { sort: q.sort, ..Query::default() })>"Clear filters"</button>
+                </Show>
             </form>
-            {move || load.with(|load| match load {
-                Load::Ready(_, _, unreadable) if !unreadable.is_empty() => Some(view! {
+            {move || load.with(|l| match l {
+                Load::Ready(l) if !l.unreadable.is_empty() => Some(view! {
                     <div class="banner error" role="alert">
-                        <p>{match unreadable.len() {
+                        <p>{match l.unreadable.len() {
                             1 => "1 stored endpoint could not be read and is not listed:".to_owned(),
                             n => format!("{n} stored endpoints could not be read and are not listed:"),
                         }}</p>
-                        <ul class="unreadable">{unreadable.iter().map(|u| view! { <li>{u.clone()}</li> }).collect_view()}</ul>
+                        <ul class="unreadable">{l.unreadable.iter().map(|u| view! { <li>{u.clone()}</li> }).collect_view()}</ul>
                     </div>
                 }),
                 _ => None,
             })}
-            {move || load.with(|load| match load {
-                Load::Loading => view! { <p class="muted" role="status">"Loading endpoints…"</p> }.into_any(),
-                Load::Failed(e) => view! { <p class="banner error" role="alert">{format!("Could not load endpoints: {e}")}</p> }.into_any(),
-                Load::Ready(records, _, _) if records.is_empty() => view! { <p class="muted">"No endpoints match."</p> }.into_any(),
-                Load::Ready(records, next, _) => view! {
-                    <div class="table-wrap"><table>
-                        <thead><tr><th>"Name"</th><th>"State"</th><th>"Regions"</th><th>"Mode"</th><th>"Topology"</th><th>"Updated"</th></tr></thead>
-                        <tbody>
-                            {records.iter().map(|r| {
-                                let regions = r.target_regions.iter().map(|g| view! {
-                                    <span class="chip">{g.clone()}" · "{region_status(r, g)}</span>
-                                }).collect_view();
-                                let name = r.endpoint_name.clone();
-                                view! {
-                                    <tr>
-                                        <td><Link to=Page::Endpoint(name.clone())>{name}</Link></td>
-                                        <td><span class=format!("state {}", r.desired_state)>{r.desired_state.to_string()}</span></td>
-                                        <td>{regions}</td>
-                                        <td>{mode(r)}</td>
-                                        <td>{r.topology_label().unwrap_or_default()}</td>
-                                        <td><time>{r.updated_at.get(..19).unwrap_or(&r.updated_at).replace('T', " ")}</time></td>
-                                    </tr>
-                                }
-                            }).collect_view()}
-                        </tbody>
-                    </table></div>
-                    {next.is_some().then(|| view! {
-                        <p class="list-more">
-                            <button type="button" disabled=move || more_pending.get()
-                                on:click=move |_| show_more()>
-                                {move || if more_pending.get() { "Loading…" } else { "Show more" }}
-                            </button>
-                            {move || more_error.get().map(|e| view! {
-                                <span class="banner error" role="alert">{format!("Could not load more endpoints: {e}")}</span>
-                            })}
-                        </p>
-                    })}
+            {move || match load.with(|l| match l {
+                Load::Loading => Err(None),
+                Load::Failed(e) => Err(Some(e.clone())),
+                Load::Ready(l) => Ok((l.records.is_empty(), l.next.is_some())),
+            }) {
+                Err(None) => view! { <p class="muted" role="status">"Loading endpoints…"</p> }.into_any(),
+                Err(Some(e)) => view! { <p class="banner error" role="alert">{format!("Could not load endpoints: {e}")}</p> }.into_any(),
+                Ok((true, _)) if !query.with(Query::filtered) => view! {
+                    <div class="empty">
+                        <p><strong>"No endpoints yet."</strong></p>
+                        <p>"Create one with "<Link to=Page::New>"New endpoint"</Link>", or deploy from GCO's CLI ("
+                            <code>"gco inference deploy NAME -i IMAGE"</code>"): it shows here within seconds."</p>
+                    </div>
                 }.into_any(),
-            })}
+                Ok((_, more)) => {
+                    let rows = rows();
+                    if rows.is_empty() {
+                        view! { <p class="muted">"No endpoint matches this search and these filters. "
+                            <button type="button" class="link-button" on:click=move |_| query.update(|q| *q = Query::default())>"Clear them"</button></p> }.into_any()
+                    } else {
+                        view! {
+                            <div class="table-wrap"><table>
+                                <thead><tr><th>"Name"</th><th>"State"</th><th>"Regions"</th><th>"Mode"</th><th>"Topology"</th><th>"Created"</th><th>"Updated"</th></tr></thead>
+                                <tbody>{rows.into_iter().map(|r| {
+                                    let statuses = r.region_statuses();
+                                    let regions = r.target_regions.iter().map(|g| {
+                                        let state = statuses.iter().find(|(region, _)| region == g)
+                                            .and_then(|(_, s)| s.as_ref()?.state.as_ref().map(|s| s.as_str().to_owned()))
+                                            .unwrap_or_else(|| "pending".into());
+                                        let class = format!("chip region-chip {state}");
+                                        view! { <span class=class data-region=g.clone()>{g.clone()}" · "{state}</span> }
+                                    }).collect_view();
+                                    let name = r.endpoint_name.clone();
+                                    let to = Page::Endpoint(name.clone());
+                                    view! {
+                                        <tr data-name=r.endpoint_name.clone()>
+                                            <td><Link to=to>{name}</Link></td>
+                                            <td><span class=format!("state {}", r.desired_state)>{r.desired_state.to_string()}</span></td>
+                                            <td>{regions}</td>
+                                            <td>{mode(&r)}</td>
+                                            <td>{r.topology_label().unwrap_or_default()}</td>
+                                            <td><Time iso=r.created_at.clone()/></td>
+                                            <td><Time iso=r.updated_at.clone()/></td>
+                                        </tr>
+                                    }
+                                }).collect_view()}</tbody>
+                            </table></div>
+                            {(more && !query.with_untracked(Query::needs_all)).then(|| view! {
+                                <p class="list-more">
+                                    <button type="button" disabled=move || more_pending.get() on:click=move |_| show_more()>
+                                        {move || if more_pending.get() { "Loading…" } else { "Show more" }}
+                                    </button>
+                                    {move || more_error.get().map(|e| view! {
+                                        <span class="banner error" role="alert">{format!("Could not load more endpoints: {e}")}</span>
+                                    })}
+                                </p>
+                            })}
+                        }.into_any()
+                    }
+                }
+            }}
         </div>
     }
 }

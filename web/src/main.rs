@@ -10,11 +10,37 @@ mod paths;
 mod preview;
 mod route;
 mod share;
+mod time;
 mod topology;
 
 use leptos::prelude::*;
 
 use route::{Link, Page, page_signal};
+
+/// "New endpoint": from elsewhere it opens the editor (and this tab's
+/// draft, if any); on the editor with a draft, it asks before discarding it.
+#[component]
+fn NewEndpointLink() -> impl IntoView {
+    let page = page_signal();
+    view! {
+        <a href=Page::New.href() on:click=move |ev: leptos::ev::MouseEvent| {
+            if ev.ctrl_key() || ev.meta_key() || ev.shift_key() {
+                return;
+            }
+            ev.prevent_default();
+            if page.get_untracked() == Page::New && editor::has_draft() {
+                let sure = window()
+                    .confirm_with_message("Start a new endpoint? This discards the draft you are editing.")
+                    .unwrap_or(false);
+                if !sure {
+                    return;
+                }
+                editor::discard_draft();
+            }
+            route::navigate(Page::New);
+        }>"New endpoint"</a>
+    }
+}
 
 #[component]
 fn App() -> impl IntoView {
@@ -25,7 +51,7 @@ fn App() -> impl IntoView {
             <nav aria-label="Main">
                 <Link to=Page::List><strong>"GCO console"</strong></Link>
                 <Link to=Page::List>"Endpoints"</Link>
-                <Link to=Page::New>"New endpoint"</Link>
+                <NewEndpointLink/>
             </nav>
         </header>
         <main id="main">

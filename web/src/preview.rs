@@ -46,7 +46,7 @@ pub fn PreviewPanel(ed: Editor) -> impl IntoView {
                             <p class="muted">"Name target regions to see each region's objects."</p>
                         }.into_any(),
                         Ok(plans) => plans.into_iter().enumerate().map(|(i, p)| view! {
-                            <RegionPlan plan=p open=i == 0/>
+                            <RegionPlan ed=ed plan=p open=i == 0/>
                         }).collect_view().into_any(),
                     }}
                 }.into_any(),
@@ -61,6 +61,7 @@ pub fn CliCommands(commands: Commands) -> impl IntoView {
     let copied = RwSignal::new(None::<String>);
     let text = commands.lines.join("\n");
     let count = commands.lines.len();
+    let sizes = size_notes(&commands.lines);
     let copy = {
         let text = text.clone();
         move |_| {
@@ -88,6 +89,7 @@ pub fn CliCommands(commands: Commands) -> impl IntoView {
                 <span role="status" class="muted">{move || copied.get()}</span>
             </div>
             <pre class="commands" aria-label="gco inference commands">{text}</pre>
+            <ul class="messages size-notes">{sizes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
             <ul class="messages">
                 {commands.notes.into_iter().map(|n| view! {
                     <li class="warning"><code>{n.path}</code>" "{n.message}</li>
@@ -97,15 +99,113 @@ pub fn CliCommands(commands: Commands) -> impl IntoView {
     }
 }
 
+/// The Kubernetes objects GCO's monitor applies in one region, as YAML to
+/// copy or download. The backend renders them (`POST /api/manifests`,
+/// typed Kubernetes objects that the console's wasm need not carry).
 #[component]
-fn RegionPlan(plan: Plan, open: bool) -> impl IntoView {
+fn Manifests(ed: Editor, region: String) -> impl IntoView {
+    let answer = RwSignal::new(None::<Result<(String, Vec<String>), String>>);
+    let note = RwSignal::new(None::<String>);
+    let region_for_load = region.clone();
+    let load = move |_| {
+        let mut body = Object::new();
+        body.insert("document", ed.state.get_untracked());
+        body.insert("region", region_for_load.as_str());
+        let body = Value::Object(body);
+        spawn_local(async move {
+            let reply = crate::api::call(
+                crate::api::Method::POST,
+                gco_api::route::MANIFESTS,
+                Some(&body),
+                crate::api::Condition::None,
+            )
+            .await;
+            let result = match reply {
+                Ok(r) if r.ok() => {
+                    let yaml = crate::paths::display(crate::paths::get(&r.body, &["yaml"]));
+                    let notes = match crate::paths::get(&r.body, &["notes"]) {
+                        Some(Value::List(items)) => items
+                            .iter()
+                            .map(|n| crate::paths::display(Some(n)))
+                            .collect(),
+                        _ => Vec::new(),
+                    };
+                    Ok((yaml, notes))
+                }
+                Ok(r) => Err(r
+                    .diagnostics()
+                    .first()
+                    .map_or_else(|| r.summary(), |d| d.to_string())),
+                Err(e) => Err(e),
+            };
+            let _ = answer.try_set(Some(result));
+        });
+    };
+    let file = format!(
+        "{}-{region}.yaml",
+        crate::paths::display(
+            ed.state
+                .with_untracked(|s| crate::paths::get(s, &["endpoint_name"]).cloned())
+                .as_ref()
+        )
+    );
+    view! {
+        <div class="manifests">
+            <button type="button" on:click=load>"Manifests (YAML)"</button>
+            {move || answer.get().map(|a| match a {
+                Err(e) => view! { <p class="error" role="alert">{format!("No manifests: {e}")}</p> }.into_any(),
+                Ok((yaml, notes)) => {
+                    let copy_text = yaml.clone();
+                    let href = format!("data:application/yaml;charset=utf-8,{}", crate::api::segment(&yaml));
+                    view! {
+                        <div class="row">
+                            <button type="button" on:click=move |_| {
+                                let text = copy_text.clone();
+                                spawn_local(async move {
+                                    let done = wasm_bindgen_futures::JsFuture::from(window().navigator().clipboard().write_text(&text)).await;
+                                    let _ = note.try_set(Some(if done.is_ok() { "Copied." } else { "The browser did not allow copying." }.to_owned()));
+                                });
+                            }>"Copy YAML"</button>
+                            <a class="button" href=href download=file.clone()>"Download"</a>
+                            <span class="muted" role="status">{move || note.get()}</span>
+                        </div>
+                        <ul class="messages">{notes.into_iter().map(|n| view! { <li class="warning">{n}</li> }).collect_view()}</ul>
+                        <pre class="config yaml" aria-label="Kubernetes manifests">{yaml}</pre>
+                    }.into_any()
+                }
+            })}
+        </div>
+    }
+}
+
+/// Byte sizes in the commands, in human units (`--global-segment-size
+/// 8589934592 = 8 GiB`): the flags take bytes only.
+fn size_notes(lines: &[String]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for line in lines {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        for pair in words.windows(2) {
+            if pair[0].ends_with("-size")
+                && let Some(human) = gco_spec::format_byte_size(pair[1].trim_matches('\''))
+            {
+                notes.push(format!("{} {} = {human}", pair[0], pair[1]));
+            }
+        }
+    }
+    notes
+}
+
+#[component]
+fn RegionPlan(ed: Editor, plan: Plan, open: bool) -> impl IntoView {
     let count = plan.objects.len();
+    let region = plan.region.clone();
     view! {
         <details class="region-plan" open=open data-region=plan.region.clone()>
             <summary>
                 <strong>{plan.region.clone()}</strong>
                 {format!(" · namespace {} · {count} objects", plan.namespace)}
             </summary>
+            <Manifests ed=ed region=region/>
             <ul class="tree">
                 {plan.objects.into_iter().map(|o| {
                     let action = (o.action != Action::Apply).then(|| o.action.as_str().replace('_', " "));

@@ -20,7 +20,9 @@ impl Serialize for Value {
             Value::Bool(b) => s.serialize_bool(*b),
             // Beyond 2^53 a JS number would round: i128 is what
             // serde-wasm-bindgen makes a BigInt (other formats print it as is).
-            Value::Int(Int::Small(i)) if i.unsigned_abs() <= MAX_SAFE_INTEGER => s.serialize_i64(*i),
+            Value::Int(Int::Small(i)) if i.unsigned_abs() <= MAX_SAFE_INTEGER => {
+                s.serialize_i64(*i)
+            }
             Value::Int(Int::Small(i)) => s.serialize_i128(i128::from(*i)),
             Value::Int(Int::Big(t)) => match t.parse::<i128>() {
                 Ok(i) => s.serialize_i128(i),
@@ -205,7 +207,10 @@ mod tests {
     fn integers_beyond_2_pow_53_keep_every_digit() {
         // i128 for serde-wasm-bindgen's BigInts; formats such as JSON print it as is.
         for i in [(1i64 << 53) - 1, 1 << 53, i64::MAX, i64::MIN, -(1 << 53)] {
-            assert_eq!(serde_json::to_string(&Value::int(i)).unwrap(), i.to_string());
+            assert_eq!(
+                serde_json::to_string(&Value::int(i)).unwrap(),
+                i.to_string()
+            );
         }
     }
 }

@@ -9,6 +9,8 @@ const STATE_KEY: &str = "gco-console-draft";
 /// The share fragment the editor last put in the URL for this draft: an
 /// older copy of the draft itself, which the draft outranks on Back.
 const FRAGMENT_KEY: &str = "gco-console-draft-fragment";
+/// Where a draft came from, said once when the editor opens it (a clone).
+const ORIGIN_KEY: &str = "gco-console-draft-origin";
 
 fn storage() -> Option<web_sys::Storage> {
     web_sys::window()?.session_storage().ok()?
@@ -34,7 +36,23 @@ pub fn clear() {
     if let Some(s) = storage() {
         let _ = s.remove_item(STATE_KEY);
         let _ = s.remove_item(FRAGMENT_KEY);
+        let _ = s.remove_item(ORIGIN_KEY);
     }
+}
+
+pub fn note_origin(text: &str) {
+    if let Some(s) = storage() {
+        let _ = s.set_item(ORIGIN_KEY, text);
+        let _ = s.remove_item(FRAGMENT_KEY);
+    }
+}
+
+/// The draft's origin, once.
+pub fn take_origin() -> Option<String> {
+    let s = storage()?;
+    let text = s.get_item(ORIGIN_KEY).ok()??;
+    let _ = s.remove_item(ORIGIN_KEY);
+    Some(text)
 }
 
 pub fn note_fragment(fragment: &str) {

@@ -2,8 +2,15 @@
 //! that edits it. Every input has a visible label and shows the messages of
 //! its diagnostic path next to it.
 
+use gco_spec::Mode;
+use gco_spec::bytesize::BYTE_SIZE_FORMS;
 use gco_spec::json::{Object, Value};
-use gco_spec::{Severity, format_byte_size, parse_byte_size};
+use gco_spec::limits::{
+    AUTOSCALE_METRICS, MOONCAKE_DEFAULT_AUTOSCALE_METRIC, MOONCAKE_DEFAULT_TRANSFER_PROTOCOL,
+    MOONCAKE_OFFLOAD_TIERS, MOONCAKE_PROXY_SCHEDULING, MOONCAKE_TRANSFER_PROTOCOLS,
+};
+use gco_spec::spec::{CAPACITY_TYPES, FRAMEWORKS};
+use gco_spec::{Severity, describe_byte_size, format_byte_size, parse_byte_size};
 use leptos::prelude::*;
 
 use super::state::{Editor, is_under};
@@ -20,7 +27,7 @@ pub enum Kind {
     /// A byte size typed with a unit (`4 GiB`), stored as the decimal string.
     ByteSize,
     Check,
-    Select(&'static [(&'static str, &'static str)]),
+    Select(Choices),
     /// A list of strings, one per line.
     Lines,
     /// A list of strings, comma-separated.
@@ -41,33 +48,45 @@ pub struct FieldDef {
     pub hint: &'static str,
 }
 
-const MODES: &[(&str, &str)] = &[
-    ("", "none (plain endpoint)"),
-    ("disaggregated", "disaggregated"),
-    ("store", "store"),
-    ("both", "both"),
-];
-const PROTOCOLS: &[(&str, &str)] = &[("", "default (rdma)"), ("rdma", "rdma"), ("tcp", "tcp")];
-const OFFLOAD: &[(&str, &str)] = &[
-    ("", "not set"),
-    ("cpu", "cpu"),
-    ("disk", "disk"),
-    ("none", "none"),
-];
-const SCHEDULING: &[(&str, &str)] = &[("", "not set"), ("round_robin", "round_robin")];
-const CAPACITY: &[(&str, &str)] = &[
-    ("", "not set"),
-    ("on-demand", "on-demand"),
-    ("spot", "spot"),
-];
-const FRAMEWORKS: &[(&str, &str)] = &[("", "default"), ("vllm", "vllm"), ("tgi", "tgi")];
-const METRICS: &[(&str, &str)] = &[
-    ("", "default (cpu 70)"),
-    ("cpu", "cpu"),
-    ("memory", "memory"),
-    ("gpu", "gpu"),
-    ("gpu_memory", "gpu_memory"),
-];
+/// A select's options: what its empty choice means, and the core's
+/// vocabulary (each defined once, in the core).
+#[derive(Clone, Copy)]
+pub struct Choices {
+    pub none: fn() -> String,
+    pub values: fn() -> Vec<&'static str>,
+}
+
+const MODES: Choices = Choices {
+    none: || "none (plain endpoint)".into(),
+    values: || Mode::ALL.iter().map(|m| m.as_str()).collect(),
+};
+const PROTOCOLS: Choices = Choices {
+    none: || format!("default ({MOONCAKE_DEFAULT_TRANSFER_PROTOCOL})"),
+    values: || MOONCAKE_TRANSFER_PROTOCOLS.to_vec(),
+};
+const OFFLOAD: Choices = Choices {
+    none: || "not set".into(),
+    values: || MOONCAKE_OFFLOAD_TIERS.to_vec(),
+};
+const SCHEDULING: Choices = Choices {
+    none: || "not set".into(),
+    values: || MOONCAKE_PROXY_SCHEDULING.to_vec(),
+};
+const CAPACITY: Choices = Choices {
+    none: || "not set".into(),
+    values: || CAPACITY_TYPES.to_vec(),
+};
+const FRAMEWORK_CHOICES: Choices = Choices {
+    none: || "default".into(),
+    values: || FRAMEWORKS.to_vec(),
+};
+const METRICS: Choices = Choices {
+    none: || {
+        let (metric, target) = MOONCAKE_DEFAULT_AUTOSCALE_METRIC;
+        format!("default ({metric} {target})")
+    },
+    values: || AUTOSCALE_METRICS.to_vec(),
+};
 
 macro_rules! field {
     ($label:expr, [$($p:expr),+], $diag:expr, $kind:expr) => {
@@ -120,7 +139,7 @@ pub static ENDPOINT: &[FieldDef] = &[
         "Framework",
         ["framework"],
         "framework",
-        Kind::Select(FRAMEWORKS)
+        Kind::Select(FRAMEWORK_CHOICES)
     ),
     field!("Model path", ["model_path"], "model_path", Kind::Text),
     field!("Model source", ["model_source"], "model_source", Kind::Text),
@@ -449,6 +468,19 @@ fn parse(kind: Kind, text: &str) -> Option<Value> {
     }
 }
 
+/// What a typed size comes to (`= 8,000,000,000 bytes = 7.45 GiB = 8 GB`),
+/// or the forms a size may take; the stored value keeps the reference's
+/// rule and message, at the field.
+pub fn size_note(text: &str) -> Option<String> {
+    if text.trim().is_empty() {
+        return None;
+    }
+    Some(match parse_byte_size(text) {
+        Ok(bytes) => format!("= {}", describe_byte_size(&bytes)?),
+        Err(e) => format!("{e}. A size is {BYTE_SIZE_FORMS}."),
+    })
+}
+
 /// One field: label, input, hint, and its messages.
 #[component]
 pub fn Field(ed: Editor, def: &'static FieldDef) -> impl IntoView {
@@ -511,7 +543,8 @@ pub fn Field(ed: Editor, def: &'static FieldDef) -> impl IntoView {
             view! {
                 <select id=id.clone() aria-describedby=describedby.clone() aria-invalid=move || has_error().to_string()
                     prop:value=value on:change=move |ev| write(event_target_value(&ev))>
-                    {options.iter().map(|(v, l)| view! { <option value=*v>{*l}</option> }).collect_view()}
+                    <option value="">{(options.none)()}</option>
+                    {(options.values)().into_iter().map(|v| view! { <option value=v>{v}</option> }).collect_view()}
                 </select>
             }
             .into_any()
@@ -534,6 +567,7 @@ pub fn Field(ed: Editor, def: &'static FieldDef) -> impl IntoView {
             <label for=id.clone()>{def.label}</label>
             {input}
             {(!hint.is_empty()).then(|| view! { <p class="hint">{hint}</p> })}
+            {matches!(kind, Kind::ByteSize).then(|| view! { <p class="hint size-note">{move || size_note(&text.get())}</p> })}
             <ul class="messages" id=msg_id aria-live="polite">
                 {move || messages().into_iter().map(|d| {
                     let class = if d.severity == Severity::Error { "error" } else { "warning" };

@@ -6,6 +6,29 @@ mod draft;
 pub mod fields;
 pub mod state;
 
+pub use fields::size_note;
+
+/// Whether this tab holds an unsent draft.
+pub fn has_draft() -> bool {
+    draft::load().is_some()
+}
+
+/// Ends this tab's draft (the user chose to start over).
+pub fn discard_draft() {
+    draft::clear();
+    share::set_fragment("");
+}
+
+/// Opens the editor on a copy of `record` (Clone): a new draft for this
+/// tab, which the editor restores and names.
+pub fn open_clone(record: &gco_spec::Record) {
+    draft::save(&gco_spec::deploy::request_of_record(record));
+    draft::note_origin(&format!(
+        "Cloned from {}: change what differs, then deploy.",
+        record.endpoint_name
+    ));
+}
+
 use gco_spec::Severity;
 use gco_spec::json::Value;
 use leptos::prelude::*;
@@ -151,7 +174,7 @@ pub fn EditorPage() -> impl IntoView {
     spawn_local(load_defaults(ed.defaults));
     let json_view = RwSignal::new(false);
     let banner = RwSignal::new(None::<String>);
-    let restored = RwSignal::new(false);
+    let restored = RwSignal::new(None::<String>);
     let status = RwSignal::new(None::<String>);
     let busy = RwSignal::new(false);
     let ready = RwSignal::new(false);
@@ -171,7 +194,9 @@ pub fn EditorPage() -> impl IntoView {
         }),
         Start::Draft(d) => {
             ed.replace(d);
-            restored.set(true);
+            restored.set(Some(draft::take_origin().unwrap_or_else(|| {
+                "Restored the draft you were editing in this tab.".to_owned()
+            })));
             ready.set(true);
         }
         Start::Empty => ready.set(true),
@@ -221,7 +246,7 @@ pub fn EditorPage() -> impl IntoView {
     let start_over = move |_| {
         draft::clear();
         share::set_fragment("");
-        restored.set(false);
+        restored.set(None);
         ed.json_draft.set(None);
         ed.replace(empty_request());
     };
@@ -334,11 +359,11 @@ pub fn EditorPage() -> impl IntoView {
                 </div>
             </header>
             {move || banner.get().map(|b| view! { <p class="banner error" role="alert">{b}</p> })}
-            <Show when=move || restored.get()>
-                <p class="banner" role="status">"Restored the draft you were editing in this tab. "
+            {move || restored.get().map(|text| view! {
+                <p class="banner" role="status">{text}" "
                     <button type="button" class="link-button" on:click=start_over>"Start over"</button>
                 </p>
-            </Show>
+            })}
             {move || status.get().map(|s| view! { <p class="banner" role="status">{s}</p> })}
             <div class="columns">
                 <div class="form">
@@ -360,6 +385,7 @@ pub fn EditorPage() -> impl IntoView {
                     </Show>
                     <p class="form-end">
                         <button type="button" class="primary" on:click=move |_| deploy()
+                            aria-label="Deploy, from the end of the form"
                             disabled=move || ed.has_errors() || busy.get()>"Deploy"</button>
                         <span class="hint">" or Ctrl+Enter from any field"</span>
                     </p>

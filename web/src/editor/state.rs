@@ -187,29 +187,20 @@ impl Editor {
     }
 }
 
-/// Asks the server for its deploy defaults; without an answer the editor
-/// keeps checking as a file check does (no regions assumed).
+/// Asks the server for its deploy defaults (`GET /api/config`, typed by
+/// `gco_api::Config`); without an answer the editor keeps checking as a
+/// file check does (no regions assumed).
 pub async fn load_defaults(defaults: RwSignal<Defaults>) {
-    let Ok(reply) = crate::api::get("/api/config").await else {
+    let Ok(reply) = crate::api::get(gco_api::route::CONFIG).await else {
         return;
     };
-    if !reply.ok() {
+    let Ok(config) = gco_api::Config::from_value(&reply.body) else {
         return;
-    }
-    let strings = |v: Option<&Value>| match v {
-        Some(Value::List(items)) => Some(
-            items
-                .iter()
-                .filter_map(|i| i.as_str().map(str::to_owned))
-                .collect(),
-        ),
-        _ => None,
     };
-    let regions = strings(paths::get(&reply.body, &["deployed_regions"]));
-    let image = paths::get(&reply.body, &["default_image"])
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    let _ = defaults.try_set(Defaults { regions, image });
+    let _ = defaults.try_set(Defaults {
+        regions: Some(config.deployed_regions),
+        image: Some(config.default_image),
+    });
 }
 
 /// Whether diagnostic path `path` is `field` or inside it.

@@ -1,0 +1,115 @@
+// Live status in Chromium, on a DynamoDB table GCO's monitors also write:
+// a monitor's status write shows on the endpoint page and in the list
+// within 5 s without a reload, a change made elsewhere shows with a notice
+// where the user has unsent edits, and an idle page asks at most once per
+// 2 s (304 while nothing changed).
+'use strict';
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const h = require('./harness.cjs');
+
+let env;
+let browser;
+
+test.before(async () => {
+  env = await h.startOnDynalite();
+  browser = await h.launchBrowser();
+});
+
+test.after(async () => {
+  if (browser) await browser.close().catch(() => {});
+  if (env) await env.stop();
+});
+
+const RUNNING = {
+  state: 'running',
+  replicas_ready: 5,
+  replicas_desired: 5,
+  roles: { prefill: { ready: 2, desired: 2 }, decode: { ready: 3, desired: 3 } },
+  store: { ready: true, master: 'mooncake-master:50051' },
+};
+
+test('a monitor write shows on the open endpoint page and in the list within 5 s', async () => {
+  const base = env.backend.url;
+  await h.deployViaApi(base, h.fullRequest('e2e-live', { target_regions: ['us-east-1', 'eu-west-1'] }));
+  const page = await h.newPage(await browser.newContext());
+  const gets = [];
+  page.on('response', (r) => {
+    if (r.url().endsWith('/api/endpoints/e2e-live') && r.request().method() === 'GET') gets.push({ at: Date.now(), status: r.status() });
+  });
+  await page.goto(`${base}/endpoints/e2e-live`);
+  const row = (region) => page.locator(`table.status tr[data-region="${region}"]`);
+  await row('us-east-1').getByText('waiting for the region\'s monitor to sync').waitFor();
+
+  const written = Date.now();
+  await env.monitorWrite('e2e-live', 'us-east-1', RUNNING);
+  await row('us-east-1').locator('.state.running').waitFor({ timeout: 5000 });
+  const shown = Date.now() - written;
+  console.log(`TIMING monitor write to the endpoint page: ${shown} ms`);
+  const cells = await row('us-east-1').locator('td').allTextContents();
+  assert.equal(cells[1], 'running');
+  assert.equal(cells[2], '5/5');
+  assert.equal(cells[3], '2/2');
+  assert.equal(cells[4], '3/3');
+  assert.equal(cells[5], 'ready');
+  assert.match(cells[6], /just now|\d+ s ago/);
+
+  // A refusal by the monitor, with its words.
+  const error = "cross-region boundary violation: 'kv-peer.example.com:50051' resolves to region unknown; expected region eu-west-1";
+  await env.monitorWrite('e2e-live', 'eu-west-1', { state: 'failed', replicas_ready: 0, replicas_desired: 0, error });
+  await page.getByText(error).waitFor({ timeout: 5000 });
+  await h.screenshot(page, 'live-status');
+
+  // Idle: at most one request per 2 s, answered 304 while nothing changes.
+  const idleFrom = Date.now();
+  const before = gets.length;
+  await h.sleep(10_000);
+  const idle = gets.slice(before);
+  const perMinute = (idle.length * 60_000) / (Date.now() - idleFrom);
+  console.log(`TIMING idle endpoint page: ${idle.length} requests in 10 s (${perMinute.toFixed(0)} per minute), statuses ${[...new Set(idle.map((g) => g.status))].join(',')}`);
+  assert.ok(idle.length <= 5, `${idle.length} requests in 10 s`);
+  assert.ok(idle.every((g) => g.status === 304), JSON.stringify(idle));
+
+  // The list shows each region's state and follows the monitor too.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Endpoints', exact: true }).click();
+  const chip = page.locator('tr[data-name="e2e-live"] .region-chip[data-region="us-east-1"]');
+  await chip.waitFor();
+  assert.equal((await chip.textContent()).trim(), 'us-east-1 · running');
+  await env.monitorWrite('e2e-live', 'us-east-1', { ...RUNNING, state: 'updating' });
+  await page.waitForFunction(
+    () => document.querySelector('tr[data-name="e2e-live"] .region-chip[data-region="us-east-1"]').textContent.includes('updating'),
+    null,
+    { timeout: 5000 },
+  );
+  h.assertNoProblems(page);
+});
+
+test('a change made elsewhere shows within 5 s, with a notice where edits are unsent', async () => {
+  const base = env.backend.url;
+  await h.deployViaApi(base, { endpoint_name: 'e2e-elsewhere', image: 'img:1', target_regions: ['us-east-1'] });
+  const page = await h.newPage(await browser.newContext());
+  await page.goto(`${base}/endpoints/e2e-elsewhere`);
+  const image = page.getByLabel('New image');
+  await image.waitFor();
+  await image.fill('img:mine');
+  // Another tab (or GCO's CLI) changes the endpoint; a monitor writes too.
+  const read = await h.api(base, 'GET', '/api/endpoints/e2e-elsewhere');
+  const changed = await h.api(base, 'PUT', '/api/endpoints/e2e-elsewhere/replicas', { replicas: 3 }, { 'If-Match': read.etag });
+  assert.equal(changed.status, 200);
+  await env.monitorWrite('e2e-elsewhere', 'us-east-1', { state: 'updating', replicas_ready: 1, replicas_desired: 3 });
+  await page.getByText('This endpoint was changed elsewhere').waitFor({ timeout: 5000 });
+  assert.equal(await image.inputValue(), 'img:mine', 'the unsent edit stays');
+  // The page's own change, sent with the version it now holds, lands
+  // although the monitor keeps writing.
+  await env.monitorWrite('e2e-elsewhere', 'us-east-1', { state: 'running', replicas_ready: 3, replicas_desired: 3 });
+  await page.getByRole('button', { name: 'Review image' }).click();
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await page.getByText('update image: done.').waitFor();
+  const after = await h.api(base, 'GET', '/api/endpoints/e2e-elsewhere');
+  assert.equal(after.body.spec.image, 'img:mine');
+  assert.equal(after.body.spec.replicas, 3);
+  assert.equal(after.body.region_status['us-east-1'].state, 'running');
+  await h.screenshot(page, 'changed-elsewhere');
+  h.assertNoProblems(page);
+});

@@ -1,0 +1,254 @@
+//! One endpoint: its record, each region's status as GCO's monitors write
+//! it, and its actions. The page keeps itself current (a conditional GET
+//! every few seconds); a change made elsewhere shows, with a notice when
+//! the user has unsent edits. Every change is reviewed first (old against
+//! new, computed by the core's own operation) and sent with the version it
+//! was computed from; a 412 offers to reload and re-apply.
+
+mod actions;
+mod review;
+mod status;
+
+use gco_spec::json::Value;
+use gco_spec::{Change, DesiredState, Diagnostic, Record};
+use leptos::prelude::*;
+
+use crate::api::{self, Reply};
+use crate::live::Watcher;
+use crate::paths;
+use crate::route::{Link, Page, navigate};
+use crate::time::Time;
+use crate::topology::{Picture, Shape};
+use review::{Pending, Review};
+
+/// The record on screen and the version it was read at.
+#[derive(Clone, PartialEq)]
+pub struct Loaded {
+    pub record: Record,
+    pub etag: Option<String>,
+}
+
+#[derive(Clone, PartialEq)]
+enum Load {
+    Loading,
+    /// No endpoint of that name (never was, or purged after deletion).
+    Missing,
+    Failed(String),
+    Ready(Loaded),
+}
+
+/// What a record's content is, leaving out what GCO's monitors write on
+/// every pass: a change of this is a change by someone.
+fn content(r: &Record) -> Record {
+    let mut r = r.clone();
+    r.region_status = Default::default();
+    r.updated_at.clear();
+    r
+}
+
+/// The page's shared state, handed to each part of it.
+#[derive(Clone, Copy)]
+pub struct EndpointCtx {
+    name: StoredValue<String>,
+    load: RwSignal<Load>,
+    pub pending: RwSignal<Option<Pending>>,
+    /// The last change's outcome: (succeeded, text).
+    pub outcome: RwSignal<Option<(bool, String)>>,
+    /// Why the core refused a change, shown at the form's field: (form, error).
+    pub refused: RwSignal<Option<(&'static str, Diagnostic)>>,
+    /// Whether a form holds edits not yet sent.
+    pub editing: RwSignal<bool>,
+    /// Someone else changed the endpoint while the user had unsent edits.
+    pub changed_elsewhere: RwSignal<bool>,
+    pub watcher: StoredValue<Option<Watcher>, LocalStorage>,
+}
+
+impl EndpointCtx {
+    /// The record on screen.
+    pub fn loaded(&self) -> Option<Loaded> {
+        self.load.with(|l| match l {
+            Load::Ready(l) => Some(l.clone()),
+            _ => None,
+        })
+    }
+
+    pub fn loaded_untracked(&self) -> Option<Loaded> {
+        self.load.with_untracked(|l| match l {
+            Load::Ready(l) => Some(l.clone()),
+            _ => None,
+        })
+    }
+
+    /// Takes an answer carrying the record (a read, or a change's reply).
+    fn take(&self, reply: Reply) {
+        if reply.status == 404 {
+            self.load.set(Load::Missing);
+            return;
+        }
+        if !reply.ok() {
+            // A failed refresh keeps what is on screen.
+            if self.loaded_untracked().is_none() {
+                self.load.set(Load::Failed(reply.summary()));
+            }
+            return;
+        }
+        let record = match Record::from_value(&reply.body) {
+            Ok(r) => r,
+            Err(e) => {
+                self.load.set(Load::Failed(e.to_string()));
+                return;
+            }
+        };
+        if let Some(before) = self.loaded_untracked()
+            && content(&before.record) != content(&record)
+            && (self.editing.get_untracked() || self.pending.with_untracked(Option::is_some))
+        {
+            self.changed_elsewhere.set(true);
+        }
+        // A review open on the old version is redone on the new one.
+        review::refresh(self, &record, reply.etag.clone());
+        self.load.set(Load::Ready(Loaded {
+            record,
+            etag: reply.etag,
+        }));
+    }
+
+    /// Opens the review of `change`, or says at the form why the core
+    /// refuses it.
+    pub fn review(&self, form: &'static str, title: &str, change: Change) {
+        review::open(self, form, title, change);
+    }
+}
+
+#[component]
+pub fn EndpointPage(name: String) -> impl IntoView {
+    let ctx = EndpointCtx {
+        name: StoredValue::new(name.clone()),
+        load: RwSignal::new(Load::Loading),
+        pending: RwSignal::new(None),
+        outcome: RwSignal::new(None),
+        refused: RwSignal::new(None),
+        editing: RwSignal::new(false),
+        changed_elsewhere: RwSignal::new(false),
+        watcher: StoredValue::new_local(None),
+    };
+    let url = format!("/api/endpoints/{}", api::segment(&name));
+    let watcher = Watcher::new(
+        move || url.clone(),
+        move |reply| match reply {
+            Ok(r) => ctx.take(r),
+            Err(e) => {
+                if ctx.loaded_untracked().is_none() {
+                    ctx.load.set(Load::Failed(e));
+                }
+            }
+        },
+    );
+    ctx.watcher.set_value(Some(watcher));
+    provide_context(ctx);
+    let phase = Memo::new(move |_| {
+        ctx.load.with(|l| match l {
+            Load::Loading => Phase::Loading,
+            Load::Missing => Phase::Missing,
+            Load::Failed(e) => Phase::Failed(e.clone()),
+            Load::Ready(_) => Phase::Ready,
+        })
+    });
+
+    let clone = move |_| {
+        if let Some(l) = ctx.loaded_untracked() {
+            crate::editor::open_clone(&l.record);
+            navigate(Page::New);
+        }
+    };
+
+    view! {
+        <div class="endpoint">
+            <header class="page-head">
+                <h1>{name.clone()}</h1>
+                <div class="toolbar">
+                    <Link to=Page::List><span class="button">"All endpoints"</span></Link>
+                    <button type="button" on:click=move |_| watcher.refresh()>"Reload"</button>
+                    <button type="button" on:click=clone disabled=move || ctx.loaded().is_none()
+                        title="Open a copy of this endpoint in the editor">"Clone"</button>
+                </div>
+            </header>
+            <Show when=move || ctx.changed_elsewhere.get()>
+                <p class="banner warning-banner" role="alert">
+                    "This endpoint was changed elsewhere (another tab or GCO's CLI); the page shows the new version. Your unsent edits are kept: review them again before applying. "
+                    <button type="button" class="link-button" on:click=move |_| ctx.changed_elsewhere.set(false)>"Dismiss"</button>
+                </p>
+            </Show>
+            {move || ctx.outcome.get().map(|(ok, text)| view! {
+                <p class=if ok { "banner ok" } else { "banner error" } role="status">{text}</p>
+            })}
+            <Review/>
+            {move || match phase.get() {
+                Phase::Loading => view! { <p class="muted" role="status">"Loading…"</p> }.into_any(),
+                Phase::Missing => view! {
+                    <div class="banner error" role="alert">
+                        <p>{format!("There is no endpoint named {:?}. It may never have existed, or GCO purged it after its deletion completed.", ctx.name.get_value())}</p>
+                        <p><Link to=Page::List>"Back to all endpoints"</Link>" · "<Link to=Page::New>"New endpoint"</Link></p>
+                    </div>
+                }.into_any(),
+                Phase::Failed(e) => view! {
+                    <p class="banner error" role="alert">{format!("Could not load the endpoint: {e}")}</p>
+                }.into_any(),
+                Phase::Ready => view! { <Overview/> }.into_any(),
+            }}
+        </div>
+    }
+}
+
+/// Where the page is, without the record: the parts below follow the
+/// record themselves, so a monitor's write does not rebuild the forms.
+#[derive(Clone, PartialEq)]
+enum Phase {
+    Loading,
+    Missing,
+    Failed(String),
+    Ready,
+}
+
+/// The record, its picture and status, and the actions it allows.
+#[component]
+fn Overview() -> impl IntoView {
+    let ctx = ctx();
+    let record = move || ctx.loaded().map(|l| l.record);
+    let deleted = move || record().is_some_and(|r| r.desired_state == DesiredState::Deleted);
+    let shape = Memo::new(move |_| {
+        record().map_or_else(Shape::default, |r| Shape::of_spec(&Value::Object(r.spec)))
+    });
+    view! {
+        <div class="columns">
+            <section class="record">
+                {move || record().map(|r| view! {
+                    <dl>
+                        <dt>"State"</dt><dd><span class=format!("state {}", r.desired_state)>{r.desired_state.to_string()}</span></dd>
+                        <dt>"Topology"</dt><dd>{r.topology_label().unwrap_or_else(|| "—".into())}</dd>
+                        <dt>"Image"</dt><dd><code>{paths::display(r.spec.get("image"))}</code></dd>
+                        <dt>"Namespace"</dt><dd><code>{r.namespace.clone()}</code></dd>
+                        <dt>"Created"</dt><dd><Time iso=r.created_at.clone()/></dd>
+                        <dt>"Updated"</dt><dd><Time iso=r.updated_at.clone()/></dd>
+                    </dl>
+                    <status::RegionStatuses record=r.clone()/>
+                })}
+                <Picture shape=shape.into()/>
+                <details class="spec-details">
+                    <summary><h2>"Spec"</h2></summary>
+                    <pre class="spec">{move || record().map(|r| Value::Object(r.spec).to_json_pretty())}</pre>
+                </details>
+            </section>
+            <aside class="actions">
+                <Show when=deleted fallback=|| view! { <actions::Actions/> }>
+                    <p class="banner">"This endpoint is deleted: GCO's monitors are removing it. Redeploy it under its name once they are done."</p>
+                </Show>
+            </aside>
+        </div>
+    }
+}
+
+/// The page's context, for its parts.
+pub fn ctx() -> EndpointCtx {
+    expect_context::<EndpointCtx>()
+}

@@ -1,0 +1,108 @@
+//! Each region's status as GCO's monitors write it (`region_status`): the
+//! state, ready/desired replicas, per role for split modes, the shared
+//! store's readiness, a canary, the error text, and how long ago the
+//! monitor last synced. Regions the endpoint no longer targets keep their
+//! last entry (GCO never removes one) and are marked so.
+
+use gco_spec::Record;
+use gco_spec::status::{RegionStatus, RoleReplicas};
+use leptos::prelude::*;
+
+use crate::time::{Time, age};
+
+fn ratio(ready: Option<i64>, desired: Option<i64>) -> String {
+    let n = |v: Option<i64>| v.map_or_else(|| "?".to_owned(), |v| v.to_string());
+    format!("{}/{}", n(ready), n(desired))
+}
+
+fn role(r: &Option<RoleReplicas>) -> String {
+    r.as_ref()
+        .map_or_else(|| "—".to_owned(), |r| ratio(r.ready, r.desired))
+}
+
+#[component]
+pub fn RegionStatuses(record: Record) -> impl IntoView {
+    let mut rows: Vec<(String, bool, Option<Option<RegionStatus>>)> = record
+        .target_regions
+        .iter()
+        .map(|r| (r.clone(), true, None))
+        .collect();
+    for (region, status) in record.region_statuses() {
+        match rows.iter_mut().find(|(r, ..)| *r == region) {
+            Some(row) => row.2 = Some(status),
+            None => rows.push((region, false, Some(status))),
+        }
+    }
+    let split = record.topology_label().is_some();
+    // Every column after the region's.
+    let rest = if split { "6" } else { "4" };
+    view! {
+        <h2>"Regions"</h2>
+        {if rows.is_empty() {
+            view! { <p class="muted">"No target regions."</p> }.into_any()
+        } else {
+            view! {
+                <div class="table-wrap"><table class="status">
+                    <thead><tr>
+                        <th>"Region"</th><th>"State"</th><th>"Ready"</th>
+                        {split.then(|| view! { <th>"Prefill"</th><th>"Decode"</th> })}
+                        <th>"Store"</th><th>"Last sync"</th>
+                    </tr></thead>
+                    <tbody>{rows.into_iter().map(|(region, targeted, status)| {
+                        let removed = (!targeted).then(|| view! { <span class="badge">"removed"</span> });
+                        match status {
+                            None => view! {
+                                <tr data-region=region.clone()>
+                                    <td>{region.clone()}" "{removed}</td>
+                                    <td colspan=rest class="muted">"waiting for the region's monitor to sync"</td>
+                                </tr>
+                            }.into_any(),
+                            Some(None) => view! {
+                                <tr data-region=region.clone()>
+                                    <td>{region.clone()}" "{removed}</td>
+                                    <td colspan=rest class="error">"the monitor's entry is not one this console reads"</td>
+                                </tr>
+                            }.into_any(),
+                            Some(Some(s)) => {
+                                let state = s.state.as_ref().map_or_else(|| "—".to_owned(), |st| st.as_str().to_owned());
+                                let store = s.store.as_ref().map(|st| match st.ready {
+                                    Some(true) => "ready".to_owned(),
+                                    Some(false) => "not ready".to_owned(),
+                                    None => "?".to_owned(),
+                                }).unwrap_or_else(|| "—".to_owned());
+                                let sync = s.last_sync.clone();
+                                let error = s.error.clone();
+                                let canary = s.canary.as_ref().map(|c| format!(
+                                    "canary {} · {}% · {} · {}",
+                                    c.state.as_ref().map_or("?", |st| st.as_str()),
+                                    c.weight.map_or_else(|| "?".to_owned(), |w| w.to_string()),
+                                    c.image.clone().unwrap_or_default(),
+                                    ratio(c.replicas_ready, c.replicas_desired),
+                                ));
+                                view! {
+                                    <tr data-region=region.clone() class=format!("region-state {state}")>
+                                        <td>{region.clone()}" "{removed}</td>
+                                        <td><span class=format!("state {state}")>{state.clone()}</span></td>
+                                        <td>{ratio(s.replicas_ready, s.replicas_desired)}</td>
+                                        {split.then(|| view! {
+                                            <td>{role(&s.roles.as_ref().and_then(|r| r.prefill.clone()))}</td>
+                                            <td>{role(&s.roles.as_ref().and_then(|r| r.decode.clone()))}</td>
+                                        })}
+                                        <td>{store}</td>
+                                        <td>{sync.map(|t| view! { <span>{age(&t).unwrap_or_default()}" · "<Time iso=t/></span> })}</td>
+                                    </tr>
+                                    {(error.is_some() || canary.is_some()).then(|| view! {
+                                        <tr class="region-detail"><td></td><td colspan=rest>
+                                            {error.map(|e| view! { <p class="error">{e}</p> })}
+                                            {canary.map(|c| view! { <p>{c}</p> })}
+                                        </td></tr>
+                                    })}
+                                }.into_any()
+                            }
+                        }
+                    }).collect_view()}</tbody>
+                </table></div>
+            }.into_any()
+        }}
+    }
+}
