@@ -32,6 +32,10 @@ async function withPage(browser, fn) {
   }
 }
 
+/** Monitor writes timed, and how long the page is watched idle. */
+const LIVE_WRITES = 5;
+const IDLE_MS = 30_000;
+
 async function main() {
   const backend = await h.startBackend();
   const browser = await h.launchBrowser();
@@ -52,6 +56,18 @@ async function main() {
       emit({ name: 'keystroke_to_message', ms: r1(t.median(dom)), frame_ms: r1(t.median(samples.map((s) => s.frame))), samples: dom.map(r1) });
     });
 
+    // The same keystroke on a request with 1,000 environment entries.
+    await withPage(browser, async (page) => {
+      await h.openEditor(page, backend.url);
+      await t.fillFullRequest(page, 'bench-env');
+      const env = Array.from({ length: 1000 }, (_, i) => `VAR_${i}=value-${i}`).join('\n');
+      await page.getByLabel('Environment', { exact: true }).fill(env);
+      await t.waitForDeployable(page);
+      const samples = await t.measureKeystrokeToMessage(page, KEY_SAMPLES);
+      const dom = samples.map((s) => s.dom);
+      emit({ name: 'keystroke_to_message_env1000', ms: r1(t.median(dom)), frame_ms: r1(t.median(samples.map((s) => s.frame))), samples: dom.map(r1) });
+    });
+
     await withPage(browser, async (page) => {
       await h.openEditor(page, backend.url);
       await t.fillFullRequest(page, 'bench-topology');
@@ -62,6 +78,51 @@ async function main() {
   } finally {
     await browser.close().catch(() => {});
     await backend.stop();
+  }
+  await live();
+}
+
+/**
+ * Live status on DynamoDB (dynalite), as GCO's monitors write it: from a
+ * monitor's status write to the open endpoint page showing it, and the
+ * requests an idle endpoint page makes per minute (and how many are 304).
+ */
+async function live() {
+  const env = await h.startOnDynalite();
+  const browser = await h.launchBrowser();
+  try {
+    const base = env.backend.url;
+    await h.deployViaApi(base, h.fullRequest('bench-live', { target_regions: ['us-east-1'] }));
+    await withPage(browser, async (page) => {
+      const gets = [];
+      page.on('response', (r) => {
+        if (r.url().endsWith('/api/endpoints/bench-live') && r.request().method() === 'GET') gets.push(r.status());
+      });
+      await page.goto(`${base}/endpoints/bench-live`);
+      await page.locator('table.status').waitFor();
+      const shown = [];
+      for (let i = 0; i < LIVE_WRITES; i++) {
+        const state = i % 2 ? 'running' : 'updating';
+        const written = Date.now();
+        await env.monitorWrite('bench-live', 'us-east-1', { state, replicas_ready: i, replicas_desired: 5 });
+        await page.locator(`table.status tr[data-region="us-east-1"] .state.${state}`).waitFor({ timeout: 10_000 });
+        shown.push(Date.now() - written);
+      }
+      emit({ name: 'monitor_write_to_page', ms: r1(t.median(shown)), max_ms: Math.max(...shown), samples: shown });
+      const before = gets.length;
+      await h.sleep(IDLE_MS);
+      const idle = gets.slice(before);
+      emit({
+        name: 'idle_endpoint_page',
+        per_minute: r1((idle.length * 60_000) / IDLE_MS),
+        not_modified: idle.filter((s) => s === 304).length,
+        requests: idle.length,
+        seconds: IDLE_MS / 1000,
+      });
+    });
+  } finally {
+    await browser.close().catch(() => {});
+    await env.stop();
   }
 }
 

@@ -323,6 +323,11 @@ key, from keydown to the reference's message in the DOM, median of 21.
 *Topology 1000 x 1000*: the picture's "Prefill count", then "Decode count",
 set to 1000 on a full block, from the input event to the last DOM change
 (picture, messages, preview) before 500 ms of quiet; the slower of the two.
+*1,000 env entries*: the same keystroke with 1,000 `KEY=VALUE` lines in
+Environment. *Live status* (the console on dynalite, a monitor's status
+write made as GCO's monitors make it): from the write to the open endpoint
+page showing it, median of 5; and the requests an idle endpoint page makes
+per minute over 30 s (conditional: 304 while nothing changed).
 """,
         ):
             return
@@ -330,12 +335,20 @@ set to 1000 on a full block, from the input event to the last DOM change
         key = get("keystroke_to_message")
         key_ok = None if key is None else key <= KEYSTROKE_MS
         self.target("keystroke to message, full block (median)", f"{key} ms", f"<= {KEYSTROKE_MS:g} ms", key_ok)
+        env_key = get("keystroke_to_message_env1000")
+        env_ok = None if env_key is None else env_key <= KEYSTROKE_MS
+        self.target("keystroke to message, 1,000 env entries (median)", f"{env_key} ms", f"<= {KEYSTROKE_MS:g} ms", env_ok)
+        live = res.get("monitor_write_to_page", {})
+        idle = res.get("idle_endpoint_page", {})
         topo = res.get("topology_1000x1000", {})
         rows = [
             ["first render, cold", f"{get('first_render_cold')} ms", "", ""],
             ["first render, warm", f"{get('first_render_warm')} ms", "", ""],
             ["keystroke to message (full block)", f"{key} ms", f"<= {KEYSTROKE_MS:g} ms", mark(key_ok)],
+            ["keystroke to message (1,000 env entries)", f"{env_key} ms", f"<= {KEYSTROKE_MS:g} ms", mark(env_ok)],
             [f"topology 1000 x 1000 (badge {topo.get('badge', '-')})", f"{topo.get('ms')} ms (prefill {topo.get('prefill')}, decode {topo.get('decode')})", "", ""],
+            ["monitor write to the endpoint page", f"{live.get('ms')} ms (max {live.get('max_ms')})", "<= 5,000 ms", mark(None if live.get("max_ms") is None else live["max_ms"] <= 5000)],
+            ["idle endpoint page", f"{idle.get('per_minute')} requests/min ({idle.get('not_modified')} of {idle.get('requests')} were 304)", "<= 30/min", mark(None if idle.get("per_minute") is None else idle["per_minute"] <= 30)],
         ]
         self.out += [table(["measure", "median", "target", "mark"], rows), ""]
 

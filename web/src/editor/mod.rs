@@ -171,12 +171,17 @@ fn start() -> Start {
 #[component]
 pub fn EditorPage() -> impl IntoView {
     let ed = Editor::new(empty_request());
-    spawn_local(load_defaults(ed.defaults));
+    // The server's deploy defaults, once; until then the editor checks as a
+    // file check does (no regions assumed).
+    spawn_local(async move {
+        if let Some(defaults) = load_defaults().await {
+            let _ = ed.defaults.try_set(defaults);
+        }
+    });
     let json_view = RwSignal::new(false);
     let banner = RwSignal::new(None::<String>);
     let restored = RwSignal::new(None::<String>);
     let status = RwSignal::new(None::<String>);
-    let busy = RwSignal::new(false);
     let ready = RwSignal::new(false);
 
     match start() {
@@ -274,38 +279,47 @@ pub fn EditorPage() -> impl IntoView {
         });
     };
 
+    let send = Action::new_local(|body: &Value| {
+        let body = body.clone();
+        async move {
+            crate::api::call(
+                Method::POST,
+                gco_api::route::ENDPOINTS,
+                Some(&body),
+                Condition::None,
+            )
+            .await
+        }
+    });
+    let busy = send.pending();
     let deploy = move || {
         if ed.has_errors() || busy.get_untracked() {
             return;
         }
-        let body = ed.state.get_untracked();
-        busy.set(true);
+        banner.set(None);
         status.set(Some("Deploying…".into()));
-        spawn_local(async move {
-            match crate::api::call(Method::POST, "/api/endpoints", Some(&body), Condition::None)
-                .await
-            {
-                Ok(r) if r.ok() => {
-                    let name =
-                        crate::paths::display(crate::paths::get(&r.body, &["endpoint_name"]));
-                    draft::clear();
-                    share::set_fragment("");
-                    navigate(Page::Endpoint(name));
-                    return;
-                }
-                Ok(r) => {
-                    let _ = ed.server.try_set(r.diagnostics());
-                    let _ = banner.try_set(Some(format!("Not deployed: {}", r.summary())));
-                    let _ = status.try_set(None);
-                }
-                Err(e) => {
-                    let _ = banner.try_set(Some(format!("Not deployed: {e}")));
-                    let _ = status.try_set(None);
-                }
-            }
-            let _ = busy.try_set(false);
-        });
+        send.dispatch(ed.state.get_untracked());
     };
+    // The deploy's answer: the endpoint's page, or why not at the fields.
+    Effect::new(move |_| {
+        let Some(result) = send.value().get() else {
+            return;
+        };
+        status.set(None);
+        match result {
+            Ok(r) if r.ok() => {
+                let name = crate::paths::display(crate::paths::get(&r.body, &["endpoint_name"]));
+                draft::clear();
+                share::set_fragment("");
+                navigate(Page::Endpoint(name));
+            }
+            Ok(r) => {
+                ed.server.set(r.diagnostics());
+                banner.set(Some(format!("Not deployed: {}", r.summary())));
+            }
+            Err(e) => banner.set(Some(format!("Not deployed: {e}"))),
+        }
+    });
     // Deploy from anywhere in the form: Ctrl+Enter (Cmd+Enter on a Mac).
     let shortcut = move |ev: leptos::ev::KeyboardEvent| {
         if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {

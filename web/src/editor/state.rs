@@ -187,20 +187,15 @@ impl Editor {
     }
 }
 
-/// Asks the server for its deploy defaults (`GET /api/config`, typed by
-/// `gco_api::Config`); without an answer the editor keeps checking as a
-/// file check does (no regions assumed).
-pub async fn load_defaults(defaults: RwSignal<Defaults>) {
-    let Ok(reply) = crate::api::get(gco_api::route::CONFIG).await else {
-        return;
-    };
-    let Ok(config) = gco_api::Config::from_value(&reply.body) else {
-        return;
-    };
-    let _ = defaults.try_set(Defaults {
+/// The server's deploy defaults (`GET /api/config`, typed by
+/// `gco_api::Config`), or `None` without a usable answer.
+pub async fn load_defaults() -> Option<Defaults> {
+    let reply = crate::api::get(gco_api::route::CONFIG).await.ok()?;
+    let config = gco_api::Config::from_value(&reply.body).ok()?;
+    Some(Defaults {
         regions: Some(config.deployed_regions),
         image: Some(config.default_image),
-    });
+    })
 }
 
 /// Whether diagnostic path `path` is `field` or inside it.
