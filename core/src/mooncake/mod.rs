@@ -11,7 +11,7 @@ pub use build::{
 };
 
 use crate::diagnostics::{Diagnostic, Report};
-use crate::json::{JsonError, Value, lazy};
+use crate::json::Value;
 use rules::{AllErrors, FirstError};
 use view::View;
 
@@ -99,18 +99,6 @@ impl Role {
 /// The reference's verdict on a block: its first error, with the path of the
 /// field at fault. The message is the reference's, byte for byte.
 pub fn validate_mooncake(block: &Value) -> Result<(), Diagnostic> {
-    first_error(block)
-}
-
-/// [`validate_mooncake`] on JSON text, without building a tree: the fast
-/// path. The outer error is a syntax error.
-pub fn validate_mooncake_json(text: &str) -> Result<Result<(), Diagnostic>, JsonError> {
-    let mut captures = lazy::Captures::new(text, &view::MOONCAKE_PLAN);
-    lazy::parse_captured(&mut captures)?;
-    Ok(first_error(view::Captured::root(&captures)))
-}
-
-fn first_error<V: View>(block: V) -> Result<(), Diagnostic> {
     let mut sink = FirstError::default();
     let _ = rules::check(block, &mut sink);
     match sink.0 {
