@@ -3,7 +3,6 @@
 mod build;
 mod lint;
 pub(crate) mod rules;
-pub(crate) mod view;
 
 pub use build::{
     Assembled, BuildArgs, BuildError, ErrorKind, assemble_mooncake_block, author_mooncake_block,
@@ -13,7 +12,6 @@ pub use build::{
 use crate::diagnostics::{Diagnostic, Report};
 use crate::json::Value;
 use rules::{AllErrors, FirstError};
-use view::View;
 
 /// A serving mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -41,8 +39,8 @@ impl Mode {
         Mode::ALL.into_iter().find(|m| m.as_str() == s)
     }
 
-    pub(crate) fn of<V: View>(v: V) -> Option<Mode> {
-        Mode::ALL.into_iter().find(|m| v.str_eq(m.as_str()))
+    pub(crate) fn of(v: &Value) -> Option<Mode> {
+        v.as_str().and_then(Mode::parse)
     }
 
     /// Split modes run prefill and decode behind a PD proxy, so they need a
