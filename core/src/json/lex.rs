@@ -65,8 +65,8 @@ impl Syntax {
     }
 }
 
-/// A syntax error at a byte offset. The scanners pass this small error up
-/// and locate it in lines and columns once, at the top ([`Fail::locate`]).
+/// A syntax error at a byte offset. The parser passes this small error up
+/// and locates it in lines and columns once, at the top ([`Fail::locate`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Fail {
     pub at: usize,
@@ -102,7 +102,7 @@ impl Fail {
 /// Most calls find a token at once, so that test comes first; then the
 /// shapes of pretty-printed text: one space, or a new line and its
 /// indentation (a run of spaces is skipped a word at a time). Anything else
-/// is a call, which keeps the inline part small in the scanners' loops.
+/// is a call, which keeps the inline part small in the parser's loops.
 #[inline(always)]
 fn skip_ws(b: &[u8], i: usize) -> usize {
     match b.get(i) {
@@ -437,7 +437,7 @@ const SPACES: u64 = ONES * b' ' as u64;
 
 /// High bits of the bytes of `x` that are zero. Only the lowest flagged byte
 /// is sure to be a hit (borrows may flag bytes above it), which is all the
-/// scanners use.
+/// string scan uses.
 #[inline(always)]
 fn zero_bytes(x: u64) -> u64 {
     x.wrapping_sub(ONES) & !x & HIGHS
