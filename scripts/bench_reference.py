@@ -3,8 +3,8 @@
 
 For each JSON file given (default: core/benches/inputs/*.json), times
 ``json.loads(text)`` + ``validate_mooncake_spec(obj)`` -- the reference's
-counterpart of ``gco_spec::validate_mooncake_json(text)`` -- and prints one JSON
-line per input:
+counterpart of ``json::parse(text)`` + ``gco_spec::validate_mooncake(&value)``
+-- and prints one JSON line per input:
 
   {"what": "reference", "input": "full_valid", "ns": 1234.5, "verdict": "ok" | "ValueError: ..."}
 

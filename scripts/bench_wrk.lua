@@ -2,9 +2,7 @@
 -- by environment variables, and one JSON line appended to $BENCH_OUT when the
 -- run is done (wrk's own text output is for people).
 --
---   BENCH_ROUTE  trivial | validate | get | list | page | deploy | topology,
---                or ceiling/<stage>: a probe of examples/validate_ceiling.rs,
---                sent the validate body
+--   BENCH_ROUTE  trivial | validate | get | list | page | deploy | topology
 --   BENCH_N      how many endpoints are seeded (bench-00000 ...): get and
 --                topology pick one at random, so requests spread over the
 --                table instead of contending for one record
@@ -55,9 +53,6 @@ function request()
     return fixed
   elseif route == "validate" then
     fixed = wrk.format("POST", "/api/validate", json, body)
-    return fixed
-  elseif route:sub(1, 8) == "ceiling/" then
-    fixed = wrk.format("POST", "/api/" .. route, json, body)
     return fixed
   elseif route == "list" then
     fixed = wrk.format("GET", "/api/endpoints")

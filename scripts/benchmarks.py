@@ -192,22 +192,20 @@ class Report:
 Criterion (`core/benches/validate.rs`, `core/benches/spec.rs`; mean per call)
 and the Python reference (`scripts/bench_reference.py`: `json.loads` +
 `validate_mooncake_spec`, best of 7 `timeit` repeats per call) on the same
-files, `core/benches/inputs/*.json`, in the same run. *fast*:
-`validate_mooncake_json(text)` (lazy scanner + rules); *tree*: `json::parse` +
-`validate_mooncake`; *check*: `json::parse` + `check_mooncake` (every
-diagnostic); *parse alone*: the syntax pass of each path, so the rules' share
-is the difference.
+files, `core/benches/inputs/*.json`, in the same run. *validate*:
+`json::parse` + `validate_mooncake` (the reference's verdict); *check*:
+`json::parse` + `check_mooncake` (every diagnostic); *parse alone*:
+`json::parse`, so the rules' share is the difference.
 """,
         ):
             return
         rows = []
         for name in BLOCK_INPUTS:
-            fast = crit.get(f"{name}/fast")
+            validate = crit.get(f"{name}/tree")
             py = ref.get(name, {}).get("ns")
-            parse = f"{us(crit.get(f'{name}/lazy_parse'))} / {us(crit.get(f'{name}/tree_parse'))}"
-            rows.append([name, us(fast), us(crit.get(f"{name}/tree")), us(crit.get(f"{name}/check")), parse, us(py), fx(ratio(py, fast))])
+            rows.append([name, us(validate), us(crit.get(f"{name}/check")), us(crit.get(f"{name}/tree_parse")), us(py), fx(ratio(py, validate))])
         self.out += self.reference_absent()
-        self.out += [table(["input", "Rust fast", "Rust tree", "Rust check", "parse alone (lazy / tree)", "Python reference", "reference / fast"], rows), ""]
+        self.out += [table(["input", "Rust validate", "Rust check", "parse alone", "Python reference", "reference / Rust"], rows), ""]
         self.out += [
             "A full deploy request (`core/benches/inputs/requests/full.json`): validate-all with diagnostics, plan, and CLI export.",
             "",
@@ -427,39 +425,6 @@ cold caches).
                 rows.append([name, f"{t['endpoints']:,}", t["connections"], f"{r['rps']:,.0f}", p50, p99, *cpu, switches, f"{errors:,} / {r['requests']:,}", "1.00" if r["route"] == "trivial" else ("-" if rel is None else f"{rel:.2f}")])
             self.out += [f"### {store}", "", table(["route", "endpoints", "conns", "req/s", "p50 ms", "p99 ms", "server µs/req", "wrk µs/req", "server switches/req (involuntary)", "errors / requests", "vs trivial"], rows), ""]
 
-    def ceiling(self) -> None:
-        res = self.http_rows("ceiling")
-        m = self.meta("ceiling") or {}
-        if not self.section(
-            "Validate's ceiling",
-            "ceiling",
-            f"""
-What each stage of POST /api/validate costs in throughput. One server
-(`backend/examples/validate_ceiling.rs`: the release build of the same
-routes, layers, allocator and connection handling) has probe routes that do
-part of validate's work on the same full deploy request and answer with the
-bytes the real route answers for it (made at start-up). wrk as in the http
-part, {m.get('rounds', 1)} rounds of {m.get('duration', '?')}, the routes taking turns; medians.
-*read*: the body read and checked as UTF-8, a fixed answer; *write*: the
-answer printed from its tree on each request, as every real answer is;
-*scan*: the JSON syntax checked without building anything (`json::lazy`,
-the validator's fast path); *tree*: parsed into the tree the rules read.
-`validate` is *tree-write* plus the deploy checks and the spec's assembly.
-No probe is a validator: they bound what any design that reads this body
-and answers this spec can reach on this machine.
-""",
-        ):
-            return
-        trivial = {r["tag"]["connections"]: r["rps"] for r in res if r["route"] == "trivial"}
-        rows = []
-        for r in res:
-            c = r["tag"]["connections"]
-            rel = ratio(r["rps"], trivial.get(c))
-            cpu = [f"{r[k]:.1f}" if k in r else "-" for k in ("server_cpu_us", "wrk_cpu_us")]
-            rows.append([r["route"].removeprefix("ceiling/"), c, f"{r['rps']:,.0f}", f"{r['p99_ms']:.2f}", *cpu,
-                         "-" if rel is None else f"{rel:.2f}"])
-        self.out += [table(["route", "conns", "req/s", "p99 ms", "server µs/req", "wrk µs/req", "vs trivial"], rows), ""]
-
     def growth(self) -> None:
         self.out += ["## How costs grow", ""]
         crit = {r["id"]: r["ns"] for r in self.rows("native", "criterion")}
@@ -512,7 +477,6 @@ time and memory limits (exceeding either is a finding).
         self.sizes()
         self.browser()
         self.http()
-        self.ceiling()
         self.growth()
         self.fuzz()
         quick = any((self.meta(p) or {}).get("quick") for p in self.parts)

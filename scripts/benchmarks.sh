@@ -18,9 +18,6 @@
 #   browser  the console in headless Chromium (scripts/bench_browser.cjs)
 #   http     the release backend under wrk (scripts/bench_wrk.lua) on the
 #            embedded store and on dynalite, seeded by scripts/bench_seed.py
-#   ceiling  validate's stages under wrk, each against the trivial route
-#            (backend/examples/validate_ceiling.rs): what part of validate's
-#            work takes its throughput down by how much
 #   fuzz     only when named: scripts/fuzz.sh, every cargo-fuzz target for
 #            FUZZ_SECONDS (default 600) each
 #
@@ -31,7 +28,6 @@
 #                 the report takes each one's median (default 3; QUICK 1):
 #                 this machine's speed drifts by a third from minute to minute
 #   CONNECTIONS   wrk connection counts (default "1 16 64")
-#   CEILING_CONNECTIONS  the same for the ceiling part (default "64")
 #   SIZES         endpoint counts seeded in turn (default "100 1000 10000";
 #                 QUICK "20 100 300"): the first is a list-growth point only,
 #                 the others get every read route at every connection count
@@ -43,7 +39,7 @@
 #                 the reference's figures are left out and the report says so
 #
 # The whole run takes about 30 minutes on 2 cores; the http part is most of
-# it (about 2 x 97 wrk runs of DURATION), the ceiling part 8 x ROUNDS runs.
+# it (about 2 x 97 wrk runs of DURATION).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -99,7 +95,6 @@ need() {
     wasm) bash scripts/build-wasm.sh >&2 || log "scripts/build-wasm.sh failed: over budget, or see above" ;;
     web) bash scripts/build-web.sh >&2 || log "scripts/build-web.sh failed: over budget, or see above" ;;
     backend) cargo build --release -q -p gco-console ;;
-    ceiling) cargo build --release -q -p gco-console --example validate_ceiling ;;
   esac
 }
 
@@ -218,7 +213,7 @@ print(ticks, *switches)
 PY
 }
 
-# The file run_wrk appends to: the running part's.
+# The file run_wrk appends to.
 wrk_out=$OUT/http.jsonl
 
 # One wrk run: route, connections, seeded count, store; appends a JSON line,
@@ -280,43 +275,17 @@ part_http() {
   done
 }
 
-# The stages of validate, each a route of one server (start-up makes the
-# real route's answer for the body every probe is sent).
-part_ceiling() {
-  command -v wrk >/dev/null || { log "wrk is missing: apt-get install -y wrk"; exit 1; }
-  need ceiling
-  begin ceiling
-  wrk_out=$OUT/ceiling.jsonl
-  local port c route
-  port=$(free_port)
-  RUST_LOG=warn "$TARGET_DIR/release/examples/validate_ceiling" "127.0.0.1:$port" \
-    core/benches/inputs/requests/full.json "$tmp/ceiling-store" >"$tmp/ceiling.log" 2>&1 &
-  server_pid=$!
-  pids+=($!)
-  base="http://127.0.0.1:$port"
-  wait_http "$base/healthz"
-  for c in ${CEILING_CONNECTIONS:-64}; do
-    for _ in $(seq "$ROUNDS"); do
-      for route in trivial ceiling/read ceiling/write ceiling/scan ceiling/scan-write ceiling/tree ceiling/tree-write validate; do
-        run_wrk "$route" "$c" 0 embedded
-      done
-    done
-  done
-  stop_servers
-  wrk_out=$OUT/http.jsonl
-}
-
 # --- main ---------------------------------------------------------------
 
 parts=("$@")
-[ ${#parts[@]} -eq 0 ] && parts=(native wasm sizes browser http ceiling)
+[ ${#parts[@]} -eq 0 ] && parts=(native wasm sizes browser http)
 for part in "${parts[@]}"; do
   case $part in
-    native | wasm | sizes | browser | http | ceiling) "part_$part" ;;
+    native | wasm | sizes | browser | http) "part_$part" ;;
     # Named only: 40 minutes of fuzzing (FUZZ_SECONDS per target).
     fuzz) bash scripts/fuzz.sh ;;
     report) ;;
-    *) log "unknown part '$part' (native, wasm, sizes, browser, http, ceiling, fuzz, report)"; exit 2 ;;
+    *) log "unknown part '$part' (native, wasm, sizes, browser, http, fuzz, report)"; exit 2 ;;
   esac
 done
 python3 scripts/benchmarks.py report --dir "$OUT" --output BENCHMARKS.md

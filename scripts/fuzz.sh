@@ -6,8 +6,7 @@
 #   scripts/fuzz.sh json_validate byte_size those targets
 #
 # Targets (fuzz/fuzz_targets/): json_validate (arbitrary bytes as a block's
-# JSON text: fast path = tree path, check = validate, write/read round
-# trip), byte_size (the editors' parser and author_byte_size), share_link
+# JSON text: check = validate, write/read round trip), byte_size (the editors' parser and author_byte_size), share_link
 # (link decoding and the state it holds), http_body (every route that reads
 # a body, through the whole application on the embedded store).
 #

@@ -106,7 +106,7 @@ async fn console_page(State(index): State<ServeFile>, request: Request<Body>) ->
 
 /// `routes` inside the layers every request passes: request ids, tracing,
 /// security headers, the guard and the token check.
-pub fn layered(routes: Router, access: Access) -> Router {
+fn layered(routes: Router, access: Access) -> Router {
     let request_id = HeaderName::from_static("x-request-id");
     // The layers wrap the router once, outside it. Added with
     // `Router::layer`, each would wrap every route in a boxed service of its

@@ -6,19 +6,16 @@
 //!
 //! One criterion group per input (`target/criterion/<input>/<bench>/`):
 //!
-//! - `fast`: `validate_mooncake_json(text)`, the lazy scanner + rules (the
-//!   figure held against the 10x target);
 //! - `tree`: `json::parse(text)` then `validate_mooncake(&value)`;
 //! - `check`: `json::parse(text)` then `check_mooncake(&value)` (all
 //!   diagnostics and warnings; for the record);
-//! - `lazy_parse` and `tree_parse`: the syntax pass of each path alone, so the
-//!   rules' share is the difference.
+//! - `tree_parse`: the parse alone, so the rules' share is the difference.
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use gco_spec::{check_mooncake, json, validate_mooncake, validate_mooncake_json};
+use gco_spec::{check_mooncake, json, validate_mooncake};
 
 /// (name, text, the reference's verdict: `None` if valid, else its message).
 const INPUTS: [(&str, &str, Option<&str>); 3] = [
@@ -35,27 +32,21 @@ const INPUTS: [(&str, &str, Option<&str>); 3] = [
     ),
 ];
 
-/// Every path must give the reference's verdict, or the timings mean nothing.
-fn check_verdicts(name: &str, text: &str, expected: Option<&str>) {
-    let fast = validate_mooncake_json(text).expect("input is valid JSON");
-    let tree = validate_mooncake(&json::parse(text).expect("input is valid JSON"));
-    for (path, verdict) in [("fast", &fast), ("tree", &tree)] {
-        match (verdict, expected) {
-            (Ok(()), None) => {}
-            (Err(d), Some(message)) if d.message == message => {}
-            _ => panic!("{name}: {path} path gave {verdict:?}, the reference says {expected:?}"),
-        }
+/// The port must give the reference's verdict, or the timings mean nothing.
+fn check_verdict(name: &str, text: &str, expected: Option<&str>) {
+    let verdict = validate_mooncake(&json::parse(text).expect("input is valid JSON"));
+    match (&verdict, expected) {
+        (Ok(()), None) => {}
+        (Err(d), Some(message)) if d.message == message => {}
+        _ => panic!("{name}: the port gave {verdict:?}, the reference says {expected:?}"),
     }
 }
 
 fn bench(c: &mut Criterion) {
     for (name, text, expected) in INPUTS {
-        check_verdicts(name, text, expected);
+        check_verdict(name, text, expected);
 
         let mut group = c.benchmark_group(name);
-        group.bench_function("fast", |b| {
-            b.iter(|| validate_mooncake_json(black_box(text)))
-        });
         group.bench_function("tree", |b| {
             b.iter(|| {
                 let value = json::parse(black_box(text)).unwrap();
@@ -68,9 +59,6 @@ fn bench(c: &mut Criterion) {
                 check_mooncake(&value)
             })
         });
-        group.bench_function("lazy_parse", |b| {
-            b.iter(|| json::lazy::parse(black_box(text)).map(|v| v.kind()))
-        });
         group.bench_function("tree_parse", |b| b.iter(|| json::parse(black_box(text))));
         group.finish();
     }
@@ -78,7 +66,7 @@ fn bench(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    // 15 benchmarks at ~2 s each keeps the whole run well under a minute.
+    // 9 benchmarks at ~2 s each keeps the whole run well under a minute.
     config = Criterion::default()
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_millis(1500))

@@ -46,9 +46,7 @@ pub use commands::{Commands, change_commands, deploy_commands, record_commands};
 pub use deploy::{DeployCheck, DeployContext, Deployment, TokenSource, new_record, plan_deploy};
 pub use diagnostics::{Diagnostic, Report, Severity};
 pub use json::{JsonError, Value};
-pub use mooncake::{
-    BuildArgs, BuildError, Mode, Role, check_mooncake, validate_mooncake, validate_mooncake_json,
-};
+pub use mooncake::{BuildArgs, BuildError, Mode, Role, check_mooncake, validate_mooncake};
 pub use ops::{Change, OpError, OpErrorKind, apply};
 pub use plan::{Plan, PlanError, plan, plan_deployment, plan_in_region};
 pub use record::{DesiredState, Record};

@@ -4,17 +4,11 @@
 //! `{"op": "validate", "block": ...}`, `{"op": "author_byte_size", "value": ...}`
 //! and `{"op": "build", "mode": ..., ...}` each get one line back, printed as
 //! Python's `json.dumps` prints the oracle's answer.
-//!
-//! `validate` is answered by the fast path on the block's own text (what the
-//! oracle's `json.loads` + `validate_mooncake_spec` does), checked against the
-//! tree path on the same block: a disagreement is answered as a
-//! `PortDisagreement`, which no oracle answer matches, so the differential
-//! test covers both paths on every line.
 
 use crate::bytesize::{ByteSizeArg, author_byte_size};
-use crate::json::{self, Object, Value, lazy};
+use crate::json::{self, Object, Value};
 use crate::limits::MOONCAKE_DEFAULT_INSTANCES;
-use crate::mooncake::{BuildArgs, build_mooncake_block, validate_mooncake, validate_mooncake_json};
+use crate::mooncake::{BuildArgs, build_mooncake_block, validate_mooncake};
 use crate::pyrepr::py_strip;
 
 /// Whether the oracle skips this line (`if not line.strip()`).
@@ -26,31 +20,21 @@ pub fn is_blank(line: &str) -> bool {
 pub fn answer_line(line: &str) -> String {
     let answer = match json::parse(line) {
         Err(e) => error("JSONDecodeError", e.to_string()),
-        Ok(Value::Object(request)) => answer(&request, line),
+        Ok(Value::Object(request)) => answer(&request),
         Ok(_) => error("UsageError", "a request must be a JSON object".into()),
     };
     Value::Object(answer).to_json()
 }
 
-/// The answer to `request`, parsed from `line`.
-fn answer(request: &Object, line: &str) -> Object {
+/// The answer to one request.
+fn answer(request: &Object) -> Object {
     let get = |key: &str| request.get(key).cloned().unwrap_or(Value::Null);
     let op = get("op");
     match op.as_str() {
-        Some("validate") => {
-            let tree = validate_mooncake(&get("block"));
-            let fast = validate_mooncake_json(block_text(line));
-            if fast.as_ref() != Ok(&tree) {
-                return error(
-                    "PortDisagreement",
-                    format!("fast path {fast:?}, tree path {tree:?}"),
-                );
-            }
-            match tree {
-                Ok(()) => ok(Value::Bool(true)),
-                Err(d) => error("ValueError", d.message),
-            }
-        }
+        Some("validate") => match validate_mooncake(&get("block")) {
+            Ok(()) => ok(Value::Bool(true)),
+            Err(d) => error("ValueError", d.message),
+        },
         Some("author_byte_size") => match author_byte_size(ByteSizeArg::from(&get("value"))) {
             Ok(s) => ok(Value::from(s)),
             Err(e) => error("ValueError", e.to_string()),
@@ -80,14 +64,6 @@ fn answer(request: &Object, line: &str) -> Object {
         }
         _ => error("UsageError", format!("unknown op {}", op.repr())),
     }
-}
-
-/// The text of the request's `block` (its last occurrence, as `json.loads`
-/// keeps), or `null` when absent, from a line the tree parser accepted.
-fn block_text(line: &str) -> &str {
-    let request = lazy::parse(line).ok().and_then(|root| root.as_object());
-    let [block] = request.map_or([None], |r| r.fields(["block"]));
-    block.map_or("null", |b| b.source())
 }
 
 fn ok(value: Value) -> Object {

@@ -1,8 +1,8 @@
 //! Every rejection branch of the reference's rules, with its exact message,
-//! through both paths (text fast path and tree), plus the collecting check.
+//! through the fail-fast check and the collecting check.
 
 use gco_spec::json::parse;
-use gco_spec::{check_mooncake, validate_mooncake, validate_mooncake_json};
+use gco_spec::{check_mooncake, validate_mooncake};
 
 /// (block, path, message): messages as the Python reference prints them.
 const CASES: &[(&str, &str, &str)] = &[
@@ -228,32 +228,30 @@ const VALID: &[&str] = &[
 ];
 
 #[test]
-fn every_rejection_has_the_reference_message_on_both_paths() {
-    for (block, path, message) in CASES {
-        let fast = validate_mooncake_json(block)
-            .expect("valid JSON")
-            .unwrap_err();
+fn every_rejection_has_the_reference_message() {
+    for (text, path, message) in CASES {
+        let block = parse(text).expect("valid JSON");
+        let error = validate_mooncake(&block).unwrap_err();
         assert_eq!(
-            (fast.path.as_str(), fast.message.as_str()),
+            (error.path.as_str(), error.message.as_str()),
             (*path, *message),
-            "fast path: {block}"
+            "{text}"
         );
-        let tree = validate_mooncake(&parse(block).unwrap()).unwrap_err();
-        assert_eq!(tree, fast, "tree path: {block}");
-        let report = check_mooncake(&parse(block).unwrap());
+        let report = check_mooncake(&block);
         assert_eq!(
             report.first_error(),
-            Some(&fast),
-            "collecting check: {block}"
+            Some(&error),
+            "collecting check: {text}"
         );
     }
 }
 
 #[test]
-fn valid_blocks_pass_on_both_paths() {
-    for block in VALID {
-        assert_eq!(validate_mooncake_json(block), Ok(Ok(())), "{block}");
-        assert!(check_mooncake(&parse(block).unwrap()).is_ok(), "{block}");
+fn valid_blocks_pass() {
+    for text in VALID {
+        let block = parse(text).expect("valid JSON");
+        assert_eq!(validate_mooncake(&block), Ok(()), "{text}");
+        assert!(check_mooncake(&block).is_ok(), "{text}");
     }
 }
 
@@ -302,40 +300,4 @@ fn warnings_name_what_the_reference_lets_through() {
             "mooncake.autoscaling.decode: decode autoscaling bounds are ignored while mooncake.autoscaling.enabled is not true",
         ]
     );
-}
-
-#[test]
-fn syntax_errors_are_not_verdicts() {
-    for bad in ["", "{", r#"{"mode": "store",}"#, "[1 2]", &"[".repeat(5000)] {
-        assert!(validate_mooncake_json(bad).is_err(), "{bad}");
-    }
-}
-
-#[test]
-fn nesting_past_the_limit_is_an_error_in_a_small_stack() {
-    // Through every planned object to the deepest one, then far past the
-    // limit: an error, not a stack overflow, even in a debug build's frames
-    // on a 256 KiB thread.
-    let deep = format!(
-        r#"{{"mode": "store", "store": {{"x": {}0{}}}}}"#,
-        r#"[{"a": "#.repeat(100_000),
-        "}]".repeat(100_000)
-    );
-    let shallow = format!(
-        r#"{{"mode": "store", "store": {{"x": {}0{}}}}}"#,
-        "[".repeat(900),
-        "]".repeat(900)
-    );
-    let verdicts = std::thread::Builder::new()
-        .stack_size(256 * 1024)
-        .spawn(move || {
-            (
-                validate_mooncake_json(&deep).is_err(),
-                validate_mooncake_json(&shallow).is_ok(),
-            )
-        })
-        .unwrap()
-        .join()
-        .expect("no stack overflow");
-    assert_eq!(verdicts, (true, true));
 }

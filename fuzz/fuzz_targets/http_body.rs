@@ -13,6 +13,7 @@ use std::sync::{Arc, OnceLock};
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, header};
+use gco_console::auth::Access;
 use gco_console::service::Service;
 use gco_console::store::EmbeddedStore;
 use gco_spec::json::{self, Value};
@@ -56,7 +57,7 @@ fn harness() -> &'static Harness {
         let service = Service::new(store, regions, "vllm/vllm-openai:v0.27.1".to_owned());
         let harness = Harness {
             runtime: tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap(),
-            app: gco_console::app::app(service, None, &PathBuf::from(&dist)),
+            app: gco_console::app::app(service, Access::loopback(None), &PathBuf::from(&dist)),
         };
         let seed = br#"{"endpoint_name": "fuzz", "mooncake_mode": "both", "prefill_replicas": 1}"#;
         let (status, _) = harness.send("POST", "/api/endpoints", Some("application/json"), seed);
@@ -67,7 +68,8 @@ fn harness() -> &'static Harness {
 
 impl Harness {
     fn send(&self, method: &str, path: &str, content_type: Option<&str>, body: &[u8]) -> (u16, Vec<u8>) {
-        let mut request = Request::builder().method(method).uri(path);
+        // A loopback server answers requests naming a loopback host only.
+        let mut request = Request::builder().method(method).uri(path).header(header::HOST, "127.0.0.1");
         if let Some(content_type) = content_type {
             request = request.header(header::CONTENT_TYPE, content_type);
         }

@@ -1,4 +1,4 @@
-//! The lexical layer shared by the tree parser and the lazy scanner.
+//! The lexical layer of the tree parser.
 
 use std::fmt;
 
@@ -65,8 +65,8 @@ impl Syntax {
     }
 }
 
-/// A syntax error at a byte offset. The scanners pass this small error up
-/// and locate it in lines and columns once, at the top ([`Fail::locate`]).
+/// A syntax error at a byte offset. The parser passes this small error up
+/// and locates it in lines and columns once, at the top ([`Fail::locate`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Fail {
     pub at: usize,
@@ -102,9 +102,9 @@ impl Fail {
 /// Most calls find a token at once, so that test comes first; then the
 /// shapes of pretty-printed text: one space, or a new line and its
 /// indentation (a run of spaces is skipped a word at a time). Anything else
-/// is a call, which keeps the inline part small in the scanners' loops.
+/// is a call, which keeps the inline part small in the parser's loops.
 #[inline(always)]
-pub(crate) fn skip_ws(b: &[u8], i: usize) -> usize {
+fn skip_ws(b: &[u8], i: usize) -> usize {
     match b.get(i) {
         Some(&c) if c > b' ' => return i,
         // `": "` and `", "`.
@@ -151,7 +151,7 @@ fn leading_spaces(b: &[u8]) -> usize {
 /// Scans the string whose opening quote is at `open`: the offset after its
 /// closing quote, and whether it has escapes.
 #[inline(always)]
-pub(crate) fn string(b: &[u8], open: usize) -> Result<(usize, bool), Fail> {
+fn string(b: &[u8], open: usize) -> Result<(usize, bool), Fail> {
     let mut i = open + 1;
     // Eight bytes at a time to the next quote, backslash or control
     // character: strings are most of a spec's bytes, and most end at the
@@ -216,7 +216,7 @@ fn string_from(b: &[u8], open: usize, mut i: usize) -> Result<(usize, bool), Fai
 /// scanner accepts once its backtracking is accounted for): the offset after
 /// it, and whether it is a float.
 #[inline(always)]
-pub(crate) fn number(b: &[u8], start: usize) -> Result<(usize, bool), Fail> {
+fn number(b: &[u8], start: usize) -> Result<(usize, bool), Fail> {
     let mut i = start;
     if b.get(i) == Some(&b'-') {
         i += 1;
@@ -260,7 +260,7 @@ fn digits_end(b: &[u8], mut i: usize) -> usize {
 
 /// The offset after the literal `lit` if the text continues with it at `i`.
 #[inline(always)]
-pub(crate) fn literal(b: &[u8], i: usize, lit: &str) -> Option<usize> {
+fn literal(b: &[u8], i: usize, lit: &str) -> Option<usize> {
     b.get(i..)?
         .starts_with(lit.as_bytes())
         .then_some(i + lit.len())
@@ -359,46 +359,7 @@ impl<'a> Lexer<'a> {
     }
 }
 
-/// Byte equality for short strings (keys, modes), inline: comparing a word
-/// or two costs less than a call to `memcmp`.
-#[inline(always)]
-pub(crate) fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    let word = |s: &[u8], i: usize| u64::from_le_bytes(*s[i..].first_chunk().expect("8 bytes"));
-    let half = |s: &[u8], i: usize| u32::from_le_bytes(*s[i..].first_chunk().expect("4 bytes"));
-    match n {
-        0 => true,
-        // Bytes 0, n/2 and n-1 are all of them.
-        1..4 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
-        // Two overlapping halves, or words: the last one ends at `n`.
-        4..8 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
-        _ => {
-            let mut i = 0;
-            while i + 8 < n {
-                if word(a, i) != word(b, i) {
-                    return false;
-                }
-                i += 8;
-            }
-            word(a, n - 8) == word(b, n - 8)
-        }
-    }
-}
-
 impl RawStr<'_> {
-    /// Python string equality with `other`, decoding escapes only when present.
-    #[inline]
-    pub fn eq_str(&self, other: &str) -> bool {
-        if self.escaped {
-            self.decode().eq_str(other)
-        } else {
-            bytes_eq(self.raw.as_bytes(), other.as_bytes())
-        }
-    }
-
     pub fn decode(&self) -> PyStr {
         if !self.escaped {
             return PyStr::from(self.raw);
@@ -476,7 +437,7 @@ const SPACES: u64 = ONES * b' ' as u64;
 
 /// High bits of the bytes of `x` that are zero. Only the lowest flagged byte
 /// is sure to be a hit (borrows may flag bytes above it), which is all the
-/// scanners use.
+/// string scan uses.
 #[inline(always)]
 fn zero_bytes(x: u64) -> u64 {
     x.wrapping_sub(ONES) & !x & HIGHS
@@ -493,52 +454,9 @@ fn string_special(w: u64) -> u64 {
         | (quote_or_control.wrapping_sub(ONES * 0x21) & !quote_or_control & HIGHS)
 }
 
-/// The end (after the closing quote) of the string opening at `i`, and
-/// whether it has escapes, in text already checked.
-#[inline]
-pub(crate) fn checked_string_end(b: &[u8], mut i: usize) -> (usize, bool) {
-    i += 1;
-    let mut escaped = false;
-    loop {
-        while let Some(word) = b[i..].first_chunk::<8>() {
-            let word = u64::from_le_bytes(*word);
-            let hit =
-                zero_bytes(word ^ (ONES * b'"' as u64)) | zero_bytes(word ^ (ONES * b'\\' as u64));
-            if hit != 0 {
-                i += (hit.trailing_zeros() / 8) as usize;
-                break;
-            }
-            i += 8;
-        }
-        match b[i] {
-            b'"' => return (i + 1, escaped),
-            b'\\' => {
-                escaped = true;
-                i += 2;
-            }
-            _ => i += 1,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn bytes_eq_compares_every_byte_at_every_length() {
-        let text = b"abcdefghijklmnopqrstuvwxyz";
-        for n in 0..=text.len() {
-            let a = &text[..n];
-            assert!(bytes_eq(a, a), "{n}");
-            for i in 0..n {
-                let mut b = a.to_vec();
-                b[i] ^= 1;
-                assert!(!bytes_eq(a, &b), "{n} {i}");
-            }
-            assert!(!bytes_eq(a, &text[..n.saturating_sub(1)]) || n == 0);
-        }
-    }
 
     #[test]
     fn string_special_finds_the_first_special_byte() {

@@ -6,13 +6,11 @@
 //! `Infinity` are accepted, duplicate keys keep the first position and the
 //! last value, and strings may hold lone surrogates (`"\ud800"`).
 //!
-//! [`Value`] is that model. [`parse`] builds it from text, [`lazy`] checks
-//! text without building it (the fast path of the validator), [`write`]
-//! prints it back as `json.dumps` does.
+//! [`Value`] is that model. [`parse`] builds it from text, [`write`] prints
+//! it back as `json.dumps` does.
 
 pub(crate) mod float;
 mod int;
-pub mod lazy;
 mod lex;
 mod object;
 mod parse;

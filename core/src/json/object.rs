@@ -73,6 +73,11 @@ impl Object {
         self.position(key).map(|i| &self.entries[i].1)
     }
 
+    /// The values of `keys` (present ones, `null` included).
+    pub(crate) fn fields<const N: usize>(&self, keys: [&str; N]) -> [Option<&Value>; N] {
+        keys.map(|key| self.get(key))
+    }
+
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
         self.position(key).map(|i| &mut self.entries[i].1)
     }

@@ -3,7 +3,6 @@
 mod build;
 mod lint;
 pub(crate) mod rules;
-pub(crate) mod view;
 
 pub use build::{
     Assembled, BuildArgs, BuildError, ErrorKind, assemble_mooncake_block, author_mooncake_block,
@@ -11,9 +10,8 @@ pub use build::{
 };
 
 use crate::diagnostics::{Diagnostic, Report};
-use crate::json::{JsonError, Value, lazy};
+use crate::json::Value;
 use rules::{AllErrors, FirstError};
-use view::View;
 
 /// A serving mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -41,8 +39,8 @@ impl Mode {
         Mode::ALL.into_iter().find(|m| m.as_str() == s)
     }
 
-    pub(crate) fn of<V: View>(v: V) -> Option<Mode> {
-        Mode::ALL.into_iter().find(|m| v.str_eq(m.as_str()))
+    pub(crate) fn of(v: &Value) -> Option<Mode> {
+        v.as_str().and_then(Mode::parse)
     }
 
     /// Split modes run prefill and decode behind a PD proxy, so they need a
@@ -99,18 +97,6 @@ impl Role {
 /// The reference's verdict on a block: its first error, with the path of the
 /// field at fault. The message is the reference's, byte for byte.
 pub fn validate_mooncake(block: &Value) -> Result<(), Diagnostic> {
-    first_error(block)
-}
-
-/// [`validate_mooncake`] on JSON text, without building a tree: the fast
-/// path. The outer error is a syntax error.
-pub fn validate_mooncake_json(text: &str) -> Result<Result<(), Diagnostic>, JsonError> {
-    let mut captures = lazy::Captures::new(text, &view::MOONCAKE_PLAN);
-    lazy::parse_captured(&mut captures)?;
-    Ok(first_error(view::Captured::root(&captures)))
-}
-
-fn first_error<V: View>(block: V) -> Result<(), Diagnostic> {
     let mut sink = FirstError::default();
     let _ = rules::check(block, &mut sink);
     match sink.0 {

@@ -1,21 +1,21 @@
 //! The reference's validation rules (`validate_mooncake_spec`), in its order.
 //!
-//! Written once over [`View`] and [`Sink`]: a fail-fast sink stops at the
-//! first error, which is then the reference's message byte for byte; a
-//! collecting sink goes on and gathers every error with its path.
+//! Written once over [`Sink`]: a fail-fast sink stops at the first error,
+//! which is then the reference's message byte for byte; a collecting sink
+//! goes on and gathers every error with its path.
 
 use std::ops::ControlFlow;
 
-use super::view::{ObjectView, View, non_null, repr_opt};
 use super::{Mode, Role};
-use crate::bytesize::byte_size_value;
+use crate::bytesize::{ByteSizeArg, byte_size_value};
+use crate::json::{Object, Value};
 use crate::limits::{
     MOONCAKE_STORE_BYTE_SIZE_FIELDS, MOONCAKE_TOPOLOGY_MAX, MOONCAKE_TOPOLOGY_MIN,
     MOONCAKE_TRANSFER_PROTOCOLS, choices,
 };
 
 /// Where rule violations go. `Break` stops the check. Taken as `dyn`: one
-/// copy of the rules per view serves both sinks (errors are the rare path).
+/// copy of the rules serves both sinks (errors are the rare path).
 pub(crate) trait Sink {
     fn error(&mut self, path: &'static str, message: String) -> ControlFlow<()>;
 }
@@ -42,15 +42,24 @@ impl Sink for AllErrors {
     }
 }
 
+/// Python's `d.get(key)`: absent and `null` are both `None`.
+fn non_null(v: Option<&Value>) -> Option<&Value> {
+    v.filter(|v| !v.is_null())
+}
+
+/// `repr(d.get(key))`.
+fn repr_opt(v: Option<&Value>) -> String {
+    v.map_or_else(|| "None".to_owned(), Value::repr)
+}
+
 /// `mooncake.store` and the other sub-blocks: absent or `null` is fine, a
 /// mapping is read, anything else is the given error.
-#[inline]
-fn sub_block<V: View>(
-    value: Option<V>,
+fn sub_block<'a>(
+    value: Option<&'a Value>,
     sink: &mut dyn Sink,
     path: &'static str,
     message: &'static str,
-) -> ControlFlow<(), Option<V::Obj>> {
+) -> ControlFlow<(), Option<&'a Object>> {
     match non_null(value) {
         None => ControlFlow::Continue(None),
         Some(v) => match v.as_object() {
@@ -63,7 +72,7 @@ fn sub_block<V: View>(
     }
 }
 
-pub(crate) fn check<V: View>(block: V, sink: &mut dyn Sink) -> ControlFlow<()> {
+pub(crate) fn check(block: &Value, sink: &mut dyn Sink) -> ControlFlow<()> {
     let Some(block) = block.as_object() else {
         return sink.error("mooncake", "mooncake block must be a mapping".into());
     };
@@ -109,7 +118,7 @@ pub(crate) fn check<V: View>(block: V, sink: &mut dyn Sink) -> ControlFlow<()> {
     if let Some([gss, lbs, ..]) = store_fields {
         for (field, value) in MOONCAKE_STORE_BYTE_SIZE_FIELDS.iter().zip([gss, lbs]) {
             if let Some(value) = value
-                && let Err(e) = byte_size_value(value.byte_size_arg())
+                && let Err(e) = byte_size_value(ByteSizeArg::from(value))
             {
                 let path = if *field == "global_segment_size" {
                     "mooncake.store.global_segment_size"
@@ -126,8 +135,8 @@ pub(crate) fn check<V: View>(block: V, sink: &mut dyn Sink) -> ControlFlow<()> {
     }
 
     if let Some([_, _, cold_tier, enabled]) = store_fields
-        && cold_tier.is_some_and(View::is_true)
-        && !enabled.is_some_and(View::is_true)
+        && cold_tier.is_some_and(Value::is_true)
+        && !enabled.is_some_and(Value::is_true)
     {
         sink.error(
             "mooncake.store.cold_tier_enabled",
@@ -143,7 +152,7 @@ pub(crate) fn check<V: View>(block: V, sink: &mut dyn Sink) -> ControlFlow<()> {
     )?;
     if let Some(autoscaling) = autoscaling {
         let [enabled, prefill, decode] = autoscaling.fields(["enabled", "prefill", "decode"]);
-        if enabled.is_some_and(View::is_true) && !mode.is_some_and(Mode::is_split) {
+        if enabled.is_some_and(Value::is_true) && !mode.is_some_and(Mode::is_split) {
             sink.error(
                 "mooncake.autoscaling.enabled",
                 format!(
@@ -165,13 +174,13 @@ pub(crate) fn check<V: View>(block: V, sink: &mut dyn Sink) -> ControlFlow<()> {
     ControlFlow::Continue(())
 }
 
-fn check_transfer<O: ObjectView>(transfer: O, sink: &mut dyn Sink) -> ControlFlow<()> {
+fn check_transfer(transfer: &Object, sink: &mut dyn Sink) -> ControlFlow<()> {
     let [protocol, device_name] = transfer.fields(["protocol", "device_name"]);
     // `transfer.get("protocol", "rdma")`: only an absent key takes the default.
     if let Some(protocol) = protocol
-        && !MOONCAKE_TRANSFER_PROTOCOLS
-            .iter()
-            .any(|p| protocol.str_eq(p))
+        && !protocol
+            .as_str()
+            .is_some_and(|p| MOONCAKE_TRANSFER_PROTOCOLS.contains(&p))
     {
         sink.error(
             "mooncake.transfer.protocol",
@@ -183,7 +192,7 @@ fn check_transfer<O: ObjectView>(transfer: O, sink: &mut dyn Sink) -> ControlFlo
         )?;
     }
     if let Some(device_name) = device_name
-        && !device_name.is_str()
+        && !matches!(device_name, Value::Str(_))
     {
         sink.error(
             "mooncake.transfer.device_name",
@@ -196,12 +205,8 @@ fn check_transfer<O: ObjectView>(transfer: O, sink: &mut dyn Sink) -> ControlFlo
     ControlFlow::Continue(())
 }
 
-fn check_topology<V: View>(
-    mode: Mode,
-    topology: Option<V>,
-    sink: &mut dyn Sink,
-) -> ControlFlow<()> {
-    let Some(topology) = topology.and_then(View::as_object) else {
+fn check_topology(mode: Mode, topology: Option<&Value>, sink: &mut dyn Sink) -> ControlFlow<()> {
+    let Some(topology) = topology.and_then(Value::as_object) else {
         return sink.error(
             "mooncake.topology",
             format!(
@@ -213,7 +218,7 @@ fn check_topology<V: View>(
     let [prefill, decode] = topology.fields(["prefill", "decode"]);
     for (role, count) in [(Role::Prefill, prefill), (Role::Decode, decode)] {
         let field = role.as_str();
-        match non_null(count).and_then(View::as_int) {
+        match non_null(count).and_then(Value::as_int) {
             None => sink.error(
                 role.topology_path(),
                 format!(
@@ -233,13 +238,13 @@ fn check_topology<V: View>(
     ControlFlow::Continue(())
 }
 
-fn check_role_bounds<O: ObjectView>(role: Role, block: O, sink: &mut dyn Sink) -> ControlFlow<()> {
+fn check_role_bounds(role: Role, block: &Object, sink: &mut dyn Sink) -> ControlFlow<()> {
     let [min, max] = block.fields(["min_replicas", "max_replicas"]);
     let (min, max) = (non_null(min), non_null(max));
     let r = role.as_str();
-    let min_int = min.and_then(View::as_int);
+    let min_int = min.and_then(Value::as_int);
     if let Some(min) = min {
-        match &min_int {
+        match min_int {
             None => sink.error(
                 role.bound_path(false),
                 format!(
@@ -264,8 +269,8 @@ fn check_role_bounds<O: ObjectView>(role: Role, block: O, sink: &mut dyn Sink) -
                 ),
             )?,
             Some(n) => {
-                let effective_min = min_int.unwrap_or(1.into());
-                if n < effective_min {
+                let effective_min = min_int.cloned().unwrap_or(1.into());
+                if *n < effective_min {
                     sink.error(
                         role.bound_path(true),
                         format!(
