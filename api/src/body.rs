@@ -59,17 +59,25 @@ impl TopologyBody {
 pub struct ImageBody {
     #[cfg_attr(feature = "openapi", schema(value_type = String, min_length = 1))]
     pub image: Value,
+    /// Move the PD proxy's image (`spec.mooncake.proxy.image`) to it too.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
+    pub with_proxy: Value,
 }
 
 impl ImageBody {
     pub fn from_value(body: &Value) -> ImageBody {
         ImageBody {
             image: field(body, "image"),
+            with_proxy: field(body, "with_proxy"),
         }
     }
 
     pub fn to_value(&self) -> Value {
-        one("image", &self.image)
+        if self.with_proxy.is_null() {
+            one("image", &self.image)
+        } else {
+            object([("image", &self.image), ("with_proxy", &self.with_proxy)])
+        }
     }
 }
 

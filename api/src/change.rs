@@ -37,12 +37,13 @@ pub fn change_request(endpoint_name: &str, change: &Change) -> ChangeRequest {
             ),
         ),
         Change::ConfigureStore { store } => (Method::Put, at(route::STORE), Some(store.clone())),
-        Change::UpdateImage { image } => (
+        Change::UpdateImage { image, with_proxy } => (
             Method::Put,
             at(route::IMAGE),
             Some(
                 ImageBody {
                     image: image.clone(),
+                    with_proxy: with_proxy.clone(),
                 }
                 .to_value(),
             ),
@@ -177,6 +178,7 @@ mod tests {
             (
                 Change::UpdateImage {
                     image: v("\"img:2\""),
+                    with_proxy: Value::Null,
                 },
                 (
                     "PUT",

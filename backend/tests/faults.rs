@@ -595,6 +595,7 @@ impl Op {
             Op::Store(_) => Change::ConfigureStore { store: body },
             Op::Image(_) => Change::UpdateImage {
                 image: field("image"),
+                with_proxy: Value::Null,
             },
             Op::AddRegion(r) => Change::AddRegion {
                 region: Value::str(r),

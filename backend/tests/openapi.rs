@@ -203,6 +203,7 @@ async fn each_changes_request_makes_that_change() {
             "pd",
             Change::UpdateImage {
                 image: v("\"img:2\""),
+                with_proxy: Value::Bool(true),
             },
         ),
         (

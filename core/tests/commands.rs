@@ -479,6 +479,7 @@ fn each_change_has_its_command() {
         (
             Change::UpdateImage {
                 image: v(r#""my image:1""#),
+                with_proxy: Value::Null,
             },
             "gco inference update-image pd -i 'my image:1'",
         ),

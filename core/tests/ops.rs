@@ -212,6 +212,7 @@ fn update_image_strips_and_drops_region_uris() {
         &r,
         &Change::UpdateImage {
             image: v(r#"" img:2 ""#),
+            with_proxy: Value::Null,
         },
         NOW,
         &mut no_tokens,
@@ -222,7 +223,14 @@ fn update_image_strips_and_drops_region_uris() {
     assert_eq!(next.desired_state, DesiredState::Deploying);
     for bad in [r#""  ""#, "null", "3"] {
         assert_eq!(
-            refusal(&r, Change::UpdateImage { image: v(bad) }).2,
+            refusal(
+                &r,
+                Change::UpdateImage {
+                    image: v(bad),
+                    with_proxy: Value::Null
+                }
+            )
+            .2,
             "Image must be a non-empty string"
         );
     }
@@ -687,7 +695,13 @@ fn a_deleted_endpoint_refuses_each_operation_in_gco_words() {
             },
             "configured",
         ),
-        (Change::UpdateImage { image: v(r#""x""#) }, "updated"),
+        (
+            Change::UpdateImage {
+                image: v(r#""x""#),
+                with_proxy: Value::Null,
+            },
+            "updated",
+        ),
         (
             Change::CanaryDeploy {
                 image: v(r#""x""#),
@@ -735,6 +749,7 @@ fn a_spec_change_restarts_a_stopped_endpoint_and_the_review_says_so() {
             &stopped_plain,
             Change::UpdateImage {
                 image: v(r#""img:2""#),
+                with_proxy: Value::Null,
             },
         ),
         (
@@ -959,7 +974,13 @@ fn rollback_repairs_a_mooncake_endpoint_with_a_canary() {
     r.spec.insert("canary", v(r#"{"image": "x"}"#));
     // Any other spec update keeps the blocks together, which GCO's store refuses.
     assert_eq!(
-        refusal(&r, Change::UpdateImage { image: v(r#""y""#) }),
+        refusal(
+            &r,
+            Change::UpdateImage {
+                image: v(r#""y""#),
+                with_proxy: Value::Null
+            }
+        ),
         (
             OpErrorKind::Invalid,
             "canary".into(),
@@ -969,4 +990,74 @@ fn rollback_repairs_a_mooncake_endpoint_with_a_canary() {
     let next = apply(&r, &Change::RollbackCanary, NOW, &mut no_tokens).unwrap();
     assert!(!next.spec.contains_key("canary"));
     assert!(next.spec.contains_key("mooncake"));
+}
+
+/// The console may move the PD proxy's image with the endpoint's (GCO's
+/// update-image leaves it, as deployed): only where a proxy runs, and only
+/// on a boolean's word.
+#[test]
+fn update_image_with_the_proxy() {
+    let r = split();
+    let next = apply(
+        &r,
+        &Change::UpdateImage {
+            image: v(r#""img:2""#),
+            with_proxy: Value::Bool(true),
+        },
+        NOW,
+        &mut no_tokens,
+    )
+    .unwrap();
+    assert_eq!(next.spec.get("image"), Some(&Value::str("img:2")));
+    assert_eq!(
+        next.spec.get("mooncake").and_then(|m| m
+            .as_object()?
+            .get("proxy")?
+            .as_object()?
+            .get("image")
+            .cloned()),
+        Some(Value::str("img:2"))
+    );
+    assert_eq!(next.desired_state, DesiredState::Deploying);
+    // Without it, the proxy keeps the image deploy gave it.
+    let kept = apply(
+        &r,
+        &Change::UpdateImage {
+            image: v(r#""img:2""#),
+            with_proxy: Value::Bool(false),
+        },
+        NOW,
+        &mut no_tokens,
+    )
+    .unwrap();
+    assert_eq!(mooncake(&kept), mooncake(&r));
+    assert_eq!(
+        refusal(
+            &plain(),
+            Change::UpdateImage {
+                image: v(r#""img:2""#),
+                with_proxy: Value::Bool(true)
+            }
+        ),
+        (
+            OpErrorKind::Invalid,
+            "with_proxy".to_owned(),
+            "Endpoint 'web' runs no PD proxy: only the 'disaggregated' and 'both' modes have one."
+                .to_owned()
+        )
+    );
+    assert_eq!(
+        refusal(
+            &r,
+            Change::UpdateImage {
+                image: v(r#""img:2""#),
+                with_proxy: v(r#""yes""#)
+            }
+        ),
+        (
+            OpErrorKind::Invalid,
+            "with_proxy".to_owned(),
+            "with_proxy must be a boolean, got 'yes'".to_owned()
+        )
+    );
 }

@@ -241,6 +241,21 @@ test('image update on a Mooncake endpoint: the review says what happens to the p
     const notes = (await page.locator('.review .notes li').allTextContents()).join('\n');
     assert.match(notes, /The PD proxy keeps its own image, img:1/);
     assert.match(notes, /running pods keep their image/);
+    // Offered: the proxy moves too.
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByLabel('Also update the PD proxy image').check();
+    await page.getByRole('button', { name: 'Review image' }).click();
+    const moved = (await page.locator('.review .notes li').allTextContents()).join('\n');
+    assert.match(moved, /The PD proxy moves to img:2 too/);
+    assert.ok(
+      (await page.locator('table.diff tbody tr').allTextContents()).some((row) => row.startsWith('spec.mooncake.proxy.image')),
+      'the diff shows the proxy image',
+    );
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('update image: done.').waitFor();
+    const stored = (await h.api(env.base, 'GET', '/api/endpoints/e2e-image')).body.spec;
+    assert.equal(stored.image, 'img:2');
+    assert.equal(stored.mooncake.proxy.image, 'img:2');
     h.assertNoProblems(page);
   }));
 

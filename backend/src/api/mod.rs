@@ -289,8 +289,9 @@ async fn update_image(
     if_match: Result<IfMatch, ApiError>,
     StorableBody(body): StorableBody,
 ) -> Result<Response, ApiError> {
-    let ImageBody { image } = ImageBody::from_value(&body);
-    apply_change(&service, name, if_match, Change::UpdateImage { image }).await
+    let ImageBody { image, with_proxy } = ImageBody::from_value(&body);
+    let change = Change::UpdateImage { image, with_proxy };
+    apply_change(&service, name, if_match, change).await
 }
 
 /// Scale a plain endpoint

@@ -231,10 +231,16 @@ pub fn change_commands(record: &Record, change: &Change) -> Commands {
             let line = store_flags(&mut out, name, &target);
             out.push(line);
         }
-        Change::UpdateImage { image } => {
+        Change::UpdateImage { image, with_proxy } => {
             let mut line = Line::new("update-image", name);
             flag(&mut out, &mut line, "-i", "image", image);
             out.push(line);
+            if with_proxy.is_true() {
+                out.note(
+                    "mooncake.proxy.image",
+                    "the GCO CLI has no flag for the PD proxy's image: update-image leaves it as deployed",
+                );
+            }
         }
         Change::AddRegion { .. } | Change::RemoveRegion { .. } => {
             out.note(

@@ -37,6 +37,10 @@ pub enum Change {
     },
     UpdateImage {
         image: Value,
+        /// Whether the PD proxy's image (`mooncake.proxy.image`, which deploy
+        /// stores apart) moves to it too: `true`, or absent/null/`false`.
+        /// GCO's update-image has no such choice and leaves the proxy.
+        with_proxy: Value,
     },
     AddRegion {
         region: Value,
@@ -113,7 +117,16 @@ impl Change {
                 }
                 Ok(())
             }
-            Change::UpdateImage { image } => image_text(image).map(|_| ()),
+            Change::UpdateImage { image, with_proxy } => {
+                image_text(image)?;
+                match with_proxy {
+                    Value::Null | Value::Bool(_) => Ok(()),
+                    other => Err(OpError::invalid(
+                        "with_proxy",
+                        format!("with_proxy must be a boolean, got {}", other.repr()),
+                    )),
+                }
+            }
             Change::Scale { replicas } => replica_count(replicas).map(|_| ()),
             Change::AddRegion { region } | Change::RemoveRegion { region } => {
                 region_name(region).map(|_| ())
@@ -240,8 +253,30 @@ pub fn apply(
             block.insert("store", settings);
             set_block(&mut next, block)?;
         }
-        Change::UpdateImage { image } => {
-            next.spec.insert("image", image_text(image)?);
+        Change::UpdateImage { image, with_proxy } => {
+            let image = image_text(image)?;
+            if with_proxy.is_true() {
+                if !spec_mode(&record.spec).is_some_and(Mode::is_split) {
+                    return Err(OpError::invalid(
+                        "with_proxy",
+                        format!(
+                            "Endpoint '{name}' runs no PD proxy: only the 'disaggregated' and 'both' modes have one."
+                        ),
+                    ));
+                }
+                let mut block = mooncake_of(&record.spec);
+                let mut proxy = block
+                    .get("proxy")
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_default();
+                proxy.insert("image", image.as_str());
+                block.insert("proxy", proxy);
+                next.spec.insert("image", image);
+                set_block(&mut next, block)?;
+            } else {
+                next.spec.insert("image", image);
+            }
             next.spec.remove("region_image_uris");
         }
         Change::AddRegion { region } => regions::add(&mut next, &region_name(region)?, tokens),

@@ -187,15 +187,28 @@ fn StoreForm() -> impl IntoView {
 #[component]
 fn ImageForm() -> impl IntoView {
     let ctx = ctx();
+    let record = record();
     let image = RwSignal::new(String::new());
+    let with_proxy = RwSignal::new(false);
+    let split = move || record().is_some_and(|r| spec_mode(&r.spec).is_some_and(|m| m.is_split()));
     view! {
         <form class="action" on:submit=move |ev| {
             ev.prevent_default();
-            ctx.review("image", "update image", Change::UpdateImage { image: Value::from(image.get_untracked()) });
+            ctx.review("image", "update image", Change::UpdateImage {
+                image: Value::from(image.get_untracked()),
+                with_proxy: Value::Bool(split() && with_proxy.get_untracked()),
+            });
         }>
             <h3>"Update image"</h3>
             <ActionField form="image" id="new-image" label="New image" value=image
                 from_record=|r| text_at(r, &["image"]) paths=&["image", "spec.image"]/>
+            <Show when=split>
+                <div class="field check">
+                    <input id="image-proxy" type="checkbox" prop:checked=move || with_proxy.get()
+                        on:change=move |ev| { with_proxy.set(event_target_checked(&ev)); ctx.editing.set(true); }/>
+                    <label for="image-proxy">"Also update the PD proxy image"</label>
+                </div>
+            </Show>
             <button type="submit">"Review image"</button>
         </form>
     }

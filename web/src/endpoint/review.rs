@@ -90,17 +90,21 @@ fn notes(record: &Record, next: &Record, change: &Change) -> Vec<String> {
         );
     }
     match change {
-        Change::UpdateImage { image } if spec_mode(&record.spec).is_some() => {
+        Change::UpdateImage { image, with_proxy } if spec_mode(&record.spec).is_some() => {
             let proxy = record
                 .spec
                 .get("mooncake")
                 .and_then(|m| paths::get(m, &["proxy", "image"]))
                 .map(|v| paths::display(Some(v)));
-            if let Some(proxy) = proxy {
-                notes.push(format!(
-                    "The PD proxy keeps its own image, {proxy}: deploy stored it apart (spec.mooncake.proxy.image), and update-image changes only spec.image. To move the proxy to {} as well, redeploy the endpoint (Clone) with the proxy image set.",
-                    paths::display(Some(image))
-                ));
+            let image = paths::display(Some(image));
+            match proxy {
+                Some(_) if with_proxy.is_true() => notes.push(format!(
+                    "The PD proxy moves to {image} too (spec.mooncake.proxy.image): GCO's monitor patches the proxy's Deployment on its next pass. GCO's own update-image would leave it."
+                )),
+                Some(proxy) => notes.push(format!(
+                    "The PD proxy keeps its own image, {proxy}: deploy stored it apart (spec.mooncake.proxy.image), and update-image changes only spec.image. Tick \"Also update the PD proxy image\" to move it too."
+                )),
+                None => {}
             }
             notes.push(
                 "GCO's monitor only scales existing prefill and decode Deployments (as read from its code): running pods keep their image until their Deployments are recreated, e.g. by stopping and starting the endpoint or redeploying it.".to_owned(),
