@@ -5,8 +5,7 @@ use std::io::{self, BufRead, Read, Write};
 use crate::commands::record_commands;
 use crate::deploy::DeployContext;
 use crate::document::record_of_document;
-use crate::json::{self, Value};
-use crate::plan::plan;
+use crate::json;
 use crate::protocol;
 use crate::record::Record;
 use crate::region::RegionContext;
@@ -149,15 +148,7 @@ fn plan_file(file: &str, region: Option<&str>) -> i32 {
     let Some(record) = read_record(file, region) else {
         return 1;
     };
-    let plans = match region {
-        Some(region) => plan(&record, region).map(|p| p.to_value()),
-        None => record
-            .target_regions
-            .iter()
-            .map(|r| plan(&record, r).map(|p| p.to_value()))
-            .collect::<Result<Vec<_>, _>>()
-            .map(Value::List),
-    };
+    let plans = crate::plan::plans_value(&record, region);
     match plans {
         Ok(v) => {
             println!("{}", v.to_json_pretty());

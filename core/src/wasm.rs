@@ -26,7 +26,6 @@ use crate::diagnostics::Report;
 use crate::document::{self, check_document, record_of_document};
 use crate::json::{self, Int, MAX_DEPTH, Value};
 use crate::mooncake::{BuildArgs, build_mooncake_block};
-use crate::plan::plan;
 use crate::{ByteSizeArg, author_byte_size, check_mooncake};
 
 /// Answers cross as plain JS data: dicts as plain objects, integers beyond
@@ -563,15 +562,7 @@ pub fn plan_deploy_js(
     let answer = match record_of_text(&text, regions.as_deref()) {
         Err(errors) => PlanResult::Error { ok: false, errors },
         Ok(record) => {
-            let plans = match &region {
-                Some(region) => plan(&record, region).map(|p| p.to_value()),
-                None => record
-                    .target_regions
-                    .iter()
-                    .map(|r| plan(&record, r).map(|p| p.to_value()))
-                    .collect::<Result<Vec<_>, _>>()
-                    .map(Value::List),
-            };
+            let plans = crate::plan::plans_value(&record, region.as_deref());
             match plans {
                 Ok(value) => PlanResult::Value { ok: true, value },
                 Err(e) => PlanResult::Error {

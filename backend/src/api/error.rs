@@ -97,7 +97,8 @@ impl IntoResponse for ApiError {
     }
 }
 
-fn invalid(report: Report) -> ApiError {
+/// A 422 with every error of `report`, at its field.
+pub fn invalid(report: Report) -> ApiError {
     let errors: Vec<Diagnostic> = report.errors().cloned().collect();
     let summary = match errors.len() {
         1 => "the request has 1 error".to_owned(),

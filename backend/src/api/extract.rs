@@ -125,6 +125,40 @@ pub struct ListQuery {
     pub page: Page,
 }
 
+/// Every `key=value` of the request's query, in order.
+async fn query_pairs<S: Send + Sync>(
+    parts: &mut Parts,
+    state: &S,
+) -> Result<Vec<(String, String)>, ApiError> {
+    let Query(pairs) = Query::<Vec<(String, String)>>::from_request_parts(parts, state)
+        .await
+        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.body_text()))?;
+    Ok(pairs)
+}
+
+/// The parameters among `known`, each at most once: one given twice is
+/// refused rather than one of them dropped; unknown ones are ignored, as
+/// they would be once.
+fn known_once(
+    pairs: Vec<(String, String)>,
+    known: &[&str],
+) -> Result<HashMap<String, String>, ApiError> {
+    let mut query = HashMap::new();
+    for (key, value) in pairs {
+        if !known.contains(&key.as_str()) {
+            continue;
+        }
+        if query.insert(key.clone(), value).is_some() {
+            return Err(ApiError::field(
+                StatusCode::BAD_REQUEST,
+                &key,
+                format!("{key} is given more than once"),
+            ));
+        }
+    }
+    Ok(query)
+}
+
 /// The query parameters of a list.
 const LIST_PARAMETERS: [&str; 4] = ["desired_state", "region", "after", "limit"];
 
@@ -132,9 +166,7 @@ impl<S: Send + Sync> FromRequestParts<S> for ListQuery {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        let Query(pairs) = Query::<Vec<(String, String)>>::from_request_parts(parts, state)
-            .await
-            .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.body_text()))?;
+        let pairs = query_pairs(parts, state).await?;
         ListQuery::from_pairs(pairs)
     }
 }
@@ -142,21 +174,7 @@ impl<S: Send + Sync> FromRequestParts<S> for ListQuery {
 impl ListQuery {
     /// An empty value is no filter, as an absent one.
     fn from_pairs(pairs: Vec<(String, String)>) -> Result<ListQuery, ApiError> {
-        // A filter given twice is refused rather than one of them dropped;
-        // other parameters are ignored, as they would be once.
-        let mut query = HashMap::new();
-        for (key, value) in pairs {
-            if !LIST_PARAMETERS.contains(&key.as_str()) {
-                continue;
-            }
-            if query.insert(key.clone(), value).is_some() {
-                return Err(ApiError::field(
-                    StatusCode::BAD_REQUEST,
-                    &key,
-                    format!("{key} is given more than once"),
-                ));
-            }
-        }
+        let mut query = known_once(pairs, &LIST_PARAMETERS)?;
         let mut given = |key: &str| query.remove(key).filter(|s| !s.is_empty());
         let state = given("desired_state")
             .map(|s| {
@@ -235,9 +253,7 @@ impl<S: Send + Sync> FromRequestParts<S> for DeleteQuery {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        let Query(pairs) = Query::<Vec<(String, String)>>::from_request_parts(parts, state)
-            .await
-            .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.body_text()))?;
+        let pairs = query_pairs(parts, state).await?;
         DeleteQuery::from_pairs(pairs)
     }
 }
@@ -245,19 +261,7 @@ impl<S: Send + Sync> FromRequestParts<S> for DeleteQuery {
 impl DeleteQuery {
     fn from_pairs(pairs: Vec<(String, String)>) -> Result<DeleteQuery, ApiError> {
         let known = [route::OWNER_LABEL_PARAMETER, route::LIFECYCLE_ID_PARAMETER];
-        let mut query = HashMap::new();
-        for (key, value) in pairs {
-            if !known.contains(&key.as_str()) {
-                continue;
-            }
-            if query.insert(key.clone(), value).is_some() {
-                return Err(ApiError::field(
-                    StatusCode::BAD_REQUEST,
-                    &key,
-                    format!("{key} is given more than once"),
-                ));
-            }
-        }
+        let query = known_once(pairs, &known)?;
         let owner_label = query
             .get(route::OWNER_LABEL_PARAMETER)
             .map(|label| {

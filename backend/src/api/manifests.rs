@@ -21,7 +21,7 @@ use gco_api::route;
 use super::AppState;
 use super::body::JsonBody;
 use super::doc::ManifestsErrors;
-use super::error::{ApiError, json_response};
+use super::error::{ApiError, invalid, json_response};
 use super::schema::{Manifests, ManifestsRequest};
 
 /// The body's optional region settings, each a [`RegionContext`] field.
@@ -132,17 +132,4 @@ fn region_context(body: &Object) -> Result<RegionContext, ApiError> {
         master_image: text("master_image")?,
         project_name: text("project_name")?,
     })
-}
-
-fn invalid(report: Report) -> ApiError {
-    let errors: Vec<Diagnostic> = report.errors().cloned().collect();
-    let summary = match errors.len() {
-        1 => "the request has 1 error".to_owned(),
-        n => format!("the request has {n} errors"),
-    };
-    ApiError {
-        status: StatusCode::UNPROCESSABLE_ENTITY,
-        summary,
-        errors,
-    }
 }

@@ -167,6 +167,21 @@ pub fn plan_in_region(record: &Record, ctx: &RegionContext) -> Result<Plan, Plan
     })
 }
 
+/// The plan of `record` in `region` as JSON, or without a region the list
+/// of every target region's plan: what `gco-spec plan` and the package's
+/// `planDeploy` answer.
+pub fn plans_value(record: &Record, region: Option<&str>) -> Result<Value, PlanError> {
+    match region {
+        Some(region) => plan(record, region).map(|p| p.to_value()),
+        None => record
+            .target_regions
+            .iter()
+            .map(|r| plan(record, r).map(|p| p.to_value()))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Value::List),
+    }
+}
+
 /// Plans for every target region of a checked deploy, in region order.
 pub fn plan_deployment(deployment: &Deployment) -> Result<Vec<Plan>, PlanError> {
     let record = preview_record(deployment.clone());
