@@ -33,19 +33,7 @@ struct Reply {
 
 impl Reply {
     fn get(&self, path: &str) -> Value {
-        let mut v = self.body.clone();
-        for key in path.split('.') {
-            v = match &v {
-                Value::Object(o) => o.get(key).cloned().unwrap_or(Value::Null),
-                Value::List(l) => key
-                    .parse::<usize>()
-                    .ok()
-                    .and_then(|i| l.get(i).cloned())
-                    .unwrap_or(Value::Null),
-                _ => Value::Null,
-            };
-        }
-        v
+        common::at(self.body.clone(), path)
     }
 
     fn str(&self, path: &str) -> String {

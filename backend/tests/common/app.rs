@@ -34,18 +34,7 @@ pub struct Reply {
 
 impl Reply {
     pub fn get(&self, path: &str) -> Value {
-        let mut v = self.body.clone();
-        for key in path.split('.') {
-            v = match &v {
-                Value::Object(o) => o.get(key).cloned().unwrap_or(Value::Null),
-                Value::List(l) => l
-                    .get(key.parse::<usize>().unwrap())
-                    .cloned()
-                    .unwrap_or(Value::Null),
-                _ => Value::Null,
-            };
-        }
-        v
+        super::at(self.body.clone(), path)
     }
 
     pub fn str(&self, path: &str) -> String {
