@@ -140,7 +140,7 @@ async fn lists_name_stored_items_that_are_no_record() {
     }
     let api = Api::over(dir, Access::loopback(None));
     api.deploy_split("pd").await;
-    let odd = r#"[{"endpoint_name": "odd", "path": "desired_state", "message": "unknown state \"paused\""}]"#;
+    let odd = r#"[{"endpoint_name": "odd", "path": "desired_state", "message": "unknown state 'paused'"}]"#;
     let r = api.get("/api/endpoints").await;
     assert_eq!(
         (
@@ -169,7 +169,7 @@ async fn lists_name_stored_items_that_are_no_record() {
     );
     assert_eq!(
         r.first_error(),
-        ("desired_state".into(), r#"unknown state "paused""#.into())
+        ("desired_state".into(), r#"unknown state 'paused'"#.into())
     );
     let r = api.send("POST", "/api/endpoints/odd/stop", None, &[]).await;
     assert_eq!(

@@ -474,7 +474,7 @@ async fn put_raw(
 }
 
 /// What the record reader says of a state it does not know.
-const ODD_STATE: &str = "unknown state \"paused\"";
+const ODD_STATE: &str = "unknown state 'paused'";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dynamodb_list_reports_items_it_cannot_read() {

@@ -99,7 +99,10 @@ impl Fields {
                 .unwrap_or_default();
             report.push(Diagnostic::warning(
                 key.clone(),
-                format!("unknown deploy field {key:?}, which is ignored{hint}"),
+                format!(
+                    "unknown deploy field {}, which is ignored{hint}",
+                    crate::pyrepr::repr_text(&key)
+                ),
             ));
         }
         Fields { entries, at }

@@ -90,7 +90,8 @@ fn check_record(v: &Value) -> Report {
             report.push(Diagnostic::error(
                 format!("target_regions[{i}]"),
                 format!(
-                    "target_regions[{i}] must be an AWS region such as 'us-east-1', got {region:?}"
+                    "target_regions[{i}] must be an AWS region such as 'us-east-1', got {}",
+                    crate::pyrepr::repr_text(region)
                 ),
             ));
         }

@@ -1,6 +1,5 @@
 //! Endpoint names, region names and environment variable names.
 
-use crate::json::Value;
 use crate::limits::{ENDPOINT_NAME_MAX_LEN, SPLIT_MODE_NAME_MAX_LEN};
 use crate::table::MAX_NAME_BYTES;
 
@@ -42,7 +41,7 @@ impl NameIssue {
     }
 
     pub fn message(&self, name: &str) -> String {
-        let repr = |text: &str| Value::str(text).repr();
+        let repr = crate::pyrepr::repr_text;
         match self {
             NameIssue::Empty => "endpoint_name must be a non-empty string".into(),
             NameIssue::TooLong(bytes) => {
@@ -58,17 +57,20 @@ impl NameIssue {
                 repr(&c.to_string())
             ),
             NameIssue::NotDnsLabel => format!(
-                "endpoint name {name:?} is not a DNS label (lowercase letters, digits and '-', \
+                "endpoint name {} is not a DNS label (lowercase letters, digits and '-', \
                  starting and ending with a letter or digit, at most {ENDPOINT_NAME_MAX_LEN} characters): \
-                 GCO cannot route it"
+                 GCO cannot route it",
+                repr(name)
             ),
             NameIssue::SplitStartsWithDigit => format!(
-                "endpoint name {name:?} starts with a digit: Kubernetes Service names derived from it \
-                 ({name}-prefill, {name}-decode) must start with a letter"
+                "endpoint name {} starts with a digit: Kubernetes Service names derived from it \
+                 ({name}-prefill, {name}-decode) must start with a letter",
+                repr(name)
             ),
             NameIssue::SplitTooLong(len) => format!(
-                "endpoint name {name:?} has {len} characters: split modes derive longer object names \
-                 ({name}-prefill); keep it at most {SPLIT_MODE_NAME_MAX_LEN}"
+                "endpoint name {} has {len} characters: split modes derive longer object names \
+                 ({name}-prefill); keep it at most {SPLIT_MODE_NAME_MAX_LEN}",
+                repr(name)
             ),
         }
     }

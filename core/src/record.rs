@@ -197,8 +197,12 @@ impl Record {
         let endpoint_name =
             string("endpoint_name")?.ok_or_else(|| err("endpoint_name", "is required"))?;
         let state = string("desired_state")?.unwrap_or_else(|| "deploying".into());
-        let desired_state = DesiredState::parse(&state)
-            .ok_or_else(|| err("desired_state", &format!("unknown state {state:?}")))?;
+        let desired_state = DesiredState::parse(&state).ok_or_else(|| {
+            err(
+                "desired_state",
+                &format!("unknown state {}", crate::pyrepr::repr_text(&state)),
+            )
+        })?;
         let mut extra = Object::new();
         for (k, v) in o.str_entries() {
             let k = k.to_string_lossy();

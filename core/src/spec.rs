@@ -171,7 +171,10 @@ pub fn check_spec_fields(spec: &Object, report: &mut Report) {
                 .unwrap_or_default();
             r.report.push(Diagnostic::warning(
                 key.clone(),
-                format!("unknown spec key {key:?}, which GCO ignores{hint}"),
+                format!(
+                    "unknown spec key {}, which GCO ignores{hint}",
+                    crate::pyrepr::repr_text(&key)
+                ),
             ));
         }
     }
@@ -378,7 +381,7 @@ mod tests {
         let w: Vec<_> = r.warnings().map(|d| d.message.clone()).collect();
         assert_eq!(
             w,
-            ["unknown spec key \"replica\", which GCO ignores; did you mean 'replicas'?"]
+            ["unknown spec key 'replica', which GCO ignores; did you mean 'replicas'?"]
         );
     }
 }

@@ -36,8 +36,9 @@ pub fn unstorable_value(value: &Value) -> Option<Diagnostic> {
     };
     if let Some((path, text)) = value.lone_surrogate() {
         let message = format!(
-            "{} holds a lone surrogate ({text:?}), which cannot be stored: text is kept as UTF-8",
-            at(&path)
+            "{} holds a lone surrogate ({}), which cannot be stored: text is kept as UTF-8",
+            at(&path),
+            crate::pyrepr::repr_str(text)
         );
         return Some(Diagnostic::error(path, message));
     }

@@ -225,7 +225,7 @@ fn request_fields_are_read_once_by_name() {
         .collect();
     assert_eq!(
         warnings,
-        [r#"imgae: unknown deploy field "imgae", which is ignored; did you mean 'image'?"#]
+        [r#"imgae: unknown deploy field 'imgae', which is ignored; did you mean 'image'?"#]
     );
     // A null field takes its default; a key written with escapes is the
     // field it decodes to.

@@ -103,6 +103,11 @@ pub fn repr_into(value: &Value, out: &mut String) {
     }
 }
 
+/// `repr()` of text, as messages quote what was sent: `'a b'`.
+pub fn repr_text(text: &str) -> String {
+    repr_str(&PyStr::from(text))
+}
+
 pub fn repr_str(s: &PyStr) -> String {
     let mut out = String::with_capacity(s.as_bytes().len() + 2);
     repr_str_into(s, &mut out);
