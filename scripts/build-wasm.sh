@@ -22,13 +22,14 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-# Issue 26 set 98,304 bytes (96 KB). Whole documents now carry GCO's newest
-# operations, the regional scope check and plans: 109,284 bytes, over that
-# target (BENCHMARKS.md). The check keeps the package from growing further.
-GZIP_BUDGET=${GZIP_BUDGET:-112000}   # bytes, gzip -9 of the web wasm + JS
+# Issue 26's budget. What keeps the package in it (BENCHMARKS.md): no
+# Unicode case tables (scope.rs lowers what can matter), talc for an
+# allocator, and the browser JS minified.
+GZIP_BUDGET=${GZIP_BUDGET:-98304}    # bytes, gzip -9 of the web wasm + JS: 96 KB
 PROFILE=wasm-release
 TARGET=wasm32-unknown-unknown
 WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"
+ESBUILD="$ROOT/node_modules/.bin/esbuild"
 
 log() { printf '[build-wasm] %s\n' "$*" >&2; }
 SIZE_ONLY=; [ "${1:-}" = --size-only ] && SIZE_ONLY=1
@@ -41,7 +42,7 @@ rustup target list --installed | grep -qx "$TARGET" || need_setup=1
 if ! command -v wasm-bindgen >/dev/null || [ "$(wasm-bindgen --version | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
   need_setup=1
 fi
-[ -x "$WASM_OPT" ] || need_setup=1
+[ -x "$WASM_OPT" ] && [ -x "$ESBUILD" ] || need_setup=1
 if [ -n "$need_setup" ]; then
   log "toolchain incomplete: running scripts/setup.sh"
   bash scripts/setup.sh
@@ -73,6 +74,10 @@ for target in web nodejs; do
     "$out/gco_spec_bg.wasm" -o "$out/gco_spec_bg.wasm.opt"
   mv "$out/gco_spec_bg.wasm.opt" "$out/gco_spec_bg.wasm"
 done
+# What a browser loads goes out minified, as bundlers would make it; names
+# are kept, so stack traces stay readable. The node build stays as written.
+"$ESBUILD" core/pkg/web/gco_spec.js --minify-whitespace --minify-syntax --format=esm \
+  --log-level=warning --allow-overwrite --outfile=core/pkg/web/gco_spec.js
 
 # wasm-bindgen writes no package.json for these targets. Say what each module
 # system is, so a "type" in a package.json further up cannot break them (node
@@ -115,8 +120,9 @@ cat > core/pkg/package.json <<JSON
 JSON
 fi
 
-# What a browser loads: the web build's wasm and JS.
-WEB=(core/pkg/web/gco_spec_bg.wasm core/pkg/web/gco_spec.js)
+# What a browser loads: the web build's wasm and JS (with wasm-bindgen's
+# snippets/ of inline JS).
+mapfile -t WEB < <(find core/pkg/web -name '*.wasm' -o -name '*.js' | sort)
 size=$(cat "${WEB[@]}" | wc -c)
 gz_size=0
 for f in "${WEB[@]}"; do gz_size=$((gz_size + $(gzip -9 -c "$f" | wc -c))); done
