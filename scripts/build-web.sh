@@ -28,7 +28,7 @@ log "cargo build -p gco-web ($PROFILE)"
 CARGO_PROFILE_WASM_RELEASE_STRIP=false cargo build -q -p gco-web --target "$TARGET" --profile "$PROFILE"
 
 rm -rf dist && mkdir -p dist
-wasm-bindgen "target/$TARGET/$PROFILE/gco-web.wasm" --target web --no-typescript --out-dir dist --out-name gco-web
+wasm-bindgen "${CARGO_TARGET_DIR:-target}/$TARGET/$PROFILE/gco-web.wasm" --target web --no-typescript --out-dir dist --out-name gco-web
 "$WASM_OPT" -Oz --converge \
   --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals --enable-multivalue --enable-reference-types \
