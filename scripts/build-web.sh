@@ -24,6 +24,12 @@ if [ -z "$SIZE_ONLY" ]; then
 [ -x "$WASM_OPT" ] && command -v wasm-bindgen >/dev/null || bash scripts/setup.sh
 
 log "cargo build -p gco-web ($PROFILE)"
+# --cfg erase_components: Leptos type-erases each component's view (an
+# AnyView at every component boundary) instead of building one nested type
+# per view tree, so tachys' render code is instantiated far fewer times.
+# Documented by Leptos; the console's behaviour is the same either way.
+# Scoped to this build (core's package build does not use Leptos).
+export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }--cfg erase_components"
 # Not stripped here: wasm-bindgen reads the target_features section; wasm-opt strips below.
 CARGO_PROFILE_WASM_RELEASE_STRIP=false cargo build -q -p gco-web --target "$TARGET" --profile "$PROFILE"
 
