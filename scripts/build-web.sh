@@ -10,10 +10,10 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-# Issue 25 set 300,000 bytes; the console with live status, per-region
-# status, search and sort, and an endpoint page of one component per action
-# is 354,400 (BENCHMARKS.md). The check keeps it from growing further.
-BUDGET=${WEB_GZIP_BUDGET:-360000}   # bytes: wasm + JS, gzip -9
+# Issue 25 set 300,000 bytes. The console is 281,553 (BENCHMARKS.md) with
+# Leptos's erased components, the core's wasm-opt passes and the JS
+# engine's float text (gco-spec's js-builtins); it was 357,630 before.
+BUDGET=${WEB_GZIP_BUDGET:-300000}   # bytes: wasm + JS, gzip -9
 PROFILE=wasm-release
 TARGET=wasm32-unknown-unknown
 WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"
