@@ -54,7 +54,7 @@ log "cargo build ($PROFILE, $TARGET)"
 # wasm-bindgen then cannot tell which wasm features it may use (it warns).
 # wasm-opt strips names, debug info and producers below instead.
 CARGO_PROFILE_WASM_RELEASE_STRIP=false cargo build -q -p gco-spec --lib --no-default-features --features wasm --target "$TARGET" --profile "$PROFILE"
-RAW="$ROOT/target/$TARGET/$PROFILE/gco_spec.wasm"
+RAW="${CARGO_TARGET_DIR:-$ROOT/target}/$TARGET/$PROFILE/gco_spec.wasm"
 
 for target in web nodejs; do
   out="core/pkg/${target/nodejs/node}"

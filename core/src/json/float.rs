@@ -3,20 +3,21 @@
 //!
 //! Natively these are `str::parse` and `{:e}`: correctly rounded, and the
 //! shortest digits that round-trip, as CPython's `float()` and `repr()`.
-//! In the wasm build (`wasm` feature on `wasm32`) the same answers come from
-//! the JS engine (`parseFloat`, `Number.prototype.toExponential()` with no
-//! argument: shortest round-trip digits, the closest when several are
-//! shortest), which saves the package Rust's tables and code for both.
+//! In the wasm builds (`js-builtins` feature on `wasm32`: the package and
+//! the console) the same answers come from the JS engine (`parseFloat`,
+//! `Number.prototype.toExponential()` with no argument: shortest round-trip
+//! digits, the closest when several are shortest), which saves them Rust's
+//! tables and code for both.
 
 /// The float of a JSON number's text (`-`? digits, optional fraction and
 /// exponent), correctly rounded as `float()`: `1e400` is `inf`, `-0.0` keeps
 /// its sign, subnormals are exact.
-#[cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
+#[cfg(not(all(target_arch = "wasm32", feature = "js-builtins")))]
 pub(crate) fn parse_float(text: &str) -> f64 {
     text.parse().unwrap_or(f64::NAN)
 }
 
-#[cfg(all(target_arch = "wasm32", feature = "wasm"))]
+#[cfg(all(target_arch = "wasm32", feature = "js-builtins"))]
 pub(crate) fn parse_float(text: &str) -> f64 {
     js_sys::parse_float(text)
 }
@@ -41,12 +42,12 @@ pub(crate) fn shortest_digits(f: f64) -> (String, i32) {
 }
 
 /// `d.ddde<exp>` (Rust) or `d.ddde±<exp>` (JS); both read by `shortest_digits`.
-#[cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
+#[cfg(not(all(target_arch = "wasm32", feature = "js-builtins")))]
 fn scientific(f: f64) -> String {
     format!("{f:e}")
 }
 
-#[cfg(all(target_arch = "wasm32", feature = "wasm"))]
+#[cfg(all(target_arch = "wasm32", feature = "js-builtins"))]
 fn scientific(f: f64) -> String {
     use wasm_bindgen::prelude::*;
 

@@ -223,11 +223,11 @@ fn key_id(v: &Value, serial: usize) -> Vec<u8> {
 
 /// Where each key of a large object went (by [`key_id`]): std's `HashMap`
 /// natively.
-#[cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
+#[cfg(not(all(target_arch = "wasm32", feature = "js-builtins")))]
 #[derive(Default)]
 struct KeyIndex(std::collections::HashMap<Vec<u8>, usize>);
 
-#[cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
+#[cfg(not(all(target_arch = "wasm32", feature = "js-builtins")))]
 impl KeyIndex {
     /// The entry of the key `id` when it has one; else `None`, and the key
     /// is recorded as going to entry `at`.
@@ -243,20 +243,20 @@ impl KeyIndex {
     }
 }
 
-/// In the wasm build, a JS `Map` keyed by the id's bytes as a Latin-1
+/// In the wasm builds (`js-builtins`), a JS `Map` keyed by the id's bytes as a Latin-1
 /// string: the engine's hashing, none in the module (a HashMap is about 1 KB
 /// of the gzipped package).
-#[cfg(all(target_arch = "wasm32", feature = "wasm"))]
+#[cfg(all(target_arch = "wasm32", feature = "js-builtins"))]
 struct KeyIndex(js_sys::Map);
 
-#[cfg(all(target_arch = "wasm32", feature = "wasm"))]
+#[cfg(all(target_arch = "wasm32", feature = "js-builtins"))]
 impl Default for KeyIndex {
     fn default() -> KeyIndex {
         KeyIndex(js_sys::Map::new())
     }
 }
 
-#[cfg(all(target_arch = "wasm32", feature = "wasm"))]
+#[cfg(all(target_arch = "wasm32", feature = "js-builtins"))]
 impl KeyIndex {
     fn find_or_insert(&mut self, id: Vec<u8>, at: usize) -> Option<usize> {
         use wasm_bindgen::JsValue;

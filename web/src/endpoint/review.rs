@@ -54,12 +54,15 @@ fn shown(path: &str, v: &Option<Value>) -> String {
     }
 }
 
+/// A line of the review's table: the field, its value now and after.
+type DiffLine = (String, String, String);
+
 /// The record after `change`, the lines that differ, and what GCO's
 /// monitors do about it; or the core's refusal.
 fn compute(
     record: &Record,
     change: &Change,
-) -> Result<(Vec<(String, String, String)>, Vec<String>), gco_spec::OpError> {
+) -> Result<(Vec<DiffLine>, Vec<String>), gco_spec::OpError> {
     let next = apply(record, change, &record.updated_at, &mut || {
         PREVIEW_TOKEN.to_owned()
     })?;

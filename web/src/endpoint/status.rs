@@ -85,8 +85,8 @@ pub fn RegionStatuses(record: Record) -> impl IntoView {
                                         <td><span class=format!("state {state}")>{state.clone()}</span></td>
                                         <td>{ratio(s.replicas_ready, s.replicas_desired)}</td>
                                         {split.then(|| view! {
-                                            <td>{role(&s.roles.as_ref().and_then(|r| r.prefill.clone()))}</td>
-                                            <td>{role(&s.roles.as_ref().and_then(|r| r.decode.clone()))}</td>
+                                            <td>{role(&s.roles.as_ref().and_then(|r| r.prefill))}</td>
+                                            <td>{role(&s.roles.as_ref().and_then(|r| r.decode))}</td>
                                         })}
                                         <td>{store}</td>
                                         <td>{sync.map(|t| view! { <span>{age(&t).unwrap_or_default()}" · "<Time iso=t/></span> })}</td>
