@@ -43,7 +43,7 @@ test('an item the console cannot read is named above the list', async () => {
     const banner = page.getByRole('alert');
     assert.equal(
       (await banner.textContent()).trim(),
-      '1 stored endpoint could not be read and is not listed:e2e-odd (desired_state: unknown state 'paused')',
+      "1 stored endpoint could not be read and is not listed:e2e-odd (desired_state: unknown state 'paused')",
     );
     assert.equal(await page.locator('.list tbody tr').count(), 1);
     h.assertNoProblems(page);
