@@ -105,33 +105,18 @@ pub fn CliCommands(commands: Commands) -> impl IntoView {
 #[component]
 fn Manifests(ed: Editor, region: String) -> impl IntoView {
     let note = RwSignal::new(None::<String>);
-    // The backend's YAML and notes, or why not; the last answer stays on
-    // screen while another loads.
+    // The backend's answer; the last one stays on screen while another
+    // loads.
     let manifests = Action::new_local(|body: &Value| {
         let body = body.clone();
         async move {
-            let r = crate::api::call(
+            crate::api::call(
                 crate::api::Method::POST,
                 gco_api::route::MANIFESTS,
                 Some(&body),
                 crate::api::Condition::None,
             )
-            .await?;
-            if !r.ok() {
-                return Err(r
-                    .diagnostics()
-                    .first()
-                    .map_or_else(|| r.summary(), |d| d.to_string()));
-            }
-            let yaml = crate::paths::display(crate::paths::get(&r.body, &["yaml"]));
-            let notes = match crate::paths::get(&r.body, &["notes"]) {
-                Some(Value::List(items)) => items
-                    .iter()
-                    .map(|n| crate::paths::display(Some(n)))
-                    .collect(),
-                _ => Vec::new(),
-            };
-            Ok::<_, String>((yaml, notes))
+            .await
         }
     });
     let region_for_load = region.clone();
@@ -152,7 +137,7 @@ fn Manifests(ed: Editor, region: String) -> impl IntoView {
     view! {
         <div class="manifests">
             <button type="button" on:click=load>"Manifests (YAML)"</button>
-            {move || manifests.value().get().map(|a| match a {
+            {move || manifests.value().get().map(|a| match a.and_then(yaml_of) {
                 Err(e) => view! { <p class="error" role="alert">{format!("No manifests: {e}")}</p> }.into_any(),
                 Ok((yaml, notes)) => {
                     let copy_text = yaml.clone();
@@ -176,6 +161,25 @@ fn Manifests(ed: Editor, region: String) -> impl IntoView {
             })}
         </div>
     }
+}
+
+/// The YAML and notes in a `POST /api/manifests` answer, or why not.
+fn yaml_of(r: crate::api::Reply) -> Result<(String, Vec<String>), String> {
+    if !r.ok() {
+        return Err(r
+            .diagnostics()
+            .first()
+            .map_or_else(|| r.summary(), |d| d.to_string()));
+    }
+    let yaml = crate::paths::display(crate::paths::get(&r.body, &["yaml"]));
+    let notes = match crate::paths::get(&r.body, &["notes"]) {
+        Some(Value::List(items)) => items
+            .iter()
+            .map(|n| crate::paths::display(Some(n)))
+            .collect(),
+        _ => Vec::new(),
+    };
+    Ok((yaml, notes))
 }
 
 /// Byte sizes in the commands, in human units (`--global-segment-size
