@@ -6,7 +6,6 @@
 use gco_spec::json::Value;
 use gco_spec::{DesiredState, Record};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use crate::api::{self, Reply};
 use crate::live::Watcher;
@@ -189,8 +188,6 @@ pub fn ListPage() -> impl IntoView {
     let load = RwSignal::new(Load::Loading);
     // Records shown in the default view: the first page, then each "Show more".
     let shown = RwSignal::new(PAGE_SIZE);
-    let more_error = RwSignal::new(None::<String>);
-    let more_pending = RwSignal::new(false);
 
     // The URL follows the query (replaced, so Back leaves the list).
     Effect::new(move |_| {
@@ -227,41 +224,44 @@ pub fn ListPage() -> impl IntoView {
             watcher.poll();
         }
     });
-    let show_more = move || {
-        let Some(after) = load.with_untracked(|l| match l {
-            Load::Ready(l) => l.next.clone(),
-            _ => None,
-        }) else {
-            return;
-        };
-        more_pending.set(true);
-        more_error.set(None);
+    // "Show more": the page after `after`, added to the list it continues.
+    let more = Action::new_local(move |after: &String| {
+        let after = after.clone();
         let url = format!(
             "{}&after={}",
             query.with_untracked(|q| q.api_url(Some(PAGE_SIZE))),
             api::segment(&after)
         );
-        spawn_local(async move {
-            let page = api::get(&url).await.and_then(|r| listing_of(&r));
-            let _ = more_pending.try_set(false);
-            match page {
-                Ok(more) => {
-                    let _ = load.try_update(|l| {
-                        // Only onto the list it continues.
-                        if let Load::Ready(l) = l
-                            && l.next.as_deref() == Some(after.as_str())
-                        {
-                            l.records.extend(more.records);
-                            l.next = more.next;
-                        }
-                    });
-                    let _ = shown.try_update(|n| *n += PAGE_SIZE);
+        async move {
+            let more = api::get(&url).await.and_then(|r| listing_of(&r))?;
+            let _ = load.try_update(|l| {
+                // Only onto the list it continues.
+                if let Load::Ready(l) = l
+                    && l.next.as_deref() == Some(after.as_str())
+                {
+                    l.records.extend(more.records);
+                    l.next = more.next;
                 }
-                Err(e) => {
-                    let _ = more_error.try_set(Some(e));
-                }
-            }
-        });
+            });
+            let _ = shown.try_update(|n| *n += PAGE_SIZE);
+            Ok::<_, String>(())
+        }
+    });
+    let more_pending = more.pending();
+    // Why the last "Show more" failed, until the next one.
+    let more_error = move || {
+        if more_pending.get() {
+            return None;
+        }
+        more.value().with(|v| v.as_ref()?.as_ref().err().cloned())
+    };
+    let show_more = move || {
+        if let Some(after) = load.with_untracked(|l| match l {
+            Load::Ready(l) => l.next.clone(),
+            _ => None,
+        }) {
+            more.dispatch(after);
+        }
     };
 
     let rows = move || {
@@ -394,7 +394,7 @@ pub fn ListPage() -> impl IntoView {
                                     <button type="button" disabled=move || more_pending.get() on:click=move |_| show_more()>
                                         {move || if more_pending.get() { "Loading…" } else { "Show more" }}
                                     </button>
-                                    {move || more_error.get().map(|e| view! {
+                                    {move || more_error().map(|e| view! {
                                         <span class="banner error" role="alert">{format!("Could not load more endpoints: {e}")}</span>
                                     })}
                                 </p>

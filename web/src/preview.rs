@@ -4,7 +4,7 @@
 
 use gco_spec::commands::{Commands, deploy_commands};
 use gco_spec::json::{Object, Value};
-use gco_spec::plan::{Action, Plan, PlanError, plan_deployment};
+use gco_spec::plan::{Action as PlanAction, Plan, PlanError, plan_deployment};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -104,42 +104,27 @@ pub fn CliCommands(commands: Commands) -> impl IntoView {
 /// typed Kubernetes objects that the console's wasm need not carry).
 #[component]
 fn Manifests(ed: Editor, region: String) -> impl IntoView {
-    let answer = RwSignal::new(None::<Result<(String, Vec<String>), String>>);
     let note = RwSignal::new(None::<String>);
-    let region_for_load = region.clone();
-    let load = move |_| {
-        let mut body = Object::new();
-        body.insert("document", ed.state.get_untracked());
-        body.insert("region", region_for_load.as_str());
-        let body = Value::Object(body);
-        spawn_local(async move {
-            let reply = crate::api::call(
+    // The backend's answer; the last one stays on screen while another
+    // loads.
+    let manifests = Action::new_local(|body: &Value| {
+        let body = body.clone();
+        async move {
+            crate::api::call(
                 crate::api::Method::POST,
                 gco_api::route::MANIFESTS,
                 Some(&body),
                 crate::api::Condition::None,
             )
-            .await;
-            let result = match reply {
-                Ok(r) if r.ok() => {
-                    let yaml = crate::paths::display(crate::paths::get(&r.body, &["yaml"]));
-                    let notes = match crate::paths::get(&r.body, &["notes"]) {
-                        Some(Value::List(items)) => items
-                            .iter()
-                            .map(|n| crate::paths::display(Some(n)))
-                            .collect(),
-                        _ => Vec::new(),
-                    };
-                    Ok((yaml, notes))
-                }
-                Ok(r) => Err(r
-                    .diagnostics()
-                    .first()
-                    .map_or_else(|| r.summary(), |d| d.to_string())),
-                Err(e) => Err(e),
-            };
-            let _ = answer.try_set(Some(result));
-        });
+            .await
+        }
+    });
+    let region_for_load = region.clone();
+    let load = move |_| {
+        let mut body = Object::new();
+        body.insert("document", ed.state.get_untracked());
+        body.insert("region", region_for_load.as_str());
+        manifests.dispatch(Value::Object(body));
     };
     let file = format!(
         "{}-{region}.yaml",
@@ -152,7 +137,7 @@ fn Manifests(ed: Editor, region: String) -> impl IntoView {
     view! {
         <div class="manifests">
             <button type="button" on:click=load>"Manifests (YAML)"</button>
-            {move || answer.get().map(|a| match a {
+            {move || manifests.value().get().map(|a| match a.and_then(yaml_of) {
                 Err(e) => view! { <p class="error" role="alert">{format!("No manifests: {e}")}</p> }.into_any(),
                 Ok((yaml, notes)) => {
                     let copy_text = yaml.clone();
@@ -176,6 +161,25 @@ fn Manifests(ed: Editor, region: String) -> impl IntoView {
             })}
         </div>
     }
+}
+
+/// The YAML and notes in a `POST /api/manifests` answer, or why not.
+fn yaml_of(r: crate::api::Reply) -> Result<(String, Vec<String>), String> {
+    if !r.ok() {
+        return Err(r
+            .diagnostics()
+            .first()
+            .map_or_else(|| r.summary(), |d| d.to_string()));
+    }
+    let yaml = crate::paths::display(crate::paths::get(&r.body, &["yaml"]));
+    let notes = match crate::paths::get(&r.body, &["notes"]) {
+        Some(Value::List(items)) => items
+            .iter()
+            .map(|n| crate::paths::display(Some(n)))
+            .collect(),
+        _ => Vec::new(),
+    };
+    Ok((yaml, notes))
 }
 
 /// Byte sizes in the commands, in human units (`--global-segment-size
@@ -208,7 +212,7 @@ fn RegionPlan(ed: Editor, plan: Plan, open: bool) -> impl IntoView {
             <Manifests ed=ed region=region/>
             <ul class="tree">
                 {plan.objects.into_iter().map(|o| {
-                    let action = (o.action != Action::Apply).then(|| o.action.as_str().replace('_', " "));
+                    let action = (o.action != PlanAction::Apply).then(|| o.action.as_str().replace('_', " "));
                     view! {
                         <li class="object">
                             <span class="kind">{o.kind.as_str()}</span>" "<code class="name">{o.name}</code>

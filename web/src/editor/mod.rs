@@ -170,14 +170,9 @@ fn start() -> Start {
 
 #[component]
 pub fn EditorPage() -> impl IntoView {
-    let ed = Editor::new(empty_request());
     // The server's deploy defaults, once; until then the editor checks as a
     // file check does (no regions assumed).
-    spawn_local(async move {
-        if let Some(defaults) = load_defaults().await {
-            let _ = ed.defaults.try_set(defaults);
-        }
-    });
+    let ed = Editor::new(empty_request(), LocalResource::new(load_defaults));
     let json_view = RwSignal::new(false);
     let banner = RwSignal::new(None::<String>);
     let restored = RwSignal::new(None::<String>);

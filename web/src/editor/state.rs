@@ -42,7 +42,6 @@ pub struct JsonDraft {
 pub struct Editor {
     pub state: RwSignal<Value>,
     history: StoredValue<History>,
-    pub defaults: RwSignal<Defaults>,
     /// The core's check of the state and the deployment it gives: runs on
     /// every change, no network.
     pub check: Memo<DeployCheck>,
@@ -55,15 +54,19 @@ pub struct Editor {
 }
 
 impl Editor {
-    pub fn new(initial: Value) -> Editor {
+    /// An editor on `initial`, checked against the server's `defaults`:
+    /// until they arrive (or without a usable answer) as a file check is,
+    /// with no regions assumed.
+    pub fn new(initial: Value, defaults: LocalResource<Option<Defaults>>) -> Editor {
         let state = RwSignal::new(initial);
-        let defaults = RwSignal::new(Defaults::default());
         let check = Memo::new(move |_| {
             defaults.with(|d| {
-                let image = d.image.as_deref().unwrap_or(DEFAULT_MOONCAKE_IMAGE);
+                let d = d.as_ref().and_then(Option::as_ref);
                 let ctx = DeployContext {
-                    deployed_regions: d.regions.as_deref(),
-                    default_image: image,
+                    deployed_regions: d.and_then(|d| d.regions.as_deref()),
+                    default_image: d
+                        .and_then(|d| d.image.as_deref())
+                        .unwrap_or(DEFAULT_MOONCAKE_IMAGE),
                 };
                 state.with(|s| plan_deploy(s, &ctx))
             })
@@ -72,7 +75,6 @@ impl Editor {
         Editor {
             state,
             history: StoredValue::new(History::default()),
-            defaults,
             check,
             report,
             server: RwSignal::new(Vec::new()),
