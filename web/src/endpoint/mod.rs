@@ -34,7 +34,7 @@ enum Load {
     /// No endpoint of that name (never was, or purged after deletion).
     Missing,
     Failed(String),
-    Ready(Loaded),
+    Ready(Box<Loaded>),
 }
 
 /// What a record's content is, leaving out what GCO's monitors write on
@@ -67,14 +67,14 @@ impl EndpointCtx {
     /// The record on screen.
     pub fn loaded(&self) -> Option<Loaded> {
         self.load.with(|l| match l {
-            Load::Ready(l) => Some(l.clone()),
+            Load::Ready(l) => Some(Loaded::clone(l)),
             _ => None,
         })
     }
 
     pub fn loaded_untracked(&self) -> Option<Loaded> {
         self.load.with_untracked(|l| match l {
-            Load::Ready(l) => Some(l.clone()),
+            Load::Ready(l) => Some(Loaded::clone(l)),
             _ => None,
         })
     }
@@ -107,10 +107,10 @@ impl EndpointCtx {
         }
         // A review open on the old version is redone on the new one.
         review::refresh(self, &record, reply.etag.clone());
-        self.load.set(Load::Ready(Loaded {
+        self.load.set(Load::Ready(Box::new(Loaded {
             record,
             etag: reply.etag,
-        }));
+        })));
     }
 
     /// Opens the review of `change`, or says at the form why the core
