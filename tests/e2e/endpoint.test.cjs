@@ -140,19 +140,31 @@ test('an endpoint that does not exist is reported on its page', async () => {
   }
 });
 
-test('the list comes in pages of 100, the rest on "Show more"', async () => {
-  // A region of their own keeps other tests' endpoints out of this list.
-  const region = 'ap-northeast-3';
-  for (let i = 0; i < 103; i++) {
-    const name = `e2e-page-${String(i).padStart(3, '0')}`;
+/**
+ * Deploys `count` endpoints `<prefix>-000`... in `region`, a region of their
+ * own that keeps other tests' endpoints out of the list filtered to it.
+ */
+async function deployMany(prefix, region, count) {
+  for (let i = 0; i < count; i++) {
+    const name = `${prefix}-${String(i).padStart(3, '0')}`;
     await h.deployViaApi(env.base, { endpoint_name: name, image: 'img:1', target_regions: [region] });
   }
+}
+
+/** Opens the list filtered to `region`. */
+async function openListIn(page, region) {
+  await page.goto(`${env.base}/`);
+  await page.getByLabel('Region').fill(region);
+  await page.getByLabel('Region').press('Tab');
+}
+
+test('the list comes in pages of 100, the rest on "Show more"', async () => {
+  const region = 'ap-northeast-3';
+  await deployMany('e2e-page', region, 103);
   const context = await env.browser.newContext();
   try {
     const page = await h.newPage(context);
-    await page.goto(`${env.base}/`);
-    await page.getByLabel('Region').fill(region);
-    await page.getByLabel('Region').press('Tab');
+    await openListIn(page, region);
     const rows = page.locator('.list tbody tr');
     // Newest first: the first page ends before the three oldest.
     await page.getByRole('link', { name: 'e2e-page-102', exact: true }).waitFor();
@@ -165,6 +177,62 @@ test('the list comes in pages of 100, the rest on "Show more"', async () => {
     const names = await rows.locator('td:first-child').allTextContents();
     assert.equal(new Set(names).size, 103, 'no record twice');
     h.assertNoProblems(page);
+  } finally {
+    await context.close();
+  }
+});
+
+test('"Show more" is disabled while it loads; a failed page is reported, and a retry appends it', async () => {
+  const region = 'ap-southeast-4';
+  await deployMany('e2e-more', region, 101);
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    await openListIn(page, region);
+    const rows = page.locator('.list tbody tr');
+    await page.getByRole('link', { name: 'e2e-more-100', exact: true }).waitFor();
+    assert.equal(await rows.count(), 100);
+
+    // The next page (the only request with `after=`) is held, then fails.
+    const nextPage = (url) => url.pathname === '/api/endpoints' && url.searchParams.has('after');
+    let release;
+    const released = new Promise((resolve) => (release = resolve));
+    const held = [];
+    await page.route(nextPage, async (route) => {
+      held.push(route.request().url());
+      await released;
+      await route.fulfill({
+        status: 500,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: 'e2e: the next page could not be read', errors: [] }),
+      });
+    });
+    await page.getByRole('button', { name: 'Show more', exact: true }).click();
+    const loading = page.getByRole('button', { name: 'Loading…', exact: true });
+    await loading.waitFor();
+    assert.equal(await loading.isDisabled(), true, 'no second request while one is in flight');
+    assert.equal(held.length, 1);
+    assert.match(held[0], /[?&]limit=100&region=ap-southeast-4&after=[^&]+$/);
+
+    release();
+    const alert = page.getByRole('alert').filter({ hasText: 'Could not load more endpoints' });
+    await alert.waitFor();
+    assert.equal(await alert.textContent(), 'Could not load more endpoints: e2e: the next page could not be read');
+    const showMore = page.getByRole('button', { name: 'Show more', exact: true });
+    assert.equal(await showMore.isEnabled(), true, 'Show more can be tried again');
+    assert.equal(await rows.count(), 100, 'the list stays as it was');
+
+    // Let it through: the page is appended and the error goes.
+    await page.unroute(nextPage);
+    await showMore.click();
+    await page.getByRole('link', { name: 'e2e-more-000', exact: true }).waitFor();
+    assert.equal(await rows.count(), 101);
+    assert.equal(await alert.count(), 0, 'the error is gone');
+    assert.equal(await showMore.count(), 0, 'nothing more to show');
+    const names = await rows.locator('td:first-child').allTextContents();
+    assert.equal(new Set(names).size, 101, 'no record twice');
+    assert.equal(held.length, 1, 'the failing route saw one request');
+    h.assertNoProblems(page, [500]);
   } finally {
     await context.close();
   }

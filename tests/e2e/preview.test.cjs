@@ -1,9 +1,11 @@
 // The editor's Preview panel in Chromium: per-region objects and the GCO CLI
-// commands follow each edit; Copy as CLI puts the commands on the clipboard.
+// commands follow each edit; Copy as CLI puts the commands on the clipboard;
+// Manifests (YAML) shows and downloads a region's objects, and its errors.
 'use strict';
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
 const h = require('./harness.cjs');
 
 const env = h.suite();
@@ -135,6 +137,62 @@ test('a change on the endpoint page shows its gco inference command', async () =
     await review.waitFor();
     assert.equal(await review.locator('pre.commands').textContent(), 'gco inference set-topology cli-review --prefill 5 --decode 3');
     h.assertNoProblems(page);
+  } finally {
+    await context.close();
+  }
+});
+
+test('Manifests (YAML) shows a region\'s objects; an error is shown, and a retry shows them again', async () => {
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    await h.openEditor(page, env.base);
+    await page.getByLabel('Endpoint name', { exact: true }).fill('e2e-yaml');
+    await page.getByLabel('Image', { exact: true }).fill('img:yaml');
+    const region = page.locator('details.region-plan[data-region="us-east-1"]');
+    const load = region.getByRole('button', { name: 'Manifests (YAML)', exact: true });
+    const yaml = region.getByLabel('Kubernetes manifests');
+    const alert = region.getByRole('alert');
+
+    await load.click();
+    await yaml.waitFor();
+    const text = await yaml.textContent();
+    assert.match(text, /^apiVersion: v1\nkind: List\nitems:\n/m);
+    assert.match(text, /^\s+kind: Deployment\n/m);
+    assert.match(text, /^\s+name: e2e-yaml$/m);
+    assert.match(text, /image: img:yaml$/m);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      region.getByRole('link', { name: 'Download', exact: true }).click(),
+    ]);
+    assert.equal(download.suggestedFilename(), 'e2e-yaml-us-east-1.yaml');
+    assert.equal(fs.readFileSync(await download.path(), 'utf8'), text, 'the file holds the YAML shown');
+
+    // The server fails (the API's error shape), once the route is in place.
+    const failed = [];
+    await page.route('**/api/manifests', (route) => {
+      failed.push(route.request().postDataJSON());
+      return route.fulfill({
+        status: 500,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: 'e2e: the manifests could not be rendered', errors: [] }),
+      });
+    });
+    await load.click();
+    await alert.waitFor();
+    assert.equal(await alert.textContent(), 'No manifests: e2e: the manifests could not be rendered');
+    assert.equal(await yaml.count(), 0, 'no YAML beside the error');
+    assert.equal(failed.length, 1);
+    assert.equal(failed[0].region, 'us-east-1');
+    assert.equal(failed[0].document.endpoint_name, 'e2e-yaml');
+
+    // A retry reaches the server again.
+    await page.unroute('**/api/manifests');
+    await load.click();
+    await yaml.waitFor();
+    assert.equal(await yaml.textContent(), text);
+    assert.equal(await alert.count(), 0, 'the error is gone');
+    h.assertNoProblems(page, [500]);
   } finally {
     await context.close();
   }
