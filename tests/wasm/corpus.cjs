@@ -11,7 +11,9 @@
 // exact path); `author_byte_size` and `build` through authorByteSize and
 // buildMooncakeBlock, whose JS arguments cannot say `1.0` or hold integers
 // beyond 2^53 as numbers: integers become BigInts when they must, and a
-// request with an integral float (`1.0`, `1e3`) is counted as skipped.
+// request JS arguments cannot say (an integral float such as `1.0`, an
+// integer beyond 64 bits, a lone surrogate, an integer-like object key,
+// whose place JS objects do not keep) is counted as skipped.
 'use strict';
 
 const assert = require('node:assert/strict');
@@ -63,20 +65,44 @@ function numbers(text) {
   return text.replace(/"(?:[^"\\]|\\.)*"/g, '""').match(/-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/g) || [];
 }
 
-/** JS arguments for a request, or null when JS cannot say them (`1.0`). */
+/** The package's arguments take integers from -2^63 to 2^64 - 1. */
+const INT_RANGE = [-(2n ** 63n), 2n ** 64n - 1n];
+
+/**
+ * JS arguments for a request, or null when the package's arguments cannot
+ * say them: `1.0`, or an integer beyond 64 bits (validateJson's text can).
+ */
 function jsArguments(line) {
   if (numbers(line).some((n) => /[.eE]/.test(n) && Number.isInteger(Number(n)))) return null;
+  const ints = numbers(line).filter((n) => !/[.eE]/.test(n)).map(BigInt);
+  if (ints.some((i) => i < INT_RANGE[0] || i > INT_RANGE[1])) return null;
+  // A lone surrogate crosses into wasm as U+FFFD (wasm-bindgen's strings
+  // are UTF-8); validateJson's `\ud800` escapes keep it, JS strings cannot.
+  // And a JS object lists integer-like keys ("12") first, whatever order
+  // the text gave them in (Python's dicts keep it).
+  let unsayable = false;
+  const args = JSON.parse(line, (_, v) => {
+    if (typeof v === 'string' && !v.isWellFormed()) unsayable = true;
+    if (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).some((k) => /^(0|[1-9]\d*)$/.test(k) || !k.isWellFormed())) unsayable = true;
+    return v;
+  });
+  if (unsayable || args === null) return null;
   // Integers a JS number cannot hold become BigInts (marked, then revived).
   const marked = line.replace(/"(?:[^"\\]|\\.)*"|(-?\d{16,})(?![.eE\d])/g, (m, big) => (big ? `{"$bigint":"${big}"}` : m));
   return JSON.parse(marked, (_, v) => (v && typeof v === 'object' && typeof v.$bigint === 'string' ? BigInt(v.$bigint) : v));
 }
 
+const BUILD_ARGUMENTS = ['mode', 'prefill_replicas', 'decode_replicas', 'store', 'transfer', 'proxy', 'autoscaling', 'default_proxy_image'];
 const SNAKE = { prefill_replicas: 'prefillReplicas', decode_replicas: 'decodeReplicas', default_proxy_image: 'defaultProxyImage' };
 
 /** The package's answer to one request line, compared with the recorded one; false when skipped. */
 function checkLine(gco, requestLine, answerLine) {
-  const answer = JSON.parse(answerLine);
-  const op = JSON.parse(requestLine).op;
+  // Python's json writes NaN and Infinity; their place is all that is read
+  // here (a built block's text is compared whole below).
+  const answer = JSON.parse(answerLine.replace(/"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)/g, (m, bare) => (bare ? 'null' : m)));
+  // Read from the text: a request may hold what JSON.parse refuses (NaN).
+  const opText = memberText(requestLine, 'op');
+  const op = opText?.startsWith('"') ? JSON.parse(opText) : null;
   const quirk = answer.kind === 'TypeError' && String(answer.error).startsWith('unhashable type');
   if (op === 'validate') {
     const port = gco.validateJson(memberText(requestLine, 'block') ?? 'null');
@@ -85,7 +111,13 @@ function checkLine(gco, requestLine, answerLine) {
     else assert.equal(port.errors[0]?.message, answer.error, requestLine);
     return true;
   }
-  const request = jsArguments(requestLine);
+  if (op !== 'author_byte_size' && op !== 'build') return false;
+  let request;
+  try {
+    request = jsArguments(requestLine);
+  } catch {
+    return false; // NaN or Infinity in the arguments: JS's JSON cannot read them
+  }
   if (request === null) return false;
   if (op === 'author_byte_size') {
     const port = gco.authorByteSize(request.value === undefined ? null : request.value);
@@ -95,7 +127,8 @@ function checkLine(gco, requestLine, answerLine) {
   if (op === 'build') {
     const options = {};
     for (const [k, v] of Object.entries(request)) {
-      if (k === 'op') continue;
+      // The oracle reads its arguments and ignores other members ("id").
+      if (!BUILD_ARGUMENTS.includes(k)) continue;
       // The oracle reads absent and null optional arguments alike.
       if (v === null && !['mode', 'prefill_replicas', 'decode_replicas'].includes(k)) continue;
       options[SNAKE[k] || k] = v;
@@ -118,6 +151,8 @@ function checkCorpus(file, gco) {
   for (const line of lines) {
     if (!line.trim()) continue;
     const { request, answer } = JSON.parse(line);
+    // The header line (format, seed, the oracle's digest) holds no request.
+    if (request === undefined) continue;
     if (checkLine(gco, request, answer)) checked += 1;
     else skipped += 1;
   }
