@@ -73,23 +73,25 @@ const INT_RANGE = [-(2n ** 63n), 2n ** 64n - 1n];
  * say them: `1.0`, or an integer beyond 64 bits (validateJson's text can).
  */
 function jsArguments(line) {
-  if (numbers(line).some((n) => /[.eE]/.test(n) && Number.isInteger(Number(n)))) return null;
-  const ints = numbers(line).filter((n) => !/[.eE]/.test(n)).map(BigInt);
+  const literals = numbers(line);
+  if (literals.some((n) => /[.eE]/.test(n) && Number.isInteger(Number(n)))) return null;
+  const ints = literals.filter((n) => !/[.eE]/.test(n)).map(BigInt);
   if (ints.some((i) => i < INT_RANGE[0] || i > INT_RANGE[1])) return null;
   // A lone surrogate crosses into wasm as U+FFFD (wasm-bindgen's strings
   // are UTF-8); validateJson's `\ud800` escapes keep it, JS strings cannot.
   // And a JS object lists integer-like keys ("12") first, whatever order
   // the text gave them in (Python's dicts keep it).
   let unsayable = false;
-  const args = JSON.parse(line, (_, v) => {
-    if (typeof v === 'string' && !v.isWellFormed()) unsayable = true;
-    if (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).some((k) => /^(0|[1-9]\d*)$/.test(k) || !k.isWellFormed())) unsayable = true;
-    return v;
-  });
-  if (unsayable || args === null) return null;
   // Integers a JS number cannot hold become BigInts (marked, then revived).
   const marked = line.replace(/"(?:[^"\\]|\\.)*"|(-?\d{16,})(?![.eE\d])/g, (m, big) => (big ? `{"$bigint":"${big}"}` : m));
-  return JSON.parse(marked, (_, v) => (v && typeof v === 'object' && typeof v.$bigint === 'string' ? BigInt(v.$bigint) : v));
+  const args = JSON.parse(marked, (_, v) => {
+    if (typeof v === 'string' && !v.isWellFormed()) unsayable = true;
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
+    if (typeof v.$bigint === 'string') return BigInt(v.$bigint);
+    if (Object.keys(v).some((k) => /^(0|[1-9]\d*)$/.test(k) || !k.isWellFormed())) unsayable = true;
+    return v;
+  });
+  return unsayable ? null : args;
 }
 
 const BUILD_ARGUMENTS = ['mode', 'prefill_replicas', 'decode_replicas', 'store', 'transfer', 'proxy', 'autoscaling', 'default_proxy_image'];
