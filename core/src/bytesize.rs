@@ -5,7 +5,7 @@ use std::fmt;
 
 use crate::json::{Int, PyStr, Value};
 use crate::limits::{MOONCAKE_BYTE_SIZE_MAX, MOONCAKE_BYTE_SIZE_MIN};
-use crate::pyrepr::{py_strip, repr_str};
+use crate::pyrepr::{py_strip, repr_str, repr_text};
 
 /// What `author_byte_size` was given, reduced to what its rules look at.
 #[derive(Debug, Clone)]
@@ -109,7 +109,7 @@ pub fn byte_size_value(arg: ByteSizeArg<'_>) -> Result<Int, ByteSizeError> {
             let stripped = py_strip(&text);
             match Int::from_decimal(stripped) {
                 Some(size) if !stripped.starts_with('-') => size,
-                _ => return Err(ByteSizeError::NotDigits(repr_str(&PyStr::from(&*text)))),
+                _ => return Err(ByteSizeError::NotDigits(repr_text(&text))),
             }
         }
         ByteSizeArg::WideStr(s) => return Err(ByteSizeError::NotDigits(repr_str(&s))),
@@ -139,7 +139,7 @@ impl fmt::Display for HumanSizeError {
     /// Inputs are quoted as Python's `repr` quotes them, like every other
     /// value in the core's messages.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let quoted = |s: &str| repr_str(&PyStr::from(s));
+        let quoted = repr_text;
         match self {
             HumanSizeError::Empty => f.write_str("enter a size, e.g. 4 GiB or 4294967296"),
             HumanSizeError::BadNumber(s) => write!(

@@ -119,7 +119,7 @@ pub fn check_spec_fields(spec: &Object, report: &mut Report) {
         (!is_env_name(k)).then(|| {
             format!(
                 "env key {} is not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*)",
-                Value::str(k).repr()
+                crate::pyrepr::repr_text(k)
             )
         })
     });

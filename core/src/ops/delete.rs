@@ -56,7 +56,7 @@ pub(super) fn check_owner(
         return Ok(());
     };
     let name = &record.endpoint_name;
-    let repr = |s: &str| Value::str(s).repr();
+    let repr = crate::pyrepr::repr_text;
     match record.labels.get(key) {
         Some(Value::Str(actual)) if actual.eq_str(value) => {}
         found => {
