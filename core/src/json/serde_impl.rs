@@ -26,7 +26,7 @@ impl Serialize for Value {
             Value::Int(Int::Small(i)) => s.serialize_i128(i128::from(*i)),
             Value::Int(Int::Big(t)) => match t.parse::<i128>() {
                 Ok(i) => s.serialize_i128(i),
-                Err(_) => s.serialize_f64(t.parse().unwrap_or(f64::NAN)),
+                Err(_) => s.serialize_f64(super::float::parse_float(t)),
             },
             Value::Float(f) => s.serialize_f64(*f),
             Value::Str(p) => s.serialize_str(&p.to_string_lossy()),
