@@ -34,13 +34,6 @@ const SERIALIZER: serde_wasm_bindgen::Serializer = serde_wasm_bindgen::Serialize
     .serialize_maps_as_objects(true)
     .serialize_missing_as_null(true);
 
-/// talc instead of std's dlmalloc: 2.5 KB smaller gzipped (of the
-/// package's 96 KB budget), at about 10% more time per validation
-/// (BENCHMARKS.md).
-#[cfg(target_family = "wasm")]
-#[global_allocator]
-static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
-
 fn to_js<T: Serialize>(answer: &T) -> JsValue {
     // Every answer type serializes: strings, bools, lists and JSON values.
     answer
