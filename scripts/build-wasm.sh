@@ -122,8 +122,8 @@ cat > core/pkg/package.json <<JSON
 JSON
 fi
 
-# What a browser loads: the web build's wasm and JS (with wasm-bindgen's
-# snippets/ of inline JS).
+# What a browser loads: the web build's wasm and JS (with any snippets/
+# wasm-bindgen writes).
 mapfile -t WEB < <(find core/pkg/web -name '*.wasm' -o -name '*.js' | sort)
 size=$(cat "${WEB[@]}" | wc -c)
 gz_size=0
