@@ -213,4 +213,15 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn integers_beyond_i128_travel_as_the_nearest_float() {
+        // Through json::float::parse_float, the wasm builds' JS parseFloat.
+        let beyond = format!("-{}", "9".repeat(40));
+        let v = crate::json::parse(&beyond).unwrap();
+        assert_eq!(serde_json::to_value(&v).unwrap().as_f64(), Some(-1e40));
+        let within = i128::MAX.to_string();
+        let v = crate::json::parse(&within).unwrap();
+        assert_eq!(serde_json::to_string(&v).unwrap(), within);
+    }
 }
