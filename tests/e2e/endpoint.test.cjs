@@ -295,6 +295,11 @@ test(
         return r.bottom > 0 && r.top < window.innerHeight;
       });
       assert.ok(inView, 'after "Review topology" the diff and its Apply button are scrolled into view (or focused)');
+      const overflow = await page.evaluate(() => {
+        const review = document.querySelector('section.review').getBoundingClientRect();
+        return document.querySelector('section.review table.diff').getBoundingClientRect().right - review.right;
+      });
+      assert.ok(overflow <= 0, `the review's table fits its card (it runs ${overflow}px past it)`);
       h.assertNoProblems(page);
     } finally {
       await context.close();
