@@ -46,7 +46,7 @@ fn version(reply: &Reply) -> i64 {
 
 /// A record as read back must be one GCO accepts: whole, never half-written.
 fn assert_valid_record(v: &Value) {
-    let report = gco_spec::document::check_document(v);
+    let report = gco_spec::document::check_document(v, &gco_spec::Frameworks::CURRENT);
     assert!(report.is_ok(), "{report:?} in {}", v.to_json());
 }
 

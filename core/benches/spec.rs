@@ -20,6 +20,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use gco_spec::Frameworks;
 use gco_spec::document::check_document;
 use gco_spec::json;
 use gco_spec::{DeployContext, Deployment, deploy_commands, plan_deploy, plan_deployment};
@@ -72,7 +73,12 @@ fn bench(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("request");
     group.bench_function("check_document", |b| {
-        b.iter(|| check_document(&json::parse(black_box(FULL_REQUEST)).unwrap()))
+        b.iter(|| {
+            check_document(
+                &json::parse(black_box(FULL_REQUEST)).unwrap(),
+                &Frameworks::CURRENT,
+            )
+        })
     });
     group.bench_function("plan_deploy", |b| {
         b.iter(|| plan_deploy(&json::parse(black_box(FULL_REQUEST)).unwrap(), &ctx))
@@ -89,10 +95,12 @@ fn bench(c: &mut Criterion) {
     for key in ["env", "labels"] {
         for n in SIZES {
             let text = grown(key, n);
-            let report = check_document(&json::parse(&text).unwrap());
+            let report = check_document(&json::parse(&text).unwrap(), &Frameworks::CURRENT);
             assert!(report.is_ok(), "{key} x {n} has errors: {report:?}");
             group.bench_with_input(BenchmarkId::new(key, n), &text, |b, text| {
-                b.iter(|| check_document(&json::parse(black_box(text)).unwrap()))
+                b.iter(|| {
+                    check_document(&json::parse(black_box(text)).unwrap(), &Frameworks::CURRENT)
+                })
             });
         }
     }

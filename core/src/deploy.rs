@@ -3,6 +3,7 @@
 
 use crate::diagnostics::{Diagnostic, Report};
 use crate::ecr::region_image_uris;
+use crate::framework::Frameworks;
 use crate::json::{Object, Value};
 use crate::limits::{
     DEFAULT_ACCELERATOR, DEFAULT_GPU_COUNT, DEFAULT_HEALTH_CHECK_PATH, DEFAULT_MOONCAKE_IMAGE,
@@ -151,6 +152,8 @@ pub struct DeployContext<'a> {
     pub deployed_regions: Option<&'a [String]>,
     /// The image a mooncake deploy without one gets.
     pub default_image: &'a str,
+    /// The frameworks the team's GCO accepts.
+    pub frameworks: Frameworks,
 }
 
 impl Default for DeployContext<'_> {
@@ -158,6 +161,7 @@ impl Default for DeployContext<'_> {
         DeployContext {
             deployed_regions: None,
             default_image: DEFAULT_MOONCAKE_IMAGE,
+            frameworks: Frameworks::CURRENT,
         }
     }
 }
@@ -326,7 +330,7 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
     );
     // The block was checked above, with the reference's order of errors.
     let mut fields = Report::default();
-    check_spec_fields(&spec, &mut fields);
+    check_spec_fields(&spec, &ctx.frameworks, &mut fields);
     for d in fields.diagnostics {
         if !(d.path == "image" && image_missing) {
             report.push(in_request_terms(d));

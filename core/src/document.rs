@@ -3,6 +3,7 @@
 
 use crate::deploy::{DeployContext, plan_deploy};
 use crate::diagnostics::{Diagnostic, Report};
+use crate::framework::Frameworks;
 use crate::json::{self, Value};
 use crate::mooncake::check_mooncake;
 use crate::names::endpoint_name_issues;
@@ -39,20 +40,27 @@ impl DocumentKind {
     }
 }
 
-/// Every diagnostic of a document, errors first.
-pub fn check_document(v: &Value) -> Report {
+/// Every diagnostic of a document, errors first, with the frameworks the
+/// team's GCO accepts (a file check knows no deployed regions).
+pub fn check_document(v: &Value, frameworks: &Frameworks) -> Report {
     match DocumentKind::of(v) {
         DocumentKind::MooncakeBlock => check_mooncake(v),
-        DocumentKind::Spec => check_spec(v),
-        DocumentKind::DeployRequest => plan_deploy(v, &DeployContext::default()).report,
-        DocumentKind::Record => check_record(v),
+        DocumentKind::Spec => check_spec(v, frameworks),
+        DocumentKind::DeployRequest => {
+            let ctx = DeployContext {
+                frameworks: *frameworks,
+                ..DeployContext::default()
+            };
+            plan_deploy(v, &ctx).report
+        }
+        DocumentKind::Record => check_record(v, frameworks),
     }
 }
 
 /// Parses and checks a document.
-pub fn check_document_text(text: &str) -> Report {
+pub fn check_document_text(text: &str, frameworks: &Frameworks) -> Report {
     match json::parse(text) {
-        Ok(v) => check_document(&v),
+        Ok(v) => check_document(&v, frameworks),
         Err(e) => {
             let mut report = Report::default();
             report.push(Diagnostic::error("", format!("invalid JSON: {e}")));
@@ -61,7 +69,7 @@ pub fn check_document_text(text: &str) -> Report {
     }
 }
 
-fn check_record(v: &Value) -> Report {
+fn check_record(v: &Value, frameworks: &Frameworks) -> Report {
     let record = match Record::from_value(v) {
         Ok(r) => r,
         Err(e) => {
@@ -99,7 +107,7 @@ fn check_record(v: &Value) -> Report {
     if let Some(block) = record.spec.get("mooncake") {
         crate::scope::check_scope(block, &record.target_regions, "spec.", &mut report);
     }
-    for d in check_spec(&Value::Object(record.spec)).diagnostics {
+    for d in check_spec(&Value::Object(record.spec), frameworks).diagnostics {
         report.push(Diagnostic {
             path: format!("spec.{}", d.path),
             ..d
@@ -114,7 +122,7 @@ fn check_record(v: &Value) -> Report {
 pub fn record_of_document(v: &Value, ctx: &DeployContext<'_>) -> Result<Record, Report> {
     match DocumentKind::of(v) {
         DocumentKind::Record => {
-            let report = check_record(v);
+            let report = check_record(v, &ctx.frameworks);
             match Record::from_value(v) {
                 Ok(record) if report.is_ok() => Ok(record),
                 _ => Err(report),

@@ -14,6 +14,7 @@ pub mod diagnostics;
 pub mod diff;
 pub mod document;
 pub mod ecr;
+pub mod framework;
 pub mod json;
 pub mod limits;
 #[cfg(feature = "manifests")]
@@ -42,9 +43,10 @@ pub use bytesize::{
     ByteSizeArg, ByteSizeError, HumanSizeError, author_byte_size, describe_byte_size,
     format_byte_size, parse_byte_size,
 };
-pub use commands::{Commands, change_commands, deploy_commands, record_commands};
+pub use commands::{Commands, change_commands, deploy_commands, record_commands, try_it_commands};
 pub use deploy::{DeployCheck, DeployContext, Deployment, TokenSource, new_record, plan_deploy};
 pub use diagnostics::{Diagnostic, Report, Severity};
+pub use framework::{Framework, Frameworks};
 pub use json::{JsonError, Value};
 pub use mooncake::{BuildArgs, BuildError, Mode, Role, check_mooncake, validate_mooncake};
 pub use ops::{Change, OpError, OpErrorKind, apply};

@@ -206,10 +206,9 @@ mod tests {
             names(serde_json::to_string(&tiers).unwrap()),
             MOONCAKE_OFFLOAD_TIERS
         );
-        let frameworks = [Framework::Vllm, Framework::Tgi];
         assert_eq!(
-            names(serde_json::to_string(&frameworks).unwrap()),
-            crate::spec::FRAMEWORKS
+            names(serde_json::to_string(&Framework::ALL).unwrap()),
+            Framework::ALL.map(Framework::as_str)
         );
         let capacity = [CapacityType::Spot, CapacityType::OnDemand];
         assert_eq!(

@@ -1,6 +1,7 @@
 //! The endpoint spec (`record.spec`): its fields, their checks, its key order.
 
 use crate::diagnostics::{Diagnostic, Report};
+use crate::framework::{Framework, Frameworks, sglang_model};
 use crate::json::{Object, Value};
 use crate::limits::{PORT_MAX, PORT_MIN};
 use crate::mooncake::{Mode, check_mooncake};
@@ -31,17 +32,15 @@ pub const SPEC_KEYS: [&str; 18] = [
 ];
 
 /// The framework Mooncake runs on: newer GCO forces it for any mooncake mode.
-pub const MOONCAKE_FRAMEWORK: &str = "vllm";
-
-/// Serving frameworks GCO knows; Mooncake needs vLLM.
-pub const FRAMEWORKS: [&str; 2] = [MOONCAKE_FRAMEWORK, "tgi"];
+pub const MOONCAKE_FRAMEWORK: &str = Framework::MOONCAKE.as_str();
 
 /// Node capacity types GCO can schedule on.
 pub const CAPACITY_TYPES: [&str; 2] = ["spot", "on-demand"];
 
-/// Every problem of a spec: each field's type and range, and the whole
-/// `mooncake` block (its first error is the reference's message).
-pub fn check_spec(spec: &Value) -> Report {
+/// Every problem of a spec: each field's type and range, the framework
+/// against the ones the team's GCO accepts, and the whole `mooncake` block
+/// (its first error is the reference's message).
+pub fn check_spec(spec: &Value, frameworks: &Frameworks) -> Report {
     let mut report = Report::default();
     let Some(spec) = spec.as_object() else {
         report.push(Diagnostic::error("spec", "spec must be a mapping"));
@@ -50,14 +49,14 @@ pub fn check_spec(spec: &Value) -> Report {
     if let Some(block) = spec.get("mooncake") {
         report.extend(check_mooncake(block));
     }
-    check_spec_fields(spec, &mut report);
+    check_spec_fields(spec, frameworks, &mut report);
     report.sort();
     report
 }
 
 /// The checks of [`check_spec`] but the `mooncake` block's own (for callers
 /// that checked the block already), added to `report` unsorted.
-pub fn check_spec_fields(spec: &Object, report: &mut Report) {
+pub fn check_spec_fields(spec: &Object, frameworks: &Frameworks, report: &mut Report) {
     let mut r = Checker { spec, report };
 
     match spec.get("image") {
@@ -108,7 +107,7 @@ pub fn check_spec_fields(spec: &Object, report: &mut Report) {
             ));
         }
     }
-    r.one_of("framework", &FRAMEWORKS);
+    check_framework(spec, frameworks, r.report);
     r.one_of("capacity_type", &CAPACITY_TYPES);
     for key in ["gpu_type", "model_path", "model_source", "accelerator"] {
         r.string(key);
@@ -152,14 +151,6 @@ pub fn check_spec_fields(spec: &Object, report: &mut Report) {
         r.report.push(mixed);
     }
 
-    if spec.contains_key("mooncake") && spec.get("framework").and_then(Value::as_str) == Some("tgi")
-    {
-        r.error(
-            "framework",
-            "Mooncake serving requires the vllm framework".into(),
-        );
-    }
-
     for (key, _) in spec.str_entries() {
         if key.as_str().is_some_and(|k| SPEC_KEYS.contains(&k)) {
             continue;
@@ -177,6 +168,29 @@ pub fn check_spec_fields(spec: &Object, report: &mut Report) {
                 ),
             ));
         }
+    }
+}
+
+/// The framework: one the team's GCO accepts; vLLM for Mooncake, whatever
+/// the list says; for SGLang, a model to launch.
+fn check_framework(spec: &Object, frameworks: &Frameworks, report: &mut Report) {
+    let Some(given) = spec.get("framework") else {
+        return;
+    };
+    if !given.as_str().is_some_and(|name| frameworks.accepts(name)) {
+        report.push(Diagnostic::error("framework", frameworks.refusal()));
+    }
+    if spec.contains_key("mooncake") && given.as_str() != Some(MOONCAKE_FRAMEWORK) {
+        report.push(Diagnostic::error(
+            "framework",
+            "Mooncake serving requires the vllm framework",
+        ));
+    }
+    if Framework::of_spec(spec) == Some(Framework::Sglang) && sglang_model(spec).is_none() {
+        report.push(Diagnostic::error(
+            "env.MODEL",
+            "framework 'sglang' needs a model: set the MODEL env entry, or pass --model-path in the extra arguments",
+        ));
     }
 }
 
@@ -286,10 +300,17 @@ mod tests {
     use crate::json::parse;
 
     fn errors(spec: &str) -> Vec<String> {
-        check_spec(&parse(spec).unwrap())
-            .errors()
-            .map(|d| format!("{}: {}", d.path, d.message))
-            .collect()
+        errors_under(spec, "vllm,sglang")
+    }
+
+    fn errors_under(spec: &str, frameworks: &str) -> Vec<String> {
+        check_spec(
+            &parse(spec).unwrap(),
+            &Frameworks::parse_list(frameworks).unwrap(),
+        )
+        .errors()
+        .map(|d| format!("{}: {}", d.path, d.message))
+        .collect()
     }
 
     #[test]
@@ -307,7 +328,7 @@ mod tests {
                 "port: port must be an integer in [1, 65535], got 0",
                 "replicas: replicas must be an integer >= 0, got -1",
                 "gpu_count: gpu_count must be an integer >= 0, got 1.0",
-                "framework: framework must be one of {vllm, tgi}, got 'x'",
+                "framework: framework must be 'vllm' or 'sglang'",
                 "env.A-B: env key 'A-B' is not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*)",
                 "env.A-B: env.A-B must be a string, got 1",
                 "args[1]: args[1] must be a string, got 2",
@@ -326,6 +347,7 @@ mod tests {
         let r = check_spec(
             &parse(r#"{"image": "vllm/vllm-openai: v1", "health_check_path": "/health\n", "port": 8000}"#)
                 .unwrap(),
+            &Frameworks::CURRENT,
         );
         assert!(r.is_ok());
         let w: Vec<_> = r
@@ -341,13 +363,25 @@ mod tests {
         );
         let r = check_spec(
             &parse(r#"{"image": "vllm/vllm-openai:v1", "health_check_path": "/health"}"#).unwrap(),
+            &Frameworks::CURRENT,
         );
         assert_eq!(r.warnings().count(), 0);
     }
 
     #[test]
     fn mooncake_errors_come_with_the_spec() {
-        let e = errors(r#"{"image": "x", "framework": "tgi", "mooncake": {"mode": "store"}}"#);
+        let e = errors_under(
+            r#"{"image": "x", "framework": "tgi", "mooncake": {"mode": "store"}}"#,
+            "vllm,tgi",
+        );
+        assert_eq!(
+            e,
+            ["framework: Mooncake serving requires the vllm framework"]
+        );
+        // Mooncake stays vLLM-only whatever the team's GCO accepts.
+        let e = errors(
+            r#"{"image": "x", "framework": "sglang", "env": {"MODEL": "m"}, "mooncake": {"mode": "store"}}"#,
+        );
         assert_eq!(
             e,
             ["framework: Mooncake serving requires the vllm framework"]
@@ -358,6 +392,36 @@ mod tests {
         assert_eq!(
             e,
             ["mooncake.topology.prefill: mooncake.topology.prefill out of range [1, 1000]: 0"]
+        );
+    }
+
+    #[test]
+    fn frameworks_follow_the_teams_gco() {
+        let tgi = r#"{"image": "x", "framework": "tgi"}"#;
+        assert_eq!(
+            errors(tgi),
+            ["framework: framework must be 'vllm' or 'sglang'"]
+        );
+        assert_eq!(errors_under(tgi, "vllm,tgi"), Vec::<String>::new());
+        let sglang = r#"{"image": "lmsysorg/sglang:v0.5", "framework": "sglang", "env": {"MODEL": "Qwen/Qwen3-8B"}}"#;
+        assert_eq!(errors(sglang), Vec::<String>::new());
+        assert_eq!(
+            errors_under(sglang, "vllm,tgi"),
+            ["framework: framework must be 'vllm' or 'tgi'"]
+        );
+        assert_eq!(
+            errors(r#"{"image": "lmsysorg/sglang:v0.5", "framework": "sglang"}"#),
+            [
+                "env.MODEL: framework 'sglang' needs a model: set the MODEL env entry, or pass --model-path in the extra arguments"
+            ]
+        );
+        assert_eq!(
+            errors(r#"{"image": "x", "framework": "sglang", "args": ["--model", "m"]}"#),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            errors(r#"{"image": "x", "framework": null}"#),
+            ["framework: framework must be 'vllm' or 'sglang'"]
         );
     }
 
@@ -377,7 +441,10 @@ mod tests {
 
     #[test]
     fn warns_of_unknown_keys() {
-        let r = check_spec(&parse(r#"{"image": "x", "replica": 2}"#).unwrap());
+        let r = check_spec(
+            &parse(r#"{"image": "x", "replica": 2}"#).unwrap(),
+            &Frameworks::CURRENT,
+        );
         let w: Vec<_> = r.warnings().map(|d| d.message.clone()).collect();
         assert_eq!(
             w,

@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::framework::Framework;
 use crate::json::{Object, Value};
 
 #[cfg(feature = "schema")]
@@ -210,14 +211,6 @@ pub enum OffloadTier {
     Cpu,
     Disk,
     None,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(JsonSchema))]
-#[serde(rename_all = "lowercase")]
-pub enum Framework {
-    Vllm,
-    Tgi,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

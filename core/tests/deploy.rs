@@ -1,7 +1,7 @@
 //! Deploy assembly: the spec `deploy()` stores, its defaults and its errors.
 
 use gco_spec::json::parse;
-use gco_spec::{DeployContext, new_record, plan_deploy};
+use gco_spec::{DeployContext, Frameworks, new_record, plan_deploy};
 
 fn regions() -> Vec<String> {
     vec!["us-east-1".into(), "eu-west-1".into()]
@@ -12,8 +12,21 @@ fn plan(request: &str) -> gco_spec::DeployCheck {
     let ctx = DeployContext {
         deployed_regions: Some(&deployed),
         default_image: "vllm/vllm-openai:v0.27.1",
+        frameworks: Frameworks::CURRENT,
     };
     plan_deploy(&parse(request).unwrap(), &ctx)
+}
+
+fn errors_under(request: &str, frameworks: &str) -> Vec<String> {
+    let ctx = DeployContext {
+        frameworks: Frameworks::parse_list(frameworks).unwrap(),
+        ..DeployContext::default()
+    };
+    plan_deploy(&parse(request).unwrap(), &ctx)
+        .report
+        .errors()
+        .map(|d| format!("{}: {}", d.path, d.message))
+        .collect()
 }
 
 fn errors(request: &str) -> Vec<String> {
@@ -144,8 +157,56 @@ fn refusals_name_the_field() {
     );
     assert_eq!(
         errors(r#"{"endpoint_name": "e", "mooncake_mode": "store", "framework": "tgi"}"#),
+        [
+            "framework: framework must be 'vllm' or 'sglang'",
+            "framework: Mooncake serving requires the vllm framework"
+        ]
+    );
+    assert_eq!(
+        errors_under(
+            r#"{"endpoint_name": "e", "mooncake_mode": "store", "framework": "tgi"}"#,
+            "vllm,tgi"
+        ),
         ["framework: Mooncake serving requires the vllm framework"]
     );
+}
+
+#[test]
+fn frameworks_are_the_ones_the_teams_gco_accepts() {
+    let tgi = r#"{"endpoint_name": "e", "image": "ghcr.io/huggingface/text-generation-inference:3", "framework": "tgi"}"#;
+    assert_eq!(
+        errors_under(tgi, "vllm,sglang"),
+        ["framework: framework must be 'vllm' or 'sglang'"]
+    );
+    assert!(errors_under(tgi, "vllm,tgi").is_empty());
+    let sglang = r#"{"endpoint_name": "e", "image": "lmsysorg/sglang:v0.5.4", "framework": "sglang", "env": {"MODEL": "Qwen/Qwen3-8B"}}"#;
+    assert!(errors_under(sglang, "vllm,sglang").is_empty());
+    assert_eq!(
+        errors_under(sglang, "vllm,tgi"),
+        ["framework: framework must be 'vllm' or 'tgi'"]
+    );
+}
+
+#[test]
+fn an_sglang_deploy_names_its_model() {
+    assert_eq!(
+        errors(
+            r#"{"endpoint_name": "e", "image": "lmsysorg/sglang:v0.5.4", "framework": "sglang"}"#
+        ),
+        [
+            "env.MODEL: framework 'sglang' needs a model: set the MODEL env entry, or pass --model-path in the extra arguments"
+        ]
+    );
+    for named in [
+        r#""env": {"MODEL": "Qwen/Qwen3-8B"}"#,
+        r#""extra_args": ["--model-path", "/models/qwen"]"#,
+        r#""extra_args": ["--model=Qwen/Qwen3-8B"]"#,
+    ] {
+        let request = format!(
+            r#"{{"endpoint_name": "e", "image": "lmsysorg/sglang:v0.5.4", "framework": "sglang", {named}}}"#
+        );
+        assert!(errors(&request).is_empty(), "{request}");
+    }
 }
 
 #[test]

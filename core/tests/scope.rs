@@ -111,7 +111,7 @@ fn without_known_target_regions_nothing_is_scope_checked() {
 #[test]
 fn a_record_check_reports_them_under_spec() {
     let record = r#"{"endpoint_name": "kv", "target_regions": ["us-east-1"], "namespace": "gco-inference", "desired_state": "deploying", "ingress_path": "/inference/kv", "created_at": "", "updated_at": "", "region_status": {}, "spec": {"image": "vllm/vllm-openai:v0.27.1", "mooncake": {"mode": "store", "store": {"enabled": true, "master_server_address": "master.us-west-2.example.com:50051"}}}}"#;
-    let report = check_document(&parse(record).unwrap());
+    let report = check_document(&parse(record).unwrap(), &gco_spec::Frameworks::CURRENT);
     assert_eq!(
         errors(&report),
         [(

@@ -1,0 +1,451 @@
+//! Serving frameworks: the ones GCO has deployed in some release, and the
+//! list a team's GCO accepts today.
+//!
+//! GCO's SGLang release (PR #387, GCO_FACTS_NEWEST section 3.3) replaced
+//! `tgi` with `sglang`, and its renderer no longer recognises `tgi` records.
+//! Teams upgrade at their own pace, so the accepted list is a setting of
+//! whoever checks (the console's `--frameworks`, the CLI's, the package's
+//! option), never a constant of the rules.
+
+use std::fmt;
+
+use crate::deploy::request_of_record;
+use crate::json::{Object, Value};
+use crate::record::Record;
+
+/// A serving framework some GCO release deploys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
+pub enum Framework {
+    Vllm,
+    Sglang,
+    Tgi,
+}
+
+impl Framework {
+    /// Every framework any GCO release knows, newest GCO's first.
+    pub const ALL: [Framework; 3] = [Framework::Vllm, Framework::Sglang, Framework::Tgi];
+
+    /// The one framework Mooncake serving runs on, in every release.
+    pub const MOONCAKE: Framework = Framework::Vllm;
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Framework::Vllm => "vllm",
+            Framework::Sglang => "sglang",
+            Framework::Tgi => "tgi",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Framework> {
+        match name {
+            "vllm" => Some(Framework::Vllm),
+            "sglang" => Some(Framework::Sglang),
+            "tgi" => Some(Framework::Tgi),
+            _ => None,
+        }
+    }
+
+    const fn bit(self) -> u8 {
+        1 << self as u8
+    }
+
+    /// The framework a spec names, when it names a known one.
+    pub fn of_spec(spec: &Object) -> Option<Framework> {
+        spec.get("framework")
+            .and_then(Value::as_str)
+            .and_then(Framework::parse)
+    }
+}
+
+impl fmt::Display for Framework {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where an SGLang endpoint's model comes from. GCO's monitor launches
+/// SGLang with `--model-path $(MODEL)` unless the extra arguments name the
+/// model already (GCO_FACTS_NEWEST section 3.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelSource {
+    /// `--model-path` or `--model` in `spec.args`, with a value.
+    ExtraArgs,
+    /// The `MODEL` env entry (a non-blank string).
+    Env,
+}
+
+/// The flags by which SGLang's launcher takes the model.
+const MODEL_FLAGS: [&str; 2] = ["--model-path", "--model"];
+
+/// Where `spec`'s model comes from, or `None` when nothing names one.
+pub fn sglang_model(spec: &Object) -> Option<ModelSource> {
+    let given = |v: &str| !v.trim().is_empty();
+    if let Some(Value::List(args)) = spec.get("args") {
+        // Whether the argument before was a model flag awaiting its value.
+        let mut flag_before = false;
+        for arg in args {
+            let arg = arg.as_str().unwrap_or_default();
+            if flag_before && given(arg) {
+                return Some(ModelSource::ExtraArgs);
+            }
+            flag_before = false;
+            for flag in MODEL_FLAGS {
+                match arg.strip_prefix(flag) {
+                    Some("") => flag_before = true,
+                    Some(rest) if rest.strip_prefix('=').is_some_and(given) => {
+                        return Some(ModelSource::ExtraArgs);
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    let env_model = spec
+        .get("env")
+        .and_then(Value::as_object)
+        .and_then(|env| env.get("MODEL"))
+        .and_then(Value::as_str);
+    env_model.is_some_and(given).then_some(ModelSource::Env)
+}
+
+/// How many words of [`sglang_launcher`] are the command; the rest are
+/// its arguments, before the spec's own.
+pub const SGLANG_COMMAND_WORDS: usize = 3;
+
+/// How long GCO gives an SGLang pod to load its model before `/health`
+/// must answer: 20 minutes (GCO_FACTS_NEWEST section 3.3).
+pub const SGLANG_STARTUP_SECONDS: i32 = 20 * 60;
+
+/// SGLang's launcher as GCO's monitor supplies it (the `lmsysorg/sglang`
+/// image has no entrypoint and listens on 127.0.0.1 by default), words
+/// separated by single spaces: listen on every address at the spec's port,
+/// and take the model from `MODEL` unless the spec's arguments name it (it
+/// is never given twice).
+pub fn sglang_launcher(port: i64, model: Option<ModelSource>) -> String {
+    let mut line = format!("python3 -m sglang.launch_server --host 0.0.0.0 --port {port}");
+    if model != Some(ModelSource::ExtraArgs) {
+        line.push_str(" --model-path $(MODEL)");
+    }
+    line
+}
+
+/// The image a request moved onto SGLang gets: SGLang's own (the image of
+/// the framework it leaves cannot run its launcher).
+pub const SGLANG_IMAGE: &str = "lmsysorg/sglang:latest";
+
+/// Where other frameworks take the model: TGI's `MODEL_ID` env and
+/// `--model-id`, vLLM's `--model`, SGLang's own.
+const MODEL_ENV: [&str; 2] = ["MODEL", "MODEL_ID"];
+const MODEL_ARGS: [&str; 3] = ["--model-path", "--model-id", "--model"];
+
+/// A deploy request that makes `record` again on SGLang, for endpoints
+/// GCO no longer serves (the console's "Clone with sglang"): the record's
+/// request (see [`request_of_record`]) with `framework: sglang`, SGLang's
+/// image, and the model carried over into the `MODEL` env entry from where
+/// the old framework took it (its flag leaves the extra arguments; other
+/// arguments stay, for the author to check). Without a model found, the
+/// check asks for one.
+pub fn request_on_sglang(record: &Record) -> Value {
+    let mut request = request_of_record(record);
+    let Value::Object(req) = &mut request else {
+        return request;
+    };
+    req.insert("framework", Framework::Sglang.as_str());
+    req.insert("image", SGLANG_IMAGE);
+
+    let mut model = None;
+    let mut env = req
+        .get("env")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    for key in MODEL_ENV {
+        if let Some(value) = env.get(key).and_then(Value::as_str)
+            && !value.trim().is_empty()
+            && model.is_none()
+        {
+            model = Some(value.to_owned());
+        }
+    }
+    if let Some(Value::List(args)) = req.get("extra_args") {
+        let mut kept = Vec::new();
+        let mut items = args.iter();
+        while let Some(arg) = items.next() {
+            let text = arg.as_str().unwrap_or_default();
+            let flag = MODEL_ARGS.iter().find(|f| {
+                text == **f || text.strip_prefix(**f).is_some_and(|r| r.starts_with('='))
+            });
+            match flag {
+                Some(flag) => {
+                    let value = match text.strip_prefix(flag).and_then(|r| r.strip_prefix('=')) {
+                        Some(v) => Some(v.to_owned()),
+                        None => items.next().and_then(Value::as_str).map(str::to_owned),
+                    };
+                    if model.is_none() {
+                        model = value.filter(|v| !v.trim().is_empty());
+                    }
+                }
+                None => kept.push(arg.clone()),
+            }
+        }
+        if kept.is_empty() {
+            req.remove("extra_args");
+        } else {
+            req.insert("extra_args", Value::List(kept));
+        }
+    }
+    if let Some(model) = model {
+        env.remove("MODEL_ID");
+        env.insert("MODEL", model);
+    }
+    if !env.is_empty() {
+        req.insert("env", env);
+    }
+    request
+}
+
+/// The frameworks a team's GCO accepts, never none, always named in
+/// [`Framework::ALL`]'s order. A set of bits, so every check carries it by
+/// value (and the npm package stays small).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Frameworks {
+    bits: u8,
+}
+
+/// A `--frameworks` list that names no known framework, or an unknown one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrameworksError(pub String);
+
+impl fmt::Display for FrameworksError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for FrameworksError {}
+
+impl Default for Frameworks {
+    fn default() -> Frameworks {
+        Frameworks::CURRENT
+    }
+}
+
+impl Frameworks {
+    /// What GCO accepts since its SGLang release: `vllm` and `sglang`.
+    pub const CURRENT: Frameworks = Frameworks {
+        bits: Framework::Vllm.bit() | Framework::Sglang.bit(),
+    };
+
+    /// Every framework some GCO release accepts: for checks that are not
+    /// about the framework (an operation keeps the record's).
+    pub const ANY: Frameworks = Frameworks {
+        bits: Framework::Vllm.bit() | Framework::Sglang.bit() | Framework::Tgi.bit(),
+    };
+
+    /// The list of `frameworks` (repeats dropped); `None` when empty.
+    pub fn of(frameworks: impl IntoIterator<Item = Framework>) -> Option<Frameworks> {
+        let bits = frameworks.into_iter().fold(0, |bits, f| bits | f.bit());
+        (bits != 0).then_some(Frameworks { bits })
+    }
+
+    /// The list of `names` (each a known framework, repeats dropped).
+    pub fn new(
+        names: &mut dyn Iterator<Item = &str>,
+    ) -> Result<Frameworks, FrameworksError> {
+        let mut list = Vec::new();
+        for name in names {
+            let name = name.trim();
+            list.push(Framework::parse(name).ok_or_else(|| {
+                FrameworksError(format!(
+                    "unknown framework {}; GCO knows {}",
+                    crate::pyrepr::repr_text(name),
+                    Frameworks::ANY.listed(", ", ", ", "")
+                ))
+            })?);
+        }
+        Frameworks::of(list).ok_or_else(|| {
+            FrameworksError("no framework given; name at least one, e.g. vllm,sglang".into())
+        })
+    }
+
+    /// A comma-separated list, as `--frameworks` and `GCO_FRAMEWORKS` take it.
+    pub fn parse_list(text: &str) -> Result<Frameworks, FrameworksError> {
+        Frameworks::new(&mut text.split(',').filter(|s| !s.trim().is_empty()))
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = Framework> + '_ {
+        Framework::ALL
+            .into_iter()
+            .filter(|f| self.bits & f.bit() != 0)
+    }
+
+    pub fn names(&self) -> Vec<&'static str> {
+        self.iter().map(Framework::as_str).collect()
+    }
+
+    pub fn accepts(&self, name: &str) -> bool {
+        Framework::parse(name).is_some_and(|f| self.bits & f.bit() != 0)
+    }
+
+    /// The refusal of any other framework, in GCO's words for its own list
+    /// (`framework must be 'vllm' or 'tgi'`, GCO_FACTS_NEWEST section 2.1)
+    /// with this list's names; the text of GCO's SGLang release was not
+    /// seen (as read).
+    pub fn refusal(&self) -> String {
+        let mut out = String::from("framework must be ");
+        self.list_into(&mut out, ", ", " or ", "'");
+        out
+    }
+
+    /// The names, each between `quote`s, separated by `between` and the
+    /// last by `last`.
+    fn listed(&self, between: &str, last: &str, quote: &str) -> String {
+        let mut out = String::new();
+        self.list_into(&mut out, between, last, quote);
+        out
+    }
+
+    fn list_into(&self, out: &mut String, between: &str, last: &str, quote: &str) {
+        let mut left = self.bits.count_ones();
+        let mut first = true;
+        for f in Framework::ALL {
+            if self.bits & f.bit() == 0 {
+                continue;
+            }
+            left -= 1;
+            if !first {
+                out.push_str(if left == 0 { last } else { between });
+            }
+            first = false;
+            out.push_str(quote);
+            out.push_str(f.as_str());
+            out.push_str(quote);
+        }
+    }
+}
+
+impl fmt::Display for Frameworks {
+    /// The list as `--frameworks` takes it: `vllm,sglang`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.listed(",", ",", ""))
+    }
+}
+
+impl std::str::FromStr for Frameworks {
+    type Err = FrameworksError;
+
+    fn from_str(text: &str) -> Result<Frameworks, FrameworksError> {
+        Frameworks::parse_list(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_is_gcos_since_its_sglang_release() {
+        assert_eq!(Frameworks::default().to_string(), "vllm,sglang");
+        assert!(Frameworks::default().accepts("sglang"));
+        assert!(!Frameworks::default().accepts("tgi"));
+    }
+
+    #[test]
+    fn refusals_list_the_accepted_ones_in_gcos_words() {
+        let list = |s: &str| Frameworks::parse_list(s).unwrap();
+        assert_eq!(
+            list("vllm,tgi").refusal(),
+            "framework must be 'vllm' or 'tgi'"
+        );
+        assert_eq!(list("sglang").refusal(), "framework must be 'sglang'");
+        assert_eq!(
+            list("tgi, sglang,vllm,tgi").refusal(),
+            "framework must be 'vllm', 'sglang' or 'tgi'"
+        );
+    }
+
+    #[test]
+    fn an_sglang_model_comes_from_the_args_or_the_env() {
+        let spec = |text: &str| {
+            crate::json::parse(text)
+                .unwrap()
+                .as_object()
+                .unwrap()
+                .clone()
+        };
+        let of = |text: &str| sglang_model(&spec(text));
+        assert_eq!(
+            of(r#"{"args": ["--model-path", "m"]}"#),
+            Some(ModelSource::ExtraArgs)
+        );
+        assert_eq!(
+            of(r#"{"args": ["--model=m"], "env": {"MODEL": "x"}}"#),
+            Some(ModelSource::ExtraArgs)
+        );
+        assert_eq!(
+            of(r#"{"env": {"MODEL": "Qwen/Qwen3-8B"}}"#),
+            Some(ModelSource::Env)
+        );
+        for none in [
+            r#"{}"#,
+            r#"{"env": {"MODEL": " "}}"#,
+            r#"{"env": {"MODEL_PATH": "m"}}"#,
+            r#"{"args": ["--model-path"]}"#,
+            r#"{"args": ["--model-path="]}"#,
+            r#"{"args": ["--models", "m"]}"#,
+        ] {
+            assert_eq!(of(none), None, "{none}");
+        }
+    }
+
+    #[test]
+    fn a_tgi_record_moves_to_sglang_with_its_model() {
+        let record = |spec: &str| {
+            let text = format!(
+                r#"{{"endpoint_name": "chat", "desired_state": "running", "target_regions": ["us-east-1"], "namespace": "gco-inference", "spec": {spec}, "ingress_path": "/inference/chat", "created_at": "2026-12-06T00:00:00", "updated_at": "2026-12-06T00:00:00", "region_status": {{}}}}"#
+            );
+            Record::from_value(&crate::json::parse(&text).unwrap()).unwrap()
+        };
+        let moved = request_on_sglang(&record(
+            r#"{"image": "ghcr.io/huggingface/text-generation-inference:3", "port": 8000, "framework": "tgi", "env": {"MODEL_ID": "Qwen/Qwen3-8B", "HF_HOME": "/m"}, "args": ["--max-input-length", "4096"]}"#,
+        ));
+        assert_eq!(
+            moved.to_json(),
+            r#"{"endpoint_name": "chat-copy", "image": "lmsysorg/sglang:latest", "port": 8000, "framework": "sglang", "env": {"HF_HOME": "/m", "MODEL": "Qwen/Qwen3-8B"}, "extra_args": ["--max-input-length", "4096"], "target_regions": ["us-east-1"], "namespace": "gco-inference"}"#
+        );
+        let from_args = request_on_sglang(&record(
+            r#"{"image": "x", "framework": "tgi", "args": ["--model-id=meta/llama", "--x"]}"#,
+        ));
+        let from_args = from_args.as_object().unwrap();
+        assert_eq!(
+            from_args.get("env").unwrap().to_json(),
+            r#"{"MODEL": "meta/llama"}"#
+        );
+        assert_eq!(from_args.get("extra_args").unwrap().to_json(), r#"["--x"]"#);
+        let nothing = request_on_sglang(&record(r#"{"image": "x", "framework": "tgi"}"#));
+        assert!(nothing.as_object().unwrap().get("env").is_none());
+    }
+
+    #[test]
+    fn every_framework_parses_back() {
+        for f in Framework::ALL {
+            assert_eq!(Framework::parse(f.as_str()), Some(f));
+        }
+        assert_eq!(Frameworks::ANY.iter().collect::<Vec<_>>(), Framework::ALL);
+    }
+
+    #[test]
+    fn a_list_names_known_frameworks_only() {
+        assert_eq!(
+            Frameworks::parse_list("vllm,triton")
+                .unwrap_err()
+                .to_string(),
+            "unknown framework 'triton'; GCO knows vllm, sglang, tgi"
+        );
+        assert!(Frameworks::parse_list(" , ").is_err());
+        assert!(!Frameworks::default().accepts("VLLM"));
+    }
+}
