@@ -272,6 +272,64 @@ fn plain_endpoint() {
 }
 
 #[test]
+fn an_sglang_endpoint_gets_gcos_launcher_and_startup_probe() {
+    let r = stored(
+        r#"{"endpoint_name": "chat", "image": "lmsysorg/sglang:v0.5.4", "framework": "sglang", "port": 30000, "env": {"MODEL": "Qwen/Qwen3-8B"}, "extra_args": ["--tp", "2"], "target_regions": ["us-east-1"]}"#,
+    );
+    let m = manifests(&r, &RegionContext::defaults("us-east-1")).unwrap();
+    assert_eq!(kinds(&m), ["Deployment chat", "Service chat"]);
+    let list = m.to_json_value();
+    let container = &list["items"][0]["spec"]["template"]["spec"]["containers"][0];
+    assert_eq!(
+        container["command"],
+        serde_json::json!(["python3", "-m", "sglang.launch_server"])
+    );
+    assert_eq!(
+        container["args"],
+        serde_json::json!([
+            "--host",
+            "0.0.0.0",
+            "--port",
+            "30000",
+            "--model-path",
+            "$(MODEL)",
+            "--tp",
+            "2"
+        ])
+    );
+    let startup = &container["startupProbe"];
+    assert_eq!(startup["httpGet"]["path"], "/health");
+    let allowed =
+        startup["periodSeconds"].as_i64().unwrap() * startup["failureThreshold"].as_i64().unwrap();
+    assert_eq!(allowed, 20 * 60);
+    assert!(
+        m.notes
+            .iter()
+            .any(|n| n.contains("framework sglang") && n.contains("(as read)"))
+    );
+    golden("sglang.yaml", &m);
+
+    // A model named in the extra arguments is not given twice.
+    let r = stored(
+        r#"{"endpoint_name": "chat", "image": "lmsysorg/sglang:v0.5.4", "framework": "sglang", "extra_args": ["--model-path", "/models/qwen"], "target_regions": ["us-east-1"]}"#,
+    );
+    let list = manifests(&r, &RegionContext::defaults("us-east-1"))
+        .unwrap()
+        .to_json_value();
+    assert_eq!(
+        list["items"][0]["spec"]["template"]["spec"]["containers"][0]["args"],
+        serde_json::json!([
+            "--host",
+            "0.0.0.0",
+            "--port",
+            "8000",
+            "--model-path",
+            "/models/qwen"
+        ])
+    );
+}
+
+#[test]
 fn the_region_settings_replace_the_defaults_and_drop_their_notes() {
     let r = record(r#"{"endpoint_name": "kv", "mooncake_mode": "store"}"#);
     let ctx = RegionContext {

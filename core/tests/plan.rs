@@ -321,6 +321,36 @@ fn plain_endpoint_is_a_deployment_and_a_service() {
 }
 
 #[test]
+fn an_sglang_endpoint_shows_gcos_launcher() {
+    let r = record(
+        r#"{"endpoint_name": "chat", "image": "lmsysorg/sglang:v0.5.4", "framework": "sglang", "env": {"MODEL": "Qwen/Qwen3-8B"}}"#,
+    );
+    let p = plan_in(&r, "us-east-1");
+    assert_eq!(names(&p), ["Deployment chat", "Service chat"]);
+    assert_eq!(
+        setting(&p, Kind::Deployment, "chat", "launcher")
+            .unwrap()
+            .as_str(),
+        Some("python3 -m sglang.launch_server --host 0.0.0.0 --port 8000 --model-path $(MODEL)")
+    );
+    assert_eq!(
+        int(&p, Kind::Deployment, "chat", "startup_probe_seconds"),
+        1200
+    );
+    let vllm =
+        record(r#"{"endpoint_name": "web", "image": "vllm/vllm-openai:v1", "framework": "vllm"}"#);
+    assert!(
+        setting(
+            &plan_in(&vllm, "us-east-1"),
+            Kind::Deployment,
+            "web",
+            "launcher"
+        )
+        .is_none()
+    );
+}
+
+#[test]
 fn stopped_endpoints_scale_to_zero_and_keep_the_rest() {
     let mut r = record(r#"{"endpoint_name": "pd", "mooncake_mode": "both"}"#);
     r.desired_state = DesiredState::Stopped;

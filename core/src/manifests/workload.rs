@@ -15,6 +15,9 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use super::meta::{inference_labels, map, object_meta, selector};
 use super::{Endpoint, Manifest, ManifestError, Notes};
+use crate::framework::{
+    Framework, SGLANG_COMMAND_WORDS, SGLANG_STARTUP_SECONDS, sglang_launcher, sglang_model,
+};
 use crate::json::{Object, Value};
 use crate::limits::EFA_RESOURCE;
 use crate::mooncake::Role;
@@ -27,6 +30,8 @@ const AWS_CLI_IMAGE: &str = "public.ecr.aws/aws-cli/aws-cli:2.36.26@sha256:eaa5d
 const MOONCAKE_CONFIG_DIR: &str = "/etc/mooncake";
 const MOONCAKE_CONFIG_PATH: &str = "/etc/mooncake/mooncake.json";
 const SERVICE_ACCOUNT: &str = "gco-service-account";
+/// The SGLang startup probe's period; the facts give only its 20 minutes.
+const SGLANG_STARTUP_PERIOD: i32 = 10;
 /// The serving container's resources unless `spec.resources` sets them.
 const DEFAULT_REQUESTS: [(&str, &str); 2] = [("cpu", "1"), ("memory", "4Gi")];
 const DEFAULT_LIMITS: [(&str, &str); 2] = [("cpu", "4"), ("memory", "16Gi")];
@@ -113,8 +118,16 @@ pub(super) fn plain(ep: &Endpoint<'_>, notes: &mut Notes) -> Result<Vec<Manifest
             "spec.autoscaling: the classic autoscaler is left out (the facts do not describe it)",
         );
     }
-    if spec_get(spec, "framework").and_then(Value::as_str) == Some("tgi") {
-        notes.push("framework tgi: the monitor adds a startup probe the facts do not describe; it is left out");
+    match Framework::of_spec(spec) {
+        Some(Framework::Tgi) => notes.push(
+            "framework tgi: GCO since its SGLang release no longer renders it (the endpoint never starts there); an older GCO adds a startup probe the facts do not describe, left out",
+        ),
+        Some(Framework::Sglang) if spec_get(spec, "command").is_none() => notes.push(format!(
+            "framework sglang: the launcher and a startup probe on the health path allowing {} minutes are GCO's; the probe's period (10 s) and failure threshold ({}) are inferred (as read)",
+            SGLANG_STARTUP_SECONDS / 60,
+            SGLANG_STARTUP_SECONDS / SGLANG_STARTUP_PERIOD
+        )),
+        _ => {}
     }
     let deployment = serving_deployment(ep, None, ep.name, None, replicas, notes)?;
     Ok(vec![deployment, role_service(ep, None)])
@@ -249,10 +262,20 @@ fn serving_deployment(
     let spec = &ep.record.spec;
     let image = serving_image(spec, &ep.ctx.region)?.to_owned();
     let port = port_of(spec);
-    let command = spec_get(spec, "command").map(|c| strings(Some(c)));
+    let mut command = spec_get(spec, "command").map(|c| strings(Some(c)));
 
-    // Arguments: the spec's, then --root-path for vLLM, then the KV config.
+    // Arguments: SGLang's launcher, the spec's, then --root-path for vLLM,
+    // then the KV config.
     let mut args = strings(spec_get(spec, "args"));
+    let sglang = command.is_none() && Framework::of_spec(spec) == Some(Framework::Sglang);
+    if sglang {
+        let line = sglang_launcher(i64::from(port), sglang_model(spec));
+        let mut words: Vec<String> = line.split(' ').map(str::to_owned).collect();
+        let mut launch = words.split_off(SGLANG_COMMAND_WORDS);
+        command = Some(words);
+        launch.append(&mut args);
+        args = launch;
+    }
     let framework = spec_get(spec, "framework").and_then(Value::as_str);
     let vllm = framework.map_or_else(|| image.contains("vllm"), |f| f == "vllm");
     let has_root_path = args
@@ -424,6 +447,14 @@ fn serving_deployment(
         }),
         readiness_probe: Some(probe(30, 10, None)),
         liveness_probe: Some(probe(120, 15, Some(5))),
+        // /health answers only once the model is loaded.
+        startup_probe: sglang.then(|| {
+            probe(
+                0,
+                SGLANG_STARTUP_PERIOD,
+                Some(SGLANG_STARTUP_SECONDS / SGLANG_STARTUP_PERIOD),
+            )
+        }),
         volume_mounts: (!mounts.is_empty()).then_some(mounts),
         ..Container::default()
     };

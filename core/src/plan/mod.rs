@@ -136,7 +136,9 @@ pub fn plan_in_region(record: &Record, ctx: &RegionContext) -> Result<Plan, Plan
     let region = ctx.region.as_str();
     let targeted = record.target_regions.iter().any(|r| r == region);
     if !targeted && !record.cleanup_regions.iter().flatten().any(|r| r == region) {
-        let regions = record.target_regions.join(", ");
+        // `[&str]::join`, the one the package has anyway (see `shell::join`).
+        let regions: Vec<&str> = record.target_regions.iter().map(String::as_str).collect();
+        let regions = regions.join(", ");
         return Err(PlanError {
             path: "region".into(),
             message: format!(

@@ -2,6 +2,7 @@
 //! applied; [`super::plan`] turns that into what the state asks for.
 
 use super::{Action, Block, Kind, PlanError, PlannedObject, serving_image};
+use crate::framework::{Framework, SGLANG_STARTUP_SECONDS, sglang_launcher, sglang_model};
 use crate::json::{Object, Value};
 use crate::limits::{
     EFA_RESOURCE, MOONCAKE_MASTER_METADATA_PORT, MOONCAKE_MASTER_NAME, MOONCAKE_MASTER_RPC_PORT,
@@ -70,6 +71,19 @@ impl<'a> Pod<'a> {
         }
         if let Some(extra @ Value::List(_)) = self.spec.get("args") {
             s.insert("extra_args", extra.clone());
+        }
+        let own_command = self.spec.get("command").is_some_and(|c| !c.is_null());
+        if Framework::of_spec(self.spec) == Some(Framework::Sglang) && !own_command {
+            let port = self
+                .port()
+                .as_int()
+                .and_then(|p| p.as_i64())
+                .unwrap_or(8000);
+            s.insert("launcher", sglang_launcher(port, sglang_model(self.spec)));
+            s.insert(
+                "startup_probe_seconds",
+                Value::int(i64::from(SGLANG_STARTUP_SECONDS)),
+            );
         }
         s
     }
