@@ -3,6 +3,9 @@
 //! express is reported as a note naming the field, never dropped silently.
 
 pub mod shell;
+mod try_it;
+
+pub use try_it::try_it_commands;
 
 use crate::deploy::Deployment;
 use crate::diagnostics::Diagnostic;
