@@ -5,6 +5,7 @@ use std::io::{self, BufRead, Read, Write};
 use crate::commands::record_commands;
 use crate::deploy::DeployContext;
 use crate::document::record_of_document;
+use crate::framework::Frameworks;
 use crate::json;
 use crate::protocol;
 use crate::record::Record;
@@ -34,6 +35,10 @@ USAGE:
     gco-spec cli FILE           the `gco inference` commands that produce the
                                 same endpoint, one per line; what they cannot
                                 express is reported on stderr
+    Every command but --jsonl takes --frameworks LIST (default: the env
+    GCO_FRAMEWORKS, else vllm,sglang): the frameworks the team's GCO
+    accepts, comma-separated (a GCO older than its SGLang release: vllm,tgi).
+
     gco-spec --jsonl            answer the reference oracle's JSON-lines
                                 protocol on stdin/stdout (ops validate,
                                 author_byte_size, build)
@@ -41,32 +46,65 @@ USAGE:
 ";
 
 /// Runs the tool; returns the exit code.
-pub fn main(args: Vec<String>) -> i32 {
+pub fn main(mut args: Vec<String>) -> i32 {
+    let frameworks = match take_frameworks(&mut args) {
+        Ok(frameworks) => frameworks,
+        Err(message) => {
+            eprintln!("gco-spec: --frameworks: {message}");
+            return 2;
+        }
+    };
+    let fw = &frameworks;
     match args.first().map(String::as_str) {
         Some("--jsonl") => jsonl(),
-        Some("validate") if args.len() > 1 => validate_files(&args[1..]),
+        Some("validate") if args.len() > 1 => validate_files(&args[1..], fw),
         Some("plan") => match args[1..] {
-            [ref file] => plan_file(file, None),
+            [ref file] => plan_file(file, None, fw),
             [ref file, ref flag, ref region] | [ref flag, ref region, ref file]
                 if flag == "--region" =>
             {
-                plan_file(file, Some(region))
+                plan_file(file, Some(region), fw)
             }
             _ => usage_error(),
         },
         Some("manifests") => match ManifestsArgs::parse(&args[1..]) {
-            Ok(parsed) => manifests_file(&parsed),
+            Ok(parsed) => manifests_file(&parsed, fw),
             Err(message) => {
                 eprintln!("gco-spec manifests: {message}");
                 usage_error()
             }
         },
-        Some("cli") if args.len() == 2 => cli_file(&args[1]),
+        Some("cli") if args.len() == 2 => cli_file(&args[1], fw),
         Some("--help" | "-h" | "help") => {
             print!("{USAGE}");
             0
         }
         _ => usage_error(),
+    }
+}
+
+/// Removes `--frameworks LIST` (or `--frameworks=LIST`) from `args`; the
+/// list given, else `GCO_FRAMEWORKS`, else GCO's current one.
+fn take_frameworks(args: &mut Vec<String>) -> Result<Frameworks, String> {
+    let mut given = None;
+    let mut i = 0;
+    while i < args.len() {
+        if args[i] == "--frameworks" {
+            if i + 1 >= args.len() {
+                return Err("needs a value, e.g. vllm,sglang".into());
+            }
+            given = Some(args.remove(i + 1));
+            args.remove(i);
+        } else if let Some(list) = args[i].strip_prefix("--frameworks=") {
+            given = Some(list.to_owned());
+            args.remove(i);
+        } else {
+            i += 1;
+        }
+    }
+    match given.or_else(|| std::env::var("GCO_FRAMEWORKS").ok()) {
+        Some(list) => Frameworks::parse_list(&list).map_err(|e| e.to_string()),
+        None => Ok(Frameworks::CURRENT),
     }
 }
 
@@ -94,14 +132,14 @@ fn jsonl() -> i32 {
     0
 }
 
-fn validate_files(files: &[String]) -> i32 {
+fn validate_files(files: &[String], frameworks: &Frameworks) -> i32 {
     let mut failed = false;
     for file in files {
         let Some(text) = read(file) else {
             failed = true;
             continue;
         };
-        let report = crate::document::check_document_text(&text);
+        let report = crate::document::check_document_text(&text, frameworks);
         for d in &report.diagnostics {
             println!("{file}: {d}");
         }
@@ -122,12 +160,13 @@ fn read(file: &str) -> Option<String> {
 }
 
 /// The record a file stands for; its problems are printed.
-fn read_record(file: &str, region: Option<&str>) -> Option<Record> {
+fn read_record(file: &str, region: Option<&str>, frameworks: &Frameworks) -> Option<Record> {
     let text = read(file)?;
     let regions = region.map(|r| vec![r.to_owned()]);
     // A request naming no regions is planned for the one asked about.
     let ctx = DeployContext {
         deployed_regions: regions.as_deref(),
+        frameworks: *frameworks,
         ..DeployContext::default()
     };
     let parsed = json::parse(&text)
@@ -144,8 +183,8 @@ fn read_record(file: &str, region: Option<&str>) -> Option<Record> {
     }
 }
 
-fn plan_file(file: &str, region: Option<&str>) -> i32 {
-    let Some(record) = read_record(file, region) else {
+fn plan_file(file: &str, region: Option<&str>, frameworks: &Frameworks) -> i32 {
+    let Some(record) = read_record(file, region, frameworks) else {
         return 1;
     };
     let plans = crate::plan::plans_value(&record, region);
@@ -161,8 +200,8 @@ fn plan_file(file: &str, region: Option<&str>) -> i32 {
     }
 }
 
-fn cli_file(file: &str) -> i32 {
-    let Some(record) = read_record(file, None) else {
+fn cli_file(file: &str, frameworks: &Frameworks) -> i32 {
+    let Some(record) = read_record(file, None, frameworks) else {
         return 1;
     };
     let commands = record_commands(&record);
@@ -224,9 +263,9 @@ impl ManifestsArgs {
     }
 }
 
-fn manifests_file(args: &ManifestsArgs) -> i32 {
+fn manifests_file(args: &ManifestsArgs, frameworks: &Frameworks) -> i32 {
     let file = &args.file;
-    let Some(record) = read_record(file, Some(&args.ctx.region)) else {
+    let Some(record) = read_record(file, Some(&args.ctx.region), frameworks) else {
         return 1;
     };
     match crate::manifests::manifests(&record, &args.ctx) {

@@ -303,3 +303,36 @@ fn manifests_reports_what_the_region_must_supply_and_bad_usage() {
         "{err}"
     );
 }
+
+#[test]
+fn validate_checks_frameworks_against_the_teams_gco() {
+    let tgi = temp_file(
+        "tgi.json",
+        r#"{"endpoint_name": "old", "image": "ghcr.io/huggingface/text-generation-inference:3", "framework": "tgi"}"#,
+    );
+    let sglang = temp_file(
+        "sglang.json",
+        r#"{"endpoint_name": "chat", "image": "lmsysorg/sglang:v0.5.4", "framework": "sglang", "env": {"MODEL": "Qwen/Qwen3-8B"}}"#,
+    );
+    // GCO's current list by default.
+    let (code, out) = run(&["validate", &tgi, &sglang], "");
+    assert_eq!(code, 1);
+    assert_eq!(
+        out,
+        format!("{tgi}: framework: framework must be 'vllm' or 'sglang'\n")
+    );
+    // An older GCO's, by flag (either form, before or after the files).
+    for args in [
+        ["validate", "--frameworks", "vllm,tgi", &tgi, &sglang].as_slice(),
+        ["validate", &tgi, &sglang, "--frameworks=vllm,tgi"].as_slice(),
+    ] {
+        let (code, out) = run(args, "");
+        assert_eq!(code, 1);
+        assert_eq!(
+            out,
+            format!("{sglang}: framework: framework must be 'vllm' or 'tgi'\n")
+        );
+    }
+    let (code, _) = run(&["validate", "--frameworks", "vllm,triton", &tgi], "");
+    assert_eq!(code, 2);
+}
