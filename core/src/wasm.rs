@@ -24,6 +24,7 @@ use crate::commands::record_commands;
 use crate::deploy::{DeployContext, plan_deploy_owned};
 use crate::diagnostics::Report;
 use crate::document::{self, check_document, record_of_document};
+use crate::framework::{Framework, Frameworks};
 use crate::json::{self, Int, MAX_DEPTH, Value};
 use crate::mooncake::{BuildArgs, build_mooncake_block};
 use crate::{ByteSizeArg, author_byte_size, check_mooncake};
@@ -121,7 +122,9 @@ pub struct DocumentResult {
 /// What a deploy assumes: the server's `GET /api/config`. Without
 /// `deployedRegions` a request naming no target regions is not an error (as
 /// in `gco-spec validate`); `defaultImage` is the image a mooncake deploy
-/// without one gets (GCO's default when absent).
+/// without one gets (GCO's default when absent); `frameworks` are the ones
+/// the team's GCO accepts (`["vllm", "sglang"]` when absent, GCO since its
+/// SGLang release; `["vllm", "tgi"]` for an older GCO).
 #[derive(Deserialize, Tsify, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct DocumentOptions {
@@ -129,10 +132,51 @@ pub struct DocumentOptions {
     pub deployed_regions: Option<Vec<String>>,
     #[tsify(optional)]
     pub default_image: Option<String>,
+    #[tsify(optional, type = "(\"vllm\" | \"sglang\" | \"tgi\")[]")]
+    pub frameworks: Option<Vec<String>>,
 }
 
 /// The option names `DocumentOptions` declares.
-const DOCUMENT_OPTIONS: [&str; 2] = ["deployedRegions", "defaultImage"];
+const DOCUMENT_OPTIONS: [&str; 3] = ["deployedRegions", "defaultImage", "frameworks"];
+
+/// An option that must be an array of strings, or absent; `wrong` says so.
+fn strings_option(
+    function: &str,
+    options: &JsValue,
+    name: &str,
+    wrong: &str,
+) -> Result<Option<Vec<String>>, JsValue> {
+    let value = Reflect::get(options, &JsValue::from_str(name))?;
+    if value.is_undefined() {
+        return Ok(None);
+    }
+    let items = value
+        .dyn_ref::<Array>()
+        .filter(|_| Array::is_array(&value))
+        .ok_or_else(|| misuse(function, wrong))?;
+    let mut list = Vec::with_capacity(items.length() as usize);
+    for i in 0..items.length() {
+        list.push(
+            items
+                .get(i)
+                .as_string()
+                .ok_or_else(|| misuse(function, wrong))?,
+        );
+    }
+    Ok(Some(list))
+}
+
+/// [`strings_option`] of the option `$name`.
+macro_rules! strings_option {
+    ($function:expr, $options:expr, $name:literal) => {
+        strings_option(
+            $function,
+            $options,
+            $name,
+            concat!("option \"", $name, "\" must be an array of strings"),
+        )
+    };
+}
 
 /// Reads `DocumentOptions` by hand: serde's errors would bring Rust's float
 /// formatting into the package (about 6 KB gzipped) for two fields.
@@ -145,27 +189,8 @@ fn document_options(function: &str, options: &JsValue) -> Result<DocumentOptions
     }
     known_keys(function, options, &DOCUMENT_OPTIONS)?;
     let get = |name: &str| Reflect::get(options, &JsValue::from_str(name));
-    let regions = get("deployedRegions")?;
-    let deployed_regions = if regions.is_undefined() {
-        None
-    } else if Array::is_array(&regions) {
-        let regions = regions.unchecked_ref::<Array>();
-        let mut list = Vec::new();
-        for region in regions.iter() {
-            list.push(region.as_string().ok_or_else(|| {
-                misuse(
-                    function,
-                    "option \"deployedRegions\" must be an array of strings",
-                )
-            })?);
-        }
-        Some(list)
-    } else {
-        return Err(misuse(
-            function,
-            "option \"deployedRegions\" must be an array of strings",
-        ));
-    };
+    let deployed_regions = strings_option!(function, options, "deployedRegions")?;
+    let frameworks = strings_option!(function, options, "frameworks")?;
     let image = get("defaultImage")?;
     let default_image = if image.is_undefined() {
         None
@@ -179,6 +204,7 @@ fn document_options(function: &str, options: &JsValue) -> Result<DocumentOptions
     Ok(DocumentOptions {
         deployed_regions,
         default_image,
+        frameworks,
     })
 }
 
@@ -527,8 +553,25 @@ pub fn validate_document(
     const F: &str = "validateDocument";
     let text = text_arg(F, text)?;
     let options = document_options(F, &options)?;
+    let frameworks = match &options.frameworks {
+        None => Frameworks::CURRENT,
+        // A short fixed message: the core's, naming the framework, costs the
+        // package half a kilobyte gzipped.
+        Some(names) => names
+            .iter()
+            .map(|name| Framework::parse(name))
+            .collect::<Option<Vec<_>>>()
+            .and_then(Frameworks::of)
+            .ok_or_else(|| {
+                misuse(
+                    F,
+                    "option \"frameworks\" must name one or more of \"vllm\", \"sglang\" and \"tgi\"",
+                )
+            })?,
+    };
     let mut ctx = DeployContext {
         deployed_regions: options.deployed_regions.as_deref(),
+        frameworks,
         ..DeployContext::default()
     };
     if let Some(image) = &options.default_image {
@@ -546,7 +589,7 @@ pub fn validate_document(
                     spec,
                 )
             }
-            kind => (Some(kind), check_document(&document), None),
+            kind => (Some(kind), check_document(&document, &frameworks), None),
         },
     };
     let ValidationResult {

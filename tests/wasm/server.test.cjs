@@ -40,12 +40,13 @@ function freePort() {
   });
 }
 
-async function startServer() {
+async function startServer(extraArgs = []) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gco-pkg-server-'));
   const port = await freePort();
   const child = spawn(CONSOLE, [
     '--addr', `127.0.0.1:${port}`, '--data-dir', path.join(dir, 'store'),
     '--regions', CONFIG.deployedRegions.join(','), '--default-image', CONFIG.defaultImage,
+    ...extraArgs,
   ], { env: { ...process.env, RUST_LOG: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
@@ -78,7 +79,9 @@ test('every export answers as the server and the CLI on generated requests', { s
   t.after(server.stop);
   const requests = generateRequests(COUNT, 20261205);
   const config = await (await fetch(`${server.url}/api/config`)).json();
-  assert.deepEqual(config, { deployed_regions: CONFIG.deployedRegions, default_image: CONFIG.defaultImage });
+  assert.deepEqual(config, {
+    deployed_regions: CONFIG.deployedRegions, default_image: CONFIG.defaultImage, frameworks: ['vllm', 'sglang'],
+  });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gco-pkg-cli-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   let valid = 0;
@@ -153,4 +156,48 @@ test('every export answers as the server and the CLI on generated requests', { s
   }
   assert.ok(valid >= COUNT / 10, `only ${valid} of ${COUNT} generated requests are valid`);
   assert.ok(valid <= COUNT * 0.9, `${valid} of ${COUNT} generated requests are valid: too few invalid ones`);
+});
+
+// A team on a GCO older than its SGLang release: the server, the CLI and the
+// package given the same list agree, request for request.
+test('an older GCO\'s frameworks: the package, the server and the CLI agree', { skip: skipReason }, async (t) => {
+  const frameworks = ['vllm', 'tgi'];
+  const server = await startServer(['--frameworks', frameworks.join(',')]);
+  t.after(server.stop);
+  const config = await (await fetch(`${server.url}/api/config`)).json();
+  assert.deepEqual(config.frameworks, frameworks);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gco-pkg-fw-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const requests = generateRequests(Math.ceil(COUNT / 3), 20261206).concat([
+    '{"endpoint_name": "old", "image": "ghcr.io/huggingface/text-generation-inference:3", "framework": "tgi"}',
+    '{"endpoint_name": "new", "image": "lmsysorg/sglang:v0.5.4", "framework": "sglang", "env": {"MODEL": "m"}}',
+  ]);
+  const seen = { tgi: 0, sglang: 0 };
+  for (const [i, text] of requests.entries()) {
+    const { body: server_ } = await post(`${server.url}/api/validate`, text);
+    const doc = gco.validateDocument(text, { ...CONFIG, frameworks });
+    assert.deepEqual({ ok: doc.ok, errors: doc.errors, warnings: doc.warnings, spec: doc.spec ?? null }, server_, text);
+    // The default list answers otherwise exactly where a framework is at stake.
+    const framework = JSON.parse(text).framework;
+    if (framework === 'tgi' || framework === 'sglang') {
+      seen[framework] += 1;
+      const current = gco.validateDocument(text, CONFIG);
+      const refused = (d) => d.errors.some((e) => e.path === 'framework' && e.message.startsWith('framework must be'));
+      assert.equal(refused(current), framework === 'tgi', text);
+      assert.equal(refused(doc), framework === 'sglang', text);
+    }
+    const file = path.join(dir, `request-${i}.json`);
+    fs.writeFileSync(file, text);
+    const cli = spawnSync(CLI, ['validate', '--frameworks', frameworks.join(','), file], { encoding: 'utf8' });
+    const lines = [
+      ...doc.errors.map((d) => `${file}: ${d.path ? `${d.path}: ` : ''}${d.message}`),
+      ...doc.warnings.map((d) => `${file}: ${d.path ? `${d.path}: ` : ''}warning: ${d.message}`),
+    ];
+    assert.deepEqual(cli.stdout.split('\n').filter(Boolean).sort(), lines.sort(), text);
+    assert.equal(cli.status, doc.ok ? 0 : 1, text);
+  }
+  assert.ok(seen.tgi > 0 && seen.sglang > 0, JSON.stringify(seen));
+  assert.throws(() => gco.validateDocument('{}', { frameworks: ['triton'] }), /option "frameworks" must name one or more of "vllm", "sglang" and "tgi"/);
+  assert.throws(() => gco.validateDocument('{}', { frameworks: [] }), /must name one or more/);
+  assert.throws(() => gco.validateDocument('{}', { frameworks: 'vllm' }), /must be an array of strings/);
 });
