@@ -56,6 +56,13 @@ pub struct Config {
     #[arg(long, env = "GCO_DEFAULT_IMAGE", default_value = gco_spec::limits::DEFAULT_MOONCAKE_IMAGE)]
     pub default_image: String,
 
+    /// The serving frameworks the team's GCO accepts, comma-separated: every
+    /// check and write obeys it, and the console's editor reads it from
+    /// /api/config. GCO since its SGLang release: vllm,sglang; an older
+    /// GCO: vllm,tgi.
+    #[arg(long, env = "GCO_FRAMEWORKS", default_value = "vllm,sglang")]
+    pub frameworks: gco_spec::Frameworks,
+
     /// File holding the bearer token every change must present.
     #[arg(long, env = "GCO_AUTH_TOKEN_FILE")]
     pub auth_token_file: Option<PathBuf>,

@@ -60,7 +60,9 @@ async fn run(config: Config) -> Result<(), String> {
     if !config.dist.join("index.html").is_file() {
         tracing::warn!(dist = %config.dist.display(), "no console build found; only the API is served");
     }
-    let service = Service::new(store, config.regions.clone(), config.default_image.clone());
+    let service = Service::new(store, config.regions.clone(), config.default_image.clone())
+        .with_frameworks(config.frameworks);
+    tracing::info!(frameworks = %config.frameworks, "frameworks the team's GCO accepts");
     let app = gco_console::app::app(service, access, &config.dist);
     let listener = tokio::net::TcpListener::bind(config.addr)
         .await

@@ -7,7 +7,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use gco_spec::deploy::{DeployCheck, plan_deploy_owned};
 use gco_spec::json::{Object, Value};
 use gco_spec::time::{format_timestamp, next_timestamp};
-use gco_spec::{Change, DeployContext, Diagnostic, OpError, Record, Report, apply, new_record};
+use gco_spec::{
+    Change, DeployContext, Diagnostic, Frameworks, OpError, Record, Report, apply, new_record,
+};
 
 use crate::listing::{Filter, Listing, Page};
 use crate::store::{Expected, Oversized, Store, StoreError, Stored, Unreadable};
@@ -35,7 +37,8 @@ pub enum ServiceError {
     /// on) is no longer current.
     Stale,
     /// Contention outlasted every retry of the change `operation` (GCO's
-    /// `<op>`: "scaled", "updated", ...).
+    /// `<op>`: "scaled", "updated", ...), or a region's addition or removal
+    /// lost its conditional write to another change, as GCO's raise.
     Busy {
         endpoint: String,
         operation: &'static str,
@@ -96,6 +99,7 @@ pub struct Service {
     store: Arc<dyn Store>,
     deployed_regions: Vec<String>,
     default_image: String,
+    frameworks: Frameworks,
 }
 
 fn now_micros() -> i64 {
@@ -127,13 +131,24 @@ impl Service {
             store,
             deployed_regions,
             default_image,
+            frameworks: Frameworks::CURRENT,
         }
     }
 
-    fn context(&self) -> DeployContext<'_> {
+    /// The frameworks the team's GCO accepts (GCO's current ones unless set).
+    pub fn with_frameworks(self, frameworks: Frameworks) -> Service {
+        Service { frameworks, ..self }
+    }
+
+    pub fn frameworks(&self) -> &Frameworks {
+        &self.frameworks
+    }
+
+    pub fn context(&self) -> DeployContext<'_> {
         DeployContext {
             deployed_regions: Some(&self.deployed_regions),
             default_image: &self.default_image,
+            frameworks: self.frameworks,
         }
     }
 
@@ -143,6 +158,12 @@ impl Service {
         gco_api::Config {
             deployed_regions: self.deployed_regions.clone(),
             default_image: self.default_image.clone(),
+            frameworks: self
+                .frameworks
+                .names()
+                .into_iter()
+                .map(String::from)
+                .collect(),
         }
     }
 
@@ -217,10 +238,30 @@ impl Service {
         if_match: Option<&str>,
     ) -> Result<Arc<Stored>, ServiceError> {
         change.check_arguments().map_err(ServiceError::Refused)?;
+        // GCO's add_region and remove_region raise when their conditional
+        // write loses (GCO_FACTS_NEWEST section 3.2): a membership change
+        // computed on regions that another change has since moved is not
+        // made on the new ones. A lost race with a status write is retried.
+        let membership = matches!(
+            change,
+            Change::AddRegion { .. } | Change::RemoveRegion { .. }
+        );
+        let mut computed_on: Option<String> = None;
         for _ in 0..MAX_ATTEMPTS {
             let stored = self.get_stored(name).await?;
             if if_match.is_some_and(|tags| !if_match_holds(tags, stored.etag())) {
                 return Err(ServiceError::Stale);
+            }
+            if let Some(tag) = &computed_on
+                && !if_match_holds(tag, stored.etag())
+            {
+                return Err(ServiceError::Busy {
+                    endpoint: name.to_owned(),
+                    operation: change.operation(),
+                });
+            }
+            if membership {
+                computed_on = Some(stored.etag().to_owned());
             }
             let current = &stored.record;
             let now = next_timestamp(now_micros(), &current.updated_at);

@@ -15,7 +15,7 @@ use gco_console::auth::Access;
 use gco_console::service::Service;
 use gco_console::store::EmbeddedStore;
 use gco_spec::json::{Value, parse};
-use gco_spec::{DeployContext, plan_deploy};
+use gco_spec::{DeployContext, Frameworks, plan_deploy};
 use http_body_util::BodyExt;
 use proptest::prelude::*;
 use tower::ServiceExt;
@@ -113,7 +113,19 @@ fn fields() -> Vec<(&'static str, Vec<String>)> {
                 r#"{"protocl": "rdma"}"#,
             ]),
         ),
-        ("env", s(&[r#"{"A": "1"}"#, r#"{"1X": "2", "B": 3}"#, "[]"])),
+        (
+            "env",
+            s(&[
+                r#"{"A": "1"}"#,
+                r#"{"1X": "2", "B": 3}"#,
+                "[]",
+                r#"{"MODEL": "Qwen/Qwen3-8B"}"#,
+            ]),
+        ),
+        (
+            "framework",
+            s(&[r#""vllm""#, r#""sglang""#, r#""tgi""#, r#""x""#, "null"]),
+        ),
         ("port", s(&["8000", "0", "70000", r#""80""#])),
         ("replicas", [s(&["1", "-1"]), vec![wide]].concat()),
         (
@@ -156,14 +168,16 @@ struct App {
 }
 
 impl App {
-    fn new() -> App {
-        let dir = std::env::temp_dir().join(format!("gco-parity-{}", std::process::id()));
+    fn new(frameworks: Frameworks) -> App {
+        let dir =
+            std::env::temp_dir().join(format!("gco-parity-{}-{frameworks}", std::process::id()));
         let dist = dir.join("dist");
         std::fs::create_dir_all(&dist).unwrap();
         std::fs::write(dist.join("index.html"), "<!doctype html>").unwrap();
         let store = Arc::new(EmbeddedStore::open(&dir.join("data")).unwrap());
         let regions = vec!["us-east-1".to_owned(), "eu-west-1".to_owned()];
-        let service = Service::new(store, regions, "vllm/vllm-openai:v0.27.1".to_owned());
+        let service = Service::new(store, regions, "vllm/vllm-openai:v0.27.1".to_owned())
+            .with_frameworks(frameworks);
         let router = gco_console::app::app(service, Access::loopback(None), &dist);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -210,7 +224,14 @@ fn listed(answer: &Value, key: &str) -> Vec<(String, String)> {
 
 #[test]
 fn the_editor_and_the_server_give_the_same_verdict() {
-    let app = App::new();
+    // Under GCO's current frameworks and under an older GCO's.
+    for frameworks in ["vllm,sglang", "vllm,tgi"] {
+        same_verdicts(Frameworks::parse_list(frameworks).unwrap());
+    }
+}
+
+fn same_verdicts(frameworks: Frameworks) {
+    let app = App::new(frameworks);
     // The editor's context comes from /api/config, as the console reads it.
     let config = app.call("GET", "/api/config", String::new());
     let config = config.as_object().unwrap();
@@ -226,10 +247,19 @@ fn the_editor_and_the_server_give_the_same_verdict() {
         .and_then(Value::as_str)
         .unwrap()
         .to_owned();
+    let named: Vec<String> = match config.get("frameworks") {
+        Some(Value::List(items)) => items
+            .iter()
+            .map(|i| i.as_str().unwrap().to_owned())
+            .collect(),
+        other => panic!("frameworks: {other:?}"),
+    };
     let ctx = DeployContext {
         deployed_regions: Some(&regions),
         default_image: &image,
+        frameworks: Frameworks::new(&mut named.iter().map(String::as_str)).unwrap(),
     };
+    assert_eq!(ctx.frameworks, frameworks);
     let (accepted, refused) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
     let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
         cases: 400,

@@ -14,7 +14,7 @@ use axum::response::Response;
 use gco_spec::document::record_of_document;
 use gco_spec::json::{Object, Value};
 use gco_spec::manifests::manifests;
-use gco_spec::{DeployContext, Diagnostic, RegionContext, Report};
+use gco_spec::{Diagnostic, RegionContext, Report};
 
 use gco_api::route;
 
@@ -60,13 +60,7 @@ pub async fn render(
     })?;
 
     // A request naming no regions targets the deployed ones, as deploy does.
-    let config = service.config();
-    let (deployed, default_image) = (config.deployed_regions, config.default_image);
-    let deploy = DeployContext {
-        deployed_regions: Some(&deployed),
-        default_image: &default_image,
-    };
-    let record = record_of_document(document, &deploy).map_err(invalid)?;
+    let record = record_of_document(document, &service.context()).map_err(invalid)?;
     let rendered = manifests(&record, &ctx).map_err(|e| {
         let mut report = Report::default();
         report.push(Diagnostic::error(e.path, e.message));

@@ -50,8 +50,10 @@ fn capacity_types() -> ObjectBuilder {
     one_of_strings(&["spot", "on-demand"])
 }
 
+/// Every framework some GCO release accepts; which of them this service
+/// accepts is its `--frameworks`, in `GET /api/config`.
 fn frameworks() -> ObjectBuilder {
-    one_of_strings(&["vllm", "tgi"])
+    one_of_strings(&gco_spec::Framework::ALL.map(gco_spec::Framework::as_str))
 }
 
 fn mooncake_modes() -> ObjectBuilder {

@@ -69,6 +69,11 @@ impl Api {
 
     /// The app over the embedded store in `dir`, with what is stored there.
     pub fn over(dir: TempDir, access: Access) -> Api {
+        Api::with_frameworks(dir, access, gco_spec::Frameworks::CURRENT)
+    }
+
+    /// [`Api::over`] for a team whose GCO accepts `frameworks`.
+    pub fn with_frameworks(dir: TempDir, access: Access, frameworks: gco_spec::Frameworks) -> Api {
         let dist = TempDir::new("dist");
         std::fs::write(
             dist.path().join("index.html"),
@@ -76,13 +81,23 @@ impl Api {
         )
         .unwrap();
         let store = super::embedded(&dir);
-        let service = super::service(Arc::clone(&store));
+        let service = super::service(Arc::clone(&store)).with_frameworks(frameworks);
         let app = gco_console::app::app(service, access, dist.path());
         Api {
             app,
             store,
             _dir: dir,
             _dist: dist,
+        }
+    }
+
+    /// An app built elsewhere (over another store) with the store under it.
+    pub fn around(app: Router, store: Arc<dyn Store>) -> Api {
+        Api {
+            app,
+            store,
+            _dir: TempDir::new("around"),
+            _dist: TempDir::new("around-dist"),
         }
     }
 
