@@ -557,3 +557,25 @@ fn each_change_has_its_command() {
         "--expected-owner-label and --expected-lifecycle-id are in GCO releases newer than the newest stored CLI, which deletes without conditions"
     );
 }
+
+#[test]
+fn a_framework_is_given_with_its_flag() {
+    let deployed = vec!["us-east-1".to_owned()];
+    let ctx = gco_spec::DeployContext {
+        deployed_regions: Some(&deployed),
+        ..gco_spec::DeployContext::default()
+    };
+    let request = gco_spec::json::parse(
+        r#"{"endpoint_name": "chat", "image": "lmsysorg/sglang:v0.5.4", "framework": "sglang", "env": {"MODEL": "Qwen/Qwen3-8B"}}"#,
+    )
+    .unwrap();
+    let deployment = gco_spec::plan_deploy(&request, &ctx).deployment.unwrap();
+    let commands = gco_spec::deploy_commands(&deployment);
+    assert_eq!(
+        commands.lines,
+        [
+            "gco inference deploy chat -i lmsysorg/sglang:v0.5.4 -r us-east-1 --framework sglang -e MODEL=Qwen/Qwen3-8B"
+        ]
+    );
+    assert!(commands.notes.is_empty(), "{:?}", commands.notes);
+}

@@ -132,6 +132,8 @@ pub fn deploy_commands(deployment: &Deployment) -> Commands {
             "health_check_path" if !differs(Value::str(DEFAULT_HEALTH_CHECK_PATH)) => {}
             // Deploy forces vllm for a mooncake endpoint.
             "framework" if mode.is_some() && value.as_str() == Some(MOONCAKE_FRAMEWORK) => {}
+            // GCO's CLI has `--framework` (GCO_FACTS_NEWEST sections 5, 3.3).
+            "framework" => flag(&mut out, &mut deploy, "--framework", &path, value),
             // Deploy writes the map itself from the image and the regions.
             "region_image_uris" => {
                 if !rewrites_as_deploy(deployment, value) {
