@@ -184,6 +184,7 @@ fn state_rank(s: DesiredState) -> usize {
 
 #[component]
 pub fn ListPage() -> impl IntoView {
+    let frameworks = crate::settings::Settings::get().frameworks;
     let query = RwSignal::new(Query::from_url());
     let load = RwSignal::new(Load::Loading);
     // Records shown in the default view: the first page, then each "Show more".
@@ -376,9 +377,15 @@ pub fn ListPage() -> impl IntoView {
                                     }).collect_view();
                                     let name = r.endpoint_name.clone();
                                     let to = Page::Endpoint(name.clone());
+                                    let unserved = crate::endpoint::unserved_framework(&r, &frameworks.get()).map(|f| view! {
+                                        " "<span class="badge problem unserved"
+                                            title="GCO does not serve this framework: the endpoint never starts; open it to deploy it again">
+                                            {format!("{f}: not served")}
+                                        </span>
+                                    });
                                     view! {
                                         <tr data-name=r.endpoint_name.clone()>
-                                            <td><Link to=to>{name}</Link></td>
+                                            <td><Link to=to>{name}</Link>{unserved}</td>
                                             <td><span class=format!("state {}", r.desired_state)>{r.desired_state.to_string()}</span></td>
                                             <td>{regions}</td>
                                             <td>{mode(&r)}</td>

@@ -9,6 +9,7 @@ mod live;
 mod paths;
 mod preview;
 mod route;
+mod settings;
 mod share;
 mod time;
 mod topology;
@@ -45,6 +46,7 @@ fn NewEndpointLink() -> impl IntoView {
 #[component]
 fn App() -> impl IntoView {
     let page = page_signal();
+    provide_context(settings::Settings::load());
     view! {
         <a class="skip" href="#main">"Skip to content"</a>
         <header class="top">

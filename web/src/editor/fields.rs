@@ -9,7 +9,7 @@ use gco_spec::limits::{
     AUTOSCALE_METRICS, MOONCAKE_DEFAULT_AUTOSCALE_METRIC, MOONCAKE_DEFAULT_TRANSFER_PROTOCOL,
     MOONCAKE_OFFLOAD_TIERS, MOONCAKE_PROXY_SCHEDULING, MOONCAKE_TRANSFER_PROTOCOLS,
 };
-use gco_spec::spec::{CAPACITY_TYPES, FRAMEWORKS};
+use gco_spec::spec::CAPACITY_TYPES;
 use gco_spec::{Severity, describe_byte_size, format_byte_size, parse_byte_size};
 use leptos::prelude::*;
 
@@ -49,43 +49,44 @@ pub struct FieldDef {
 }
 
 /// A select's options: what its empty choice means, and the core's
-/// vocabulary (each defined once, in the core).
+/// vocabulary (each defined once, in the core), or what the server accepts.
 #[derive(Clone, Copy)]
 pub struct Choices {
     pub none: fn() -> String,
-    pub values: fn() -> Vec<&'static str>,
+    pub values: fn(&Editor) -> Vec<&'static str>,
 }
 
 const MODES: Choices = Choices {
     none: || "none (plain endpoint)".into(),
-    values: || Mode::ALL.iter().map(|m| m.as_str()).collect(),
+    values: |_| Mode::ALL.iter().map(|m| m.as_str()).collect(),
 };
 const PROTOCOLS: Choices = Choices {
     none: || format!("default ({MOONCAKE_DEFAULT_TRANSFER_PROTOCOL})"),
-    values: || MOONCAKE_TRANSFER_PROTOCOLS.to_vec(),
+    values: |_| MOONCAKE_TRANSFER_PROTOCOLS.to_vec(),
 };
 const OFFLOAD: Choices = Choices {
     none: || "not set".into(),
-    values: || MOONCAKE_OFFLOAD_TIERS.to_vec(),
+    values: |_| MOONCAKE_OFFLOAD_TIERS.to_vec(),
 };
 const SCHEDULING: Choices = Choices {
     none: || "not set".into(),
-    values: || MOONCAKE_PROXY_SCHEDULING.to_vec(),
+    values: |_| MOONCAKE_PROXY_SCHEDULING.to_vec(),
 };
 const CAPACITY: Choices = Choices {
     none: || "not set".into(),
-    values: || CAPACITY_TYPES.to_vec(),
+    values: |_| CAPACITY_TYPES.to_vec(),
 };
+/// The frameworks the team's GCO accepts (the server's `--frameworks`).
 const FRAMEWORK_CHOICES: Choices = Choices {
     none: || "default".into(),
-    values: || FRAMEWORKS.to_vec(),
+    values: |ed| ed.frameworks.get().names(),
 };
 const METRICS: Choices = Choices {
     none: || {
         let (metric, target) = MOONCAKE_DEFAULT_AUTOSCALE_METRIC;
         format!("default ({metric} {target})")
     },
-    values: || AUTOSCALE_METRICS.to_vec(),
+    values: |_| AUTOSCALE_METRICS.to_vec(),
 };
 
 macro_rules! field {
@@ -540,11 +541,28 @@ pub fn Field(ed: Editor, def: &'static FieldDef) -> impl IntoView {
                 _ => METRICS,
             };
             let value = move || text.get();
+            // A value the vocabulary lacks (a record's `tgi` where GCO
+            // accepts `sglang`) is still shown as it is; its error says why.
+            let choices = move || {
+                let mut values: Vec<String> =
+                    (options.values)(&ed).into_iter().map(String::from).collect();
+                let current = text.get();
+                if !current.is_empty() && !values.contains(&current) {
+                    values.push(current);
+                }
+                values
+            };
             view! {
                 <select id=id.clone() aria-describedby=describedby.clone() aria-invalid=move || has_error().to_string()
                     prop:value=value on:change=move |ev| write(event_target_value(&ev))>
                     <option value="">{(options.none)()}</option>
-                    {(options.values)().into_iter().map(|v| view! { <option value=v>{v}</option> }).collect_view()}
+                    {move || choices().into_iter().map(|v| {
+                        // Options re-render when the server's list arrives;
+                        // each keeps the selection itself.
+                        let selected = v == text.get_untracked();
+                        let label = v.clone();
+                        view! { <option value=v selected=selected>{label}</option> }
+                    }).collect_view()}
                 </select>
             }
             .into_any()

@@ -29,6 +29,17 @@ pub fn open_clone(record: &gco_spec::Record) {
     ));
 }
 
+/// Opens the editor on `record` moved onto SGLang ("Clone with sglang"):
+/// for endpoints whose framework GCO no longer serves.
+pub fn open_clone_on_sglang(record: &gco_spec::Record) {
+    draft::save(&gco_spec::framework::request_on_sglang(record));
+    draft::note_origin(&format!(
+        "Cloned from {} with framework sglang: the model moved to the MODEL env entry and the image is SGLang's ({}). Check the image tag and the extra arguments, then deploy.",
+        record.endpoint_name,
+        gco_spec::framework::SGLANG_IMAGE
+    ));
+}
+
 use gco_spec::Severity;
 use gco_spec::json::Value;
 use leptos::prelude::*;
@@ -43,7 +54,7 @@ use crate::topology::Topology;
 use fields::{
     AUTOSCALING, ENDPOINT, MOONCAKE, PROXY, STORE, Section, TRANSFER, field_for, field_id,
 };
-use state::{Editor, JsonDraft, empty_request, load_defaults};
+use state::{Editor, JsonDraft, empty_request};
 
 /// How long edits wait before the URL follows them.
 const LINK_THROTTLE_MS: i32 = 400;
@@ -172,7 +183,7 @@ fn start() -> Start {
 pub fn EditorPage() -> impl IntoView {
     // The server's deploy defaults, once; until then the editor checks as a
     // file check does (no regions assumed).
-    let ed = Editor::new(empty_request(), LocalResource::new(load_defaults));
+    let ed = Editor::new(empty_request(), crate::settings::Settings::get());
     let json_view = RwSignal::new(false);
     let banner = RwSignal::new(None::<String>);
     let restored = RwSignal::new(None::<String>);

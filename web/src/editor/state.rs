@@ -2,11 +2,11 @@
 //! core's verdict on it.
 
 use gco_spec::json::{Object, Value};
-use gco_spec::limits::DEFAULT_MOONCAKE_IMAGE;
 use gco_spec::{DeployCheck, DeployContext, Diagnostic, Report, plan_deploy};
 use leptos::prelude::*;
 
 use crate::paths;
+use crate::settings::Settings;
 
 /// Edits of one field within this many milliseconds are one undo step.
 const COALESCE_MS: f64 = 1000.0;
@@ -18,15 +18,6 @@ struct History {
     past: Vec<Value>,
     future: Vec<Value>,
     last_field: Option<(String, f64)>,
-}
-
-/// The server's deploy defaults (`GET /api/config`), once known.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Defaults {
-    /// Where a request without target regions deploys.
-    pub regions: Option<Vec<String>>,
-    /// The image a mooncake request without one gets.
-    pub image: Option<String>,
 }
 
 /// Text in the JSON view that does not parse: while it is there, the state
@@ -46,6 +37,8 @@ pub struct Editor {
     /// every change, no network.
     pub check: Memo<DeployCheck>,
     pub report: Memo<Report>,
+    /// The frameworks the server accepts (GCO's current ones until known).
+    pub frameworks: Memo<gco_spec::Frameworks>,
     /// Diagnostics the backend returned for the last submit.
     pub server: RwSignal<Vec<Diagnostic>>,
     /// The JSON view's text when it does not parse.
@@ -54,19 +47,18 @@ pub struct Editor {
 }
 
 impl Editor {
-    /// An editor on `initial`, checked against the server's `defaults`:
+    /// An editor on `initial`, checked against the server's settings:
     /// until they arrive (or without a usable answer) as a file check is,
     /// with no regions assumed.
-    pub fn new(initial: Value, defaults: LocalResource<Option<Defaults>>) -> Editor {
+    pub fn new(initial: Value, settings: Settings) -> Editor {
         let state = RwSignal::new(initial);
+        let frameworks = settings.frameworks;
         let check = Memo::new(move |_| {
-            defaults.with(|d| {
-                let d = d.as_ref().and_then(Option::as_ref);
+            settings.with_defaults(|d| {
                 let ctx = DeployContext {
-                    deployed_regions: d.and_then(|d| d.regions.as_deref()),
-                    default_image: d
-                        .and_then(|d| d.image.as_deref())
-                        .unwrap_or(DEFAULT_MOONCAKE_IMAGE),
+                    deployed_regions: d.map(|d| d.regions.as_slice()),
+                    default_image: Settings::default_image(d),
+                    frameworks: frameworks.get(),
                 };
                 state.with(|s| plan_deploy(s, &ctx))
             })
@@ -77,6 +69,7 @@ impl Editor {
             history: StoredValue::new(History::default()),
             check,
             report,
+            frameworks,
             server: RwSignal::new(Vec::new()),
             json_draft: RwSignal::new(None),
             version: RwSignal::new(0),
@@ -187,17 +180,6 @@ impl Editor {
     pub fn has_errors(&self) -> bool {
         self.json_draft.with(Option::is_some) || !self.report.with(Report::is_ok)
     }
-}
-
-/// The server's deploy defaults (`GET /api/config`, typed by
-/// `gco_api::Config`), or `None` without a usable answer.
-pub async fn load_defaults() -> Option<Defaults> {
-    let reply = crate::api::get(gco_api::route::CONFIG).await.ok()?;
-    let config = gco_api::Config::from_value(&reply.body).ok()?;
-    Some(Defaults {
-        regions: Some(config.deployed_regions),
-        image: Some(config.default_image),
-    })
 }
 
 /// Whether diagnostic path `path` is `field` or inside it.

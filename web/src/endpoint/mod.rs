@@ -10,12 +10,13 @@ mod review;
 mod status;
 
 use gco_spec::json::Value;
-use gco_spec::{Change, DesiredState, Diagnostic, Record};
+use gco_spec::{Change, DesiredState, Diagnostic, Framework, Frameworks, Record};
 use leptos::prelude::*;
 
 use crate::api::{self, Reply};
 use crate::live::Watcher;
 use crate::paths;
+use crate::preview::CliCommands;
 use crate::route::{Link, Page, navigate};
 use crate::time::Time;
 use crate::topology::{Picture, Shape};
@@ -61,6 +62,8 @@ pub struct EndpointCtx {
     /// Someone else changed the endpoint while the user had unsent edits.
     pub changed_elsewhere: RwSignal<bool>,
     pub watcher: StoredValue<Option<Watcher>, LocalStorage>,
+    /// The frameworks the team's GCO accepts (the server's `--frameworks`).
+    pub frameworks: Memo<Frameworks>,
 }
 
 impl EndpointCtx {
@@ -122,6 +125,7 @@ impl EndpointCtx {
 
 #[component]
 pub fn EndpointPage(name: String) -> impl IntoView {
+    let frameworks = crate::settings::Settings::get().frameworks;
     let ctx = EndpointCtx {
         name: StoredValue::new(name.clone()),
         load: RwSignal::new(Load::Loading),
@@ -131,6 +135,7 @@ pub fn EndpointPage(name: String) -> impl IntoView {
         editing: RwSignal::new(false),
         changed_elsewhere: RwSignal::new(false),
         watcher: StoredValue::new_local(None),
+        frameworks,
     };
     let url = format!("/api/endpoints/{}", api::segment(&name));
     let watcher = Watcher::new(
@@ -220,6 +225,7 @@ fn Overview() -> impl IntoView {
         record().map_or_else(Shape::default, |r| Shape::of_spec(&Value::Object(r.spec)))
     });
     view! {
+        <UnservedFramework/>
         <div class="columns">
             <section class="record">
                 {move || record().map(|r| view! {
@@ -234,6 +240,7 @@ fn Overview() -> impl IntoView {
                     <status::RegionStatuses record=r.clone()/>
                 })}
                 <Picture shape=shape.into()/>
+                <TryIt/>
                 <details class="spec-details">
                     <summary><h2>"Spec"</h2></summary>
                     <pre class="spec">{move || record().map(|r| Value::Object(r.spec).to_json_pretty())}</pre>
@@ -245,6 +252,81 @@ fn Overview() -> impl IntoView {
                 </Show>
             </aside>
         </div>
+    }
+}
+
+/// The framework a record names when the team's GCO does not accept it
+/// (a `tgi` record after GCO's SGLang release): GCO's renderer passes it by.
+pub fn unserved_framework(record: &Record, frameworks: &Frameworks) -> Option<String> {
+    let given = record.spec.get("framework").filter(|f| !f.is_null())?;
+    match given.as_str() {
+        Some(name) if frameworks.accepts(name) => None,
+        _ => Some(paths::display(Some(given))),
+    }
+}
+
+/// A warning for a record GCO does not render, with the way out: the same
+/// endpoint again on SGLang, through the editor and its review.
+#[component]
+fn UnservedFramework() -> impl IntoView {
+    let ctx = ctx();
+    let unserved = move || {
+        let record = ctx.loaded()?.record;
+        let framework = unserved_framework(&record, &ctx.frameworks.get())?;
+        Some((record, framework))
+    };
+    move || {
+        unserved().map(|(record, framework)| {
+            let accepted = ctx.frameworks.get();
+            let to_sglang = accepted.accepts(Framework::Sglang.as_str());
+            let clone = move |_| {
+                crate::editor::open_clone_on_sglang(&record);
+                navigate(Page::New);
+            };
+            view! {
+                <div class="banner warning-banner unserved" role="alert">
+                    <p>
+                        <strong>"GCO does not serve this endpoint. "</strong>
+                        {format!(
+                            "Its framework '{framework}' is not one this GCO accepts ({}): GCO's monitors do not render it, so it never starts, and GCO's invoke and models commands do not recognise it. Deploy it again with an accepted framework.",
+                            accepted.names().join(", ")
+                        )}
+                    </p>
+                    {to_sglang.then(|| view! {
+                        <p><button type="button" on:click=clone
+                            title="Open this endpoint in the editor with framework sglang and its model carried over">
+                            "Clone with sglang"
+                        </button></p>
+                    })}
+                </div>
+            }
+        })
+    }
+}
+
+/// The `gco inference` commands that ask the endpoint for its models and
+/// send it a first request, per target region.
+#[component]
+fn TryIt() -> impl IntoView {
+    let ctx = ctx();
+    // Nothing to try for a deleted endpoint, or one GCO does not serve
+    // (its warning says so).
+    let commands = move || {
+        let record = ctx.loaded()?.record;
+        (record.desired_state != DesiredState::Deleted)
+            .then(|| gco_spec::try_it_commands(&record, &ctx.frameworks.get()))
+            .filter(|c| !c.lines.is_empty())
+    };
+    move || {
+        commands().map(|commands| {
+            view! {
+                <section class="try-it">
+                    <h2>"Try it"</h2>
+                    <p class="muted">"With GCO's CLI, once a region is running:"</p>
+                    <CliCommands commands/>
+                </section>
+            }
+        })
     }
 }
 

@@ -243,6 +243,13 @@ pub fn Review() -> impl IntoView {
                     None => ctx.outcome.set(Some((false, r.summary()))),
                 }
                 ctx.pending.set(None);
+                // A conflict (a region change that lost to another change,
+                // say) is about a record newer than the one on screen.
+                if r.status == 409
+                    && let Some(w) = ctx.watcher.get_value()
+                {
+                    w.refresh();
+                }
             }
             Err(e) => ctx.outcome.set(Some((false, e))),
         }

@@ -1,0 +1,72 @@
+//! The server's settings (`GET /api/config`: its deployed regions, the
+//! default image and the frameworks its GCO accepts), asked for once per
+//! page load and shared by every page through context.
+
+use gco_spec::Frameworks;
+use gco_spec::limits::DEFAULT_MOONCAKE_IMAGE;
+use leptos::prelude::*;
+
+/// The server's deploy defaults, once known.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Defaults {
+    /// Where a request without target regions deploys.
+    pub regions: Vec<String>,
+    /// The image a mooncake request without one gets.
+    pub image: String,
+    pub frameworks: Frameworks,
+}
+
+/// The answer, and what the pages read of it.
+#[derive(Clone, Copy)]
+pub struct Settings {
+    defaults: LocalResource<Option<Defaults>>,
+    /// The frameworks the team's GCO accepts: GCO's current ones until the
+    /// server says (or when it cannot be asked).
+    pub frameworks: Memo<Frameworks>,
+}
+
+impl Settings {
+    /// Asks the server; for the app's root, which provides it.
+    pub fn load() -> Settings {
+        let defaults = LocalResource::new(load);
+        let frameworks = Memo::new(move |_| {
+            defaults.with(|d| {
+                d.as_ref()
+                    .and_then(Option::as_ref)
+                    .map_or(Frameworks::CURRENT, |d| d.frameworks)
+            })
+        });
+        Settings {
+            defaults,
+            frameworks,
+        }
+    }
+
+    /// The settings the app's root provides.
+    pub fn get() -> Settings {
+        expect_context::<Settings>()
+    }
+
+    /// Reads the defaults: `None` until they arrive (or without a usable
+    /// answer), when a check assumes no deployed regions.
+    pub fn with_defaults<R>(&self, f: impl FnOnce(Option<&Defaults>) -> R) -> R {
+        self.defaults
+            .with(|d| f(d.as_ref().and_then(Option::as_ref)))
+    }
+
+    pub fn default_image(d: Option<&Defaults>) -> &str {
+        d.map_or(DEFAULT_MOONCAKE_IMAGE, |d| d.image.as_str())
+    }
+}
+
+/// `GET /api/config` typed by `gco_api::Config`, or `None` without a usable
+/// answer.
+async fn load() -> Option<Defaults> {
+    let reply = crate::api::get(gco_api::route::CONFIG).await.ok()?;
+    let config = gco_api::Config::from_value(&reply.body).ok()?;
+    Some(Defaults {
+        frameworks: config.frameworks().ok()?,
+        regions: config.deployed_regions,
+        image: config.default_image,
+    })
+}
