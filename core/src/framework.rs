@@ -252,9 +252,7 @@ impl Frameworks {
     }
 
     /// The list of `names` (each a known framework, repeats dropped).
-    pub fn new(
-        names: &mut dyn Iterator<Item = &str>,
-    ) -> Result<Frameworks, FrameworksError> {
+    pub fn new(names: &mut dyn Iterator<Item = &str>) -> Result<Frameworks, FrameworksError> {
         let mut list = Vec::new();
         for name in names {
             let name = name.trim();
