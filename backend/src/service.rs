@@ -12,7 +12,7 @@ use gco_spec::{
 };
 
 use crate::listing::{Filter, Listing, Page};
-use crate::store::{Expected, Oversized, Store, StoreError, Stored, Unreadable};
+use crate::store::{Expected, Freshness, Oversized, Store, StoreError, Stored, Unreadable};
 use crate::version::if_match_holds;
 
 /// Read-modify-write attempts before a change under heavy contention gives
@@ -212,6 +212,23 @@ impl Service {
             .get_stored(name)
             .await?
             .ok_or_else(|| ServiceError::NotFound(name.to_owned()))
+    }
+
+    /// A record for a page to show: at most one refresh interval old (see
+    /// [`crate::store::ViewedStore`]). A change reads with [`Self::get_stored`].
+    pub async fn read(&self, name: &str) -> Result<Arc<Stored>, ServiceError> {
+        if name.len() > gco_spec::table::MAX_NAME_BYTES {
+            return Err(ServiceError::NotFound(name.to_owned()));
+        }
+        self.store
+            .peek(name)
+            .await?
+            .ok_or_else(|| ServiceError::NotFound(name.to_owned()))
+    }
+
+    /// How current lists are, when they come from a view of the table.
+    pub fn freshness(&self) -> Option<Freshness> {
+        self.store.freshness()
     }
 
     /// The records `filter` admits, newest first, one `page` of them.

@@ -49,6 +49,8 @@ from boto3.dynamodb.conditions import Attr
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = "gco-inference-endpoints"
 REGION = "us-east-1"
+# The console's --refresh-interval here: how soon a write made elsewhere shows.
+REFRESH_SECONDS = 1
 DEPLOYED = ["us-east-1", "eu-west-1"]
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$")
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -333,13 +335,29 @@ def monitor_writes_among_console_changes(api, table, endpoint):
     def stored():
         return from_dynamo(table.get_item(Key={"endpoint_name": name}, ConsistentRead=True)["Item"])
 
+    # The page first shows the record as the table holds it: the console's
+    # view has writes made elsewhere within one refresh interval.
+    shown = time.monotonic()
+    while api.ok("GET", path)[0]["updated_at"] != stored()["updated_at"]:
+        check(time.monotonic() - shown < REFRESH_SECONDS + 2, "the table's version is not shown")
+        time.sleep(0.05)
+
     # A status write between each read and the change made from it.
     for n in range(5):
         _, headers = api.ok("GET", path)
         read_tag = headers["ETag"]
         status = monitor_status_write(table, name, "us-east-1", 10 + n)
         check(status is not None, "the monitor's write is not stale")
-        status_now, headers_now, _ = api.call("GET", path, headers={"If-None-Match": read_tag})
+        # Pages read the console's view of the table, which shows a write
+        # made elsewhere within one refresh interval; until then, 304.
+        written = time.monotonic()
+        while True:
+            status_now, headers_now, _ = api.call("GET", path, headers={"If-None-Match": read_tag})
+            if status_now != 304:
+                break
+            check(time.monotonic() - written < REFRESH_SECONDS + 2,
+                  f"a status write not shown after {time.monotonic() - written:.1f} s")
+            time.sleep(0.05)
         check(status_now == 200 and headers_now["ETag"] != read_tag,
               f"a status write gives a new tag: {status_now} {headers_now['ETag']} {read_tag}")
         answer, headers = api.ok("PUT", path + "/replicas", {"replicas": 20 + n}, headers={"If-Match": read_tag})
@@ -382,6 +400,12 @@ def monitor_writes_among_console_changes(api, table, endpoint):
             n += 1
             time.sleep(0.002)
 
+    # The page shows the CLI's write once the console's view has it (within
+    # one refresh interval); a change made from an older page is a 412.
+    shown = time.monotonic()
+    while api.ok("GET", path)[0]["spec"]["replicas"] != 7:
+        check(time.monotonic() - shown < REFRESH_SECONDS + 2, "the CLI's write is not shown")
+        time.sleep(0.05)
     thread = threading.Thread(target=monitor)
     thread.start()
     try:
@@ -425,7 +449,8 @@ def main():
             console = subprocess.Popen(
                 [str(binary), "--addr", f"127.0.0.1:{cport}", "--dist", str(tmp / "dist"),
                  "--dynamodb-endpoint", endpoint, "--dynamodb-region", REGION, "--dynamodb-table", TABLE,
-                 "--create-table", "--regions", ",".join(DEPLOYED)],
+                 "--create-table", "--regions", ",".join(DEPLOYED),
+                 "--refresh-interval", f"{REFRESH_SECONDS}s"],
                 stdout=log, stderr=subprocess.STDOUT)
             procs.append(console)
             wait_for(cport, "gco-console", console)

@@ -156,7 +156,8 @@ async fn list(
         region: query.region.as_deref(),
     };
     let listing = service.list(&filter, &query.page).await?;
-    let body = listing_json(&listing, query.page.limit.is_some());
+    let stale = service.freshness().filter(|f| f.failing.is_some());
+    let body = listing_json(&listing, query.page.limit.is_some(), stale.map(|f| f.age));
     let tag = body_etag(&body);
     if let Some(unchanged) = conditional::not_modified(&headers, &tag) {
         return Ok(unchanged);
@@ -169,7 +170,7 @@ async fn list(
 /// JSON, sent as a read of it is, and the stored items that are no record
 /// (on the first page); with `next` whenever a limit was asked for, so a
 /// client loops until it is null.
-fn listing_json(listing: &Page, paged: bool) -> String {
+fn listing_json(listing: &Page, paged: bool, stale: Option<std::time::Duration>) -> String {
     let records = &listing.records;
     let size: usize = records.iter().map(|s| s.json.len() + 2).sum();
     let mut body = String::with_capacity(64 + size);
@@ -201,6 +202,11 @@ fn listing_json(listing: &Page, paged: bool) -> String {
         body.push_str(r#", "next": "#);
         body.push_str(&next.to_json());
     }
+    body.push_str(r#", "stale": "#);
+    match stale {
+        Some(age) => body.push_str(&format!(r#"{{"age_seconds": {}}}"#, age.as_secs())),
+        None => body.push_str("null"),
+    }
     body.push('}');
     body
 }
@@ -226,7 +232,7 @@ async fn show(
     EndpointName(name): EndpointName,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let stored = service.get_stored(&name).await?;
+    let stored = service.read(&name).await?;
     if let Some(unchanged) = conditional::not_modified(&headers, stored.etag()) {
         return Ok(unchanged);
     }

@@ -257,6 +257,15 @@ pub struct Listing {
     /// after the last one.
     #[schema(required = false)]
     next: Option<String>,
+    /// Null while the list is current; while reads of the table fail, the
+    /// last list read whole is answered, and this says how old it is.
+    stale: Option<Stale>,
+}
+
+#[derive(ToSchema)]
+pub struct Stale {
+    /// Seconds since the table was last read whole.
+    age_seconds: u64,
 }
 
 /// A deploy request or a bare endpoint spec.

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
@@ -10,8 +11,8 @@ use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::config::{Credentials, Region};
 use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType, ReturnValue,
-    ScalarAttributeType, TableStatus,
+    AttributeDefinition, AttributeValue, BillingMode, ConsumedCapacity, KeySchemaElement, KeyType,
+    ReturnConsumedCapacity, ReturnValue, ScalarAttributeType, TableStatus,
 };
 use gco_spec::Record;
 
@@ -37,6 +38,8 @@ pub struct DynamoStore {
     table: String,
     /// Lists at the same time share a scan (see [`SharedScan`]).
     scans: SharedScan<Scan, StoreError>,
+    /// Items at the last scan: how many segments the next one reads in.
+    last_items: AtomicUsize,
 }
 
 /// A failed call, as the service must report it: DynamoDB applies a write
@@ -109,6 +112,7 @@ impl DynamoStore {
             client: Client::new(&sdk),
             table: cfg.table.clone(),
             scans: SharedScan::default(),
+            last_items: AtomicUsize::new(0),
         }
     }
 
@@ -178,8 +182,11 @@ impl Store for DynamoStore {
                 .table_name(&self.table)
                 .set_item(Some(item))
                 .condition_expression("attribute_not_exists(endpoint_name)")
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
                 .send()
                 .await;
+            let units = result.as_ref().ok().and_then(|o| o.consumed_capacity());
+            crate::metrics::dynamodb_call("PutItem", result.is_ok(), 0.0, capacity(units));
             match result {
                 Ok(_) => Ok(Arc::new(Stored::of(DynamoStore::as_read(record)?))),
                 Err(e)
@@ -201,9 +208,12 @@ impl Store for DynamoStore {
                 .table_name(&self.table)
                 .key("endpoint_name", AttributeValue::S(name.to_owned()))
                 .consistent_read(true)
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
                 .send()
-                .await
-                .map_err(failure)?;
+                .await;
+            let units = out.as_ref().ok().and_then(|o| o.consumed_capacity());
+            crate::metrics::dynamodb_call("GetItem", out.is_ok(), capacity(units), 0.0);
+            let out = out.map_err(failure)?;
             out.item()
                 .map(|item| read_attributes(name, item).map_err(StoreError::Corrupt))
                 .transpose()
@@ -257,8 +267,11 @@ impl Store for DynamoStore {
                 // The item as written: untouched values as the next read
                 // gives them, not as this service would have written them.
                 .return_values(ReturnValue::AllNew)
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
                 .send()
                 .await;
+            let units = result.as_ref().ok().and_then(|o| o.consumed_capacity());
+            crate::metrics::dynamodb_call("UpdateItem", result.is_ok(), 0.0, capacity(units));
             match result {
                 Ok(out) => {
                     let item = out.attributes.unwrap_or_default();
@@ -296,36 +309,77 @@ impl DynamoStore {
         read_item(&record.endpoint_name, &gco_spec::Value::Object(out)).map_err(StoreError::Corrupt)
     }
 
-    /// Every item, page by page.
+    /// Every item, in as many parallel segments as the table's size at the
+    /// last scan calls for, each page by page, strongly consistent (a list
+    /// sees every write acknowledged before it was asked for).
     async fn scan(&self) -> Result<Scan, StoreError> {
+        let items = self.last_items.load(Ordering::Relaxed);
+        let segments = (items / ITEMS_PER_SEGMENT + 1).min(MAX_SEGMENTS) as i32;
+        let mut reads = tokio::task::JoinSet::new();
+        for segment in 0..segments {
+            let (client, table) = (self.client.clone(), self.table.clone());
+            reads.spawn(scan_segment(client, table, segment, segments));
+        }
         let mut out = Scan::default();
-        let mut start: Option<HashMap<String, AttributeValue>> = None;
-        loop {
-            let page = self
-                .client
-                .scan()
-                .table_name(&self.table)
-                .consistent_read(true)
-                .set_exclusive_start_key(start.take())
-                .send()
-                .await
-                .map_err(failure)?;
-            for item in page.items() {
-                let name = item
-                    .get("endpoint_name")
-                    .and_then(|n| n.as_s().ok())
-                    .map_or("", String::as_str);
-                match read_attributes(name, item) {
-                    Ok(record) => out.records.push(Arc::new(Stored::of(record))),
-                    Err(unreadable) => out.unreadable.push(unreadable),
-                }
-            }
-            match page.last_evaluated_key() {
-                Some(key) if !key.is_empty() => start = Some(key.clone()),
-                _ => return Ok(out),
+        while let Some(read) = reads.join_next().await {
+            let part = read.map_err(|e| StoreError::Unavailable(e.to_string()))??;
+            out.records.extend(part.records);
+            out.unreadable.extend(part.unreadable);
+        }
+        self.last_items
+            .store(out.records.len() + out.unreadable.len(), Ordering::Relaxed);
+        Ok(out)
+    }
+}
+
+/// A parallel scan's segments: one per this many items, at most
+/// [`MAX_SEGMENTS`] (a scan page is at most 1 MB, about 500 records).
+const ITEMS_PER_SEGMENT: usize = 2_000;
+const MAX_SEGMENTS: usize = 8;
+
+/// One segment of a scan, page by page.
+async fn scan_segment(
+    client: Client,
+    table: String,
+    segment: i32,
+    segments: i32,
+) -> Result<Scan, StoreError> {
+    let mut out = Scan::default();
+    let mut start: Option<HashMap<String, AttributeValue>> = None;
+    loop {
+        let mut request = client
+            .scan()
+            .table_name(&table)
+            .consistent_read(true)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .set_exclusive_start_key(start.take());
+        if segments > 1 {
+            request = request.segment(segment).total_segments(segments);
+        }
+        let page = request.send().await;
+        let units = page.as_ref().ok().and_then(|p| p.consumed_capacity());
+        crate::metrics::dynamodb_call("Scan", page.is_ok(), capacity(units), 0.0);
+        let page = page.map_err(failure)?;
+        for item in page.items() {
+            let name = item
+                .get("endpoint_name")
+                .and_then(|n| n.as_s().ok())
+                .map_or("", String::as_str);
+            match read_attributes(name, item) {
+                Ok(record) => out.records.push(Arc::new(Stored::of(record))),
+                Err(unreadable) => out.unreadable.push(unreadable),
             }
         }
+        match page.last_evaluated_key() {
+            Some(key) if !key.is_empty() => start = Some(key.clone()),
+            _ => return Ok(out),
+        }
     }
+}
+
+/// The capacity units a call consumed, as the table said (0 when not).
+fn capacity(consumed: Option<&ConsumedCapacity>) -> f64 {
+    consumed.and_then(|c| c.capacity_units()).unwrap_or(0.0)
 }
 
 /// The record an item holds, or why it holds none.

@@ -7,6 +7,7 @@ mod dynamo;
 mod embedded;
 mod shared_scan;
 mod update_expression;
+pub mod view;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -19,6 +20,7 @@ use crate::listing::{self, Filter, Listing, Page};
 
 pub use dynamo::{DynamoConfig, DynamoStore};
 pub use embedded::EmbeddedStore;
+pub use view::{Freshness, ViewedStore};
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -246,6 +248,19 @@ pub trait Store: Send + Sync + 'static {
         name: &'a str,
     ) -> BoxFuture<'a, Result<Option<Arc<Stored>>, StoreError>> {
         Box::pin(async move { Ok(self.get(name).await?.map(|r| Arc::new(Stored::of(r)))) })
+    }
+
+    /// A record for a read that need not be the current version (a page
+    /// showing it): at most one refresh interval old. By default the
+    /// current one.
+    fn peek<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<Option<Arc<Stored>>, StoreError>> {
+        self.get_stored(name)
+    }
+
+    /// How current lists are, for a store that answers them from a copy
+    /// ([`view::ViewedStore`]); `None` when they are read whole each time.
+    fn freshness(&self) -> Option<view::Freshness> {
+        None
     }
 }
 
