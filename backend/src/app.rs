@@ -40,9 +40,51 @@ impl MakeRequestId for RequestIds {
     }
 }
 
-/// The whole application: [`routes`] inside [`layered`].
+/// The whole application: [`routes`] inside [`layered`], with `GET
+/// /metrics`.
 pub fn app(service: Service, access: Access, dist: &Path) -> Router {
-    layered(routes(service, dist), access)
+    app_with(service, access, dist, true)
+}
+
+/// [`app`], with `GET /metrics` or without it (when `--metrics-addr` serves
+/// it on its own listener: [`metrics_app`]).
+pub fn app_with(service: Service, access: Access, dist: &Path, with_metrics: bool) -> Router {
+    app_shared(Arc::new(service), access, dist, with_metrics)
+}
+
+/// [`app_with`] over a service shared with another listener.
+pub fn app_shared(state: AppState, access: Access, dist: &Path, with_metrics: bool) -> Router {
+    let mut routes = routes(Arc::clone(&state), dist);
+    if with_metrics {
+        routes = routes.merge(metrics_routes(state));
+    }
+    layered(routes, access)
+}
+
+/// `GET /metrics` alone, for its own listener.
+pub fn metrics_app(service: Arc<Service>, access: Access) -> Router {
+    layered(metrics_routes(service), access)
+}
+
+fn metrics_routes(state: AppState) -> Router {
+    Router::new()
+        .route("/metrics", axum::routing::get(metrics_text))
+        .with_state(state)
+}
+
+/// The metrics in Prometheus' text format.
+async fn metrics_text(State(service): State<AppState>) -> Response {
+    if let Some(freshness) = service.freshness() {
+        crate::metrics::view_age(freshness.age);
+    }
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+        )],
+        crate::metrics::render(),
+    )
+        .into_response()
 }
 
 /// The liveness answer of `GET /healthz` (documented with the API): also
@@ -50,12 +92,15 @@ pub fn app(service: Service, access: Access, dist: &Path) -> Router {
 pub use crate::api::healthz;
 
 /// The API and the console files, without the layers.
-pub fn routes(service: Service, dist: &Path) -> Router {
-    let state: AppState = Arc::new(service);
+pub fn routes(state: AppState, dist: &Path) -> Router {
+    // Installed before the first request is counted.
+    crate::metrics::handle();
     let api = api::router()
         .route("/api", axum::routing::any(api::not_found))
         .route("/api/", axum::routing::any(api::not_found))
         .route("/api/{*rest}", axum::routing::any(api::not_found))
+        // A route layer: only a matched route knows its template.
+        .route_layer(axum::middleware::from_fn(crate::metrics::track))
         .with_state(state)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES));
 

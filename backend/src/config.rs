@@ -43,6 +43,18 @@ pub struct Config {
     #[arg(long, env = "DYNAMODB_REGION")]
     pub dynamodb_region: Option<String>,
 
+    /// How often the console's one view of the table is read again while
+    /// someone is looking (lists and pages are answered from it; an idle
+    /// console reads nothing). A write made elsewhere shows within it.
+    /// `0s` reads the table for every list instead. DynamoDB only: the
+    /// embedded store is its own view.
+    #[arg(long, env = "GCO_REFRESH_INTERVAL", default_value = "3s", value_parser = parse_interval)]
+    pub refresh_interval: std::time::Duration,
+
+    /// Serve GET /metrics on this address only, instead of beside the API.
+    #[arg(long, env = "GCO_METRICS_ADDR")]
+    pub metrics_addr: Option<SocketAddr>,
+
     /// Create the table at start-up when missing (for local servers).
     #[arg(long, env = "GCO_CREATE_TABLE")]
     pub create_table: bool,
@@ -78,6 +90,28 @@ pub struct Config {
     /// Directory of the built console (index.html and its assets).
     #[arg(long, env = "GCO_CONSOLE_DIST", default_value = "./dist")]
     pub dist: PathBuf,
+}
+
+/// `3s`, `500ms`, `1m`, or plain seconds.
+fn parse_interval(text: &str) -> Result<std::time::Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit() && c != '.') {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a duration such as 3s or 500ms"))?;
+    let seconds = match unit {
+        "ms" => value / 1000.0,
+        "s" => value,
+        "m" => value * 60.0,
+        _ => return Err(format!("{text:?}: the unit must be ms, s or m")),
+    };
+    if !(0.0..=3600.0).contains(&seconds) {
+        return Err(format!("{text:?} must be between 0s and 60m"));
+    }
+    Ok(std::time::Duration::from_secs_f64(seconds))
 }
 
 impl Config {

@@ -4,7 +4,7 @@ use clap::Parser;
 use gco_console::config::Config;
 use gco_console::server::{ServeLimits, serve};
 use gco_console::service::Service;
-use gco_console::store::{DynamoConfig, DynamoStore, EmbeddedStore, Store};
+use gco_console::store::{DynamoConfig, DynamoStore, EmbeddedStore, Store, ViewedStore};
 use tracing_subscriber::EnvFilter;
 
 // Requests build and drop many small JSON values; mimalloc serves them
@@ -48,7 +48,14 @@ async fn run(config: Config) -> Result<(), String> {
                     .map_err(|e| format!("creating table {}: {e}", cfg.table))?;
             }
             tracing::info!(table = %cfg.table, region = %cfg.region, endpoint = ?cfg.endpoint, "using DynamoDB");
-            Arc::new(store)
+            let store: Arc<dyn Store> = Arc::new(store);
+            if config.refresh_interval.is_zero() {
+                tracing::info!("no view of the table: every list reads it whole");
+                store
+            } else {
+                tracing::info!(interval = ?config.refresh_interval, "lists come from one view of the table, read again while someone looks");
+                Arc::new(ViewedStore::new(store, config.refresh_interval))
+            }
         }
         None => {
             let store = EmbeddedStore::open(&config.data_dir)
@@ -63,7 +70,30 @@ async fn run(config: Config) -> Result<(), String> {
     let service = Service::new(store, config.regions.clone(), config.default_image.clone())
         .with_frameworks(config.frameworks);
     tracing::info!(frameworks = %config.frameworks, "frameworks the team's GCO accepts");
-    let app = gco_console::app::app(service, access, &config.dist);
+    let metrics_listener = match config.metrics_addr {
+        Some(addr) => Some(
+            tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(|e| format!("--metrics-addr {addr}: {e}"))?,
+        ),
+        None => None,
+    };
+    let service = Arc::new(service);
+    if let Some(listener) = metrics_listener {
+        let metrics = gco_console::app::metrics_app(Arc::clone(&service), access.clone());
+        tracing::info!(
+            "metrics on http://{}/metrics",
+            listener.local_addr().map_err(|e| e.to_string())?
+        );
+        tokio::spawn(serve(
+            listener,
+            metrics,
+            ServeLimits::default(),
+            std::future::pending(),
+        ));
+    }
+    let app =
+        gco_console::app::app_shared(service, access, &config.dist, config.metrics_addr.is_none());
     let listener = tokio::net::TcpListener::bind(config.addr)
         .await
         .map_err(|e| format!("{}: {e}", config.addr))?;

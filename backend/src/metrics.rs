@@ -1,0 +1,101 @@
+//! Prometheus metrics, `GET /metrics` (or `--metrics-addr`): HTTP requests
+//! by route and status with their latency, DynamoDB calls by operation with
+//! the capacity units the table says they consumed, and the view of the
+//! table (refreshes, age, items). Labels are route templates, operations
+//! and statuses only: never an endpoint's name, an identity or a record.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use axum::extract::{MatchedPath, Request};
+use axum::middleware::Next;
+use axum::response::Response;
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+
+pub const HTTP_REQUESTS: &str = "gco_http_requests_total";
+pub const HTTP_SECONDS: &str = "gco_http_request_duration_seconds";
+pub const DYNAMODB_CALLS: &str = "gco_dynamodb_calls_total";
+/// Capacity units are fractions (an eventually consistent read of a small
+/// item is half a unit), which `metrics`' counters (whole numbers) cannot
+/// add: these are gauges that only grow.
+pub const DYNAMODB_READ_UNITS: &str = "gco_dynamodb_consumed_read_units";
+pub const DYNAMODB_WRITE_UNITS: &str = "gco_dynamodb_consumed_write_units";
+pub const VIEW_REFRESHES: &str = "gco_view_refreshes_total";
+pub const VIEW_ITEMS: &str = "gco_view_items";
+pub const VIEW_AGE: &str = "gco_view_age_seconds";
+
+/// Latency buckets, in seconds: a list from memory takes milliseconds, a
+/// read of the table tens of them, a timeout four seconds.
+const BUCKETS: [f64; 12] = [
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+];
+
+/// The process's recorder, installed on first use (every app in a process,
+/// the tests' many among them, shares it).
+pub fn handle() -> &'static PrometheusHandle {
+    static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
+    HANDLE.get_or_init(|| {
+        let builder = PrometheusBuilder::new()
+            .set_buckets_for_metric(Matcher::Full(HTTP_SECONDS.into()), &BUCKETS)
+            .expect("the buckets are not empty");
+        let recorder = builder.build_recorder();
+        let handle = recorder.handle();
+        // Another recorder (a test's) may be installed already: this one
+        // still renders what it is given.
+        let _ = metrics::set_global_recorder(recorder);
+        handle
+    })
+}
+
+/// Counts and times an API request, by its route template.
+pub async fn track(request: Request, next: Next) -> Response {
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
+    let method = request.method().as_str().to_owned();
+    let started = std::time::Instant::now();
+    let response = next.run(request).await;
+    let status = response.status().as_u16().to_string();
+    let labels = [("route", route), ("method", method)];
+    metrics::counter!(
+        HTTP_REQUESTS,
+        &[
+            ("route", labels[0].1.clone()),
+            ("method", labels[1].1.clone()),
+            ("status", status),
+        ]
+    )
+    .increment(1);
+    metrics::histogram!(HTTP_SECONDS, &labels).record(started.elapsed().as_secs_f64());
+    response
+}
+
+/// One DynamoDB call and the capacity it consumed (when the table said).
+pub fn dynamodb_call(operation: &'static str, ok: bool, read_units: f64, write_units: f64) {
+    let outcome = if ok { "ok" } else { "error" };
+    metrics::counter!(DYNAMODB_CALLS, "operation" => operation, "outcome" => outcome).increment(1);
+    if read_units > 0.0 {
+        metrics::gauge!(DYNAMODB_READ_UNITS, "operation" => operation).increment(read_units);
+    }
+    if write_units > 0.0 {
+        metrics::gauge!(DYNAMODB_WRITE_UNITS, "operation" => operation).increment(write_units);
+    }
+}
+
+/// A read of the whole table into the view.
+pub fn view_refreshed(ok: bool, items: usize) {
+    let outcome = if ok { "ok" } else { "error" };
+    metrics::counter!(VIEW_REFRESHES, "outcome" => outcome).increment(1);
+    metrics::gauge!(VIEW_ITEMS).set(items as f64);
+}
+
+/// The view's age, set when the metrics are read.
+pub fn view_age(age: Duration) {
+    metrics::gauge!(VIEW_AGE).set(age.as_secs_f64());
+}
+
+/// The text of `GET /metrics`.
+pub fn render() -> String {
+    handle().render()
+}
