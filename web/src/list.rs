@@ -127,6 +127,9 @@ struct Listing {
     records: Vec<Record>,
     next: Option<String>,
     unreadable: Vec<String>,
+    /// Seconds since the table was last read whole, when reads of it fail
+    /// and the server answers its last view.
+    stale: Option<i64>,
 }
 
 fn listing_of(reply: &Reply) -> Result<Listing, String> {
@@ -161,6 +164,9 @@ fn listing_of(reply: &Reply) -> Result<Listing, String> {
             .and_then(Value::as_str)
             .map(str::to_owned),
         unreadable,
+        stale: paths::get(&reply.body, &["stale", "age_seconds"])
+            .and_then(Value::as_int)
+            .and_then(|i| i.as_i64()),
     })
 }
 
@@ -331,6 +337,14 @@ pub fn ListPage() -> impl IntoView {
                     <button type="button" on:click=move |_| query.update(|q| *q = Query { sort: q.sort, ..Query::default() })>"Clear filters"</button>
                 </Show>
             </form>
+            {move || load.with(|l| match l {
+                Load::Ready(Listing { stale: Some(age), .. }) => Some(view! {
+                    <p class="banner warning-banner" role="status">
+                        {format!("This list may be out of date: the endpoints table could not be read for {age} s. The console keeps retrying.")}
+                    </p>
+                }),
+                _ => None,
+            })}
             {move || load.with(|l| match l {
                 Load::Ready(l) if !l.unreadable.is_empty() => Some(view! {
                     <div class="banner error" role="alert">
