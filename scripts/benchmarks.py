@@ -486,12 +486,50 @@ time and memory limits (exceeding either is a finding).
                          f"{r['peak_rss_mb']} MB" if r["peak_rss_mb"] is not None else "-", findings])
         self.out += [table(["target", "time", "executions", "exec/s", "corpus", "peak RSS", "findings"], rows), ""]
 
+    def view(self) -> None:
+        if not self.section(
+            "Read cost against viewers",
+            "view",
+            """
+`scripts/bench_view.cjs`: simulated viewers, each asking for the list (GET
+/api/endpoints?limit=100 with If-None-Match, as the console does) and one
+seeded endpoint's page every 3 s, against the release backend on dynalite
+with 1,000 or 10,000 seeded endpoints. A proxy between the backend and
+dynalite counts the calls the table receives and the read units it says they
+consumed. *view*: this code (one view of the table, read again every 3 s
+while someone asks); *before*: the code before the view (every list scans
+the table, every page reads its item), built from its commit; *no-view*:
+this code with `--refresh-interval 0s`, which reads as that code did.
+""",
+        ):
+            return
+        rows_in = self.rows("view", "view")
+        rows = []
+        for r in rows_in:
+            rows.append([r["label"], f"{r['endpoints']:,}", r["viewers"], f"{r['scans_per_minute']:.1f}",
+                         f"{r['get_items_per_minute']:.1f}", f"{r['read_units_per_minute']:,.0f}", f"{r['lists']:,}",
+                         f"{r['list_p50_ms']:.1f}" if r["list_p50_ms"] is not None else "-",
+                         f"{r['list_p99_ms']:.1f}" if r["list_p99_ms"] is not None else "-"])
+        self.out += [table(["code", "endpoints", "viewers", "Scan calls/min", "GetItem calls/min", "read units/min", "lists", "list p50 ms", "list p99 ms"], rows), ""]
+        view = {(r["endpoints"], r["viewers"]): r for r in rows_in if r["label"] == "view"}
+        for size in sorted({e for e, _ in view}):
+            one, fifty = view.get((size, 1)), view.get((size, 50))
+            if one and fifty:
+                ok = fifty["read_units_per_minute"] <= one["read_units_per_minute"] * 1.1
+                self.target(f"read units/min at 50 viewers, {size:,} endpoints", f"{fifty['read_units_per_minute']:,.0f}",
+                            f"<= 1 viewer's {one['read_units_per_minute']:,.0f} + 10%", ok)
+        big = [r for r in rows_in if r["label"] == "view" and r["endpoints"] >= 10000 and r["list_p50_ms"] is not None]
+        if big:
+            worst = max(r["list_p50_ms"] for r in big)
+            self.target("list p50 at 10,000 endpoints (worst viewer count)", f"{worst:.1f} ms", "<= 50 ms", worst <= 50)
+
     def render(self) -> str:
         self.native()
         self.wasm()
         self.sizes()
         self.browser()
         self.http()
+        self.view()
         self.growth()
         self.fuzz()
         quick = any((self.meta(p) or {}).get("quick") for p in self.parts)

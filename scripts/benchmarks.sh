@@ -18,6 +18,13 @@
 #   browser  the console in headless Chromium (scripts/bench_browser.cjs)
 #   http     the release backend under wrk (scripts/bench_wrk.lua) on the
 #            embedded store and on dynalite, seeded by scripts/bench_seed.py
+#   view     read cost against viewers (scripts/bench_view.cjs): 1, 10 and
+#            50 viewers polling the list and a page every 3 s for
+#            VIEW_SECONDS (default 60; QUICK 6) at 1,000 and 10,000
+#            endpoints on dynalite, with the view and with today's reads
+#            (BEFORE_BINARY, a release gco-console built from the code
+#            before the view; else --refresh-interval 0s, which reads the
+#            table for every list and page as that code did)
 #   fuzz     only when named: scripts/fuzz.sh, every cargo-fuzz target for
 #            FUZZ_SECONDS (default 600) each
 #
@@ -275,17 +282,33 @@ part_http() {
   done
 }
 
+part_view() {
+  need backend
+  begin view
+  local seconds=${VIEW_SECONDS:-60} sizes=${VIEW_SIZES:-1000,10000}
+  [ "$QUICK" = 1 ] && seconds=${VIEW_SECONDS:-6} && sizes=${VIEW_SIZES:-200,1000}
+  node scripts/bench_view.cjs --binary target/release/gco-console --label view \
+    --sizes "$sizes" --viewers 1,10,50 --seconds "$seconds" >> "$OUT/view.jsonl"
+  if [ -n "${BEFORE_BINARY:-}" ]; then
+    node scripts/bench_view.cjs --binary "$BEFORE_BINARY" --label before \
+      --sizes "$sizes" --viewers 1,10,50 --seconds "$seconds" >> "$OUT/view.jsonl"
+  else
+    node scripts/bench_view.cjs --binary target/release/gco-console --label no-view \
+      --console-arg=--refresh-interval=0s --sizes "$sizes" --viewers 1,10,50 --seconds "$seconds" >> "$OUT/view.jsonl"
+  fi
+}
+
 # --- main ---------------------------------------------------------------
 
 parts=("$@")
-[ ${#parts[@]} -eq 0 ] && parts=(native wasm sizes browser http)
+[ ${#parts[@]} -eq 0 ] && parts=(native wasm sizes browser http view)
 for part in "${parts[@]}"; do
   case $part in
-    native | wasm | sizes | browser | http) "part_$part" ;;
+    native | wasm | sizes | browser | http | view) "part_$part" ;;
     # Named only: 40 minutes of fuzzing (FUZZ_SECONDS per target).
     fuzz) bash scripts/fuzz.sh ;;
     report) ;;
-    *) log "unknown part '$part' (native, wasm, sizes, browser, http, fuzz, report)"; exit 2 ;;
+    *) log "unknown part '$part' (native, wasm, sizes, browser, http, view, fuzz, report)"; exit 2 ;;
   esac
 done
 python3 scripts/benchmarks.py report --dir "$OUT" --output BENCHMARKS.md
