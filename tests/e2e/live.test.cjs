@@ -1,6 +1,7 @@
 // Live status in Chromium, on a DynamoDB table GCO's monitors also write:
 // a monitor's status write shows on the endpoint page and in the list
-// within 5 s without a reload, a change made elsewhere shows with a notice
+// without a reload within the console's refresh interval of the table (3 s)
+// and a page's poll (3 s), a change made elsewhere shows with a notice
 // where the user has unsent edits, and an idle page asks at most once per
 // 2 s (304 while nothing changed).
 'use strict';
@@ -8,6 +9,9 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const h = require('./harness.cjs');
+
+/** A write made elsewhere shows within the view's refresh (3 s) plus a poll (3 s), with a margin. */
+const ELSEWHERE_MS = 8000;
 
 let env;
 let browser;
@@ -30,7 +34,7 @@ const RUNNING = {
   store: { ready: true, master: 'mooncake-master:50051' },
 };
 
-test('a monitor write shows on the open endpoint page and in the list within 5 s', async () => {
+test('a monitor write shows on the open endpoint page and in the list within 8 s', async () => {
   const base = env.backend.url;
   await h.deployViaApi(base, h.fullRequest('e2e-live', { target_regions: ['us-east-1', 'eu-west-1'] }));
   const page = await h.newPage(await browser.newContext());
@@ -44,7 +48,7 @@ test('a monitor write shows on the open endpoint page and in the list within 5 s
 
   const written = Date.now();
   await env.monitorWrite('e2e-live', 'us-east-1', RUNNING);
-  await row('us-east-1').locator('.state.running').waitFor({ timeout: 5000 });
+  await row('us-east-1').locator('.state.running').waitFor({ timeout: ELSEWHERE_MS });
   const shown = Date.now() - written;
   console.log(`TIMING monitor write to the endpoint page: ${shown} ms`);
   const cells = await row('us-east-1').locator('td').allTextContents();
@@ -58,7 +62,7 @@ test('a monitor write shows on the open endpoint page and in the list within 5 s
   // A refusal by the monitor, with its words.
   const error = "cross-region boundary violation: 'kv-peer.example.com:50051' resolves to region unknown; expected region eu-west-1";
   await env.monitorWrite('e2e-live', 'eu-west-1', { state: 'failed', replicas_ready: 0, replicas_desired: 0, error });
-  await page.getByText(error).waitFor({ timeout: 5000 });
+  await page.getByText(error).waitFor({ timeout: ELSEWHERE_MS });
   await h.screenshot(page, 'live-status');
 
   // Idle: at most one request per 2 s, answered 304 while nothing changes.
@@ -80,12 +84,12 @@ test('a monitor write shows on the open endpoint page and in the list within 5 s
   await page.waitForFunction(
     () => document.querySelector('tr[data-name="e2e-live"] .region-chip[data-region="us-east-1"]').textContent.includes('updating'),
     null,
-    { timeout: 5000 },
+    { timeout: ELSEWHERE_MS },
   );
   h.assertNoProblems(page);
 });
 
-test('a change made elsewhere shows within 5 s, with a notice where edits are unsent', async () => {
+test('a change made elsewhere shows within 8 s, with a notice where edits are unsent', async () => {
   const base = env.backend.url;
   await h.deployViaApi(base, { endpoint_name: 'e2e-elsewhere', image: 'img:1', target_regions: ['us-east-1'] });
   const page = await h.newPage(await browser.newContext());
@@ -98,7 +102,7 @@ test('a change made elsewhere shows within 5 s, with a notice where edits are un
   const changed = await h.api(base, 'PUT', '/api/endpoints/e2e-elsewhere/replicas', { replicas: 3 }, { 'If-Match': read.etag });
   assert.equal(changed.status, 200);
   await env.monitorWrite('e2e-elsewhere', 'us-east-1', { state: 'updating', replicas_ready: 1, replicas_desired: 3 });
-  await page.getByText('This endpoint was changed elsewhere').waitFor({ timeout: 5000 });
+  await page.getByText('This endpoint was changed elsewhere').waitFor({ timeout: ELSEWHERE_MS });
   assert.equal(await image.inputValue(), 'img:mine', 'the unsent edit stays');
   // The page's own change, sent with the version it now holds, lands
   // although the monitor keeps writing.
