@@ -123,7 +123,12 @@ async function startConsole(dynamoPort, extra = []) {
     '--create-table', '--regions', 'us-east-1', ...extra,
   ], { stdio: 'ignore', env: { ...process.env, RUST_LOG: 'warn' } });
   await waitFor(`http://127.0.0.1:${port}/healthz`, child, 'gco-console');
-  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGKILL') };
+  /** Resident memory now, in MB (Linux). */
+  const rss = () => {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : null;
+  };
+  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGKILL'), rss };
 }
 
 /** A dynalite directory holding `n` endpoints, seeded once through the API. */
@@ -193,6 +198,7 @@ async function run(size, viewers) {
       lists: listTimes.length,
       list_p50_ms: quantile(listTimes, 0.5),
       list_p99_ms: quantile(listTimes, 0.99),
+      rss_mb: c.rss(),
     };
   } finally {
     c.stop();

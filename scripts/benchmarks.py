@@ -509,8 +509,9 @@ this code with `--refresh-interval 0s`, which reads as that code did.
             rows.append([r["label"], f"{r['endpoints']:,}", r["viewers"], f"{r['scans_per_minute']:.1f}",
                          f"{r['get_items_per_minute']:.1f}", f"{r['read_units_per_minute']:,.0f}", f"{r['lists']:,}",
                          f"{r['list_p50_ms']:.1f}" if r["list_p50_ms"] is not None else "-",
-                         f"{r['list_p99_ms']:.1f}" if r["list_p99_ms"] is not None else "-"])
-        self.out += [table(["code", "endpoints", "viewers", "Scan calls/min", "GetItem calls/min", "read units/min", "lists", "list p50 ms", "list p99 ms"], rows), ""]
+                         f"{r['list_p99_ms']:.1f}" if r["list_p99_ms"] is not None else "-",
+                         f"{r['rss_mb']:.0f} MB" if r.get("rss_mb") is not None else "-"])
+        self.out += [table(["code", "endpoints", "viewers", "Scan calls/min", "GetItem calls/min", "read units/min", "lists", "list p50 ms", "list p99 ms", "server RSS at the end"], rows), ""]
         view = {(r["endpoints"], r["viewers"]): r for r in rows_in if r["label"] == "view"}
         for size in sorted({e for e, _ in view}):
             one, fifty = view.get((size, 1)), view.get((size, 50))
