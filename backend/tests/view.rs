@@ -338,3 +338,43 @@ async fn metrics_parse_as_prometheus_text() {
         reply.text
     );
 }
+
+/// `--metrics-addr`: the metrics on their own listener, not beside the API.
+#[test]
+fn metrics_can_have_their_own_address() {
+    let data = common::TempDir::new("metrics-addr");
+    let metrics_port = common::free_port();
+    let addr = format!("127.0.0.1:{metrics_port}");
+    let server = common::Server::with_args(&[
+        "--data-dir".as_ref(),
+        data.path().as_os_str(),
+        "--dist".as_ref(),
+        "/nonexistent".as_ref(),
+        "--metrics-addr".as_ref(),
+        addr.as_ref(),
+    ]);
+    assert_eq!(server.send("GET", "/api/endpoints", "").status, 200);
+    common::wait_for_port(metrics_port);
+    let metrics = common::request(metrics_port, "GET", "/metrics", "").unwrap();
+    assert_eq!(metrics.status, 200);
+    assert!(
+        metrics.body.contains(
+            r#"gco_http_requests_total{route="/api/endpoints",method="GET",status="200"}"#
+        ),
+        "{}",
+        metrics.body
+    );
+    // Its own listener answers nothing else, and the API's has no metrics.
+    assert_eq!(
+        common::request(metrics_port, "GET", "/api/endpoints", "")
+            .unwrap()
+            .status,
+        404
+    );
+    assert!(
+        !server
+            .send("GET", "/metrics", "")
+            .body
+            .contains("gco_http_requests_total")
+    );
+}

@@ -219,6 +219,11 @@ impl Server {
         ])
     }
 
+    /// With more flags.
+    pub fn with_args(args: &[&std::ffi::OsStr]) -> Server {
+        Server::spawn(args)
+    }
+
     fn spawn(args: &[&std::ffi::OsStr]) -> Server {
         let port = free_port();
         let log = TempDir::new("server-log");
