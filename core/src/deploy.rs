@@ -213,7 +213,13 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
 
     let given_block = req.take(field!("mooncake"));
     let block = match (mode_value, given_block) {
-        (Some(mode), _) => {
+        (Some(mode), given) => {
+            if given.is_some() {
+                report.push(Diagnostic::warning(
+                    "mooncake",
+                    "mooncake is ignored: mooncake_mode is given, and the block is built from it and its fields (prefill_replicas, mooncake_store, ...)",
+                ));
+            }
             // A null count is passed on as None, which the rules refuse.
             let count = |v: Option<Value>| v.unwrap_or(Value::int(MOONCAKE_DEFAULT_INSTANCES));
             let (prefill, decode) = (
@@ -634,5 +640,104 @@ pub fn request_of_record(record: &Record) -> Value {
     if !record.labels.is_empty() {
         request.insert(REQUEST_KEYS[field!("labels")], record.labels.clone());
     }
-    Value::Object(request)
+    block_as_fields(Value::Object(request))
+}
+
+/// The request fields that build a block (besides `mooncake_mode`): given
+/// without a mode, deploy ignores them.
+const BLOCK_FIELDS: [usize; 6] = [
+    field!("prefill_replicas"),
+    field!("decode_replicas"),
+    field!("mooncake_store"),
+    field!("mooncake_transfer"),
+    field!("mooncake_proxy"),
+    field!("mooncake_autoscaling"),
+];
+
+/// A request that gives the `mooncake` block as is (a Clone, a link) with
+/// the block split into the fields an editor's form shows (`mooncake_mode`,
+/// `prefill_replicas`, `mooncake_store`, ...), when deploy builds exactly
+/// that block from them; otherwise the request unchanged. A block the
+/// builder would change (a split mode without `proxy.image`, a store-bearing
+/// mode without `store.enabled`, a key out of the reference's order) stays
+/// a block.
+pub fn block_as_fields(request: Value) -> Value {
+    let Value::Object(req) = request else {
+        return request;
+    };
+    match split_block(&req) {
+        Some(split) => Value::Object(split),
+        None => Value::Object(req),
+    }
+}
+
+fn split_block(req: &Object) -> Option<Object> {
+    let mode_key = REQUEST_KEYS[field!("mooncake_mode")];
+    if req.contains_key(mode_key)
+        || BLOCK_FIELDS
+            .iter()
+            .any(|f| req.contains_key(REQUEST_KEYS[*f]))
+    {
+        return None;
+    }
+    let block = req.get("mooncake")?.as_object()?;
+    let mode = block.get("mode").filter(|m| !m.is_null())?.clone();
+    let image = req
+        .get(REQUEST_KEYS[field!("image")])
+        .filter(|i| !i.is_null())
+        .cloned();
+    // Without an image, deploy defaults the proxy's to the server's, which
+    // is not known here.
+    if image.is_none()
+        && Mode::of(&mode).is_some_and(Mode::is_split)
+        && block
+            .get("proxy")
+            .is_none_or(|p| p.as_object().is_none_or(|p| !p.contains_key("image")))
+    {
+        return None;
+    }
+    let topology = block.get("topology").and_then(Value::as_object);
+    let count = |role: &str| topology.and_then(|t| t.get(role)).cloned();
+    let (prefill, decode) = (count("prefill"), count("decode"));
+    let part = |key: &str| block.get(key).cloned();
+    let args = BuildArgs {
+        mode: mode.clone(),
+        prefill_replicas: prefill
+            .clone()
+            .unwrap_or(Value::int(MOONCAKE_DEFAULT_INSTANCES)),
+        decode_replicas: decode
+            .clone()
+            .unwrap_or(Value::int(MOONCAKE_DEFAULT_INSTANCES)),
+        store: part("store"),
+        transfer: part("transfer"),
+        proxy: part("proxy"),
+        autoscaling: part("autoscaling"),
+        default_proxy_image: image,
+    };
+    let built = assemble_mooncake_block(args.clone()).authored().ok()?;
+    if built.to_json() != Value::Object(block.clone()).to_json() {
+        return None;
+    }
+    let mut out = Object::new();
+    for (key, value) in req.iter() {
+        if key.as_str() != Some("mooncake") {
+            out.push_new(key.clone(), value.clone());
+            continue;
+        }
+        out.insert(mode_key, mode.clone());
+        let given = [
+            (field!("prefill_replicas"), prefill.clone()),
+            (field!("decode_replicas"), decode.clone()),
+            (field!("mooncake_store"), args.store.clone()),
+            (field!("mooncake_transfer"), args.transfer.clone()),
+            (field!("mooncake_proxy"), args.proxy.clone()),
+            (field!("mooncake_autoscaling"), args.autoscaling.clone()),
+        ];
+        for (field, value) in given {
+            if let Some(v) = value {
+                out.insert(REQUEST_KEYS[field], v);
+            }
+        }
+    }
+    Some(out)
 }

@@ -294,3 +294,88 @@ fn a_records_request_deploys_its_spec_again() {
         assert_eq!(again.labels, first.labels);
     }
 }
+
+/// Clone of every golden request's record (`tests/golden/requests.json`, the
+/// requests behind the golden manifests): the block comes back as the
+/// fields an editor's form shows (`mooncake_mode`, `prefill_replicas`, ...),
+/// never as a `mooncake` block the form cannot show, and deploys the same
+/// spec again.
+#[test]
+fn a_records_request_gives_the_block_as_form_fields() {
+    use gco_spec::deploy::request_of_record;
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/requests.json");
+    let golden = gco_spec::json::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let deployed = regions();
+    let ctx = gco_spec::DeployContext {
+        deployed_regions: Some(&deployed),
+        ..Default::default()
+    };
+    for (name, request) in golden.as_object().unwrap().str_entries() {
+        let name = name.to_string_lossy();
+        let first = gco_spec::plan_deploy(request, &ctx)
+            .deployment
+            .unwrap_or_else(|| panic!("{name}: a valid request"));
+        let record = gco_spec::new_record(first.clone(), "2026-12-05T00:00:00+00:00", &mut || {
+            "ab".repeat(32)
+        });
+        let clone = request_of_record(&record);
+        let clone_obj = clone.as_object().unwrap();
+        assert!(
+            !clone_obj.contains_key("mooncake"),
+            "{name}: {}",
+            clone.to_json()
+        );
+        assert_eq!(
+            clone_obj.contains_key("mooncake_mode"),
+            record.spec.contains_key("mooncake"),
+            "{name}"
+        );
+        let again = gco_spec::plan_deploy(&clone, &ctx);
+        assert!(again.report.is_ok(), "{name}: {:?}", again.report);
+        assert_eq!(again.deployment.unwrap().spec, first.spec, "{name}");
+    }
+}
+
+/// A block the fields cannot build exactly stays a block; a block beside
+/// a mode is ignored, with a warning.
+#[test]
+fn blocks_the_fields_cannot_build_stay_blocks() {
+    use gco_spec::deploy::block_as_fields;
+    let keep = |text: &str| {
+        let v = gco_spec::json::parse(text).unwrap();
+        assert_eq!(block_as_fields(v.clone()).to_json(), v.to_json(), "{text}");
+    };
+    // A split mode without proxy.image: deploy would add the image.
+    keep(
+        r#"{"image": "i:1", "mooncake": {"mode": "disaggregated", "topology": {"prefill": 1, "decode": 1}}}"#,
+    );
+    // No image at all: the server's default is not known here.
+    keep(r#"{"mooncake": {"mode": "disaggregated", "topology": {"prefill": 1, "decode": 1}}}"#);
+    // A store mode without store.enabled, a topology on a store mode.
+    keep(r#"{"image": "i:1", "mooncake": {"mode": "store"}}"#);
+    keep(
+        r#"{"image": "i:1", "mooncake": {"mode": "store", "topology": {"prefill": 1, "decode": 1}, "store": {"enabled": true}}}"#,
+    );
+    // Keys out of the reference's order.
+    keep(r#"{"image": "i:1", "mooncake": {"store": {"enabled": true}, "mode": "store"}}"#);
+    let split = block_as_fields(
+        gco_spec::json::parse(
+            r#"{"endpoint_name": "a", "mooncake": {"mode": "store", "store": {"enabled": true, "global_segment_size": "9000000000"}}, "port": 1}"#,
+        )
+        .unwrap(),
+    );
+    assert_eq!(
+        split.to_json(),
+        r#"{"endpoint_name": "a", "mooncake_mode": "store", "mooncake_store": {"enabled": true, "global_segment_size": "9000000000"}, "port": 1}"#
+    );
+    let both =
+        plan(r#"{"endpoint_name": "a", "mooncake_mode": "store", "mooncake": {"mode": "both"}}"#);
+    assert!(
+        both.report
+            .diagnostics
+            .iter()
+            .any(|d| d.path == "mooncake" && d.message.starts_with("mooncake is ignored")),
+        "{:?}",
+        both.report
+    );
+}
