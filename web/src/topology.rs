@@ -42,6 +42,10 @@ impl Shape {
     /// The picture of an editor's deploy request.
     pub fn of_request(request: &Value) -> Shape {
         let at = |path: &[&str]| paths::get(request, path);
+        // A block given as is is drawn as a stored one is.
+        if at(&["mooncake_mode"]).is_none() && at(&["mooncake"]).is_some() {
+            return Shape::of_spec(request);
+        }
         let mode = at(&["mooncake_mode"])
             .and_then(Value::as_str)
             .and_then(Mode::parse);
@@ -369,5 +373,17 @@ pub fn Picture(shape: Signal<Shape>, #[prop(optional)] editor: Option<Editor>) -
 #[component]
 pub fn Topology(ed: Editor) -> impl IntoView {
     let shape = Memo::new(move |_| ed.state.with(Shape::of_request));
-    view! { <Picture shape=shape.into() editor=ed/> }
+    // A block given as is has no count fields to step.
+    let fields = Memo::new(move |_| {
+        ed.state.with(|s| {
+            paths::get(s, &["mooncake_mode"]).is_some() || paths::get(s, &["mooncake"]).is_none()
+        })
+    });
+    move || {
+        if fields.get() {
+            view! { <Picture shape=shape.into() editor=ed/> }.into_any()
+        } else {
+            view! { <Picture shape=shape.into()/> }.into_any()
+        }
+    }
 }

@@ -385,7 +385,8 @@ fn first_metric(v: Option<&Value>) -> Object {
     }
 }
 
-/// `metrics` with one part of its first metric set (or removed).
+/// `metrics` with one part of its first metric set (or removed); the
+/// metrics after the first stay as they are.
 fn with_metric(current: Option<&Value>, part: &str, value: Option<Value>) -> Option<Value> {
     let mut metric = first_metric(current);
     match value {
@@ -394,7 +395,13 @@ fn with_metric(current: Option<&Value>, part: &str, value: Option<Value>) -> Opt
             metric.remove(part);
         }
     }
-    (!metric.is_empty()).then(|| Value::List(vec![Value::Object(metric)]))
+    let rest = match current {
+        Some(Value::List(items)) => items.iter().skip(1).cloned().collect(),
+        _ => Vec::new(),
+    };
+    let first = (!metric.is_empty()).then_some(Value::Object(metric));
+    let list: Vec<Value> = first.into_iter().chain(rest).collect();
+    (!list.is_empty()).then_some(Value::List(list))
 }
 
 fn render(kind: Kind, v: Option<&Value>) -> String {
