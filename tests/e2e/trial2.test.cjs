@@ -82,6 +82,14 @@ test('1: every golden record round-trips through Clone, the form and back', () =
       await h.deployViaApi(env.base, { ...request, endpoint_name: name });
       const record = (await h.api(env.base, 'GET', `/api/endpoints/${name}`)).body;
       await cloneOf(page, name);
+      // The form shows the block.
+      const block = record.spec.mooncake;
+      const value = (label) => page.getByLabel(label, { exact: true }).inputValue();
+      assert.equal(await value('Mooncake mode'), block ? block.mode : '', key);
+      if (block && block.topology) {
+        assert.equal(await value('Prefill instances'), String(block.topology.prefill), key);
+        assert.equal(await value('Decode instances'), String(block.topology.decode), key);
+      }
       await page.evaluate(() => {
         for (const el of document.querySelectorAll('.form .field input, .form .field select, .form .field textarea')) {
           if (el.tagName === 'SELECT' || el.type === 'checkbox') el.dispatchEvent(new Event('change', { bubbles: true }));
@@ -119,3 +127,88 @@ test('1: a link with a block the fields cannot build shows it as it is', () =>
     assert.equal(await page.locator('.topology .prefill .count').textContent(), '3');
     h.assertNoProblems(page);
   }));
+
+/** A GCO timestamp `secondsAgo` seconds ago. */
+const isoAgo = (secondsAgo) => new Date(Date.now() - secondsAgo * 1000).toISOString().replace('Z', '000+00:00');
+
+/** The release backend on a fixed port and data directory, for stopping and starting again. */
+async function spawnBackend(port, dataDir) {
+  const { spawn } = require('node:child_process');
+  const child = spawn(
+    env.backend.binary,
+    ['--addr', `127.0.0.1:${port}`, '--data-dir', dataDir, '--regions', h.REGIONS.join(','), '--dist', h.DIST],
+    { stdio: 'ignore' },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) break;
+    if (i > 300) throw new Error('the backend did not start');
+    await h.sleep(100);
+  }
+  return {
+    url,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', resolve);
+        child.kill('SIGKILL');
+      }),
+  };
+}
+
+test('2: a lost server shows within one poll interval and clears on recovery', () =>
+  withPage(async (page) => {
+    const os = require('node:os');
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gco-e2e-outage-'));
+    const port = await h.freePort();
+    let backend = await spawnBackend(port, dataDir);
+    try {
+      await h.deployViaApi(backend.url, { endpoint_name: 'e2e-outage', image: 'img:1', target_regions: ['us-east-1'] });
+      await page.goto(`${backend.url}/endpoints/e2e-outage`);
+      await page.locator('.record dl').waitFor();
+      assert.equal(await page.locator('.connection-lost').count(), 0);
+      await backend.stop();
+      const lostAt = Date.now();
+      await page.locator('.connection-lost').waitFor({ timeout: 8000 });
+      // One poll interval (3 s), and the time a request takes to fail.
+      assert.ok(Date.now() - lostAt < 6000, `the notice took ${Date.now() - lostAt} ms`);
+      assert.match(await page.locator('.connection-lost').textContent(), /^Connection lost, retrying every 3 s: /);
+      await h.screenshot(page, 'trial2-connection-lost');
+      backend = await spawnBackend(port, dataDir);
+      await page.locator('.connection-lost').waitFor({ state: 'detached', timeout: 8000 });
+      // Chromium logs each refused request.
+      h.assertNoProblems(page.problems ? { problems: page.problems.filter((p) => !/ERR_CONNECTION_REFUSED|Failed to fetch|Failed to load resource/.test(p.text)) } : page);
+    } finally {
+      await backend.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }));
+
+test('2: ages tick, and a region silent for three monitor passes is stale, in the page and the list', async () => {
+  const d = await h.startOnDynalite();
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    await h.deployViaApi(d.backend.url, { endpoint_name: 'e2e-stale', image: 'img:1', target_regions: ['us-east-1', 'eu-west-1'] });
+    await d.monitorWrite('e2e-stale', 'us-east-1', { state: 'running', replicas_ready: 1, replicas_desired: 1, last_sync: isoAgo(40) });
+    await d.monitorWrite('e2e-stale', 'eu-west-1', { state: 'running', replicas_ready: 1, replicas_desired: 1, last_sync: isoAgo(0) });
+    await page.goto(`${d.backend.url}/endpoints/e2e-stale`);
+    const east = page.locator('tr[data-region="us-east-1"]');
+    const west = page.locator('tr[data-region="eu-west-1"]');
+    await east.locator('.state').waitFor();
+    const before = await west.locator('td').last().textContent();
+    // No write, no reload: the age moves and us-east-1 turns stale at 45 s.
+    await page.waitForFunction((t) => document.querySelector('tr[data-region="eu-west-1"] td:last-child').textContent !== t, before, { timeout: 8000 });
+    await east.locator('.badge.stale').waitFor({ timeout: 15000 });
+    assert.equal(await west.locator('.badge.stale').count(), 0);
+    await h.screenshot(page, 'trial2-stale-endpoint');
+    await page.goto(`${d.backend.url}/`);
+    const chip = page.locator('tr[data-name="e2e-stale"] .region-chip[data-region="us-east-1"]');
+    await chip.waitFor();
+    assert.match(await chip.textContent(), /stale/);
+    assert.doesNotMatch(await page.locator('tr[data-name="e2e-stale"] .region-chip[data-region="eu-west-1"]').textContent(), /stale/);
+    h.assertNoProblems(page);
+  } finally {
+    await context.close();
+    await d.stop();
+  }
+});

@@ -44,6 +44,7 @@ fn NewEndpointLink() -> impl IntoView {
 
 #[component]
 fn App() -> impl IntoView {
+    time::provide_clock();
     let page = page_signal();
     view! {
         <a class="skip" href="#main">"Skip to content"</a>

@@ -14,7 +14,7 @@ use gco_spec::{Change, DesiredState, Diagnostic, Record};
 use leptos::prelude::*;
 
 use crate::api::{self, Reply};
-use crate::live::Watcher;
+use crate::live::{ConnectionNotice, Watcher};
 use crate::paths;
 use crate::route::{Link, Page, navigate};
 use crate::time::Time;
@@ -173,6 +173,7 @@ pub fn EndpointPage(name: String) -> impl IntoView {
                         title="Open a copy of this endpoint in the editor">"Clone"</button>
                 </div>
             </header>
+            <ConnectionNotice watcher=watcher/>
             <Show when=move || ctx.changed_elsewhere.get()>
                 <p class="banner warning-banner" role="alert">
                     "This endpoint was changed elsewhere (another tab or GCO's CLI); the page shows the new version. Your unsent edits are kept: review them again before applying. "

@@ -8,7 +8,16 @@ use gco_spec::Record;
 use gco_spec::status::{RegionStatus, RoleReplicas};
 use leptos::prelude::*;
 
-use crate::time::{Time, age};
+use crate::time::{STALE_AFTER_S, Time, age, is_stale};
+
+/// The mark of a region whose monitor has not written for three passes.
+pub fn stale_badge() -> impl IntoView {
+    view! {
+        <span class="badge stale" title=format!("No write from the region's monitor for over {STALE_AFTER_S} s (three passes): it may be down, and this status out of date.")>
+            "stale"
+        </span>
+    }
+}
 
 fn ratio(ready: Option<i64>, desired: Option<i64>) -> String {
     let n = |v: Option<i64>| v.map_or_else(|| "?".to_owned(), |v| v.to_string());
@@ -89,7 +98,13 @@ pub fn RegionStatuses(record: Record) -> impl IntoView {
                                             <td>{role(&s.roles.as_ref().and_then(|r| r.decode))}</td>
                                         })}
                                         <td>{store}</td>
-                                        <td>{sync.map(|t| view! { <span>{age(&t).unwrap_or_default()}" · "<Time iso=t/></span> })}</td>
+                                        <td>{sync.map(|t| {
+                                            let (a, b) = (t.clone(), t.clone());
+                                            view! {
+                                                <span>{move || age(&a).unwrap_or_default()}" · "<Time iso=t/></span>
+                                                {move || is_stale(&b).then(stale_badge)}
+                                            }
+                                        })}</td>
                                     </tr>
                                     {(error.is_some() || canary.is_some()).then(|| view! {
                                         <tr class="region-detail"><td></td><td colspan=rest>
