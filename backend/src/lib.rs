@@ -12,6 +12,7 @@ pub mod auth;
 pub mod config;
 pub mod guard;
 pub mod listing;
+pub mod monitor_settings;
 pub mod server;
 pub mod service;
 pub mod store;

@@ -61,6 +61,10 @@ async fn run(config: Config) -> Result<(), String> {
         tracing::warn!(dist = %config.dist.display(), "no console build found; only the API is served");
     }
     let service = Service::new(store, config.regions.clone(), config.default_image.clone());
+    let service = match &config.monitor_settings {
+        Some(path) => service.with_monitor_settings(gco_console::monitor_settings::read(path)?),
+        None => service,
+    };
     let app = gco_console::app::app(service, access, &config.dist);
     let listener = tokio::net::TcpListener::bind(config.addr)
         .await

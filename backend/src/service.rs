@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use gco_spec::deploy::{DeployCheck, plan_deploy_owned};
+use gco_spec::deploy::DeployCheck;
 use gco_spec::json::{Object, Value};
 use gco_spec::time::{format_timestamp, next_timestamp};
 use gco_spec::{Change, DeployContext, Diagnostic, OpError, Record, Report, apply, new_record};
@@ -96,6 +96,8 @@ pub struct Service {
     store: Arc<dyn Store>,
     deployed_regions: Vec<String>,
     default_image: String,
+    /// What each region's monitor is configured with (`--monitor-settings`).
+    monitors: Arc<gco_spec::MonitorSettings>,
 }
 
 fn now_micros() -> i64 {
@@ -127,7 +129,22 @@ impl Service {
             store,
             deployed_regions,
             default_image,
+            monitors: Arc::default(),
         }
+    }
+
+    /// The service with what each region's monitor is configured with:
+    /// the preview's manifests use it, and deploy checks warn about a
+    /// region left without a master image. Without it, no region has one
+    /// (GCO has no default).
+    pub fn with_monitor_settings(mut self, monitors: gco_spec::MonitorSettings) -> Service {
+        self.monitors = Arc::new(monitors);
+        self
+    }
+
+    /// What each region's monitor is configured with.
+    pub fn monitor_settings(&self) -> &gco_spec::MonitorSettings {
+        &self.monitors
     }
 
     fn context(&self) -> DeployContext<'_> {
@@ -159,7 +176,7 @@ impl Service {
     /// A deploy request checked by the core's rules: the same check the
     /// console's editor runs, so both refuse the same requests.
     pub fn plan(&self, request: Value) -> DeployCheck {
-        plan_deploy_owned(request, &self.context())
+        gco_spec::plan_deploy_with_monitors(request, &self.context(), &self.monitors)
     }
 
     /// Deploys; answers the record as stored.

@@ -11,6 +11,7 @@ use crate::limits::{
 use crate::mooncake::{Assembled, BuildArgs, Mode, assemble_mooncake_block, check_mooncake};
 use crate::names::{endpoint_name_issues, is_region};
 use crate::record::{DesiredState, Record, ingress_path};
+use crate::region::MonitorSettings;
 use crate::spec::MOONCAKE_FRAMEWORK;
 use crate::spec::check_spec_fields;
 use crate::suggest::did_you_mean;
@@ -190,6 +191,26 @@ pub fn plan_deploy(request: &Value, ctx: &DeployContext<'_>) -> DeployCheck {
 /// [`plan_deploy`] for a request the caller no longer needs: its values
 /// move into the spec instead of being copied.
 pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck {
+    plan_deploy_in(request, ctx, None)
+}
+
+/// [`plan_deploy`] where what each region's monitor is configured with is
+/// known (the console's `--monitor-settings`): a target region whose
+/// monitor would need a master image and has none, neither in the block nor
+/// in its settings, gets a warning at `mooncake.store.master_image`.
+pub fn plan_deploy_with_monitors(
+    request: Value,
+    ctx: &DeployContext<'_>,
+    monitors: &MonitorSettings,
+) -> DeployCheck {
+    plan_deploy_in(request, ctx, Some(monitors))
+}
+
+fn plan_deploy_in(
+    request: Value,
+    ctx: &DeployContext<'_>,
+    monitors: Option<&MonitorSettings>,
+) -> DeployCheck {
     let mut report = Report::default();
     // A value GCO's table could not hold as sent refuses the request
     // wherever it is, known field or not.
@@ -320,6 +341,9 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
     // monitor is known either, so nothing is checked.
     if let Some(block) = &block {
         crate::scope::check_scope(block, &target_regions, "", &mut report);
+        if let (Some(monitors), Some(mode), Some(block)) = (monitors, mode, block.as_object()) {
+            check_master_images(block, mode, &target_regions, monitors, &mut report);
+        }
     }
 
     let image_missing = image.is_none();
@@ -348,6 +372,38 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
         labels,
     });
     DeployCheck { deployment, report }
+}
+
+/// GCO has no default master image: the monitor takes
+/// `store.master_image`, else its own `MOONCAKE_MASTER_IMAGE`; with neither
+/// it cannot create the shared master a store mode or RDMA transfer needs
+/// (GCO_FACTS_NEWEST 4.6, as read), and the region stays creating.
+fn check_master_images(
+    block: &Object,
+    mode: Mode,
+    target_regions: &[String],
+    monitors: &MonitorSettings,
+    report: &mut Report,
+) {
+    let in_block = block
+        .get("store")
+        .and_then(Value::as_object)
+        .and_then(|s| s.get("master_image"))
+        .and_then(Value::as_str)
+        .is_some_and(|i| !i.trim().is_empty());
+    if in_block || !(crate::plan::Block { mode, block }).needs_master() {
+        return;
+    }
+    for region in target_regions {
+        if monitors.context(region).master_image().is_none() {
+            report.push(Diagnostic::warning(
+                "mooncake.store.master_image",
+                format!(
+                    "{region} has no master image: its monitor needs one for the shared mooncake-master (a store mode, or RDMA transfer), and GCO has no default. Set the master image here, or give {region}'s monitor MOONCAKE_MASTER_IMAGE (and the console's --monitor-settings); with neither the region stays creating (as read)"
+                ),
+            ));
+        }
+    }
 }
 
 /// A diagnostic of the assembled spec, named as the request names the field

@@ -8,7 +8,10 @@ const fs = require('node:fs');
 const path = require('node:path');
 const h = require('./harness.cjs');
 
-const env = h.suite();
+// Item 3: us-east-1's monitor has a master image, eu-west-1's has none.
+const SETTINGS = path.join(require('node:os').tmpdir(), `gco-e2e-monitors-${process.pid}.toml`);
+fs.writeFileSync(SETTINGS, '[default]\ncluster_name = "gco-cluster"\n\n[regions.us-east-1]\nmaster_image = "mooncake/master:0.3.6"\n');
+const env = h.suite({ args: ['--monitor-settings', SETTINGS] });
 
 async function withPage(fn, options = {}) {
   const context = await env.browser.newContext(options.context || {});
@@ -212,3 +215,38 @@ test('2: ages tick, and a region silent for three monitor passes is stale, in th
     await d.stop();
   }
 });
+
+test('3: a region without a master image is a warning at the field, in the editor and the server; the preview uses the settings', () =>
+  withPage(async (page) => {
+    await h.openEditor(page, env.base);
+    await page.getByLabel('Endpoint name', { exact: true }).fill('e2e-master');
+    await page.getByLabel('Target regions', { exact: true }).fill('us-east-1, eu-west-1');
+    await page.getByLabel('Mooncake mode', { exact: true }).selectOption('both');
+    const at = h.field(page, 'mooncake.store.master_image');
+    await at.locator('.messages li.warning').first().waitFor();
+    const messages = await h.messagesAt(page, 'mooncake.store.master_image');
+    assert.equal(messages.length, 1, messages.join('\n'));
+    assert.match(messages[0], /^eu-west-1 has no master image/);
+    assert.doesNotMatch(await page.locator('#summary-title').textContent(), /No problems/);
+    // Deploy stays enabled: a warning.
+    await deployEnabled(page);
+    // The server agrees.
+    const req = await editorRequest(page);
+    const v = await h.api(env.base, 'POST', '/api/validate', req);
+    assert.deepEqual(
+      v.body.warnings.filter((w) => w.path === 'mooncake.store.master_image').map((w) => w.message),
+      messages,
+    );
+    // us-east-1's preview uses its monitor's master image.
+    const region = page.locator('details.region-plan[data-region="us-east-1"]');
+    await region.evaluate((d) => (d.open = true));
+    await region.getByRole('button', { name: 'Manifests (YAML)', exact: true }).click();
+    const yaml = region.getByLabel('Kubernetes manifests');
+    await yaml.waitFor();
+    assert.match(await yaml.textContent(), /image: mooncake\/master:0\.3\.6$/m);
+    await h.screenshot(page, 'trial2-master-image-warning');
+    // A master image in the request ends the warning.
+    await page.getByLabel('Master image', { exact: true }).fill('mooncake/master:0.3.7');
+    await page.waitForFunction(() => !document.querySelector('[data-path="mooncake.store.master_image"] .messages li'));
+    h.assertNoProblems(page);
+  }));

@@ -244,6 +244,13 @@ pub static STORE: &[FieldDef] = &[
         "mooncake.store.offload",
         Kind::Select(OFFLOAD)
     ),
+    field!(
+        "Master image",
+        ["mooncake_store", "master_image"],
+        "mooncake.store.master_image",
+        Kind::Text,
+        "the shared mooncake-master's; empty: each region's monitor setting (GCO has no default)"
+    ),
 ];
 
 pub static TRANSFER: &[FieldDef] = &[

@@ -27,6 +27,10 @@ pub struct Defaults {
     pub regions: Option<Vec<String>>,
     /// The image a mooncake request without one gets.
     pub image: Option<String>,
+    /// What each region's monitor is configured with
+    /// (`GET /api/monitor-settings`): a region left without a master image
+    /// is warned about, as the server's check does.
+    pub monitors: Option<gco_spec::MonitorSettings>,
 }
 
 /// Text in the JSON view that does not parse: while it is there, the state
@@ -68,7 +72,12 @@ impl Editor {
                         .and_then(|d| d.image.as_deref())
                         .unwrap_or(DEFAULT_MOONCAKE_IMAGE),
                 };
-                state.with(|s| plan_deploy(s, &ctx))
+                match d.and_then(|d| d.monitors.as_ref()) {
+                    Some(m) => {
+                        state.with(|s| gco_spec::plan_deploy_with_monitors(s.clone(), &ctx, m))
+                    }
+                    None => state.with(|s| plan_deploy(s, &ctx)),
+                }
             })
         });
         let report = Memo::new(move |_| check.with(|c| c.report.clone()));
@@ -194,9 +203,14 @@ impl Editor {
 pub async fn load_defaults() -> Option<Defaults> {
     let reply = crate::api::get(gco_api::route::CONFIG).await.ok()?;
     let config = gco_api::Config::from_value(&reply.body).ok()?;
+    let monitors = crate::api::get(gco_api::route::MONITOR_SETTINGS)
+        .await
+        .ok()
+        .and_then(|r| gco_spec::MonitorSettings::from_value(&r.body).ok());
     Some(Defaults {
         regions: Some(config.deployed_regions),
         image: Some(config.default_image),
+        monitors,
     })
 }
 
