@@ -272,7 +272,13 @@ fn plan_deploy_in(
     let endpoint_name = match req.take(field!("endpoint_name")) {
         Some(Value::Str(s)) => {
             let name = s.to_string_lossy();
-            for issue in endpoint_name_issues(&name, mode.is_some_and(Mode::is_split)) {
+            // Text the table cannot hold (a lone surrogate) is refused as
+            // such; its lossy form would only misname the Service.
+            let storable = s.as_str().is_some();
+            for issue in endpoint_name_issues(&name, mode)
+                .into_iter()
+                .filter(|i| storable || !matches!(i, crate::names::NameIssue::NotServiceName(_)))
+            {
                 let d = if issue.is_error() {
                     Diagnostic::error
                 } else {

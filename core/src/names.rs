@@ -1,6 +1,7 @@
 //! Endpoint names, region names and environment variable names.
 
-use crate::limits::{ENDPOINT_NAME_MAX_LEN, SPLIT_MODE_NAME_MAX_LEN};
+use crate::limits::ENDPOINT_NAME_MAX_LEN;
+use crate::mooncake::Mode;
 use crate::table::MAX_NAME_BYTES;
 
 /// Why an endpoint name is a problem. An empty name, one the table cannot
@@ -19,13 +20,12 @@ pub enum NameIssue {
     /// API addresses an endpoint at `/api/endpoints/{name}` and GCO's
     /// ingress at `/inference/{name}`: `chat/v1` would sit inside `chat`'s.
     NotPathSegment(char),
-    /// Not a DNS label `^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`.
-    NotDnsLabel,
-    /// Split modes derive `{name}-prefill` Services, which must start with a
-    /// letter.
-    SplitStartsWithDigit,
-    /// Split modes add up to 9 characters to the name.
-    SplitTooLong(usize),
+    /// A Service GCO's monitor creates for the endpoint (the longest name
+    /// among them: `{name}-prefill` for split modes, `{name}-canary` for a
+    /// plain endpoint's canary, `{name}` for the store mode) would not be a
+    /// DNS-1035 label, which Kubernetes requires of a Service name: the
+    /// monitor cannot create the endpoint's objects.
+    NotServiceName(String),
 }
 
 impl NameIssue {
@@ -37,6 +37,7 @@ impl NameIssue {
                 | NameIssue::TooLong(_)
                 | NameIssue::DotSegment
                 | NameIssue::NotPathSegment(_)
+                | NameIssue::NotServiceName(_)
         )
     }
 
@@ -56,21 +57,13 @@ impl NameIssue {
                 repr(name),
                 repr(&c.to_string())
             ),
-            NameIssue::NotDnsLabel => format!(
-                "endpoint name {} is not a DNS label (lowercase letters, digits and '-', \
-                 starting and ending with a letter or digit, at most {ENDPOINT_NAME_MAX_LEN} characters): \
-                 GCO cannot route it",
-                repr(name)
-            ),
-            NameIssue::SplitStartsWithDigit => format!(
-                "endpoint name {} starts with a digit: Kubernetes Service names derived from it \
-                 ({name}-prefill, {name}-decode) must start with a letter",
-                repr(name)
-            ),
-            NameIssue::SplitTooLong(len) => format!(
-                "endpoint name {} has {len} characters: split modes derive longer object names \
-                 ({name}-prefill); keep it at most {SPLIT_MODE_NAME_MAX_LEN}",
-                repr(name)
+            NameIssue::NotServiceName(service) => format!(
+                "endpoint_name {} cannot name GCO's objects: its monitor creates the Service {}, \
+                 and Kubernetes requires a Service name to be a DNS-1035 label (lowercase letters, \
+                 digits and '-', starting with a letter and ending with a letter or digit, \
+                 at most {ENDPOINT_NAME_MAX_LEN} characters)",
+                repr(name),
+                repr(service)
             ),
         }
     }
@@ -87,14 +80,34 @@ pub fn is_dns_label(name: &str) -> bool {
         && b.iter().all(|c| ok(c) || *c == b'-')
 }
 
-/// The problems of an endpoint name, for a split-mode endpoint or not.
-pub fn endpoint_name_issues(name: &str, split_mode: bool) -> Vec<NameIssue> {
+/// The suffix of the longest Service name GCO's monitor derives from an
+/// endpoint's name (GCO_FACTS_NEWEST 4.2 and its cleanup list): split modes
+/// `{name}-prefill`, the store mode `{name}`, a plain endpoint `{name}` and
+/// its canary's `{name}-canary` (as read).
+pub fn longest_service_suffix(mode: Option<Mode>) -> &'static str {
+    match mode {
+        Some(m) if m.is_split() => "-prefill",
+        Some(_) => "",
+        None => "-canary",
+    }
+}
+
+/// A DNS-1035 label, `^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$`: what Kubernetes
+/// requires of a Service name.
+pub fn is_dns1035_label(name: &str) -> bool {
+    is_dns_label(name) && name.starts_with(|c: char| c.is_ascii_lowercase())
+}
+
+/// The problems of an endpoint name of an endpoint in `mode` (`None`: a
+/// plain endpoint).
+pub fn endpoint_name_issues(name: &str, mode: Option<Mode>) -> Vec<NameIssue> {
     if name.trim().is_empty() {
         return vec![NameIssue::Empty];
     }
     let mut issues = Vec::new();
     if name.len() > MAX_NAME_BYTES {
         issues.push(NameIssue::TooLong(name.len()));
+        return issues;
     } else if name == "." || name == ".." {
         issues.push(NameIssue::DotSegment);
     } else if let Some(c) = name
@@ -103,17 +116,9 @@ pub fn endpoint_name_issues(name: &str, split_mode: bool) -> Vec<NameIssue> {
     {
         issues.push(NameIssue::NotPathSegment(c));
     }
-    if !is_dns_label(name) {
-        issues.push(NameIssue::NotDnsLabel);
-    }
-    if split_mode {
-        if name.starts_with(|c: char| c.is_ascii_digit()) {
-            issues.push(NameIssue::SplitStartsWithDigit);
-        }
-        let len = name.chars().count();
-        if len > SPLIT_MODE_NAME_MAX_LEN {
-            issues.push(NameIssue::SplitTooLong(len));
-        }
+    let service = format!("{name}{}", longest_service_suffix(mode));
+    if !is_dns1035_label(&service) {
+        issues.push(NameIssue::NotServiceName(service));
     }
     issues
 }
@@ -166,31 +171,50 @@ mod tests {
         assert!(!is_dns_label("Llama"));
         assert!(!is_dns_label("-a"));
         assert!(!is_dns_label(&"a".repeat(64)));
+        let split = Some(Mode::Both);
+        let service = |s: &str| NameIssue::NotServiceName(s.to_owned());
         assert_eq!(
-            endpoint_name_issues("3b", true),
-            vec![NameIssue::SplitStartsWithDigit]
+            endpoint_name_issues("3b", split),
+            vec![service("3b-prefill")]
+        );
+        assert_eq!(endpoint_name_issues("3b", None), vec![service("3b-canary")]);
+        assert_eq!(
+            endpoint_name_issues("Chat_PD", split),
+            vec![service("Chat_PD-prefill")]
+        );
+        // 55 + "-prefill" is 63; 56 + "-canary" is 63; the store mode's
+        // Service is the name.
+        assert_eq!(endpoint_name_issues(&"a".repeat(55), split), vec![]);
+        let name = "a".repeat(56);
+        assert_eq!(
+            endpoint_name_issues(&name, split),
+            vec![service(&format!("{name}-prefill"))]
+        );
+        assert_eq!(endpoint_name_issues(&name, None), vec![]);
+        assert_eq!(
+            endpoint_name_issues(&"a".repeat(63), Some(Mode::Store)),
+            vec![]
+        );
+        assert_eq!(endpoint_name_issues(" ", None), vec![NameIssue::Empty]);
+        assert_eq!(
+            endpoint_name_issues("chat pd", None),
+            vec![NameIssue::NotPathSegment(' '), service("chat pd-canary")]
         );
         assert_eq!(
-            endpoint_name_issues(&"a".repeat(56), true),
-            vec![NameIssue::SplitTooLong(56)]
-        );
-        assert_eq!(endpoint_name_issues(&"a".repeat(56), false), vec![]);
-        assert_eq!(endpoint_name_issues(" ", false), vec![NameIssue::Empty]);
-        assert_eq!(
-            endpoint_name_issues("chat pd", false),
-            vec![NameIssue::NotPathSegment(' '), NameIssue::NotDnsLabel]
-        );
-        assert_eq!(
-            endpoint_name_issues("..", false),
-            vec![NameIssue::DotSegment, NameIssue::NotDnsLabel]
+            endpoint_name_issues("..", None),
+            vec![NameIssue::DotSegment, service("..-canary")]
         );
         let long = "a".repeat(2049);
         assert_eq!(
-            endpoint_name_issues(&long, false),
-            vec![NameIssue::TooLong(2049), NameIssue::NotDnsLabel]
+            endpoint_name_issues(&long, None),
+            vec![NameIssue::TooLong(2049)]
         );
         assert!(NameIssue::NotPathSegment('/').is_error());
-        assert!(!NameIssue::NotDnsLabel.is_error());
+        assert!(service("x").is_error());
+        assert_eq!(
+            service("Chat_PD-prefill").message("Chat_PD"),
+            "endpoint_name 'Chat_PD' cannot name GCO's objects: its monitor creates the Service 'Chat_PD-prefill', and Kubernetes requires a Service name to be a DNS-1035 label (lowercase letters, digits and '-', starting with a letter and ending with a letter or digit, at most 63 characters)"
+        );
     }
 
     #[test]

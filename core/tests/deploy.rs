@@ -178,7 +178,7 @@ fn mooncake_errors_lead_with_the_reference_message() {
 #[test]
 fn warnings_do_not_block() {
     let check = plan(
-        r#"{"endpoint_name": "1-very", "image": "i", "replica": 2, "mooncake_mode": "disaggregated",
+        r#"{"endpoint_name": "very", "image": "i", "replica": 2, "mooncake_mode": "disaggregated",
         "mooncake_store": {"offload": "gpu"}, "mooncake_autoscaling": {"prefill": {"min_replicas": 1}}}"#,
     );
     assert!(check.report.is_ok(), "{:?}", check.report);
@@ -189,7 +189,13 @@ fn warnings_do_not_block() {
             "replica",
             "mooncake.store.offload",
             "mooncake.autoscaling.prefill",
-            "endpoint_name"
+        ]
+    );
+    // A name GCO's monitor cannot make a Service of is refused.
+    assert_eq!(
+        errors(r#"{"endpoint_name": "1-very", "image": "i", "mooncake_mode": "disaggregated"}"#),
+        [
+            "endpoint_name: endpoint_name '1-very' cannot name GCO's objects: its monitor creates the Service '1-very-prefill', and Kubernetes requires a Service name to be a DNS-1035 label (lowercase letters, digits and '-', starting with a letter and ending with a letter or digit, at most 63 characters)"
         ]
     );
 }

@@ -250,3 +250,43 @@ test('3: a region without a master image is a warning at the field, in the edito
     await page.waitForFunction(() => !document.querySelector('[data-path="mooncake.store.master_image"] .messages li'));
     h.assertNoProblems(page);
   }));
+
+test('4: a name Kubernetes refuses for a Service is an error in the editor and the server; a stored one still opens and deletes', async () => {
+  const d = await h.startOnDynalite();
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    const base = d.backend.url;
+    await h.openEditor(page, base);
+    await page.getByLabel('Endpoint name', { exact: true }).fill('Chat_PD');
+    await page.getByLabel('Image', { exact: true }).fill('img:1');
+    await page.getByLabel('Mooncake mode', { exact: true }).selectOption('both');
+    const message = h.field(page, 'endpoint_name').locator('.messages li.error');
+    await message.filter({ hasText: "Service 'Chat_PD-prefill'" }).waitFor();
+    assert.match(await message.textContent(), /DNS-1035 label/);
+    assert.equal(await page.locator('.toolbar button.primary').isDisabled(), true, 'Deploy is disabled');
+    const v = await h.api(base, 'POST', '/api/validate', await editorRequest(page));
+    assert.deepEqual(v.body.errors.filter((e) => e.path === 'endpoint_name').map((e) => e.message), [await message.textContent()]);
+    assert.equal((await h.api(base, 'POST', '/api/endpoints', { endpoint_name: 'Chat_PD', image: 'img:1' })).status, 422);
+
+    // A record another writer stored under such a name.
+    await h.deployViaApi(base, { endpoint_name: 'chat-pd', image: 'img:1', target_regions: ['us-east-1'] });
+    const item = (await h.dynamo(d.endpoint, 'GetItem', { TableName: 'gco-inference-endpoints', Key: { endpoint_name: { S: 'chat-pd' } } })).Item;
+    item.endpoint_name = { S: 'Chat_PD' };
+    await h.dynamo(d.endpoint, 'PutItem', { TableName: 'gco-inference-endpoints', Item: item });
+    await page.goto(`${base}/endpoints/Chat_PD`);
+    const banner = page.locator('.banner.error[data-path="endpoint_name"]');
+    await banner.waitFor();
+    assert.match(await banner.textContent(), /Service 'Chat_PD-canary'.*DNS-1035/);
+    await h.screenshot(page, 'trial2-refused-name');
+    await page.getByLabel('Type the endpoint name to confirm').fill('Chat_PD');
+    await page.getByRole('button', { name: 'Review delete…' }).click();
+    await page.getByRole('button', { name: 'Apply', exact: true }).click();
+    await page.getByText('delete: done.').waitFor();
+    assert.equal((await h.api(base, 'GET', '/api/endpoints/Chat_PD')).body.desired_state, 'deleted');
+    h.assertNoProblems(page);
+  } finally {
+    await context.close();
+    await d.stop();
+  }
+});

@@ -220,7 +220,24 @@ fn Overview() -> impl IntoView {
     let shape = Memo::new(move |_| {
         record().map_or_else(Shape::default, |r| Shape::of_spec(&Value::Object(r.spec)))
     });
+    // A name GCO's rules refuse (a record written before they did, or by
+    // another writer): the page still opens, says so, and can delete it.
+    let name_errors = move || {
+        record()
+            .map(|r| {
+                let mode = gco_spec::spec::spec_mode(&r.spec);
+                gco_spec::names::endpoint_name_issues(&r.endpoint_name, mode)
+                    .into_iter()
+                    .filter(|i| i.is_error())
+                    .map(|i| i.message(&r.endpoint_name))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+    };
     view! {
+        {move || name_errors().into_iter().map(|m| view! {
+            <p class="banner error" role="alert" data-path="endpoint_name">{m}". Delete it, and deploy it again under a name GCO accepts."</p>
+        }).collect_view()}
         <div class="columns">
             <section class="record">
                 {move || record().map(|r| view! {
