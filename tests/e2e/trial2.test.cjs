@@ -290,3 +290,50 @@ test('4: a name Kubernetes refuses for a Service is an error in the editor and t
     await d.stop();
   }
 });
+
+test('5: a region status shows its message and unknown fields; degraded and failed are problems', async () => {
+  const d = await h.startOnDynalite();
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    const base = d.backend.url;
+    await h.deployViaApi(base, { endpoint_name: 'e2e-status', image: 'img:1', target_regions: ['us-east-1', 'eu-west-1'] });
+    await d.monitorWrite('e2e-status', 'us-east-1', {
+      state: 'failed', replicas_ready: 0, replicas_desired: 1, message: 'Back-off pulling image "img:1"', reason_code: 'ImagePullBackOff',
+    });
+    await d.monitorWrite('e2e-status', 'eu-west-1', { state: 'degraded', replicas_ready: 1, replicas_desired: 2, message: 'one replica is not ready' });
+    await page.goto(`${base}/endpoints/e2e-status`);
+    const detail = (region) => page.locator(`tr[data-region="${region}"] + tr.region-detail`);
+    await detail('us-east-1').locator('[data-key="message"]').waitFor();
+    assert.equal(await detail('us-east-1').locator('[data-key="message"]').textContent(), 'message: Back-off pulling image "img:1"');
+    assert.equal(await detail('us-east-1').locator('[data-key="reason_code"]').textContent(), 'reason_code: ImagePullBackOff');
+    assert.equal(await detail('eu-west-1').locator('[data-key="message"]').textContent(), 'message: one replica is not ready');
+    // Problems look like problems: the error colour, not the healthy one.
+    const colours = await page.evaluate(() => {
+      const c = (sel) => getComputedStyle(document.querySelector(sel)).color;
+      const probe = document.createElement('span');
+      probe.className = 'error';
+      document.body.append(probe);
+      const error = getComputedStyle(probe).color;
+      probe.className = 'state running';
+      const ok = getComputedStyle(probe).color;
+      probe.remove();
+      return { failed: c('tr[data-region="us-east-1"] .state'), degraded: c('tr[data-region="eu-west-1"] .state'), error, ok };
+    });
+    assert.equal(colours.failed, colours.error);
+    assert.equal(colours.degraded, colours.error);
+    assert.notEqual(colours.degraded, colours.ok);
+    assert.match(await detail('eu-west-1').locator('[data-key="message"]').getAttribute('class'), /\berror\b/);
+    await h.screenshot(page, 'trial2-region-status');
+    await page.setViewportSize({ width: 420, height: 900 });
+    await h.screenshot(page, 'trial2-region-status-420');
+    await page.goto(`${base}/`);
+    const chip = page.locator('tr[data-name="e2e-status"] .region-chip[data-region="eu-west-1"]');
+    await chip.waitFor();
+    assert.equal(await chip.evaluate((e) => getComputedStyle(e).color), colours.error);
+    h.assertNoProblems(page);
+  } finally {
+    await context.close();
+    await d.stop();
+  }
+});

@@ -81,6 +81,13 @@ pub fn RegionStatuses(record: Record) -> impl IntoView {
                                 }).unwrap_or_else(|| "—".to_owned());
                                 let sync = s.last_sync.clone();
                                 let error = s.error.clone();
+                                // What the monitor wrote that this console does not
+                                // read (a `message`, say), shown as written.
+                                let extra: Vec<(String, String)> = s.extra.str_entries().map(|(k, v)| (
+                                    k.to_string_lossy(),
+                                    v.as_str().map_or_else(|| v.to_json(), str::to_owned),
+                                )).collect();
+                                let problem = matches!(state.as_str(), "failed" | "error" | "degraded");
                                 let canary = s.canary.as_ref().map(|c| format!(
                                     "canary {} · {}% · {} · {}",
                                     c.state.as_ref().map_or("?", |st| st.as_str()),
@@ -106,9 +113,13 @@ pub fn RegionStatuses(record: Record) -> impl IntoView {
                                             }
                                         })}</td>
                                     </tr>
-                                    {(error.is_some() || canary.is_some()).then(|| view! {
+                                    {(error.is_some() || canary.is_some() || !extra.is_empty()).then(|| view! {
                                         <tr class="region-detail"><td></td><td colspan=rest>
                                             {error.map(|e| view! { <p class="error">{e}</p> })}
+                                            {extra.into_iter().map(|(k, v)| {
+                                                let key = k.clone();
+                                                view! { <p class="extra" class:error=problem data-key=key><span class="muted">{k}": "</span>{v}</p> }
+                                            }).collect_view()}
                                             {canary.map(|c| view! { <p>{c}</p> })}
                                         </td></tr>
                                     })}
