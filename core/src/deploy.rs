@@ -330,6 +330,7 @@ fn plan_deploy_in(
         }
     };
     let labels = string_map(req.take(field!("labels")), "labels", &mut report);
+    check_labels(&labels, &mut report);
     let rewrite = match req.take(field!("rewrite_image")) {
         None => true,
         Some(Value::Bool(b)) => b,
@@ -535,6 +536,35 @@ fn string_map(value: Option<Value>, field: &str, report: &mut Report) -> Object 
         }
     }
     map
+}
+
+/// Labels Kubernetes would refuse on the objects GCO's monitor labels with
+/// them (as read): a key or value that is not a label's is an error there.
+fn check_labels(labels: &Object, report: &mut Report) {
+    let repr = crate::pyrepr::repr_text;
+    for (key, value) in labels.str_entries() {
+        let key = key.to_string_lossy();
+        let path = format!("labels.{key}");
+        if !crate::names::is_label_key(&key) {
+            report.push(Diagnostic::error(
+                path.clone(),
+                format!(
+                    "labels key {} is not a Kubernetes label key ([prefix/]name: the name 1 to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit): Kubernetes refuses it",
+                    repr(&key)
+                ),
+            ));
+        } else if let Some(v) = value.as_str()
+            && !crate::names::is_label_value(v)
+        {
+            report.push(Diagnostic::error(
+                path.clone(),
+                format!(
+                    "{path} value {} is not a Kubernetes label value (empty, or 1 to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit): Kubernetes refuses it",
+                    repr(v)
+                ),
+            ));
+        }
+    }
 }
 
 /// The spec in `deploy()`'s key order, leaving out empty optional keys; the

@@ -116,11 +116,56 @@ pub fn endpoint_name_issues(name: &str, mode: Option<Mode>) -> Vec<NameIssue> {
     {
         issues.push(NameIssue::NotPathSegment(c));
     }
+    // One refusal per name: a path-segment error says enough.
     let service = format!("{name}{}", longest_service_suffix(mode));
-    if !is_dns1035_label(&service) {
+    if issues.is_empty() && !is_dns1035_label(&service) {
         issues.push(NameIssue::NotServiceName(service));
     }
     issues
+}
+
+/// Why `key` is not a Kubernetes label key (`[prefix/]name`: the name 1 to
+/// 63 letters, digits, `-`, `_` and `.`, starting and ending with a letter
+/// or digit; the prefix a DNS subdomain of at most 253 characters).
+pub fn is_label_key(key: &str) -> bool {
+    let (prefix, name) = match key.rsplit_once('/') {
+        Some((p, n)) => (Some(p), n),
+        None => (None, key),
+    };
+    let prefix_ok =
+        prefix.is_none_or(|p| p.len() <= 253 && !p.is_empty() && p.split('.').all(is_dns_label));
+    prefix_ok && is_label_value(name) && !name.is_empty()
+}
+
+/// A Kubernetes label value: empty, or 1 to 63 letters, digits, `-`, `_`
+/// and `.`, starting and ending with a letter or digit.
+pub fn is_label_value(value: &str) -> bool {
+    let b = value.as_bytes();
+    let alnum = |c: &u8| c.is_ascii_alphanumeric();
+    b.is_empty()
+        || (b.len() <= 63
+            && alnum(&b[0])
+            && alnum(&b[b.len() - 1])
+            && b.iter()
+                .all(|c| alnum(c) || matches!(c, b'-' | b'_' | b'.')))
+}
+
+/// `KEY=VALUE` lines as GCO's CLI reads its `-e` and `-l` entries: blank
+/// lines skipped, a line without `=` dropped (GCO_FACTS_NEWEST 5: silently
+/// there), each dropped line given back by number (from 1) and text.
+pub fn parse_pairs(text: &str) -> (crate::json::Object, Vec<(usize, String)>) {
+    let mut pairs = crate::json::Object::new();
+    let mut dropped = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match line.split_once('=') {
+            Some((k, v)) => pairs.insert(k.trim(), v.to_owned()),
+            None => dropped.push((i + 1, line.to_owned())),
+        }
+    }
+    (pairs, dropped)
 }
 
 /// An AWS region name such as `us-east-1`, `us-gov-west-1` or `cn-north-1`:
@@ -198,11 +243,11 @@ mod tests {
         assert_eq!(endpoint_name_issues(" ", None), vec![NameIssue::Empty]);
         assert_eq!(
             endpoint_name_issues("chat pd", None),
-            vec![NameIssue::NotPathSegment(' '), service("chat pd-canary")]
+            vec![NameIssue::NotPathSegment(' ')]
         );
         assert_eq!(
             endpoint_name_issues("..", None),
-            vec![NameIssue::DotSegment, service("..-canary")]
+            vec![NameIssue::DotSegment]
         );
         let long = "a".repeat(2049);
         assert_eq!(
@@ -215,6 +260,23 @@ mod tests {
             service("Chat_PD-prefill").message("Chat_PD"),
             "endpoint_name 'Chat_PD' cannot name GCO's objects: its monitor creates the Service 'Chat_PD-prefill', and Kubernetes requires a Service name to be a DNS-1035 label (lowercase letters, digits and '-', starting with a letter and ending with a letter or digit, at most 63 characters)"
         );
+    }
+
+    #[test]
+    fn labels_and_pairs() {
+        for ok in ["team", "app.kubernetes.io/name", "a_b.c-1", "x/y"] {
+            assert!(is_label_key(ok), "{ok}");
+        }
+        for bad in ["bad label", "", "-a", "a/", "/a", "Bad_/x", &"a".repeat(64)] {
+            assert!(!is_label_key(bad), "{bad}");
+        }
+        assert!(is_label_value("") && is_label_value("v1.2") && !is_label_value("a b"));
+        let (pairs, dropped) = parse_pairs("A=1\n\nFOO\n B = x=y");
+        assert_eq!(
+            crate::json::Value::Object(pairs).to_json(),
+            r#"{"A": "1", "B": " x=y"}"#
+        );
+        assert_eq!(dropped, vec![(3, "FOO".to_owned())]);
     }
 
     #[test]

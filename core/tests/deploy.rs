@@ -385,3 +385,30 @@ fn blocks_the_fields_cannot_build_stay_blocks() {
         both.report
     );
 }
+
+/// Labels Kubernetes refuses are errors at the label; a zero segment is a
+/// warning (GCO's rule allows it).
+#[test]
+fn labels_kubernetes_refuses_and_a_zero_segment() {
+    assert_eq!(
+        errors(
+            r#"{"endpoint_name": "a", "image": "i", "labels": {"bad label": "x", "team": "a b", "ok": "v"}}"#
+        ),
+        [
+            "labels.bad label: labels key 'bad label' is not a Kubernetes label key ([prefix/]name: the name 1 to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit): Kubernetes refuses it",
+            "labels.team: labels.team value 'a b' is not a Kubernetes label value (empty, or 1 to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit): Kubernetes refuses it",
+        ]
+    );
+    let check = plan(
+        r#"{"endpoint_name": "a", "mooncake_mode": "store", "mooncake_store": {"global_segment_size": "0"}}"#,
+    );
+    assert!(check.report.is_ok(), "{:?}", check.report);
+    assert!(
+        check
+            .report
+            .warnings()
+            .any(|d| d.path == "mooncake.store.global_segment_size" && d.message.contains("is 0")),
+        "{:?}",
+        check.report
+    );
+}
