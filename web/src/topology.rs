@@ -125,7 +125,8 @@ impl Shape {
             let size = |key: &str, default: &str| {
                 let t = text(store, key);
                 let t = if t.is_empty() { default.to_owned() } else { t };
-                format_byte_size(&t).unwrap_or(t)
+                // A size GCO's rule refuses is drawn as such, not as a size.
+                format_byte_size(&t).unwrap_or_else(|| "invalid".to_owned())
             };
             store_tiers.push(format!(
                 "memory: {} segment, {} buffer",
