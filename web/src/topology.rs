@@ -343,14 +343,16 @@ pub fn Picture(shape: Signal<Shape>, #[prop(optional)] editor: Option<Editor>) -
         <section class="topology" aria-labelledby="topology-title">
             <h2 id="topology-title">"Topology " <span class="badge">{move || shape.with(Shape::label)}</span></h2>
             {move || match mode() {
-                None => view! { <p class="muted">"Choose a Mooncake mode to serve with disaggregated prefill and decode or a KV store."</p> }.into_any(),
+                // The hint is the editor's; a stored plain endpoint is just that.
+                None if editor.is_some() => view! { <p class="muted">"Choose a Mooncake mode to serve with disaggregated prefill and decode or a KV store."</p> }.into_any(),
+                None => view! { <p class="muted">"A plain endpoint: no Mooncake mode."</p> }.into_any(),
                 Some(Mode::Store) => view! {
                     <div class="flow"><div class="group store-role"><div class="nodes"><span class="node"></span></div><p>"store instance"</p></div></div>
                 }.into_any(),
                 Some(_) => view! {
                     <div class="flow">
                         <Role shape=shape role="prefill" editor=editor/>
-                        <div class="proxy" aria-label="PD proxy"><span>"PD proxy"</span></div>
+                        <div class="proxy"><span>"PD proxy"</span></div>
                         <Role shape=shape role="decode" editor=editor/>
                     </div>
                     {move || legend().map(|l| view! { <p class="legend muted">{l}</p> })}

@@ -375,6 +375,18 @@ pub fn EditorPage() -> impl IntoView {
                 draft::clear();
                 share::set_fragment("");
                 navigate(Page::Endpoint(name));
+                // Focus follows to the new page, not to <body>.
+                request_animation_frame(|| focus("endpoint-title"));
+            }
+            // No token: the prompt asks, and saving one deploys again.
+            Ok(r) if r.status == 401 => {
+                banner.set(Some(
+                    "Not deployed: this server needs its token. Saving it deploys again.".into(),
+                ));
+                crate::auth::retry_after_token(move || {
+                    let _ = banner.try_set(None);
+                    deploy();
+                });
             }
             Ok(r) => {
                 ed.server.set(r.diagnostics());

@@ -99,11 +99,19 @@ impl EndpointCtx {
                 return;
             }
         };
-        if let Some(before) = self.loaded_untracked()
-            && content(&before.record) != content(&record)
-            && (self.editing.get_untracked() || self.pending.with_untracked(Option::is_some))
+        let changed = self
+            .loaded_untracked()
+            .is_some_and(|before| content(&before.record) != content(&record));
+        if changed && (self.editing.get_untracked() || self.pending.with_untracked(Option::is_some))
         {
             self.changed_elsewhere.set(true);
+            // An open review was computed on the old version: Apply would
+            // be a 412. It is outdated, and offers to review again.
+            self.pending.update(|p| {
+                if let Some(p) = p.as_mut().filter(|p| !p.reloading) {
+                    p.stale = true;
+                }
+            });
         }
         // A review open on the old version is redone on the new one.
         review::refresh(self, &record, reply.etag.clone());
@@ -165,7 +173,7 @@ pub fn EndpointPage(name: String) -> impl IntoView {
     view! {
         <div class="endpoint">
             <header class="page-head">
-                <h1>{name.clone()}</h1>
+                <h1 id="endpoint-title" tabindex="-1">{name.clone()}</h1>
                 <div class="toolbar">
                     <Link to=Page::List><span class="button">"All endpoints"</span></Link>
                     <button type="button" on:click=move |_| watcher.refresh()>"Reload"</button>
@@ -181,7 +189,7 @@ pub fn EndpointPage(name: String) -> impl IntoView {
                 </p>
             </Show>
             {move || ctx.outcome.get().map(|(ok, text)| view! {
-                <p class=if ok { "banner ok" } else { "banner error" } role="status">{text}</p>
+                <p id="outcome" tabindex="-1" class=if ok { "banner ok" } else { "banner error" } role="status">{text}</p>
             })}
             <Review/>
             {move || match phase.get() {
