@@ -250,10 +250,22 @@ fn Overview() -> impl IntoView {
             <section class="record">
                 {move || record().map(|r| view! {
                     <dl>
-                        <dt>"State"</dt><dd><span class=format!("state {}", r.desired_state)>{r.desired_state.to_string()}</span></dd>
+                        <dt>"Desired state"</dt><dd><span class=format!("state {}", r.desired_state)>{r.desired_state.to_string()}</span>
+                            <span class="muted">" (what GCO's monitors work towards; each region's own state is below)"</span></dd>
                         <dt>"Topology"</dt><dd>{r.topology_label().unwrap_or_else(|| "—".into())}</dd>
+                        {r.topology_label().is_none().then(|| view! {
+                            <dt>"Replicas"</dt><dd>{paths::display(r.spec.get("replicas"))}</dd>
+                        })}
                         <dt>"Image"</dt><dd><code>{paths::display(r.spec.get("image"))}</code></dd>
+                        {r.canary().map(|c| view! {
+                            <dt>"Canary"</dt><dd data-field="canary"><code>{c.image.unwrap_or_default()}</code>
+                                {format!(" · {}% of traffic · {} replica(s)", c.weight.map_or_else(|| "?".to_owned(), |w| w.to_string()), c.replicas.map_or_else(|| "?".to_owned(), |n| n.to_string()))}</dd>
+                        })}
+                        <dt>"Ingress path"</dt><dd><code>{r.ingress_path.clone()}</code></dd>
                         <dt>"Namespace"</dt><dd><code>{r.namespace.clone()}</code></dd>
+                        <dt>"Labels"</dt><dd data-field="labels">{if r.labels.is_empty() { "—".to_owned() } else {
+                            r.labels.str_entries().map(|(k, v)| format!("{}={}", k.to_string_lossy(), paths::display(Some(v)))).collect::<Vec<_>>().join(", ")
+                        }}</dd>
                         <dt>"Created"</dt><dd><Time iso=r.created_at.clone()/></dd>
                         <dt>"Updated"</dt><dd><Time iso=r.updated_at.clone()/></dd>
                     </dl>
