@@ -280,16 +280,20 @@ fn CountBox(
     };
     let messages = move || ed.messages(diag);
     let invalid = move || messages().iter().any(|d| d.is_error());
+    // At a bound the step that would pass it is disabled, not a no-op.
+    let count = move || current().map_or(Some(1), |v| v.as_int().and_then(|i| i.as_i64()));
+    let at_min = move || count().is_some_and(|n| n <= MOONCAKE_TOPOLOGY_MIN);
+    let at_max = move || count().is_some_and(|n| n >= MOONCAKE_TOPOLOGY_MAX);
     let input_id = format!("topo-{role}");
     let msg_id = format!("{input_id}-msg");
     view! {
         <div class="stepper" class:invalid=invalid>
-            <button type="button" aria-label=format!("Remove a {role} instance") on:click=move |_| step(-1)>"−"</button>
+            <button type="button" aria-label=format!("Remove a {role} instance") disabled=at_min on:click=move |_| step(-1)>"−"</button>
             <label for=input_id.clone()>{label}</label>
             <input id=input_id type="text" inputmode="numeric" autocomplete="off" aria-describedby=msg_id.clone()
                 aria-invalid=move || invalid().to_string()
                 prop:value=move || text.get() on:input=move |ev| typed(event_target_value(&ev))/>
-            <button type="button" aria-label=format!("Add a {role} instance") on:click=move |_| step(1)>"+"</button>
+            <button type="button" aria-label=format!("Add a {role} instance") disabled=at_max on:click=move |_| step(1)>"+"</button>
         </div>
         <ul class="messages" id=msg_id aria-live="polite">
             {move || messages().into_iter().filter(|d| d.is_error()).map(|d| view! { <li class="error">{d.message}</li> }).collect_view()}
