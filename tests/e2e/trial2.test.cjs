@@ -63,6 +63,9 @@ test('1: Clone shows the Mooncake block in the form, and editing keeps it', () =
     assert.equal(await value('Transfer protocol'), 'tcp');
     assert.equal(await page.getByLabel('Labels', { exact: true }).inputValue(), 'team=a');
     await h.screenshot(page, 'trial2-clone-form');
+    await page.setViewportSize({ width: 420, height: 900 });
+    await h.screenshot(page, 'trial2-clone-form-420');
+    await page.setViewportSize({ width: 1280, height: 720 });
     // An edit elsewhere keeps the block.
     await page.getByLabel('GPU type', { exact: true }).fill('g5.12xlarge');
     await deployEnabled(page);
@@ -176,6 +179,8 @@ test('2: a lost server shows within one poll interval and clears on recovery', (
       assert.ok(Date.now() - lostAt < 6000, `the notice took ${Date.now() - lostAt} ms`);
       assert.match(await page.locator('.connection-lost').textContent(), /^Connection lost, retrying every 3 s: /);
       await h.screenshot(page, 'trial2-connection-lost');
+      await page.setViewportSize({ width: 420, height: 900 });
+      await h.screenshot(page, 'trial2-connection-lost-420', { fullPage: false });
       backend = await spawnBackend(port, dataDir);
       await page.locator('.connection-lost').waitFor({ state: 'detached', timeout: 8000 });
       // Chromium logs each refused request.
@@ -204,6 +209,8 @@ test('2: ages tick, and a region silent for three monitor passes is stale, in th
     await east.locator('.badge.stale').waitFor({ timeout: 15000 });
     assert.equal(await west.locator('.badge.stale').count(), 0);
     await h.screenshot(page, 'trial2-stale-endpoint');
+    await page.setViewportSize({ width: 420, height: 900 });
+    await h.screenshot(page, 'trial2-stale-endpoint-420', { fullPage: false });
     await page.goto(`${d.backend.url}/`);
     const chip = page.locator('tr[data-name="e2e-stale"] .region-chip[data-region="us-east-1"]');
     await chip.waitFor();
@@ -245,6 +252,10 @@ test('3: a region without a master image is a warning at the field, in the edito
     await yaml.waitFor();
     assert.match(await yaml.textContent(), /image: mooncake\/master:0\.3\.6$/m);
     await h.screenshot(page, 'trial2-master-image-warning');
+    await page.setViewportSize({ width: 420, height: 900 });
+    await at.scrollIntoViewIfNeeded();
+    await h.screenshot(page, 'trial2-master-image-warning-420', { fullPage: false });
+    await page.setViewportSize({ width: 1280, height: 720 });
     // A master image in the request ends the warning.
     await page.getByLabel('Master image', { exact: true }).fill('mooncake/master:0.3.7');
     await page.waitForFunction(() => !document.querySelector('[data-path="mooncake.store.master_image"] .messages li'));
@@ -337,3 +348,147 @@ test('5: a region status shows its message and unknown fields; degraded and fail
     await d.stop();
   }
 });
+
+// Items 6 to 12.
+
+test('6: the review takes focus, is a dialog, closes on Escape, and focus returns after Apply', () =>
+  withPage(async (page) => {
+    await h.deployViaApi(env.base, h.fullRequest('e2e-focus', { image: 'img:1' }));
+    await page.goto(`${env.base}/endpoints/e2e-focus`);
+    await page.getByLabel('New image').fill('img:2');
+    const open = page.getByRole('button', { name: 'Review image' });
+    await open.click();
+    const dialog = page.getByRole('dialog', { name: 'Review: update image' });
+    await dialog.waitFor();
+    await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'review-title');
+    assert.ok(await page.evaluate(() => {
+      const r = document.getElementById('review-title').getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= innerHeight;
+    }), 'the heading is in view');
+    await h.screenshot(page, 'trial2-review-focus', { fullPage: false });
+    await page.setViewportSize({ width: 420, height: 900 });
+    await h.screenshot(page, 'trial2-review-focus-420', { fullPage: false });
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await page.waitForFunction(() => document.activeElement && document.activeElement.textContent === 'Review image');
+    await open.click();
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Apply', exact: true }).click();
+    await page.getByText('update image: done.').waitFor();
+    await page.waitForFunction(() => document.activeElement && document.activeElement !== document.body);
+    // The PD proxy box carries no aria-label a plain div may not have.
+    assert.equal(await page.locator('.topology .proxy[aria-label]').count(), 0);
+    h.assertNoProblems(page);
+  }));
+
+test('8: an env line without "=" is not sent and said so; a label Kubernetes refuses is an error; a zero segment warns', () =>
+  withPage(async (page) => {
+    await h.openEditor(page, env.base);
+    await page.getByLabel('Endpoint name', { exact: true }).fill('e2e-coerce');
+    await page.getByLabel('Image', { exact: true }).fill('img:1');
+    await page.getByLabel('Environment', { exact: true }).fill('A=1\nFOO');
+    const note = h.field(page, 'env').locator('.pairs-note');
+    await note.filter({ hasText: "line 2: 'FOO' has no '='" }).waitFor();
+    assert.deepEqual((await editorRequest(page)).env, { A: '1' });
+    await page.getByLabel('Labels', { exact: true }).fill('bad label=x');
+    await h.field(page, 'labels').locator('.messages li.error', { hasText: "labels key 'bad label' is not a Kubernetes label key" }).waitFor();
+    await page.getByLabel('Labels', { exact: true }).fill('team=a');
+    await page.getByLabel('Mooncake mode', { exact: true }).selectOption('store');
+    await page.getByLabel('Global segment size', { exact: true }).fill('0');
+    await h.field(page, 'mooncake.store.global_segment_size').locator('.messages li.warning', { hasText: 'global_segment_size is 0' }).waitFor();
+    h.assertNoProblems(page);
+  }));
+
+test('9, 10: a review outdated by a change elsewhere says so before Apply and offers to review again; the notice goes once done', () =>
+  withPage(async (page) => {
+    await h.deployViaApi(env.base, { endpoint_name: 'e2e-outdated', image: 'img:1', target_regions: ['us-east-1'] });
+    await page.goto(`${env.base}/endpoints/e2e-outdated`);
+    await page.getByLabel('New image').fill('img:2');
+    await page.getByRole('button', { name: 'Review image' }).click();
+    const read = await h.api(env.base, 'GET', '/api/endpoints/e2e-outdated');
+    const other = await h.api(env.base, 'PUT', '/api/endpoints/e2e-outdated/replicas', { replicas: 3 }, { 'If-Match': read.etag });
+    assert.equal(other.status, 200);
+    await page.getByRole('button', { name: 'Reload and re-apply', exact: true }).waitFor({ timeout: 8000 });
+    assert.equal(await page.getByRole('button', { name: 'Apply', exact: true }).count(), 0, 'no Apply on an outdated review');
+    await page.getByText('This endpoint was changed elsewhere').waitFor();
+    await page.getByRole('button', { name: 'Reload and re-apply', exact: true }).click();
+    await page.getByRole('button', { name: 'Apply', exact: true }).click();
+    await page.getByText('update image: done.').waitFor();
+    // Item 10: the notice does not stay beside "done".
+    assert.equal(await page.getByText('This endpoint was changed elsewhere').count(), 0);
+    const after = (await h.api(env.base, 'GET', '/api/endpoints/e2e-outdated')).body.spec;
+    assert.deepEqual([after.image, after.replicas], ['img:2', 3]);
+    h.assertNoProblems(page);
+  }));
+
+test('10: after the token prompt the action is sent again, and its banner goes', async () => {
+  const backend = await h.startBackend({ token: 's3cret-token-0123456789' });
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    const auth = { Authorization: 'Bearer s3cret-token-0123456789' };
+    const r = await h.api(backend.url, 'POST', '/api/endpoints', { endpoint_name: 'e2e-token', image: 'img:1', target_regions: ['us-east-1'] }, auth);
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    await page.goto(`${backend.url}/endpoints/e2e-token`);
+    await page.getByLabel('New image').fill('img:2');
+    await page.getByRole('button', { name: 'Review image' }).click();
+    await page.getByRole('button', { name: 'Apply', exact: true }).click();
+    await page.getByLabel('Token', { exact: true }).fill('s3cret-token-0123456789');
+    await page.getByRole('button', { name: 'Save token' }).click();
+    await page.getByText('update image: done.').waitFor();
+    assert.equal(await page.getByText('needs its token').count(), 0, 'the banner is gone');
+    assert.equal((await h.api(backend.url, 'GET', '/api/endpoints/e2e-token')).body.spec.image, 'img:2');
+    h.assertNoProblems(page, [401]);
+  } finally {
+    await context.close();
+    await backend.stop();
+  }
+});
+
+test('11: the endpoint page shows replicas, labels, the ingress path, a canary and what State means', () =>
+  withPage(async (page) => {
+    await h.deployViaApi(env.base, { endpoint_name: 'e2e-rows', image: 'img:1', replicas: 2, target_regions: ['us-east-1'], labels: { team: 'a' } });
+    const c = await h.api(env.base, 'POST', '/api/endpoints/e2e-rows/canary', { image: 'img:canary', weight: 20 });
+    assert.equal(c.status, 200, JSON.stringify(c.body));
+    await page.goto(`${env.base}/endpoints/e2e-rows`);
+    const dl = page.locator('.record dl');
+    await dl.waitFor();
+    const rows = await dl.evaluate((d) => Object.fromEntries([...d.querySelectorAll('dt')].map((t) => [t.textContent, t.nextElementSibling.textContent])));
+    assert.equal(rows.Replicas, '2');
+    assert.equal(rows.Labels, 'team=a');
+    assert.equal(rows['Ingress path'], '/inference/e2e-rows');
+    assert.match(rows.Canary, /^img:canary · 20% of traffic/);
+    assert.match(rows['Desired state'], /^deploying/);
+    assert.equal(await page.getByText('Choose a Mooncake mode').count(), 0);
+    h.assertNoProblems(page);
+  }));
+
+test('12: not found, chips that do not break, steppers at their bounds, the search box in dark mode', () =>
+  withPage(
+    async (page) => {
+      await page.goto(`${env.base}/no/such/page`);
+      await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+      await h.openEditor(page, env.base);
+      await page.getByLabel('Mooncake mode', { exact: true }).selectOption('both');
+      const minus = page.getByRole('button', { name: 'Remove a prefill instance' });
+      await page.waitForFunction(() => document.querySelector('[aria-label="Remove a prefill instance"]').disabled);
+      await page.getByRole('button', { name: 'Add a prefill instance' }).click();
+      assert.equal(await minus.isDisabled(), false);
+      await page.goto(`${env.base}/`);
+      const search = page.getByLabel('Search endpoints');
+      await search.waitFor();
+      const [bg, other] = await page.evaluate(() => [
+        getComputedStyle(document.getElementById('filter-search')).backgroundColor,
+        getComputedStyle(document.getElementById('filter-region')).backgroundColor,
+      ]);
+      assert.equal(bg, other);
+      const chip = page.locator('.region-chip').first();
+      await chip.waitFor();
+      assert.equal(await chip.evaluate((e) => getComputedStyle(e).whiteSpace), 'nowrap');
+      await page.setViewportSize({ width: 420, height: 900 });
+      await h.screenshot(page, 'trial2-list-420-dark');
+      h.assertNoProblems(page);
+    },
+    { context: { colorScheme: 'dark' } },
+  ));
