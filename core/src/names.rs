@@ -168,6 +168,68 @@ pub fn parse_pairs(text: &str) -> (crate::json::Object, Vec<(usize, String)>) {
     (pairs, dropped)
 }
 
+/// Whether `image` reads as a container image reference:
+/// `[host[:port]/]path[:tag][@algorithm:hex]`, the path's components
+/// lowercase letters and digits joined by `.`, `_`, `__` or `-`s, a tag of
+/// at most 128 word characters, `.` and `-` (the distribution reference
+/// grammar, as read). A runtime cannot pull anything else.
+pub fn is_image_reference(image: &str) -> bool {
+    let (rest, digest) = match image.split_once('@') {
+        Some((r, d)) => (r, Some(d)),
+        None => (image, None),
+    };
+    let digest_ok = digest.is_none_or(|d| {
+        d.split_once(':').is_some_and(|(alg, hex)| {
+            !alg.is_empty()
+                && alg
+                    .bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'_' | b'-'))
+                && hex.len() >= 32
+                && hex.bytes().all(|c| c.is_ascii_hexdigit())
+        })
+    });
+    let (name, tag) = match rest.rfind(':') {
+        Some(i) if !rest[i..].contains('/') => (&rest[..i], Some(&rest[i + 1..])),
+        _ => (rest, None),
+    };
+    let tag_ok = tag.is_none_or(|t| {
+        let b = t.as_bytes();
+        (1..=128).contains(&b.len())
+            && (b[0].is_ascii_alphanumeric() || b[0] == b'_')
+            && b.iter()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
+    });
+    let mut parts: Vec<&str> = name.split('/').collect();
+    let host = (parts.len() > 1 && (parts[0].contains(['.', ':']) || parts[0] == "localhost"))
+        .then(|| parts.remove(0));
+    let host_ok = host.is_none_or(|h| {
+        let (domain, port) = match h.split_once(':') {
+            Some((d, p)) => (d, Some(p)),
+            None => (h, None),
+        };
+        !domain.is_empty()
+            && domain.split('.').all(|l| {
+                !l.is_empty()
+                    && l.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-')
+                    && !l.starts_with('-')
+                    && !l.ends_with('-')
+            })
+            && port.is_none_or(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()))
+    });
+    let component = |c: &str| {
+        let b = c.as_bytes();
+        let alnum = |x: &u8| x.is_ascii_lowercase() || x.is_ascii_digit();
+        !b.is_empty()
+            && alnum(&b[0])
+            && alnum(&b[b.len() - 1])
+            && b.iter()
+                .all(|x| alnum(x) || matches!(x, b'.' | b'_' | b'-'))
+            && !c.contains("..")
+            && !c.contains("___")
+    };
+    digest_ok && tag_ok && host_ok && !parts.is_empty() && parts.iter().all(|c| component(c))
+}
+
 /// An AWS region name such as `us-east-1`, `us-gov-west-1` or `cn-north-1`:
 /// a two-letter area, one or two lowercase words, and a number.
 pub fn is_region(name: &str) -> bool {
@@ -260,6 +322,33 @@ mod tests {
             service("Chat_PD-prefill").message("Chat_PD"),
             "endpoint_name 'Chat_PD' cannot name GCO's objects: its monitor creates the Service 'Chat_PD-prefill', and Kubernetes requires a Service name to be a DNS-1035 label (lowercase letters, digits and '-', starting with a letter and ending with a letter or digit, at most 63 characters)"
         );
+    }
+
+    #[test]
+    fn image_references() {
+        for ok in [
+            "i",
+            "img:1",
+            "nginx:1.27",
+            "vllm/vllm-openai:v0.27.1",
+            "111122223333.dkr.ecr.us-east-1.amazonaws.com/vllm:0.27",
+            "localhost:5000/a/b_c:Tag-1",
+            "ghcr.io/org/img@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+        ] {
+            assert!(is_image_reference(ok), "{ok}");
+        }
+        for bad in [
+            "not an image ref!!",
+            "",
+            "Img:1",
+            "a:",
+            "a/:1",
+            "a@sha256:xyz",
+            "img:1 ",
+            "-a",
+        ] {
+            assert!(!is_image_reference(bad), "{bad}");
+        }
     }
 
     #[test]

@@ -492,3 +492,26 @@ test('12: not found, chips that do not break, steppers at their bounds, the sear
     },
     { context: { colorScheme: 'dark' } },
   ));
+
+test('9: an image that is no reference is refused; a no-op change cannot be applied, and says why', () =>
+  withPage(async (page) => {
+    await h.deployViaApi(env.base, { endpoint_name: 'e2e-noop', image: 'img:1', target_regions: ['us-east-1'] });
+    await page.goto(`${env.base}/endpoints/e2e-noop`);
+    const image = page.getByLabel('New image');
+    await image.fill('not an image ref!!');
+    await page.getByRole('button', { name: 'Review image' }).click();
+    await page.getByText("image 'not an image ref!!' is not an image reference").waitFor();
+    assert.equal(await page.getByRole('dialog').count(), 0, 'no review of a refused change');
+    await image.fill('img:1');
+    await page.getByRole('button', { name: 'Review image' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('Nothing to apply: the endpoint already runs img:1.').waitFor();
+    assert.equal(await dialog.getByRole('button', { name: 'Apply', exact: true }).isDisabled(), true);
+    await page.keyboard.press('Escape');
+    await page.getByLabel('Add a region').fill('us-east-1');
+    await page.getByRole('button', { name: 'Review region' }).click();
+    await dialog.getByText('Nothing to apply').waitFor();
+    assert.equal(await dialog.getByRole('button', { name: 'Apply', exact: true }).isDisabled(), true);
+    assert.equal((await h.api(env.base, 'GET', '/api/endpoints/e2e-noop')).body.desired_state, 'deploying');
+    h.assertNoProblems(page);
+  }));

@@ -206,6 +206,32 @@ pub fn refresh(ctx: &EndpointCtx, record: &Record, etag: Option<String>) {
     }
 }
 
+/// Why a change would do nothing the user asked for, so Apply is withheld:
+/// the record stays as it is, or the image is the one it runs (GCO's
+/// update-image would still write it, moving the endpoint to deploying).
+fn no_op(record: &Record, p: &Pending) -> Option<String> {
+    if let Change::UpdateImage { image, with_proxy } = &p.change {
+        let image = image.as_str().map(str::trim);
+        let proxy = record
+            .spec
+            .get("mooncake")
+            .and_then(|m| paths::get(m, &["proxy", "image"]))
+            .and_then(Value::as_str);
+        if image.is_some()
+            && image == record.spec.get("image").and_then(Value::as_str)
+            && (!with_proxy.is_true() || proxy.is_none() || proxy == image)
+        {
+            return Some(format!(
+                "Nothing to apply: the endpoint already runs {}.",
+                image.unwrap_or_default()
+            ));
+        }
+    }
+    p.lines
+        .is_empty()
+        .then(|| "Nothing to apply: this change leaves the record as it is.".to_owned())
+}
+
 thread_local! {
     /// What had focus when the review opened (its form's button).
     static OPENER: std::cell::RefCell<Option<web_sys::HtmlElement>> = const { std::cell::RefCell::new(None) };
@@ -320,6 +346,8 @@ pub fn Review() -> impl IntoView {
     view! {
         {move || ctx.pending.get().map(|p| {
             let commands = ctx.loaded_untracked().map(|l| change_commands(&l.record, &p.change));
+            let nothing = ctx.loaded_untracked().and_then(|l| no_op(&l.record, &p));
+            let idle = nothing.is_some();
             let name = ctx.name.get_value();
             let stale = p.stale && !p.reloading;
             let pending = p.clone();
@@ -327,8 +355,8 @@ pub fn Review() -> impl IntoView {
                 <section class="review" role="dialog" aria-modal="false" aria-labelledby="review-title"
                     on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Escape" { ev.prevent_default(); close(&ctx); }>
                     <h2 id="review-title" tabindex="-1">{format!("Review: {}", p.title)}</h2>
-                    {if p.lines.is_empty() {
-                        view! { <p class="muted">"This change leaves the record as it is."</p> }.into_any()
+                    {if let Some(why) = nothing {
+                        view! { <p class="muted no-op">{why}</p> }.into_any()
                     } else {
                         view! {
                             <table class="diff">
@@ -349,7 +377,7 @@ pub fn Review() -> impl IntoView {
                             view! { <button type="button" class="primary" on:click=reapply>"Reload and re-apply"</button> }.into_any()
                         } else {
                             view! {
-                                <button type="button" class="primary" disabled=move || send.pending().get()
+                                <button type="button" class="primary" disabled=move || idle || send.pending().get()
                                     on:click=move |_| { send.dispatch((name.clone(), pending.clone())); }>"Apply"</button>
                             }.into_any()
                         }}
