@@ -437,7 +437,7 @@ test('10: after the token prompt the action is sent again, and its banner goes',
     await page.getByLabel('Token', { exact: true }).fill('s3cret-token-0123456789');
     await page.getByRole('button', { name: 'Save token' }).click();
     await page.getByText('update image: done.').waitFor();
-    assert.equal(await page.getByText('needs its token').count(), 0, 'the banner is gone');
+    assert.equal(await page.getByText('Saving the token sends the change again').count(), 0, 'the banner is gone');
     assert.equal((await h.api(backend.url, 'GET', '/api/endpoints/e2e-token')).body.spec.image, 'img:2');
     h.assertNoProblems(page, [401]);
   } finally {

@@ -380,9 +380,10 @@ pub fn EditorPage() -> impl IntoView {
             }
             // No token: the prompt asks, and saving one deploys again.
             Ok(r) if r.status == 401 => {
-                banner.set(Some(
-                    "Not deployed: this server needs its token. Saving it deploys again.".into(),
-                ));
+                banner.set(Some(format!(
+                    "Not deployed: {}. Saving the token deploys again.",
+                    r.summary()
+                )));
                 crate::auth::retry_after_token(move || {
                     let _ = banner.try_set(None);
                     deploy();

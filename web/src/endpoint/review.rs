@@ -309,11 +309,13 @@ pub fn Review() -> impl IntoView {
                 ctx.pending.set(Some(Pending { stale: true, ..p }));
             }
             // No token: the prompt asks, and saving one sends it again.
-            Ok(Reply { status: 401, .. }) => {
+            Ok(r) if r.status == 401 => {
                 ctx.outcome.set(Some((
                     false,
-                    "Not applied: this server needs its token. Saving it sends the change again."
-                        .to_owned(),
+                    format!(
+                        "Not applied: {}. Saving the token sends the change again.",
+                        r.summary()
+                    ),
                 )));
                 let name = ctx.name.get_value();
                 crate::auth::retry_after_token(move || {
