@@ -308,9 +308,7 @@ async fn what_no_store_keeps_or_no_path_reaches_is_refused_at_the_field() {
     let r = api
         .post(
             "/api/endpoints",
-            &format!(
-                r#"{{"endpoint_name": "big", "image": "x", "env": {{"notes": "{notes}"}}}}"#
-            ),
+            &format!(r#"{{"endpoint_name": "big", "image": "x", "env": {{"notes": "{notes}"}}}}"#),
         )
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:.300}", r.text);
