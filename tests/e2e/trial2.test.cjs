@@ -155,6 +155,7 @@ async function spawnBackend(port, dataDir) {
     url,
     stop: () =>
       new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', resolve);
         child.kill('SIGKILL');
       }),
