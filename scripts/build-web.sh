@@ -14,7 +14,12 @@ cd "$ROOT"
 # 2026-12-06, BENCHMARKS.md) by Leptos's erased components, the core's
 # wasm-opt passes and the JS engine's float text (gco-spec's js-builtins);
 # it was 357,630 before.
-BUDGET=${WEB_GZIP_BUDGET:-300000}   # bytes: wasm + JS, gzip -9
+# Issue 35 (the second user trial) added the form's "Other fields", the
+# monitor settings and master-image check, the connection notice, ticking
+# ages and staleness, region messages, review focus, the endpoint page's
+# rows and a not-found page: 311,663 bytes on 2026-12-06, so the budget is
+# 315,000 until the lead decides otherwise (see trial2's report).
+BUDGET=${WEB_GZIP_BUDGET:-315000}   # bytes: wasm + JS, gzip -9
 PROFILE=wasm-release
 TARGET=wasm32-unknown-unknown
 WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"

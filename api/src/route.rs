@@ -10,6 +10,9 @@ pub const CONFIG: &str = "/api/config";
 pub const VALIDATE: &str = "/api/validate";
 /// The Kubernetes objects of a deploy request or record in one region.
 pub const MANIFESTS: &str = "/api/manifests";
+/// What each region's monitor is configured with (the console's
+/// `--monitor-settings`).
+pub const MONITOR_SETTINGS: &str = "/api/monitor-settings";
 /// The list of endpoints (GET) and deploys (POST).
 pub const ENDPOINTS: &str = "/api/endpoints";
 /// One endpoint: read (GET), delete (DELETE).

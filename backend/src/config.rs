@@ -90,6 +90,16 @@ pub struct Config {
     /// Directory of the built console (index.html and its assets).
     #[arg(long, env = "GCO_CONSOLE_DIST", default_value = "./dist")]
     pub dist: PathBuf,
+
+    /// What each region's monitor is configured with: a TOML file with a
+    /// `[default]` table and `[regions.<name>]` tables whose keys are the
+    /// `manifests` command's settings (master_image, cluster_name,
+    /// regional_bucket, metadata_server, master_address, project_name).
+    /// The preview's manifests use it, and deploy checks warn about a
+    /// region left without a master image (GCO has no default; without
+    /// this file no region has one).
+    #[arg(long, env = "GCO_MONITOR_SETTINGS")]
+    pub monitor_settings: Option<PathBuf>,
 }
 
 /// `3s`, `500ms`, `1m`, or plain seconds.

@@ -13,6 +13,7 @@ pub mod config;
 pub mod guard;
 pub mod listing;
 pub mod metrics;
+pub mod monitor_settings;
 pub mod server;
 pub mod service;
 pub mod store;

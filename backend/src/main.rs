@@ -69,6 +69,10 @@ async fn run(config: Config) -> Result<(), String> {
     }
     let service = Service::new(store, config.regions.clone(), config.default_image.clone())
         .with_frameworks(config.frameworks);
+    let service = match &config.monitor_settings {
+        Some(path) => service.with_monitor_settings(gco_console::monitor_settings::read(path)?),
+        None => service,
+    };
     tracing::info!(frameworks = %config.frameworks, "frameworks the team's GCO accepts");
     let metrics_listener = match config.metrics_addr {
         Some(addr) => Some(

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use gco_spec::deploy::{DeployCheck, plan_deploy_owned};
+use gco_spec::deploy::DeployCheck;
 use gco_spec::json::{Object, Value};
 use gco_spec::time::{format_timestamp, next_timestamp};
 use gco_spec::{
@@ -100,6 +100,8 @@ pub struct Service {
     deployed_regions: Vec<String>,
     default_image: String,
     frameworks: Frameworks,
+    /// What each region's monitor is configured with (`--monitor-settings`).
+    monitors: Arc<gco_spec::MonitorSettings>,
 }
 
 fn now_micros() -> i64 {
@@ -132,6 +134,7 @@ impl Service {
             deployed_regions,
             default_image,
             frameworks: Frameworks::CURRENT,
+            monitors: Arc::default(),
         }
     }
 
@@ -142,6 +145,20 @@ impl Service {
 
     pub fn frameworks(&self) -> &Frameworks {
         &self.frameworks
+    }
+
+    /// The service with what each region's monitor is configured with:
+    /// the preview's manifests use it, and deploy checks warn about a
+    /// region left without a master image. Without it, no region has one
+    /// (GCO has no default).
+    pub fn with_monitor_settings(mut self, monitors: gco_spec::MonitorSettings) -> Service {
+        self.monitors = Arc::new(monitors);
+        self
+    }
+
+    /// What each region's monitor is configured with.
+    pub fn monitor_settings(&self) -> &gco_spec::MonitorSettings {
+        &self.monitors
     }
 
     pub fn context(&self) -> DeployContext<'_> {
@@ -180,7 +197,7 @@ impl Service {
     /// A deploy request checked by the core's rules: the same check the
     /// console's editor runs, so both refuse the same requests.
     pub fn plan(&self, request: Value) -> DeployCheck {
-        plan_deploy_owned(request, &self.context())
+        gco_spec::plan_deploy_with_monitors(request, &self.context(), &self.monitors)
     }
 
     /// Deploys; answers the record as stored.

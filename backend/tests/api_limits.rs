@@ -303,13 +303,12 @@ async fn what_no_store_keeps_or_no_path_reaches_is_refused_at_the_field() {
 
     // A record no DynamoDB item could hold is refused at its largest part,
     // on either store, and the record stays as it was.
-    let labels = "l".repeat(200_000);
+    // (In env: a label value Kubernetes takes has at most 63 characters.)
+    let notes = "l".repeat(200_000);
     let r = api
         .post(
             "/api/endpoints",
-            &format!(
-                r#"{{"endpoint_name": "big", "image": "x", "labels": {{"notes": "{labels}"}}}}"#
-            ),
+            &format!(r#"{{"endpoint_name": "big", "image": "x", "env": {{"notes": "{notes}"}}}}"#),
         )
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{:.300}", r.text);

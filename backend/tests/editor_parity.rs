@@ -260,6 +260,13 @@ fn same_verdicts(frameworks: Frameworks) {
         frameworks: Frameworks::new(&mut named.iter().map(String::as_str)).unwrap(),
     };
     assert_eq!(ctx.frameworks, frameworks);
+    // And what each region's monitor is configured with, as it reads it.
+    let monitors = gco_spec::MonitorSettings::from_value(&app.call(
+        "GET",
+        "/api/monitor-settings",
+        String::new(),
+    ))
+    .unwrap();
     let (accepted, refused) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
     let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
         cases: 400,
@@ -269,7 +276,7 @@ fn same_verdicts(frameworks: Frameworks) {
         .run(&request(), |text| {
             // The editor's state is the parsed request; it sends its JSON.
             let state = parse(&text).unwrap();
-            let editor = plan_deploy(&state, &ctx).report;
+            let editor = gco_spec::plan_deploy_with_monitors(state.clone(), &ctx, &monitors).report;
             let server = app.call("POST", "/api/validate", state.to_json());
             let pairs = |severe: bool| -> Vec<(String, String)> {
                 editor

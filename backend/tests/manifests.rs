@@ -137,7 +137,66 @@ fn validate_reports_addresses_outside_the_target_regions() {
             "cross-region boundary violation: 'http://meta.us-west-2.example.com/metadata' resolves to region us-west-2; expected region us-east-1".to_owned()
         )
     );
-    // The keys the newest monitor reads are not warned about as ignored.
+    // The keys the newest monitor reads are not warned about as ignored;
+    // the one warning is the region's missing master image (no
+    // --monitor-settings: no region has one).
+    assert_eq!(r.str("warnings.0.path"), "mooncake.store.master_image");
+    assert!(
+        r.str("warnings.0.message")
+            .starts_with("us-east-1 has no master image:"),
+        "{}",
+        r.body
+    );
+    assert_eq!(r.get("warnings.1"), Value::Null, "{}", r.body);
+}
+
+/// `--monitor-settings`: each region's monitor settings, which the
+/// manifests use (a body's own over them) and deploy checks read.
+#[test]
+fn monitor_settings_feed_the_manifests_and_the_master_image_warning() {
+    let data = TempDir::new("monitor-settings");
+    let file = data.path().join("monitors.toml");
+    std::fs::write(
+        &file,
+        "[default]\ncluster_name = \"gco-default\"\n\n[regions.us-east-1]\nmaster_image = \"mooncake/master:0.3.6\"\nregional_bucket = \"shared-use1\"\n",
+    )
+    .unwrap();
+    let server = Server::embedded_with(
+        &data.path().join("store"),
+        &["--monitor-settings".as_ref(), file.as_os_str()],
+    );
+    let r = server.send("GET", "/api/monitor-settings", "");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.str("default.cluster_name"), "gco-default");
+    assert_eq!(
+        r.str("regions.us-east-1.master_image"),
+        "mooncake/master:0.3.6"
+    );
+
+    let r = server.send(
+        "POST",
+        "/api/manifests",
+        &format!(r#"{{"document": {BOTH}, "region": "us-east-1"}}"#),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let yaml = r.str("yaml");
+    for part in [
+        "image: mooncake/master:0.3.6",
+        "dimensionValue: gco-default;gco-inference;chat-decode",
+        "s3://shared-use1/mooncake-kv/chat/",
+    ] {
+        assert!(yaml.contains(part), "{part} missing in\n{yaml}");
+    }
+    // The body's own setting wins.
+    let r = server.send(
+        "POST",
+        "/api/manifests",
+        &format!(r#"{{"document": {BOTH}, "region": "us-east-1", "master_image": "m:9"}}"#),
+    );
+    assert!(r.str("yaml").contains("image: m:9"), "{}", r.body);
+
+    // us-east-1 has a master image now: no warning.
+    let r = server.send("POST", "/api/validate", BOTH);
     assert_eq!(r.get("warnings"), Value::List(vec![]), "{}", r.body);
 }
 

@@ -12,6 +12,7 @@ use crate::limits::{
 use crate::mooncake::{Assembled, BuildArgs, Mode, assemble_mooncake_block, check_mooncake};
 use crate::names::{endpoint_name_issues, is_region};
 use crate::record::{DesiredState, Record, ingress_path};
+use crate::region::MonitorSettings;
 use crate::spec::MOONCAKE_FRAMEWORK;
 use crate::spec::check_spec_fields;
 use crate::suggest::did_you_mean;
@@ -194,6 +195,26 @@ pub fn plan_deploy(request: &Value, ctx: &DeployContext<'_>) -> DeployCheck {
 /// [`plan_deploy`] for a request the caller no longer needs: its values
 /// move into the spec instead of being copied.
 pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck {
+    plan_deploy_in(request, ctx, None)
+}
+
+/// [`plan_deploy`] where what each region's monitor is configured with is
+/// known (the console's `--monitor-settings`): a target region whose
+/// monitor would need a master image and has none, neither in the block nor
+/// in its settings, gets a warning at `mooncake.store.master_image`.
+pub fn plan_deploy_with_monitors(
+    request: Value,
+    ctx: &DeployContext<'_>,
+    monitors: &MonitorSettings,
+) -> DeployCheck {
+    plan_deploy_in(request, ctx, Some(monitors))
+}
+
+fn plan_deploy_in(
+    request: Value,
+    ctx: &DeployContext<'_>,
+    monitors: Option<&MonitorSettings>,
+) -> DeployCheck {
     let mut report = Report::default();
     // A value GCO's table could not hold as sent refuses the request
     // wherever it is, known field or not.
@@ -217,7 +238,13 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
 
     let given_block = req.take(field!("mooncake"));
     let block = match (mode_value, given_block) {
-        (Some(mode), _) => {
+        (Some(mode), given) => {
+            if given.is_some() {
+                report.push(Diagnostic::warning(
+                    "mooncake",
+                    "mooncake is ignored: mooncake_mode is given, and the block is built from it and its fields (prefill_replicas, mooncake_store, ...)",
+                ));
+            }
             // A null count is passed on as None, which the rules refuse.
             let count = |v: Option<Value>| v.unwrap_or(Value::int(MOONCAKE_DEFAULT_INSTANCES));
             let (prefill, decode) = (
@@ -249,7 +276,13 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
     let endpoint_name = match req.take(field!("endpoint_name")) {
         Some(Value::Str(s)) => {
             let name = s.to_string_lossy();
-            for issue in endpoint_name_issues(&name, mode.is_some_and(Mode::is_split)) {
+            // Text the table cannot hold (a lone surrogate) is refused as
+            // such; its lossy form would only misname the Service.
+            let storable = s.as_str().is_some();
+            for issue in endpoint_name_issues(&name, mode)
+                .into_iter()
+                .filter(|i| storable || !matches!(i, crate::names::NameIssue::NotServiceName(_)))
+            {
                 let d = if issue.is_error() {
                     Diagnostic::error
                 } else {
@@ -301,6 +334,7 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
         }
     };
     let labels = string_map(req.take(field!("labels")), "labels", &mut report);
+    check_labels(&labels, &mut report);
     let rewrite = match req.take(field!("rewrite_image")) {
         None => true,
         Some(Value::Bool(b)) => b,
@@ -318,6 +352,9 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
     // monitor is known either, so nothing is checked.
     if let Some(block) = &block {
         crate::scope::check_scope(block, &target_regions, "", &mut report);
+        if let (Some(monitors), Some(mode), Some(block)) = (monitors, mode, block.as_object()) {
+            check_master_images(block, mode, &target_regions, monitors, &mut report);
+        }
     }
 
     let image_missing = image.is_none();
@@ -346,6 +383,38 @@ pub fn plan_deploy_owned(request: Value, ctx: &DeployContext<'_>) -> DeployCheck
         labels,
     });
     DeployCheck { deployment, report }
+}
+
+/// GCO has no default master image: the monitor takes
+/// `store.master_image`, else its own `MOONCAKE_MASTER_IMAGE`; with neither
+/// it cannot create the shared master a store mode or RDMA transfer needs
+/// (GCO_FACTS_NEWEST 4.6, as read), and the region stays creating.
+fn check_master_images(
+    block: &Object,
+    mode: Mode,
+    target_regions: &[String],
+    monitors: &MonitorSettings,
+    report: &mut Report,
+) {
+    let in_block = block
+        .get("store")
+        .and_then(Value::as_object)
+        .and_then(|s| s.get("master_image"))
+        .and_then(Value::as_str)
+        .is_some_and(|i| !i.trim().is_empty());
+    if in_block || !(crate::plan::Block { mode, block }).needs_master() {
+        return;
+    }
+    for region in target_regions {
+        if monitors.context(region).master_image().is_none() {
+            report.push(Diagnostic::warning(
+                "mooncake.store.master_image",
+                format!(
+                    "{region} has no master image: its monitor needs one for the shared mooncake-master (a store mode, or RDMA transfer), and GCO has no default. Set the master image here, or give {region}'s monitor MOONCAKE_MASTER_IMAGE (and the console's --monitor-settings); with neither the region stays creating (as read)"
+                ),
+            ));
+        }
+    }
 }
 
 /// A diagnostic of the assembled spec, named as the request names the field
@@ -471,6 +540,35 @@ fn string_map(value: Option<Value>, field: &str, report: &mut Report) -> Object 
         }
     }
     map
+}
+
+/// Labels Kubernetes would refuse on the objects GCO's monitor labels with
+/// them (as read): a key or value that is not a label's is an error there.
+fn check_labels(labels: &Object, report: &mut Report) {
+    let repr = crate::pyrepr::repr_text;
+    for (key, value) in labels.str_entries() {
+        let key = key.to_string_lossy();
+        let path = format!("labels.{key}");
+        if !crate::names::is_label_key(&key) {
+            report.push(Diagnostic::error(
+                path.clone(),
+                format!(
+                    "labels key {} is not a Kubernetes label key ([prefix/]name: the name 1 to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit): Kubernetes refuses it",
+                    repr(&key)
+                ),
+            ));
+        } else if let Some(v) = value.as_str()
+            && !crate::names::is_label_value(v)
+        {
+            report.push(Diagnostic::error(
+                path.clone(),
+                format!(
+                    "{path} value {} is not a Kubernetes label value (empty, or 1 to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit): Kubernetes refuses it",
+                    repr(v)
+                ),
+            ));
+        }
+    }
 }
 
 /// The spec in `deploy()`'s key order, leaving out empty optional keys; the
@@ -638,5 +736,104 @@ pub fn request_of_record(record: &Record) -> Value {
     if !record.labels.is_empty() {
         request.insert(REQUEST_KEYS[field!("labels")], record.labels.clone());
     }
-    Value::Object(request)
+    block_as_fields(Value::Object(request))
+}
+
+/// The request fields that build a block (besides `mooncake_mode`): given
+/// without a mode, deploy ignores them.
+const BLOCK_FIELDS: [usize; 6] = [
+    field!("prefill_replicas"),
+    field!("decode_replicas"),
+    field!("mooncake_store"),
+    field!("mooncake_transfer"),
+    field!("mooncake_proxy"),
+    field!("mooncake_autoscaling"),
+];
+
+/// A request that gives the `mooncake` block as is (a Clone, a link) with
+/// the block split into the fields an editor's form shows (`mooncake_mode`,
+/// `prefill_replicas`, `mooncake_store`, ...), when deploy builds exactly
+/// that block from them; otherwise the request unchanged. A block the
+/// builder would change (a split mode without `proxy.image`, a store-bearing
+/// mode without `store.enabled`, a key out of the reference's order) stays
+/// a block.
+pub fn block_as_fields(request: Value) -> Value {
+    let Value::Object(req) = request else {
+        return request;
+    };
+    match split_block(&req) {
+        Some(split) => Value::Object(split),
+        None => Value::Object(req),
+    }
+}
+
+fn split_block(req: &Object) -> Option<Object> {
+    let mode_key = REQUEST_KEYS[field!("mooncake_mode")];
+    if req.contains_key(mode_key)
+        || BLOCK_FIELDS
+            .iter()
+            .any(|f| req.contains_key(REQUEST_KEYS[*f]))
+    {
+        return None;
+    }
+    let block = req.get("mooncake")?.as_object()?;
+    let mode = block.get("mode").filter(|m| !m.is_null())?.clone();
+    let image = req
+        .get(REQUEST_KEYS[field!("image")])
+        .filter(|i| !i.is_null())
+        .cloned();
+    // Without an image, deploy defaults the proxy's to the server's, which
+    // is not known here.
+    if image.is_none()
+        && Mode::of(&mode).is_some_and(Mode::is_split)
+        && block
+            .get("proxy")
+            .is_none_or(|p| p.as_object().is_none_or(|p| !p.contains_key("image")))
+    {
+        return None;
+    }
+    let topology = block.get("topology").and_then(Value::as_object);
+    let count = |role: &str| topology.and_then(|t| t.get(role)).cloned();
+    let (prefill, decode) = (count("prefill"), count("decode"));
+    let part = |key: &str| block.get(key).cloned();
+    let args = BuildArgs {
+        mode: mode.clone(),
+        prefill_replicas: prefill
+            .clone()
+            .unwrap_or(Value::int(MOONCAKE_DEFAULT_INSTANCES)),
+        decode_replicas: decode
+            .clone()
+            .unwrap_or(Value::int(MOONCAKE_DEFAULT_INSTANCES)),
+        store: part("store"),
+        transfer: part("transfer"),
+        proxy: part("proxy"),
+        autoscaling: part("autoscaling"),
+        default_proxy_image: image,
+    };
+    let built = assemble_mooncake_block(args.clone()).authored().ok()?;
+    if built.to_json() != Value::Object(block.clone()).to_json() {
+        return None;
+    }
+    let mut out = Object::new();
+    for (key, value) in req.iter() {
+        if key.as_str() != Some("mooncake") {
+            out.push_new(key.clone(), value.clone());
+            continue;
+        }
+        out.insert(mode_key, mode.clone());
+        let given = [
+            (field!("prefill_replicas"), prefill.clone()),
+            (field!("decode_replicas"), decode.clone()),
+            (field!("mooncake_store"), args.store.clone()),
+            (field!("mooncake_transfer"), args.transfer.clone()),
+            (field!("mooncake_proxy"), args.proxy.clone()),
+            (field!("mooncake_autoscaling"), args.autoscaling.clone()),
+        ];
+        for (field, value) in given {
+            if let Some(v) = value {
+                out.insert(REQUEST_KEYS[field], v);
+            }
+        }
+    }
+    Some(out)
 }

@@ -82,10 +82,7 @@ fn check_record(v: &Value, frameworks: &Frameworks) -> Report {
         }
     };
     let mut report = Report::default();
-    for issue in endpoint_name_issues(
-        &record.endpoint_name,
-        spec_mode(&record.spec).is_some_and(|m| m.is_split()),
-    ) {
+    for issue in endpoint_name_issues(&record.endpoint_name, spec_mode(&record.spec)) {
         let d = if issue.is_error() {
             Diagnostic::error
         } else {

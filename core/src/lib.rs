@@ -44,7 +44,10 @@ pub use bytesize::{
     format_byte_size, parse_byte_size,
 };
 pub use commands::{Commands, change_commands, deploy_commands, record_commands, try_it_commands};
-pub use deploy::{DeployCheck, DeployContext, Deployment, TokenSource, new_record, plan_deploy};
+pub use deploy::{
+    DeployCheck, DeployContext, Deployment, TokenSource, new_record, plan_deploy,
+    plan_deploy_with_monitors,
+};
 pub use diagnostics::{Diagnostic, Report, Severity};
 pub use framework::{Framework, Frameworks};
 pub use json::{JsonError, Value};
@@ -52,6 +55,6 @@ pub use mooncake::{BuildArgs, BuildError, Mode, Role, check_mooncake, validate_m
 pub use ops::{Change, OpError, OpErrorKind, apply};
 pub use plan::{Plan, PlanError, plan, plan_deployment, plan_in_region};
 pub use record::{DesiredState, Record};
-pub use region::RegionContext;
+pub use region::{MonitorSettings, RegionContext};
 pub use spec::check_spec;
 pub use status::{CanarySpec, RegionState, RegionStatus};

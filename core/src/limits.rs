@@ -85,11 +85,6 @@ pub const DEFAULT_ACCELERATOR: &str = "nvidia";
 /// Longest endpoint name GCO can route: a DNS label.
 pub const ENDPOINT_NAME_MAX_LEN: usize = 63;
 
-/// Longest endpoint name whose derived object names (`-prefill`,
-/// `-mooncake`: up to 9 more characters) still fit a 63-character
-/// Kubernetes name, less a margin GCO keeps; see GCO_FACTS section 2.
-pub const SPLIT_MODE_NAME_MAX_LEN: usize = 55;
-
 /// Container ports are TCP ports.
 pub const PORT_MIN: i64 = 1;
 /// See [`PORT_MIN`].

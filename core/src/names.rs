@@ -1,6 +1,7 @@
 //! Endpoint names, region names and environment variable names.
 
-use crate::limits::{ENDPOINT_NAME_MAX_LEN, SPLIT_MODE_NAME_MAX_LEN};
+use crate::limits::ENDPOINT_NAME_MAX_LEN;
+use crate::mooncake::Mode;
 use crate::table::MAX_NAME_BYTES;
 
 /// Why an endpoint name is a problem. An empty name, one the table cannot
@@ -19,13 +20,12 @@ pub enum NameIssue {
     /// API addresses an endpoint at `/api/endpoints/{name}` and GCO's
     /// ingress at `/inference/{name}`: `chat/v1` would sit inside `chat`'s.
     NotPathSegment(char),
-    /// Not a DNS label `^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`.
-    NotDnsLabel,
-    /// Split modes derive `{name}-prefill` Services, which must start with a
-    /// letter.
-    SplitStartsWithDigit,
-    /// Split modes add up to 9 characters to the name.
-    SplitTooLong(usize),
+    /// A Service GCO's monitor creates for the endpoint (the longest name
+    /// among them: `{name}-prefill` for split modes, `{name}-canary` for a
+    /// plain endpoint's canary, `{name}` for the store mode) would not be a
+    /// DNS-1035 label, which Kubernetes requires of a Service name: the
+    /// monitor cannot create the endpoint's objects.
+    NotServiceName(String),
 }
 
 impl NameIssue {
@@ -37,6 +37,7 @@ impl NameIssue {
                 | NameIssue::TooLong(_)
                 | NameIssue::DotSegment
                 | NameIssue::NotPathSegment(_)
+                | NameIssue::NotServiceName(_)
         )
     }
 
@@ -56,21 +57,13 @@ impl NameIssue {
                 repr(name),
                 repr(&c.to_string())
             ),
-            NameIssue::NotDnsLabel => format!(
-                "endpoint name {} is not a DNS label (lowercase letters, digits and '-', \
-                 starting and ending with a letter or digit, at most {ENDPOINT_NAME_MAX_LEN} characters): \
-                 GCO cannot route it",
-                repr(name)
-            ),
-            NameIssue::SplitStartsWithDigit => format!(
-                "endpoint name {} starts with a digit: Kubernetes Service names derived from it \
-                 ({name}-prefill, {name}-decode) must start with a letter",
-                repr(name)
-            ),
-            NameIssue::SplitTooLong(len) => format!(
-                "endpoint name {} has {len} characters: split modes derive longer object names \
-                 ({name}-prefill); keep it at most {SPLIT_MODE_NAME_MAX_LEN}",
-                repr(name)
+            NameIssue::NotServiceName(service) => format!(
+                "endpoint_name {} cannot name GCO's objects: its monitor creates the Service {}, \
+                 and Kubernetes requires a Service name to be a DNS-1035 label (lowercase letters, \
+                 digits and '-', starting with a letter and ending with a letter or digit, \
+                 at most {ENDPOINT_NAME_MAX_LEN} characters)",
+                repr(name),
+                repr(service)
             ),
         }
     }
@@ -87,14 +80,34 @@ pub fn is_dns_label(name: &str) -> bool {
         && b.iter().all(|c| ok(c) || *c == b'-')
 }
 
-/// The problems of an endpoint name, for a split-mode endpoint or not.
-pub fn endpoint_name_issues(name: &str, split_mode: bool) -> Vec<NameIssue> {
+/// The suffix of the longest Service name GCO's monitor derives from an
+/// endpoint's name (GCO_FACTS_NEWEST 4.2 and its cleanup list): split modes
+/// `{name}-prefill`, the store mode `{name}`, a plain endpoint `{name}` and
+/// its canary's `{name}-canary` (as read).
+pub fn longest_service_suffix(mode: Option<Mode>) -> &'static str {
+    match mode {
+        Some(m) if m.is_split() => "-prefill",
+        Some(_) => "",
+        None => "-canary",
+    }
+}
+
+/// A DNS-1035 label, `^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$`: what Kubernetes
+/// requires of a Service name.
+pub fn is_dns1035_label(name: &str) -> bool {
+    is_dns_label(name) && name.starts_with(|c: char| c.is_ascii_lowercase())
+}
+
+/// The problems of an endpoint name of an endpoint in `mode` (`None`: a
+/// plain endpoint).
+pub fn endpoint_name_issues(name: &str, mode: Option<Mode>) -> Vec<NameIssue> {
     if name.trim().is_empty() {
         return vec![NameIssue::Empty];
     }
     let mut issues = Vec::new();
     if name.len() > MAX_NAME_BYTES {
         issues.push(NameIssue::TooLong(name.len()));
+        return issues;
     } else if name == "." || name == ".." {
         issues.push(NameIssue::DotSegment);
     } else if let Some(c) = name
@@ -103,19 +116,118 @@ pub fn endpoint_name_issues(name: &str, split_mode: bool) -> Vec<NameIssue> {
     {
         issues.push(NameIssue::NotPathSegment(c));
     }
-    if !is_dns_label(name) {
-        issues.push(NameIssue::NotDnsLabel);
-    }
-    if split_mode {
-        if name.starts_with(|c: char| c.is_ascii_digit()) {
-            issues.push(NameIssue::SplitStartsWithDigit);
-        }
-        let len = name.chars().count();
-        if len > SPLIT_MODE_NAME_MAX_LEN {
-            issues.push(NameIssue::SplitTooLong(len));
-        }
+    // One refusal per name: a path-segment error says enough.
+    let service = format!("{name}{}", longest_service_suffix(mode));
+    if issues.is_empty() && !is_dns1035_label(&service) {
+        issues.push(NameIssue::NotServiceName(service));
     }
     issues
+}
+
+/// Why `key` is not a Kubernetes label key (`[prefix/]name`: the name 1 to
+/// 63 letters, digits, `-`, `_` and `.`, starting and ending with a letter
+/// or digit; the prefix a DNS subdomain of at most 253 characters).
+pub fn is_label_key(key: &str) -> bool {
+    let (prefix, name) = match key.rsplit_once('/') {
+        Some((p, n)) => (Some(p), n),
+        None => (None, key),
+    };
+    let prefix_ok =
+        prefix.is_none_or(|p| p.len() <= 253 && !p.is_empty() && p.split('.').all(is_dns_label));
+    prefix_ok && is_label_value(name) && !name.is_empty()
+}
+
+/// A Kubernetes label value: empty, or 1 to 63 letters, digits, `-`, `_`
+/// and `.`, starting and ending with a letter or digit.
+pub fn is_label_value(value: &str) -> bool {
+    let b = value.as_bytes();
+    let alnum = |c: &u8| c.is_ascii_alphanumeric();
+    b.is_empty()
+        || (b.len() <= 63
+            && alnum(&b[0])
+            && alnum(&b[b.len() - 1])
+            && b.iter()
+                .all(|c| alnum(c) || matches!(c, b'-' | b'_' | b'.')))
+}
+
+/// `KEY=VALUE` lines as GCO's CLI reads its `-e` and `-l` entries: blank
+/// lines skipped, a line without `=` dropped (GCO_FACTS_NEWEST 5: silently
+/// there), each dropped line given back by number (from 1) and text.
+pub fn parse_pairs(text: &str) -> (crate::json::Object, Vec<(usize, String)>) {
+    let mut pairs = crate::json::Object::new();
+    let mut dropped = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match line.split_once('=') {
+            Some((k, v)) => pairs.insert(k.trim(), v.to_owned()),
+            None => dropped.push((i + 1, line.to_owned())),
+        }
+    }
+    (pairs, dropped)
+}
+
+/// Whether `image` reads as a container image reference:
+/// `[host[:port]/]path[:tag][@algorithm:hex]`, the path's components
+/// lowercase letters and digits joined by `.`, `_`, `__` or `-`s, a tag of
+/// at most 128 word characters, `.` and `-` (the distribution reference
+/// grammar, as read). A runtime cannot pull anything else.
+pub fn is_image_reference(image: &str) -> bool {
+    let (rest, digest) = match image.split_once('@') {
+        Some((r, d)) => (r, Some(d)),
+        None => (image, None),
+    };
+    let digest_ok = digest.is_none_or(|d| {
+        d.split_once(':').is_some_and(|(alg, hex)| {
+            !alg.is_empty()
+                && alg
+                    .bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'_' | b'-'))
+                && hex.len() >= 32
+                && hex.bytes().all(|c| c.is_ascii_hexdigit())
+        })
+    });
+    let (name, tag) = match rest.rfind(':') {
+        Some(i) if !rest[i..].contains('/') => (&rest[..i], Some(&rest[i + 1..])),
+        _ => (rest, None),
+    };
+    let tag_ok = tag.is_none_or(|t| {
+        let b = t.as_bytes();
+        (1..=128).contains(&b.len())
+            && (b[0].is_ascii_alphanumeric() || b[0] == b'_')
+            && b.iter()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
+    });
+    let mut parts: Vec<&str> = name.split('/').collect();
+    let host = (parts.len() > 1 && (parts[0].contains(['.', ':']) || parts[0] == "localhost"))
+        .then(|| parts.remove(0));
+    let host_ok = host.is_none_or(|h| {
+        let (domain, port) = match h.split_once(':') {
+            Some((d, p)) => (d, Some(p)),
+            None => (h, None),
+        };
+        !domain.is_empty()
+            && domain.split('.').all(|l| {
+                !l.is_empty()
+                    && l.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-')
+                    && !l.starts_with('-')
+                    && !l.ends_with('-')
+            })
+            && port.is_none_or(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()))
+    });
+    let component = |c: &str| {
+        let b = c.as_bytes();
+        let alnum = |x: &u8| x.is_ascii_lowercase() || x.is_ascii_digit();
+        !b.is_empty()
+            && alnum(&b[0])
+            && alnum(&b[b.len() - 1])
+            && b.iter()
+                .all(|x| alnum(x) || matches!(x, b'.' | b'_' | b'-'))
+            && !c.contains("..")
+            && !c.contains("___")
+    };
+    digest_ok && tag_ok && host_ok && !parts.is_empty() && parts.iter().all(|c| component(c))
 }
 
 /// An AWS region name such as `us-east-1`, `us-gov-west-1` or `cn-north-1`:
@@ -166,31 +278,94 @@ mod tests {
         assert!(!is_dns_label("Llama"));
         assert!(!is_dns_label("-a"));
         assert!(!is_dns_label(&"a".repeat(64)));
+        let split = Some(Mode::Both);
+        let service = |s: &str| NameIssue::NotServiceName(s.to_owned());
         assert_eq!(
-            endpoint_name_issues("3b", true),
-            vec![NameIssue::SplitStartsWithDigit]
+            endpoint_name_issues("3b", split),
+            vec![service("3b-prefill")]
+        );
+        assert_eq!(endpoint_name_issues("3b", None), vec![service("3b-canary")]);
+        assert_eq!(
+            endpoint_name_issues("Chat_PD", split),
+            vec![service("Chat_PD-prefill")]
+        );
+        // 55 + "-prefill" is 63; 56 + "-canary" is 63; the store mode's
+        // Service is the name.
+        assert_eq!(endpoint_name_issues(&"a".repeat(55), split), vec![]);
+        let name = "a".repeat(56);
+        assert_eq!(
+            endpoint_name_issues(&name, split),
+            vec![service(&format!("{name}-prefill"))]
+        );
+        assert_eq!(endpoint_name_issues(&name, None), vec![]);
+        assert_eq!(
+            endpoint_name_issues(&"a".repeat(63), Some(Mode::Store)),
+            vec![]
+        );
+        assert_eq!(endpoint_name_issues(" ", None), vec![NameIssue::Empty]);
+        assert_eq!(
+            endpoint_name_issues("chat pd", None),
+            vec![NameIssue::NotPathSegment(' ')]
         );
         assert_eq!(
-            endpoint_name_issues(&"a".repeat(56), true),
-            vec![NameIssue::SplitTooLong(56)]
-        );
-        assert_eq!(endpoint_name_issues(&"a".repeat(56), false), vec![]);
-        assert_eq!(endpoint_name_issues(" ", false), vec![NameIssue::Empty]);
-        assert_eq!(
-            endpoint_name_issues("chat pd", false),
-            vec![NameIssue::NotPathSegment(' '), NameIssue::NotDnsLabel]
-        );
-        assert_eq!(
-            endpoint_name_issues("..", false),
-            vec![NameIssue::DotSegment, NameIssue::NotDnsLabel]
+            endpoint_name_issues("..", None),
+            vec![NameIssue::DotSegment]
         );
         let long = "a".repeat(2049);
         assert_eq!(
-            endpoint_name_issues(&long, false),
-            vec![NameIssue::TooLong(2049), NameIssue::NotDnsLabel]
+            endpoint_name_issues(&long, None),
+            vec![NameIssue::TooLong(2049)]
         );
         assert!(NameIssue::NotPathSegment('/').is_error());
-        assert!(!NameIssue::NotDnsLabel.is_error());
+        assert!(service("x").is_error());
+        assert_eq!(
+            service("Chat_PD-prefill").message("Chat_PD"),
+            "endpoint_name 'Chat_PD' cannot name GCO's objects: its monitor creates the Service 'Chat_PD-prefill', and Kubernetes requires a Service name to be a DNS-1035 label (lowercase letters, digits and '-', starting with a letter and ending with a letter or digit, at most 63 characters)"
+        );
+    }
+
+    #[test]
+    fn image_references() {
+        for ok in [
+            "i",
+            "img:1",
+            "nginx:1.27",
+            "vllm/vllm-openai:v0.27.1",
+            "111122223333.dkr.ecr.us-east-1.amazonaws.com/vllm:0.27",
+            "localhost:5000/a/b_c:Tag-1",
+            "ghcr.io/org/img@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+        ] {
+            assert!(is_image_reference(ok), "{ok}");
+        }
+        for bad in [
+            "not an image ref!!",
+            "",
+            "Img:1",
+            "a:",
+            "a/:1",
+            "a@sha256:xyz",
+            "img:1 ",
+            "-a",
+        ] {
+            assert!(!is_image_reference(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn labels_and_pairs() {
+        for ok in ["team", "app.kubernetes.io/name", "a_b.c-1", "x/y"] {
+            assert!(is_label_key(ok), "{ok}");
+        }
+        for bad in ["bad label", "", "-a", "a/", "/a", "Bad_/x", &"a".repeat(64)] {
+            assert!(!is_label_key(bad), "{bad}");
+        }
+        assert!(is_label_value("") && is_label_value("v1.2") && !is_label_value("a b"));
+        let (pairs, dropped) = parse_pairs("A=1\n\nFOO\n B = x=y");
+        assert_eq!(
+            crate::json::Value::Object(pairs).to_json(),
+            r#"{"A": "1", "B": " x=y"}"#
+        );
+        assert_eq!(dropped, vec![(3, "FOO".to_owned())]);
     }
 
     #[test]

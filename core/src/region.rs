@@ -104,3 +104,187 @@ impl RegionContext {
 fn given(value: &Option<String>) -> Option<&str> {
     value.as_deref().filter(|v| !v.trim().is_empty())
 }
+
+/// The settings keys of one region's monitor, as the `manifests` command's
+/// flags name them (`--master-image` is `master_image`).
+pub const MONITOR_SETTINGS_KEYS: [&str; 6] = [
+    "cluster_name",
+    "regional_bucket",
+    "metadata_server",
+    "master_address",
+    "master_image",
+    "project_name",
+];
+
+/// What each region's monitor is configured with, as the console is told
+/// (its `--monitor-settings` file): a `default` table and a table per
+/// region, a region's keys over the default's. GCO's monitors take these
+/// from their own environment; the console only mirrors them for its
+/// preview and its warnings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MonitorSettings {
+    pub default: RegionContext,
+    pub regions: Vec<RegionContext>,
+}
+
+impl MonitorSettings {
+    /// Reads `{"default": {...}, "regions": {"us-east-1": {...}}}`; an
+    /// unknown key, a region name that is none, or a value that is not a
+    /// string is refused at its path.
+    pub fn from_value(value: &crate::json::Value) -> Result<MonitorSettings, crate::Diagnostic> {
+        use crate::Diagnostic;
+        use crate::json::Value;
+        let table = |v: &Value, path: &str| -> Result<RegionContext, Diagnostic> {
+            let Some(o) = v.as_object() else {
+                return Err(Diagnostic::error(path, format!("{path} must be a table")));
+            };
+            let mut ctx = RegionContext::default();
+            for (key, value) in o.iter() {
+                let key = key.as_str().unwrap_or_default();
+                let at = format!("{path}.{key}");
+                let Some(text) = value.as_str() else {
+                    return Err(Diagnostic::error(
+                        at.clone(),
+                        format!("{at} must be a string, got {}", value.repr()),
+                    ));
+                };
+                let slot = match key {
+                    "cluster_name" => &mut ctx.cluster_name,
+                    "regional_bucket" => &mut ctx.regional_bucket,
+                    "metadata_server" => &mut ctx.metadata_server,
+                    "master_address" => &mut ctx.master_address,
+                    "master_image" => &mut ctx.master_image,
+                    "project_name" => &mut ctx.project_name,
+                    _ => {
+                        return Err(Diagnostic::error(
+                            at.clone(),
+                            format!(
+                                "unknown monitor setting {at}; the settings are {}",
+                                MONITOR_SETTINGS_KEYS.join(", ")
+                            ),
+                        ));
+                    }
+                };
+                *slot = Some(text.to_owned());
+            }
+            Ok(ctx)
+        };
+        let Some(top) = value.as_object() else {
+            return Err(Diagnostic::error(
+                "",
+                "the monitor settings must be a table",
+            ));
+        };
+        let mut settings = MonitorSettings::default();
+        for (key, v) in top.iter() {
+            match key.as_str().unwrap_or_default() {
+                "default" => settings.default = table(v, "default")?,
+                "regions" => {
+                    let Some(regions) = v.as_object() else {
+                        return Err(Diagnostic::error(
+                            "regions",
+                            "regions must be a table of regions",
+                        ));
+                    };
+                    for (name, region) in regions.iter() {
+                        let name = name.as_str().unwrap_or_default();
+                        let path = format!("regions.{name}");
+                        if !crate::names::is_region(name) {
+                            return Err(Diagnostic::error(
+                                path.clone(),
+                                format!(
+                                    "{path}: {name:?} is not an AWS region such as 'us-east-1'"
+                                ),
+                            ));
+                        }
+                        let mut ctx = table(region, &path)?;
+                        ctx.region = name.to_owned();
+                        settings.regions.push(ctx);
+                    }
+                }
+                other => {
+                    return Err(Diagnostic::error(
+                        other,
+                        format!(
+                            "unknown table {other:?}; the settings have [default] and [regions.<name>]"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(settings)
+    }
+
+    /// The settings as [`MonitorSettings::from_value`] reads them.
+    pub fn to_value(&self) -> crate::json::Value {
+        use crate::json::{Object, Value};
+        let table = |c: &RegionContext| {
+            let mut o = Object::new();
+            for (key, value) in MONITOR_SETTINGS_KEYS.iter().zip(c.fields()) {
+                if let Some(v) = value {
+                    o.insert(key, v.as_str());
+                }
+            }
+            Value::Object(o)
+        };
+        let mut regions = Object::new();
+        for r in &self.regions {
+            regions.insert(&r.region, table(r));
+        }
+        let mut o = Object::new();
+        o.insert("default", table(&self.default));
+        o.insert("regions", Value::Object(regions));
+        Value::Object(o)
+    }
+
+    /// Region `region`'s monitor: its own keys, else the default's.
+    pub fn context(&self, region: &str) -> RegionContext {
+        let own = self.regions.iter().find(|r| r.region == region);
+        let pick = |f: fn(&RegionContext) -> &Option<String>| {
+            own.and_then(|o| given(f(o)))
+                .or_else(|| given(f(&self.default)))
+                .map(str::to_owned)
+        };
+        RegionContext {
+            region: region.to_owned(),
+            cluster_name: pick(|c| &c.cluster_name),
+            regional_bucket: pick(|c| &c.regional_bucket),
+            metadata_server: pick(|c| &c.metadata_server),
+            master_address: pick(|c| &c.master_address),
+            master_image: pick(|c| &c.master_image),
+            project_name: pick(|c| &c.project_name),
+        }
+    }
+}
+
+impl RegionContext {
+    /// The settings in [`MONITOR_SETTINGS_KEYS`]' order.
+    fn fields(&self) -> [&Option<String>; 6] {
+        [
+            &self.cluster_name,
+            &self.regional_bucket,
+            &self.metadata_server,
+            &self.master_address,
+            &self.master_image,
+            &self.project_name,
+        ]
+    }
+
+    /// `self` with each setting `over` gives in place of its own.
+    pub fn overridden_by(mut self, over: &RegionContext) -> RegionContext {
+        let pairs = [
+            (&mut self.cluster_name, &over.cluster_name),
+            (&mut self.regional_bucket, &over.regional_bucket),
+            (&mut self.metadata_server, &over.metadata_server),
+            (&mut self.master_address, &over.master_address),
+            (&mut self.master_image, &over.master_image),
+            (&mut self.project_name, &over.project_name),
+        ];
+        for (mine, theirs) in pairs {
+            if theirs.is_some() {
+                *mine = theirs.clone();
+            }
+        }
+        self
+    }
+}

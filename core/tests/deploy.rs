@@ -239,7 +239,7 @@ fn mooncake_errors_lead_with_the_reference_message() {
 #[test]
 fn warnings_do_not_block() {
     let check = plan(
-        r#"{"endpoint_name": "1-very", "image": "i", "replica": 2, "mooncake_mode": "disaggregated",
+        r#"{"endpoint_name": "very", "image": "i", "replica": 2, "mooncake_mode": "disaggregated",
         "mooncake_store": {"offload": "gpu"}, "mooncake_autoscaling": {"prefill": {"min_replicas": 1}}}"#,
     );
     assert!(check.report.is_ok(), "{:?}", check.report);
@@ -250,7 +250,13 @@ fn warnings_do_not_block() {
             "replica",
             "mooncake.store.offload",
             "mooncake.autoscaling.prefill",
-            "endpoint_name"
+        ]
+    );
+    // A name GCO's monitor cannot make a Service of is refused.
+    assert_eq!(
+        errors(r#"{"endpoint_name": "1-very", "image": "i", "mooncake_mode": "disaggregated"}"#),
+        [
+            "endpoint_name: endpoint_name '1-very' cannot name GCO's objects: its monitor creates the Service '1-very-prefill', and Kubernetes requires a Service name to be a DNS-1035 label (lowercase letters, digits and '-', starting with a letter and ending with a letter or digit, at most 63 characters)"
         ]
     );
 }
@@ -354,4 +360,116 @@ fn a_records_request_deploys_its_spec_again() {
         assert_eq!(again.namespace, first.namespace);
         assert_eq!(again.labels, first.labels);
     }
+}
+
+/// Clone of every golden request's record (`tests/golden/requests.json`, the
+/// requests behind the golden manifests): the block comes back as the
+/// fields an editor's form shows (`mooncake_mode`, `prefill_replicas`, ...),
+/// never as a `mooncake` block the form cannot show, and deploys the same
+/// spec again.
+#[test]
+fn a_records_request_gives_the_block_as_form_fields() {
+    use gco_spec::deploy::request_of_record;
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/requests.json");
+    let golden = gco_spec::json::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let deployed = regions();
+    let ctx = gco_spec::DeployContext {
+        deployed_regions: Some(&deployed),
+        ..Default::default()
+    };
+    for (name, request) in golden.as_object().unwrap().str_entries() {
+        let name = name.to_string_lossy();
+        let first = gco_spec::plan_deploy(request, &ctx)
+            .deployment
+            .unwrap_or_else(|| panic!("{name}: a valid request"));
+        let record = gco_spec::new_record(first.clone(), "2026-12-05T00:00:00+00:00", &mut || {
+            "ab".repeat(32)
+        });
+        let clone = request_of_record(&record);
+        let clone_obj = clone.as_object().unwrap();
+        assert!(
+            !clone_obj.contains_key("mooncake"),
+            "{name}: {}",
+            clone.to_json()
+        );
+        assert_eq!(
+            clone_obj.contains_key("mooncake_mode"),
+            record.spec.contains_key("mooncake"),
+            "{name}"
+        );
+        let again = gco_spec::plan_deploy(&clone, &ctx);
+        assert!(again.report.is_ok(), "{name}: {:?}", again.report);
+        assert_eq!(again.deployment.unwrap().spec, first.spec, "{name}");
+    }
+}
+
+/// A block the fields cannot build exactly stays a block; a block beside
+/// a mode is ignored, with a warning.
+#[test]
+fn blocks_the_fields_cannot_build_stay_blocks() {
+    use gco_spec::deploy::block_as_fields;
+    let keep = |text: &str| {
+        let v = gco_spec::json::parse(text).unwrap();
+        assert_eq!(block_as_fields(v.clone()).to_json(), v.to_json(), "{text}");
+    };
+    // A split mode without proxy.image: deploy would add the image.
+    keep(
+        r#"{"image": "i:1", "mooncake": {"mode": "disaggregated", "topology": {"prefill": 1, "decode": 1}}}"#,
+    );
+    // No image at all: the server's default is not known here.
+    keep(r#"{"mooncake": {"mode": "disaggregated", "topology": {"prefill": 1, "decode": 1}}}"#);
+    // A store mode without store.enabled, a topology on a store mode.
+    keep(r#"{"image": "i:1", "mooncake": {"mode": "store"}}"#);
+    keep(
+        r#"{"image": "i:1", "mooncake": {"mode": "store", "topology": {"prefill": 1, "decode": 1}, "store": {"enabled": true}}}"#,
+    );
+    // Keys out of the reference's order.
+    keep(r#"{"image": "i:1", "mooncake": {"store": {"enabled": true}, "mode": "store"}}"#);
+    let split = block_as_fields(
+        gco_spec::json::parse(
+            r#"{"endpoint_name": "a", "mooncake": {"mode": "store", "store": {"enabled": true, "global_segment_size": "9000000000"}}, "port": 1}"#,
+        )
+        .unwrap(),
+    );
+    assert_eq!(
+        split.to_json(),
+        r#"{"endpoint_name": "a", "mooncake_mode": "store", "mooncake_store": {"enabled": true, "global_segment_size": "9000000000"}, "port": 1}"#
+    );
+    let both =
+        plan(r#"{"endpoint_name": "a", "mooncake_mode": "store", "mooncake": {"mode": "both"}}"#);
+    assert!(
+        both.report
+            .diagnostics
+            .iter()
+            .any(|d| d.path == "mooncake" && d.message.starts_with("mooncake is ignored")),
+        "{:?}",
+        both.report
+    );
+}
+
+/// Labels Kubernetes refuses are errors at the label; a zero segment is a
+/// warning (GCO's rule allows it).
+#[test]
+fn labels_kubernetes_refuses_and_a_zero_segment() {
+    assert_eq!(
+        errors(
+            r#"{"endpoint_name": "a", "image": "i", "labels": {"bad label": "x", "team": "a b", "ok": "v"}}"#
+        ),
+        [
+            "labels.bad label: labels key 'bad label' is not a Kubernetes label key ([prefix/]name: the name 1 to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit): Kubernetes refuses it",
+            "labels.team: labels.team value 'a b' is not a Kubernetes label value (empty, or 1 to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit): Kubernetes refuses it",
+        ]
+    );
+    let check = plan(
+        r#"{"endpoint_name": "a", "mooncake_mode": "store", "mooncake_store": {"global_segment_size": "0"}}"#,
+    );
+    assert!(check.report.is_ok(), "{:?}", check.report);
+    assert!(
+        check
+            .report
+            .warnings()
+            .any(|d| d.path == "mooncake.store.global_segment_size" && d.message.contains("is 0")),
+        "{:?}",
+        check.report
+    );
 }

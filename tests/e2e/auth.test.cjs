@@ -38,11 +38,9 @@ test('a 401 asks for the token; the retried deploy carries it and no link does',
     await page.getByRole('button', { name: 'Save token', exact: true }).click();
     await dialog.waitFor({ state: 'detached' });
     assert.equal(await page.evaluate(() => sessionStorage.getItem('gco-console-token')), TOKEN);
-    await page.waitForTimeout(500);
-    assert.ok(!page.url().includes(TOKEN), 'no token in the URL');
-
-    await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+    // Saving the token deploys again (issue 35, item 10): no second click.
     await page.waitForURL(`${env.base}/endpoints/e2e-with-token`);
+    assert.ok(!page.url().includes(TOKEN), 'no token in the URL');
     await page.locator('.record').waitFor();
     const posts = sent.filter((s) => s.method === 'POST');
     assert.deepEqual(posts.map((s) => s.auth), [null, `Bearer ${TOKEN}`]);

@@ -224,11 +224,18 @@ test('byte sizes show what they resolve to, and a bad one the forms a size takes
     await size.fill('8 GB');
     const note = page.locator('[data-path="mooncake.store.global_segment_size"] .size-note');
     assert.equal(await note.textContent(), '= 8,000,000,000 bytes = 7.45 GiB = 8 GB');
-    await size.fill('8 gigs');
-    assert.match(await note.textContent(), /unknown unit 'gigs'.*A size is whole bytes \(4294967296\) or a number and a unit: B, KB/);
-    // The stored value keeps the reference's rule and message.
-    const messages = await h.messagesAt(page, 'mooncake.store.global_segment_size');
-    assert.ok(messages.some((m) => m.includes("must be a base-10 integer string")), JSON.stringify(messages));
+    await size.fill('16 GBB');
+    // One message at the field, naming the accepted forms once.
+    assert.equal(
+      await note.textContent(),
+      "'16 GBB' is not a size: a size is whole bytes (4294967296) or a number and a unit: B, KB, MB, GB, TB, PB, EB (powers of 1000) or KiB, MiB, GiB, TiB, PiB, EiB (powers of 1024).",
+    );
+    assert.deepEqual(await h.messagesAt(page, 'mooncake.store.global_segment_size'), []);
+    // The stored value keeps the reference's rule and message, in the summary.
+    const summary = await page.locator('.summary li').allTextContents();
+    assert.ok(summary.some((m) => m.includes('must be a base-10 integer string')), JSON.stringify(summary));
+    // The topology draws no size that is none.
+    assert.doesNotMatch(await page.locator('.topology .kv').textContent(), /GBB/);
     h.assertNoProblems(page);
   }));
 

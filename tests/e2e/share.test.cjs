@@ -29,7 +29,7 @@ async function assertEmptyUsableEditor(page) {
   assert.equal(await page.getByLabel('Mooncake mode', { exact: true }).inputValue(), '');
   assert.equal(await page.getByRole('button', { name: 'Undo', exact: true }).isDisabled(), true, 'nothing to undo');
   await name.fill('Not_A_Label');
-  await h.field(page, 'endpoint_name').locator('.messages li', { hasText: "'Not_A_Label' is not a DNS label" }).waitFor();
+  await h.field(page, 'endpoint_name').locator('.messages li', { hasText: "endpoint_name 'Not_A_Label' cannot name GCO's objects" }).waitFor();
   await name.fill('usable-after-link');
   await page.waitForFunction(() => !document.querySelector('[data-path="endpoint_name"] .messages li'));
 }

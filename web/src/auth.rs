@@ -23,6 +23,17 @@ thread_local! {
     static PROMPT: std::cell::Cell<Option<RwSignal<bool>>> = const { std::cell::Cell::new(None) };
 }
 
+thread_local! {
+    /// What to do once a token is saved: the action the 401 stopped.
+    static RETRY: std::cell::RefCell<Option<Box<dyn FnOnce()>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` once the user saves a token (the request the server refused
+/// for want of one, sent again), unless the prompt is cancelled.
+pub fn retry_after_token(f: impl FnOnce() + 'static) {
+    RETRY.with(|r| *r.borrow_mut() = Some(Box::new(f)));
+}
+
 pub fn install(signal: RwSignal<bool>) {
     PROMPT.with(|p| p.set(Some(signal)));
 }
@@ -48,6 +59,9 @@ pub fn TokenPrompt() -> impl IntoView {
         set_token(&text.get());
         text.set(String::new());
         open.set(false);
+        if let Some(retry) = RETRY.with(|r| r.borrow_mut().take()) {
+            retry();
+        }
     };
     view! {
         <Show when=move || open.get()>
@@ -60,7 +74,7 @@ pub fn TokenPrompt() -> impl IntoView {
                         prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))/>
                     <div class="row">
                         <button type="submit" class="primary">"Save token"</button>
-                        <button type="button" on:click=move |_| open.set(false)>"Cancel"</button>
+                        <button type="button" on:click=move |_| { RETRY.with(|r| r.borrow_mut().take()); open.set(false); }>"Cancel"</button>
                     </div>
                 </form>
             </div>

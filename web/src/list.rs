@@ -8,7 +8,7 @@ use gco_spec::{DesiredState, Record};
 use leptos::prelude::*;
 
 use crate::api::{self, Reply};
-use crate::live::Watcher;
+use crate::live::{ConnectionNotice, Watcher};
 use crate::paths;
 use crate::route::{Link, Page};
 use crate::time::Time;
@@ -307,6 +307,7 @@ pub fn ListPage() -> impl IntoView {
                     <Link to=Page::New><span class="button primary">"New endpoint"</span></Link>
                 </div>
             </header>
+            <ConnectionNotice watcher=watcher/>
             <form class="filters" role="search" on:submit=|ev| ev.prevent_default()>
                 <div class="field">
                     <label for="filter-search">"Search endpoints"</label>
@@ -383,11 +384,14 @@ pub fn ListPage() -> impl IntoView {
                                 <tbody>{rows.into_iter().map(|r| {
                                     let statuses = r.region_statuses();
                                     let regions = r.target_regions.iter().map(|g| {
-                                        let state = statuses.iter().find(|(region, _)| region == g)
-                                            .and_then(|(_, s)| s.as_ref()?.state.as_ref().map(|s| s.as_str().to_owned()))
+                                        let status = statuses.iter().find(|(region, _)| region == g).and_then(|(_, s)| s.as_ref());
+                                        let state = status
+                                            .and_then(|s| s.state.as_ref().map(|s| s.as_str().to_owned()))
                                             .unwrap_or_else(|| "pending".into());
+                                        let sync = status.and_then(|s| s.last_sync.clone());
+                                        let stale = Signal::derive(move || sync.as_deref().is_some_and(crate::time::is_stale));
                                         let class = format!("chip region-chip {state}");
-                                        view! { <span class=class data-region=g.clone()>{g.clone()}" · "{state}</span> }
+                                        view! { <span class=class class:stale=stale data-region=g.clone()>{g.clone()}" · "{state}{move || stale.get().then_some(" · stale")}</span> }
                                     }).collect_view();
                                     let name = r.endpoint_name.clone();
                                     let to = Page::Endpoint(name.clone());

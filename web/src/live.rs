@@ -22,13 +22,17 @@ struct State {
     /// The URL the version below belongs to.
     last_url: String,
     etag: Option<String>,
-    in_flight: bool,
+    /// When the request under way was sent (ms), if one is.
+    in_flight: Option<f64>,
 }
 
 /// A resource the page keeps current; it stops with the page.
 #[derive(Clone, Copy)]
 pub struct Watcher {
     state: StoredValue<State, LocalStorage>,
+    /// Why the server cannot be reached (no answer, a network error, a 5xx),
+    /// until it answers again.
+    pub lost: RwSignal<Option<String>>,
 }
 
 impl Watcher {
@@ -46,8 +50,9 @@ impl Watcher {
                 changed: Rc::new(changed),
                 last_url: String::new(),
                 etag: None,
-                in_flight: false,
+                in_flight: None,
             }),
+            lost: RwSignal::new(None),
         };
         let every = set_interval_with_handle(move || watcher.poll(), INTERVAL).ok();
         let visible = window_event_listener(leptos::ev::visibilitychange, move |_| {
@@ -67,10 +72,20 @@ impl Watcher {
 
     /// Asks now, unless a request is under way or the tab is hidden.
     pub fn poll(self) {
+        // A request that hangs is an outage too.
+        let sent = self.state.try_with_value(|s| s.in_flight).flatten();
+        if let Some(sent) = sent {
+            let waited = (js_sys::Date::now() - sent) / 1000.0;
+            if waited >= INTERVAL.as_secs_f64() {
+                let _ = self
+                    .lost
+                    .try_set(Some(format!("no answer for {} s", waited as i64)));
+            }
+        }
         let Some((url, etag)) = self
             .state
             .try_update_value(|s| {
-                if s.in_flight || document().hidden() {
+                if s.in_flight.is_some() || document().hidden() {
                     return None;
                 }
                 let url = (s.url)();
@@ -78,7 +93,7 @@ impl Watcher {
                     s.etag = None;
                     s.last_url = url.clone();
                 }
-                s.in_flight = true;
+                s.in_flight = Some(js_sys::Date::now());
                 Some((url, s.etag.clone()))
             })
             .flatten()
@@ -90,9 +105,15 @@ impl Watcher {
                 .as_deref()
                 .map_or(Condition::None, Condition::IfNoneMatch);
             let reply = api::call(api::Method::GET, &url, None, condition).await;
+            let lost = match &reply {
+                Err(e) => Some(e.clone()),
+                Ok(r) if r.status >= 500 => Some(r.summary()),
+                Ok(_) => None,
+            };
+            let _ = self.lost.try_set(lost);
             // `changed` runs outside the stored state: it may call back.
             let changed = self.state.try_update_value(|s| {
-                s.in_flight = false;
+                s.in_flight = None;
                 match &reply {
                     Ok(r) if r.unchanged() => None,
                     Ok(r) => {
@@ -118,5 +139,20 @@ impl Watcher {
     pub fn refresh(self) {
         self.state.update_value(|s| s.etag = None);
         self.poll();
+    }
+}
+
+/// The notice a page shows while its server cannot be reached: within one
+/// interval of the outage, gone with the first answer.
+#[component]
+pub fn ConnectionNotice(watcher: Watcher) -> impl IntoView {
+    move || {
+        watcher.lost.get().map(|why| {
+            view! {
+                <p class="banner error connection-lost" role="alert">
+                    {format!("Connection lost, retrying every {} s: {why}. What this page shows may be out of date.", INTERVAL.as_secs())}
+                </p>
+            }
+        })
     }
 }

@@ -45,6 +45,7 @@ fn NewEndpointLink() -> impl IntoView {
 
 #[component]
 fn App() -> impl IntoView {
+    time::provide_clock();
     let page = page_signal();
     provide_context(settings::Settings::load());
     view! {
@@ -61,6 +62,12 @@ fn App() -> impl IntoView {
                 Page::List => view! { <list::ListPage/> }.into_any(),
                 Page::New => view! { <editor::EditorPage/> }.into_any(),
                 Page::Endpoint(name) => view! { <endpoint::EndpointPage name=name/> }.into_any(),
+                Page::NotFound(path) => view! {
+                    <div class="not-found">
+                        <h1>"Page not found"</h1>
+                        <p>"The console has no page at "<code>{path}</code>". "<Link to=Page::List>"All endpoints"</Link>" · "<Link to=Page::New>"New endpoint"</Link></p>
+                    </div>
+                }.into_any(),
             }}
         </main>
         <auth::TokenPrompt/>

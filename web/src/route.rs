@@ -9,12 +9,16 @@ pub enum Page {
     List,
     New,
     Endpoint(String),
+    /// A path that is no page: said so, not shown as the list.
+    NotFound(String),
 }
 
 impl Page {
     pub fn from_path(path: &str) -> Page {
         let path = path.trim_end_matches('/');
-        if path == "/new" {
+        if path.is_empty() || path == "/endpoints" {
+            Page::List
+        } else if path == "/new" {
             Page::New
         } else if let Some(name) = path.strip_prefix("/endpoints/") {
             let name = js_sys::decode_uri_component(name)
@@ -27,13 +31,13 @@ impl Page {
                 Page::Endpoint(name)
             }
         } else {
-            Page::List
+            Page::NotFound(path.to_owned())
         }
     }
 
     pub fn href(&self) -> String {
         match self {
-            Page::List => "/".into(),
+            Page::List | Page::NotFound(_) => "/".into(),
             Page::New => "/new".into(),
             Page::Endpoint(name) => format!("/endpoints/{}", crate::api::segment(name)),
         }

@@ -1,6 +1,7 @@
 //! The server's settings (`GET /api/config`: its deployed regions, the
-//! default image and the frameworks its GCO accepts), asked for once per
-//! page load and shared by every page through context.
+//! default image and the frameworks its GCO accepts; `GET
+//! /api/monitor-settings`), asked for once per page load and shared by
+//! every page through context.
 
 use gco_spec::Frameworks;
 use gco_spec::limits::DEFAULT_MOONCAKE_IMAGE;
@@ -14,6 +15,10 @@ pub struct Defaults {
     /// The image a mooncake request without one gets.
     pub image: String,
     pub frameworks: Frameworks,
+    /// What each region's monitor is configured with
+    /// (`GET /api/monitor-settings`): a region left without a master image
+    /// is warned about, as the server's check does.
+    pub monitors: Option<gco_spec::MonitorSettings>,
 }
 
 /// The answer, and what the pages read of it.
@@ -59,12 +64,17 @@ impl Settings {
     }
 }
 
-/// `GET /api/config` typed by `gco_api::Config`, or `None` without a usable
-/// answer.
+/// `GET /api/config` typed by `gco_api::Config` (and the monitors'
+/// settings), or `None` without a usable answer.
 async fn load() -> Option<Defaults> {
     let reply = crate::api::get(gco_api::route::CONFIG).await.ok()?;
     let config = gco_api::Config::from_value(&reply.body).ok()?;
+    let monitors = crate::api::get(gco_api::route::MONITOR_SETTINGS)
+        .await
+        .ok()
+        .and_then(|r| gco_spec::MonitorSettings::from_value(&r.body).ok());
     Some(Defaults {
+        monitors,
         frameworks: config.frameworks().ok()?,
         regions: config.deployed_regions,
         image: config.default_image,

@@ -28,10 +28,45 @@ pub fn local(iso: &str) -> String {
     )
 }
 
+/// The app's clock: the time now (ms since the epoch), ticking every
+/// second, so ages and staleness follow time without new data.
+#[derive(Clone, Copy)]
+struct Clock(RwSignal<f64>);
+
+/// Starts the clock (once, at the app's root).
+pub fn provide_clock() {
+    let now = RwSignal::new(js_sys::Date::now());
+    let _ = set_interval_with_handle(
+        move || now.set(js_sys::Date::now()),
+        std::time::Duration::from_secs(1),
+    );
+    provide_context(Clock(now));
+}
+
+/// The time now, as the clock says (a reactive read under it).
+fn now() -> f64 {
+    use_context::<Clock>().map_or_else(js_sys::Date::now, |c| c.0.get())
+}
+
+/// After this long without a monitor's write a region's status is stale:
+/// three passes of GCO's monitor (its default interval is 15 s,
+/// GCO_FACTS_NEWEST section 4.2, as read).
+pub const STALE_AFTER_S: f64 = 45.0;
+
+/// Seconds since `iso` (reactive: it follows the clock).
+fn seconds_since(iso: &str) -> Option<f64> {
+    Some(((now() - millis(iso)?) / 1000.0).max(0.0))
+}
+
+/// Whether a monitor's `last_sync` is older than [`STALE_AFTER_S`].
+pub fn is_stale(last_sync: &str) -> bool {
+    seconds_since(last_sync).is_some_and(|s| s > STALE_AFTER_S)
+}
+
 /// How long ago `iso` was, coarsely (`just now`, `40 s ago`, `3 min ago`,
-/// `2 h ago`, `5 d ago`).
+/// `2 h ago`, `5 d ago`); reactive, it follows the clock.
 pub fn age(iso: &str) -> Option<String> {
-    let seconds = ((js_sys::Date::now() - millis(iso)?) / 1000.0).max(0.0) as i64;
+    let seconds = seconds_since(iso)? as i64;
     Some(match seconds {
         0..=4 => "just now".to_owned(),
         5..=119 => format!("{seconds} s ago"),

@@ -42,6 +42,10 @@ impl Shape {
     /// The picture of an editor's deploy request.
     pub fn of_request(request: &Value) -> Shape {
         let at = |path: &[&str]| paths::get(request, path);
+        // A block given as is is drawn as a stored one is.
+        if at(&["mooncake_mode"]).is_none() && at(&["mooncake"]).is_some() {
+            return Shape::of_spec(request);
+        }
         let mode = at(&["mooncake_mode"])
             .and_then(Value::as_str)
             .and_then(Mode::parse);
@@ -121,7 +125,8 @@ impl Shape {
             let size = |key: &str, default: &str| {
                 let t = text(store, key);
                 let t = if t.is_empty() { default.to_owned() } else { t };
-                format_byte_size(&t).unwrap_or(t)
+                // A size GCO's rule refuses is drawn as such, not as a size.
+                format_byte_size(&t).unwrap_or_else(|| "invalid".to_owned())
             };
             store_tiers.push(format!(
                 "memory: {} segment, {} buffer",
@@ -275,16 +280,20 @@ fn CountBox(
     };
     let messages = move || ed.messages(diag);
     let invalid = move || messages().iter().any(|d| d.is_error());
+    // At a bound the step that would pass it is disabled, not a no-op.
+    let count = move || current().map_or(Some(1), |v| v.as_int().and_then(|i| i.as_i64()));
+    let at_min = move || count().is_some_and(|n| n <= MOONCAKE_TOPOLOGY_MIN);
+    let at_max = move || count().is_some_and(|n| n >= MOONCAKE_TOPOLOGY_MAX);
     let input_id = format!("topo-{role}");
     let msg_id = format!("{input_id}-msg");
     view! {
         <div class="stepper" class:invalid=invalid>
-            <button type="button" aria-label=format!("Remove a {role} instance") on:click=move |_| step(-1)>"−"</button>
+            <button type="button" aria-label=format!("Remove a {role} instance") disabled=at_min on:click=move |_| step(-1)>"−"</button>
             <label for=input_id.clone()>{label}</label>
             <input id=input_id type="text" inputmode="numeric" autocomplete="off" aria-describedby=msg_id.clone()
                 aria-invalid=move || invalid().to_string()
                 prop:value=move || text.get() on:input=move |ev| typed(event_target_value(&ev))/>
-            <button type="button" aria-label=format!("Add a {role} instance") on:click=move |_| step(1)>"+"</button>
+            <button type="button" aria-label=format!("Add a {role} instance") disabled=at_max on:click=move |_| step(1)>"+"</button>
         </div>
         <ul class="messages" id=msg_id aria-live="polite">
             {move || messages().into_iter().filter(|d| d.is_error()).map(|d| view! { <li class="error">{d.message}</li> }).collect_view()}
@@ -338,14 +347,16 @@ pub fn Picture(shape: Signal<Shape>, #[prop(optional)] editor: Option<Editor>) -
         <section class="topology" aria-labelledby="topology-title">
             <h2 id="topology-title">"Topology " <span class="badge">{move || shape.with(Shape::label)}</span></h2>
             {move || match mode() {
-                None => view! { <p class="muted">"Choose a Mooncake mode to serve with disaggregated prefill and decode or a KV store."</p> }.into_any(),
+                // The hint is the editor's; a stored plain endpoint is just that.
+                None if editor.is_some() => view! { <p class="muted">"Choose a Mooncake mode to serve with disaggregated prefill and decode or a KV store."</p> }.into_any(),
+                None => view! { <p class="muted">"A plain endpoint: no Mooncake mode."</p> }.into_any(),
                 Some(Mode::Store) => view! {
                     <div class="flow"><div class="group store-role"><div class="nodes"><span class="node"></span></div><p>"store instance"</p></div></div>
                 }.into_any(),
                 Some(_) => view! {
                     <div class="flow">
                         <Role shape=shape role="prefill" editor=editor/>
-                        <div class="proxy" aria-label="PD proxy"><span>"PD proxy"</span></div>
+                        <div class="proxy"><span>"PD proxy"</span></div>
                         <Role shape=shape role="decode" editor=editor/>
                     </div>
                     {move || legend().map(|l| view! { <p class="legend muted">{l}</p> })}
@@ -369,5 +380,17 @@ pub fn Picture(shape: Signal<Shape>, #[prop(optional)] editor: Option<Editor>) -
 #[component]
 pub fn Topology(ed: Editor) -> impl IntoView {
     let shape = Memo::new(move |_| ed.state.with(Shape::of_request));
-    view! { <Picture shape=shape.into() editor=ed/> }
+    // A block given as is has no count fields to step.
+    let fields = Memo::new(move |_| {
+        ed.state.with(|s| {
+            paths::get(s, &["mooncake_mode"]).is_some() || paths::get(s, &["mooncake"]).is_none()
+        })
+    });
+    move || {
+        if fields.get() {
+            view! { <Picture shape=shape.into() editor=ed/> }.into_any()
+        } else {
+            view! { <Picture shape=shape.into()/> }.into_any()
+        }
+    }
 }

@@ -22,7 +22,7 @@ use super::AppState;
 use super::body::JsonBody;
 use super::doc::ManifestsErrors;
 use super::error::{ApiError, invalid, json_response};
-use super::schema::{Manifests, ManifestsRequest};
+use super::schema::{Manifests, ManifestsRequest, MonitorSettings};
 
 /// The body's optional region settings, each a [`RegionContext`] field.
 const SETTINGS: [&str; 6] = [
@@ -50,7 +50,12 @@ pub async fn render(
             "the body must be an object with a document and a region",
         ));
     };
-    let ctx = region_context(&body)?;
+    // The body's settings over the region's monitor's (`--monitor-settings`).
+    let given = region_context(&body)?;
+    let ctx = service
+        .monitor_settings()
+        .context(&given.region)
+        .overridden_by(&given);
     let document = body.get("document").ok_or_else(|| {
         ApiError::field(
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -126,4 +131,17 @@ fn region_context(body: &Object) -> Result<RegionContext, ApiError> {
         master_image: text("master_image")?,
         project_name: text("project_name")?,
     })
+}
+
+/// What each region's monitor is configured with
+///
+/// As the console was told (`--monitor-settings`): a `default` table and
+/// one per region, with the `manifests` command's settings. The preview's
+/// manifests use them, and a deploy check warns about a region whose
+/// monitor would need a master image and has none.
+#[utoipa::path(get, path = route::MONITOR_SETTINGS,
+    responses((status = 200, description = "The default settings and each region's own.", body = MonitorSettings),
+        super::doc::AnyErrors))]
+pub async fn monitor_settings(State(service): State<AppState>) -> Response {
+    json_response(StatusCode::OK, &service.monitor_settings().to_value())
 }

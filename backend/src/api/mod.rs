@@ -51,6 +51,7 @@ pub fn documented() -> OpenApiRouter<AppState> {
         .routes(routes!(config))
         .routes(routes!(validate))
         .routes(routes!(manifests::render))
+        .routes(routes!(manifests::monitor_settings))
         .routes(routes!(list, deploy))
         .routes(routes!(show, remove))
         .routes(routes!(set_topology))

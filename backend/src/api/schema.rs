@@ -312,3 +312,23 @@ pub struct Manifests {
     /// The defaults used and the facts left out.
     notes: Vec<String>,
 }
+
+/// One region's monitor settings (each absent one: GCO's default, or none).
+#[derive(ToSchema)]
+pub struct MonitorSettingsTable {
+    cluster_name: Option<String>,
+    regional_bucket: Option<String>,
+    metadata_server: Option<String>,
+    master_address: Option<String>,
+    #[schema(examples("mooncake/master:0.3.6"))]
+    master_image: Option<String>,
+    project_name: Option<String>,
+}
+
+/// `GET /api/monitor-settings`'s answer.
+#[derive(ToSchema)]
+pub struct MonitorSettings {
+    default: MonitorSettingsTable,
+    /// Per region, its own settings (over the default's).
+    regions: std::collections::BTreeMap<String, MonitorSettingsTable>,
+}

@@ -209,6 +209,18 @@ impl Server {
         ])
     }
 
+    /// On the embedded store in `data`, with more flags.
+    pub fn embedded_with(data: &Path, flags: &[&std::ffi::OsStr]) -> Server {
+        let mut args: Vec<&std::ffi::OsStr> = vec![
+            "--data-dir".as_ref(),
+            data.as_os_str(),
+            "--dist".as_ref(),
+            "/nonexistent".as_ref(),
+        ];
+        args.extend_from_slice(flags);
+        Server::spawn(&args)
+    }
+
     /// Serving the console files of `dist` too (else only the API).
     pub fn embedded_with_dist(data: &Path, dist: &Path) -> Server {
         Server::spawn(&[

@@ -73,6 +73,19 @@ pub(super) fn lint(block: &Value, report: &mut Report) {
         );
     }
     if let Some(store) = sub("store") {
+        // GCO's rule takes 0 ([0, 2**63-1]); the monitor then renders a
+        // store whose instances offer no memory (4.4, as read).
+        if store.get("enabled").is_some_and(Value::is_truthy)
+            && store.get("global_segment_size").is_some_and(|v| {
+                matches!(v.as_str().map(str::trim), Some("0"))
+                    || v.as_int().and_then(|i| i.as_i64()) == Some(0)
+            })
+        {
+            report.push(Diagnostic::warning(
+                "mooncake.store.global_segment_size",
+                "mooncake.store.global_segment_size is 0: GCO's rule allows it (0 to 2**63-1 bytes), but then each instance gives the store no memory, and the store caches nothing",
+            ));
+        }
         for key in ["protocol", "device_name"] {
             if store.contains_key(key) {
                 report.push(Diagnostic::warning(

@@ -348,6 +348,15 @@ fn check_topology_count(role: Role, count: &Value) -> Result<(), OpError> {
 
 fn image_text(image: &Value) -> Result<String, OpError> {
     match image.as_str().map(str::trim) {
+        // GCO's update-image takes any text; the monitor's pods could not
+        // pull one that is no reference, so the console refuses it.
+        Some(s) if !s.is_empty() && !crate::names::is_image_reference(s) => Err(OpError::invalid(
+            "image",
+            format!(
+                "image {} is not an image reference ([registry/]repository[:tag][@digest]; the repository in lowercase letters, digits, '.', '_', '-' and '/'): GCO's monitor could not pull it",
+                crate::pyrepr::repr_text(s)
+            ),
+        )),
         Some(s) if !s.is_empty() => Ok(s.to_owned()),
         _ => Err(OpError::invalid(
             "image",

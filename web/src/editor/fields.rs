@@ -245,6 +245,13 @@ pub static STORE: &[FieldDef] = &[
         "mooncake.store.offload",
         Kind::Select(OFFLOAD)
     ),
+    field!(
+        "Master image",
+        ["mooncake_store", "master_image"],
+        "mooncake.store.master_image",
+        Kind::Text,
+        "the shared mooncake-master's; empty: each region's monitor setting (GCO has no default)"
+    ),
 ];
 
 pub static TRANSFER: &[FieldDef] = &[
@@ -386,7 +393,8 @@ fn first_metric(v: Option<&Value>) -> Object {
     }
 }
 
-/// `metrics` with one part of its first metric set (or removed).
+/// `metrics` with one part of its first metric set (or removed); the
+/// metrics after the first stay as they are.
 fn with_metric(current: Option<&Value>, part: &str, value: Option<Value>) -> Option<Value> {
     let mut metric = first_metric(current);
     match value {
@@ -395,7 +403,13 @@ fn with_metric(current: Option<&Value>, part: &str, value: Option<Value>) -> Opt
             metric.remove(part);
         }
     }
-    (!metric.is_empty()).then(|| Value::List(vec![Value::Object(metric)]))
+    let rest = match current {
+        Some(Value::List(items)) => items.iter().skip(1).cloned().collect(),
+        _ => Vec::new(),
+    };
+    let first = (!metric.is_empty()).then_some(Value::Object(metric));
+    let list: Vec<Value> = first.into_iter().chain(rest).collect();
+    (!list.is_empty()).then_some(Value::List(list))
 }
 
 fn render(kind: Kind, v: Option<&Value>) -> String {
@@ -458,14 +472,9 @@ fn parse(kind: Kind, text: &str) -> Option<Value> {
                 .collect(),
         )),
         Kind::Pairs if blank => None,
-        Kind::Pairs => {
-            let mut o = Object::new();
-            for line in text.lines().filter(|l| !l.trim().is_empty()) {
-                let (k, v) = line.split_once('=').unwrap_or((line, ""));
-                o.insert(k.trim(), v.to_owned());
-            }
-            Some(Value::Object(o))
-        }
+        // As GCO's CLI reads -e and -l: a line without '=' is dropped (and
+        // said so at the field, `pairs_note`).
+        Kind::Pairs => Some(Value::Object(gco_spec::names::parse_pairs(text).0)),
     }
 }
 
@@ -476,9 +485,30 @@ pub fn size_note(text: &str) -> Option<String> {
     if text.trim().is_empty() {
         return None;
     }
+    use gco_spec::bytesize::HumanSizeError;
     Some(match parse_byte_size(text) {
         Ok(bytes) => format!("= {}", describe_byte_size(&bytes)?),
-        Err(e) => format!("{e}. A size is {BYTE_SIZE_FORMS}."),
+        // One message, naming the accepted forms once.
+        Err(HumanSizeError::BadNumber(_) | HumanSizeError::UnknownUnit(_)) => format!(
+            "{} is not a size: a size is {BYTE_SIZE_FORMS}.",
+            gco_spec::pyrepr::repr_text(text.trim())
+        ),
+        Err(e) => format!("{e}."),
+    })
+}
+
+/// The lines of a `KEY=VALUE` field that are not sent: GCO's CLI drops an
+/// entry without `=`, and so does the form.
+pub fn pairs_note(text: &str) -> Option<String> {
+    let (_, dropped) = gco_spec::names::parse_pairs(text);
+    (!dropped.is_empty()).then(|| {
+        dropped
+            .iter()
+            .map(|(n, line)| {
+                format!("line {n}: {} has no '=', so it is not sent: GCO's CLI drops such an entry. Write {}= for an empty value.", gco_spec::pyrepr::repr_text(line), line.trim())
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
     })
 }
 
@@ -519,6 +549,19 @@ pub fn Field(ed: Editor, def: &'static FieldDef) -> impl IntoView {
     };
     let messages = move || ed.messages(def.diag);
     let has_error = move || messages().iter().any(|d| d.severity == Severity::Error);
+    // A typed size that is none: its note says why, once; GCO's message
+    // about the value stored stays in the summary.
+    let bad_size = move || {
+        matches!(kind, Kind::ByteSize)
+            && text.with(|t| !t.trim().is_empty() && parse_byte_size(t).is_err())
+    };
+    let shown = move || {
+        let mut m = messages();
+        if bad_size() {
+            m.retain(|d| d.severity != Severity::Error);
+        }
+        m
+    };
     let describedby = msg_id.clone();
     let input = match kind {
         Kind::Check => {
@@ -585,9 +628,10 @@ pub fn Field(ed: Editor, def: &'static FieldDef) -> impl IntoView {
             <label for=id.clone()>{def.label}</label>
             {input}
             {(!hint.is_empty()).then(|| view! { <p class="hint">{hint}</p> })}
-            {matches!(kind, Kind::ByteSize).then(|| view! { <p class="hint size-note">{move || size_note(&text.get())}</p> })}
+            {matches!(kind, Kind::ByteSize).then(|| view! { <p class="hint size-note" class:error=bad_size>{move || size_note(&text.get())}</p> })}
+            {matches!(kind, Kind::Pairs).then(|| view! { <p class="warning pairs-note">{move || pairs_note(&text.get())}</p> })}
             <ul class="messages" id=msg_id aria-live="polite">
-                {move || messages().into_iter().map(|d| {
+                {move || shown().into_iter().map(|d| {
                     let class = if d.severity == Severity::Error { "error" } else { "warning" };
                     view! { <li class=class>{d.message}</li> }
                 }).collect_view()}

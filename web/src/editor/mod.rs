@@ -41,7 +41,7 @@ pub fn open_clone_on_sglang(record: &gco_spec::Record) {
 }
 
 use gco_spec::Severity;
-use gco_spec::json::Value;
+use gco_spec::json::{Object, Value};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -160,6 +160,74 @@ fn JsonView(ed: Editor) -> impl IntoView {
     }
 }
 
+/// Whether a request gives the `mooncake` block as is (no
+/// `mooncake_mode`): the form's Mooncake fields cannot show it
+/// (`deploy::block_as_fields` splits every block they can), so it is shown
+/// among the other fields.
+fn block_as_is(request: &Value) -> bool {
+    request
+        .as_object()
+        .is_some_and(|o| !o.contains_key("mooncake_mode") && o.contains_key("mooncake"))
+}
+
+/// Request values no form field shows (`autoscaling`, `rewrite_image`,
+/// `mooncake_transfer.bootstrap_base_port`, a second metric, a block given
+/// as is, unknown keys), by path: the form hides nothing that is sent.
+fn hidden_values(request: &Value) -> Object {
+    fn walk(v: &Value, path: &mut Vec<String>, out: &mut Object) {
+        let Some(o) = v.as_object() else { return };
+        for (k, child) in o.str_entries() {
+            path.push(k.to_string_lossy());
+            let covers = |f: &&fields::FieldDef| {
+                f.path.len() >= path.len() && f.path.iter().zip(path.iter()).all(|(a, b)| a == b)
+            };
+            let shown = match fields::all_fields().find(covers) {
+                // A metric field shows the first metric only.
+                Some(f) if f.path.len() == path.len() => {
+                    !matches!((f.kind, child), (fields::Kind::Metric(_), Value::List(l)) if l.len() > 1)
+                }
+                Some(_) if child.as_object().is_some() => {
+                    walk(child, path, out);
+                    true
+                }
+                _ => false,
+            };
+            if !shown {
+                out.insert(&path.join("."), child.clone());
+            }
+            path.pop();
+        }
+    }
+    let mut out = Object::new();
+    let mut request = request.clone();
+    // A block beside mooncake_mode is ignored, with a warning at it.
+    if !block_as_is(&request)
+        && let Some(o) = request.as_object_mut()
+    {
+        o.remove("mooncake");
+    }
+    walk(&request, &mut Vec::new(), &mut out);
+    out
+}
+
+#[component]
+fn OtherFields(ed: Editor) -> impl IntoView {
+    let others = Memo::new(move |_| ed.state.with(hidden_values));
+    move || {
+        others.with(|o| {
+            (!o.is_empty()).then(|| {
+                view! {
+                    <fieldset class="section other-fields" data-path="mooncake">
+                        <legend>"Other fields"</legend>
+                        <p class="hint">"No form field edits these; they are sent as shown. Change them in the JSON view. (A mooncake block is here when the form's fields would build another one from it: a split mode without proxy.image, a store mode without store.enabled, keys in another order, ...)"</p>
+                        <pre>{Value::Object(o.clone()).to_json_pretty()}</pre>
+                    </fieldset>
+                }
+            })
+        })
+    }
+}
+
 /// Where the editor starts: a link opened on purpose, else this tab's
 /// draft (the link in the URL may be an older copy of it, written before
 /// the user left), else an empty request.
@@ -193,7 +261,7 @@ pub fn EditorPage() -> impl IntoView {
     match start() {
         Start::Link(fragment) => spawn_local(async move {
             match share::decode(&fragment).await {
-                Ok(v) => ed.replace(v),
+                Ok(v) => ed.replace(gco_spec::deploy::block_as_fields(v)),
                 Err(e) => {
                     let _ = banner.try_set(Some(format!(
                         "This link could not be opened: {e}. The editor starts empty."
@@ -204,7 +272,7 @@ pub fn EditorPage() -> impl IntoView {
             let _ = ready.try_set(true);
         }),
         Start::Draft(d) => {
-            ed.replace(d);
+            ed.replace(gco_spec::deploy::block_as_fields(d));
             restored.set(Some(draft::take_origin().unwrap_or_else(|| {
                 "Restored the draft you were editing in this tab.".to_owned()
             })));
@@ -318,6 +386,19 @@ pub fn EditorPage() -> impl IntoView {
                 draft::clear();
                 share::set_fragment("");
                 navigate(Page::Endpoint(name));
+                // Focus follows to the new page, not to <body>.
+                request_animation_frame(|| focus("endpoint-title"));
+            }
+            // No token: the prompt asks, and saving one deploys again.
+            Ok(r) if r.status == 401 => {
+                banner.set(Some(format!(
+                    "Not deployed: {}. Saving the token deploys again.",
+                    r.summary()
+                )));
+                crate::auth::retry_after_token(move || {
+                    let _ = banner.try_set(None);
+                    deploy();
+                });
             }
             Ok(r) => {
                 ed.server.set(r.diagnostics());
@@ -395,11 +476,14 @@ pub fn EditorPage() -> impl IntoView {
                             </p>
                         </Show>
                         <Section ed=ed title="Endpoint" fields=ENDPOINT/>
-                        <Section ed=ed title="Mooncake" fields=MOONCAKE/>
-                        <Section ed=ed title="KV store" fields=STORE/>
-                        <Section ed=ed title="Transfer" fields=TRANSFER/>
-                        <Section ed=ed title="PD proxy" fields=PROXY/>
-                        <Section ed=ed title="Autoscaling" fields=AUTOSCALING/>
+                        <Show when=move || !ed.state.with(block_as_is)>
+                            <Section ed=ed title="Mooncake" fields=MOONCAKE/>
+                            <Section ed=ed title="KV store" fields=STORE/>
+                            <Section ed=ed title="Transfer" fields=TRANSFER/>
+                            <Section ed=ed title="PD proxy" fields=PROXY/>
+                            <Section ed=ed title="Autoscaling" fields=AUTOSCALING/>
+                        </Show>
+                        <OtherFields ed=ed/>
                     }>
                         <JsonView ed=ed/>
                     </Show>

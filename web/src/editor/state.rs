@@ -60,7 +60,12 @@ impl Editor {
                     default_image: Settings::default_image(d),
                     frameworks: frameworks.get(),
                 };
-                state.with(|s| plan_deploy(s, &ctx))
+                match d.and_then(|d| d.monitors.as_ref()) {
+                    Some(m) => {
+                        state.with(|s| gco_spec::plan_deploy_with_monitors(s.clone(), &ctx, m))
+                    }
+                    None => state.with(|s| plan_deploy(s, &ctx)),
+                }
             })
         });
         let report = Memo::new(move |_| check.with(|c| c.report.clone()));

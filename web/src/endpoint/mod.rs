@@ -14,7 +14,7 @@ use gco_spec::{Change, DesiredState, Diagnostic, Framework, Frameworks, Record};
 use leptos::prelude::*;
 
 use crate::api::{self, Reply};
-use crate::live::Watcher;
+use crate::live::{ConnectionNotice, Watcher};
 use crate::paths;
 use crate::preview::CliCommands;
 use crate::route::{Link, Page, navigate};
@@ -102,11 +102,19 @@ impl EndpointCtx {
                 return;
             }
         };
-        if let Some(before) = self.loaded_untracked()
-            && content(&before.record) != content(&record)
-            && (self.editing.get_untracked() || self.pending.with_untracked(Option::is_some))
+        let changed = self
+            .loaded_untracked()
+            .is_some_and(|before| content(&before.record) != content(&record));
+        if changed && (self.editing.get_untracked() || self.pending.with_untracked(Option::is_some))
         {
             self.changed_elsewhere.set(true);
+            // An open review was computed on the old version: Apply would
+            // be a 412. It is outdated, and offers to review again.
+            self.pending.update(|p| {
+                if let Some(p) = p.as_mut().filter(|p| !p.reloading) {
+                    p.stale = true;
+                }
+            });
         }
         // A review open on the old version is redone on the new one.
         review::refresh(self, &record, reply.etag.clone());
@@ -170,7 +178,7 @@ pub fn EndpointPage(name: String) -> impl IntoView {
     view! {
         <div class="endpoint">
             <header class="page-head">
-                <h1>{name.clone()}</h1>
+                <h1 id="endpoint-title" tabindex="-1">{name.clone()}</h1>
                 <div class="toolbar">
                     <Link to=Page::List><span class="button">"All endpoints"</span></Link>
                     <button type="button" on:click=move |_| watcher.refresh()>"Reload"</button>
@@ -178,6 +186,7 @@ pub fn EndpointPage(name: String) -> impl IntoView {
                         title="Open a copy of this endpoint in the editor">"Clone"</button>
                 </div>
             </header>
+            <ConnectionNotice watcher=watcher/>
             <Show when=move || ctx.changed_elsewhere.get()>
                 <p class="banner warning-banner" role="alert">
                     "This endpoint was changed elsewhere (another tab or GCO's CLI); the page shows the new version. Your unsent edits are kept: review them again before applying. "
@@ -185,7 +194,7 @@ pub fn EndpointPage(name: String) -> impl IntoView {
                 </p>
             </Show>
             {move || ctx.outcome.get().map(|(ok, text)| view! {
-                <p class=if ok { "banner ok" } else { "banner error" } role="status">{text}</p>
+                <p id="outcome" tabindex="-1" class=if ok { "banner ok" } else { "banner error" } role="status">{text}</p>
             })}
             <Review/>
             {move || match phase.get() {
@@ -224,16 +233,45 @@ fn Overview() -> impl IntoView {
     let shape = Memo::new(move |_| {
         record().map_or_else(Shape::default, |r| Shape::of_spec(&Value::Object(r.spec)))
     });
+    // A name GCO's rules refuse (a record written before they did, or by
+    // another writer): the page still opens, says so, and can delete it.
+    let name_errors = move || {
+        record()
+            .map(|r| {
+                let mode = gco_spec::spec::spec_mode(&r.spec);
+                gco_spec::names::endpoint_name_issues(&r.endpoint_name, mode)
+                    .into_iter()
+                    .filter(|i| i.is_error())
+                    .map(|i| i.message(&r.endpoint_name))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+    };
     view! {
         <UnservedFramework/>
+        {move || name_errors().into_iter().map(|m| view! {
+            <p class="banner error" role="alert" data-path="endpoint_name">{m}". Delete it, and deploy it again under a name GCO accepts."</p>
+        }).collect_view()}
         <div class="columns">
             <section class="record">
                 {move || record().map(|r| view! {
                     <dl>
-                        <dt>"State"</dt><dd><span class=format!("state {}", r.desired_state)>{r.desired_state.to_string()}</span></dd>
+                        <dt>"Desired state"</dt><dd><span class=format!("state {}", r.desired_state)>{r.desired_state.to_string()}</span>
+                            <span class="muted">" (what GCO's monitors work towards; each region's own state is below)"</span></dd>
                         <dt>"Topology"</dt><dd>{r.topology_label().unwrap_or_else(|| "—".into())}</dd>
+                        {r.topology_label().is_none().then(|| view! {
+                            <dt>"Replicas"</dt><dd>{paths::display(r.spec.get("replicas"))}</dd>
+                        })}
                         <dt>"Image"</dt><dd><code>{paths::display(r.spec.get("image"))}</code></dd>
+                        {r.canary().map(|c| view! {
+                            <dt>"Canary"</dt><dd data-field="canary"><code>{c.image.unwrap_or_default()}</code>
+                                {format!(" · {}% of traffic · {} replica(s)", c.weight.map_or_else(|| "?".to_owned(), |w| w.to_string()), c.replicas.map_or_else(|| "?".to_owned(), |n| n.to_string()))}</dd>
+                        })}
+                        <dt>"Ingress path"</dt><dd><code>{r.ingress_path.clone()}</code></dd>
                         <dt>"Namespace"</dt><dd><code>{r.namespace.clone()}</code></dd>
+                        <dt>"Labels"</dt><dd data-field="labels">{if r.labels.is_empty() { "—".to_owned() } else {
+                            r.labels.str_entries().map(|(k, v)| format!("{}={}", k.to_string_lossy(), paths::display(Some(v)))).collect::<Vec<_>>().join(", ")
+                        }}</dd>
                         <dt>"Created"</dt><dd><Time iso=r.created_at.clone()/></dd>
                         <dt>"Updated"</dt><dd><Time iso=r.updated_at.clone()/></dd>
                     </dl>

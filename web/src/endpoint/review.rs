@@ -169,12 +169,11 @@ pub fn open(ctx: &EndpointCtx, form: &'static str, title: &str, change: Change) 
                 stale: false,
                 reloading: false,
             }));
-            // The review opens at the top: bring it to where the user is.
-            request_animation_frame(|| {
-                if let Some(el) = document().get_element_by_id("review-title") {
-                    el.scroll_into_view();
-                }
-            });
+            // The review opens at the top: focus moves into it (which
+            // brings its heading into view and has it read out), and comes
+            // back to what opened it when it closes.
+            remember_opener();
+            request_animation_frame(|| focus_id("review-title"));
         }
         Err(e) => {
             ctx.pending.set(None);
@@ -207,6 +206,75 @@ pub fn refresh(ctx: &EndpointCtx, record: &Record, etag: Option<String>) {
     }
 }
 
+/// Why a change would do nothing the user asked for, so Apply is withheld:
+/// the record stays as it is, or the image is the one it runs (GCO's
+/// update-image would still write it, moving the endpoint to deploying).
+fn no_op(record: &Record, p: &Pending) -> Option<String> {
+    if let Change::UpdateImage { image, with_proxy } = &p.change {
+        let image = image.as_str().map(str::trim);
+        let proxy = record
+            .spec
+            .get("mooncake")
+            .and_then(|m| paths::get(m, &["proxy", "image"]))
+            .and_then(Value::as_str);
+        if image.is_some()
+            && image == record.spec.get("image").and_then(Value::as_str)
+            && (!with_proxy.is_true() || proxy.is_none() || proxy == image)
+        {
+            return Some(format!(
+                "Nothing to apply: the endpoint already runs {}.",
+                image.unwrap_or_default()
+            ));
+        }
+    }
+    p.lines
+        .is_empty()
+        .then(|| "Nothing to apply: this change leaves the record as it is.".to_owned())
+}
+
+thread_local! {
+    /// What had focus when the review opened (its form's button).
+    static OPENER: std::cell::RefCell<Option<web_sys::HtmlElement>> = const { std::cell::RefCell::new(None) };
+}
+
+fn remember_opener() {
+    use wasm_bindgen::JsCast;
+    let el = document()
+        .active_element()
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+    OPENER.with(|o| *o.borrow_mut() = el);
+}
+
+fn focus_id(id: &str) {
+    use wasm_bindgen::JsCast;
+    if let Some(el) = document()
+        .get_element_by_id(id)
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let _ = el.focus();
+    }
+}
+
+/// After the review closes: back to what opened it while it is on the
+/// page, else to `fallback` (the outcome, the page's heading).
+fn return_focus(fallback: &'static str) {
+    request_animation_frame(move || {
+        let opener = OPENER.with(|o| o.borrow_mut().take());
+        match opener.filter(|el| el.is_connected()) {
+            Some(el) => {
+                let _ = el.focus();
+            }
+            None => focus_id(fallback),
+        }
+    });
+}
+
+/// Closes the review without sending it.
+fn close(ctx: &EndpointCtx) {
+    ctx.pending.set(None);
+    return_focus("endpoint-title");
+}
+
 #[component]
 pub fn Review() -> impl IntoView {
     let ctx = ctx();
@@ -228,6 +296,10 @@ pub fn Review() -> impl IntoView {
                 ctx.pending.set(None);
                 ctx.editing.set(false);
                 ctx.outcome.set(Some((true, format!("{}: done.", p.title))));
+                // The notice of a change elsewhere was about the review
+                // just replaced by this outcome.
+                ctx.changed_elsewhere.set(false);
+                return_focus("outcome");
                 if let Some(w) = ctx.watcher.get_value() {
                     w.seen(r.etag.clone());
                 }
@@ -235,6 +307,21 @@ pub fn Review() -> impl IntoView {
             }
             Ok(Reply { status: 412, .. }) => {
                 ctx.pending.set(Some(Pending { stale: true, ..p }));
+            }
+            // No token: the prompt asks, and saving one sends it again.
+            Ok(r) if r.status == 401 => {
+                ctx.outcome.set(Some((
+                    false,
+                    format!(
+                        "Not applied: {}. Saving the token sends the change again.",
+                        r.summary()
+                    ),
+                )));
+                let name = ctx.name.get_value();
+                crate::auth::retry_after_token(move || {
+                    let _ = ctx.outcome.try_set(None);
+                    send.dispatch((name, p));
+                });
             }
             Ok(r) => {
                 let detail = r.diagnostics();
@@ -268,14 +355,17 @@ pub fn Review() -> impl IntoView {
     view! {
         {move || ctx.pending.get().map(|p| {
             let commands = ctx.loaded_untracked().map(|l| change_commands(&l.record, &p.change));
+            let nothing = ctx.loaded_untracked().and_then(|l| no_op(&l.record, &p));
+            let idle = nothing.is_some();
             let name = ctx.name.get_value();
             let stale = p.stale && !p.reloading;
             let pending = p.clone();
             view! {
-                <section class="review" aria-labelledby="review-title">
-                    <h2 id="review-title">{format!("Review: {}", p.title)}</h2>
-                    {if p.lines.is_empty() {
-                        view! { <p class="muted">"This change leaves the record as it is."</p> }.into_any()
+                <section class="review" role="dialog" aria-modal="false" aria-labelledby="review-title"
+                    on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Escape" { ev.prevent_default(); close(&ctx); }>
+                    <h2 id="review-title" tabindex="-1">{format!("Review: {}", p.title)}</h2>
+                    {if let Some(why) = nothing {
+                        view! { <p class="muted no-op">{why}</p> }.into_any()
                     } else {
                         view! {
                             <table class="diff">
@@ -296,11 +386,11 @@ pub fn Review() -> impl IntoView {
                             view! { <button type="button" class="primary" on:click=reapply>"Reload and re-apply"</button> }.into_any()
                         } else {
                             view! {
-                                <button type="button" class="primary" disabled=move || send.pending().get()
+                                <button type="button" class="primary" disabled=move || idle || send.pending().get()
                                     on:click=move |_| { send.dispatch((name.clone(), pending.clone())); }>"Apply"</button>
                             }.into_any()
                         }}
-                        <button type="button" on:click=move |_| ctx.pending.set(None)>"Cancel"</button>
+                        <button type="button" on:click=move |_| close(&ctx) aria-keyshortcuts="Escape" title="Cancel (Escape)">"Cancel"</button>
                     </div>
                 </section>
             }

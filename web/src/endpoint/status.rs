@@ -8,7 +8,16 @@ use gco_spec::Record;
 use gco_spec::status::{RegionStatus, RoleReplicas};
 use leptos::prelude::*;
 
-use crate::time::{Time, age};
+use crate::time::{STALE_AFTER_S, Time, age, is_stale};
+
+/// The mark of a region whose monitor has not written for three passes.
+pub fn stale_badge() -> impl IntoView {
+    view! {
+        <span class="badge stale" title=format!("No write from the region's monitor for over {STALE_AFTER_S} s (three passes): it may be down, and this status out of date.")>
+            "stale"
+        </span>
+    }
+}
 
 fn ratio(ready: Option<i64>, desired: Option<i64>) -> String {
     let n = |v: Option<i64>| v.map_or_else(|| "?".to_owned(), |v| v.to_string());
@@ -72,6 +81,13 @@ pub fn RegionStatuses(record: Record) -> impl IntoView {
                                 }).unwrap_or_else(|| "—".to_owned());
                                 let sync = s.last_sync.clone();
                                 let error = s.error.clone();
+                                // What the monitor wrote that this console does not
+                                // read (a `message`, say), shown as written.
+                                let extra: Vec<(String, String)> = s.extra.str_entries().map(|(k, v)| (
+                                    k.to_string_lossy(),
+                                    v.as_str().map_or_else(|| v.to_json(), str::to_owned),
+                                )).collect();
+                                let problem = matches!(state.as_str(), "failed" | "error" | "degraded");
                                 let canary = s.canary.as_ref().map(|c| format!(
                                     "canary {} · {}% · {} · {}",
                                     c.state.as_ref().map_or("?", |st| st.as_str()),
@@ -89,11 +105,21 @@ pub fn RegionStatuses(record: Record) -> impl IntoView {
                                             <td>{role(&s.roles.as_ref().and_then(|r| r.decode))}</td>
                                         })}
                                         <td>{store}</td>
-                                        <td>{sync.map(|t| view! { <span>{age(&t).unwrap_or_default()}" · "<Time iso=t/></span> })}</td>
+                                        <td>{sync.map(|t| {
+                                            let (a, b) = (t.clone(), t.clone());
+                                            view! {
+                                                <span>{move || age(&a).unwrap_or_default()}" · "<Time iso=t/></span>
+                                                {move || is_stale(&b).then(stale_badge)}
+                                            }
+                                        })}</td>
                                     </tr>
-                                    {(error.is_some() || canary.is_some()).then(|| view! {
+                                    {(error.is_some() || canary.is_some() || !extra.is_empty()).then(|| view! {
                                         <tr class="region-detail"><td></td><td colspan=rest>
                                             {error.map(|e| view! { <p class="error">{e}</p> })}
+                                            {extra.into_iter().map(|(k, v)| {
+                                                let key = k.clone();
+                                                view! { <p class="extra" class:error=problem data-key=key><span class="muted">{k}": "</span>{v}</p> }
+                                            }).collect_view()}
                                             {canary.map(|c| view! { <p>{c}</p> })}
                                         </td></tr>
                                     })}
