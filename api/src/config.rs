@@ -32,22 +32,11 @@ impl std::error::Error for ConfigError {}
 impl Config {
     /// The answer's JSON (the core's, as every answer of the API).
     pub fn to_value(&self) -> Value {
+        let texts = |list: &[String]| Value::List(list.iter().map(|t| Value::str(t)).collect());
         let mut o = Object::new();
-        o.insert(
-            "deployed_regions",
-            self.deployed_regions
-                .iter()
-                .map(|r| Value::str(r))
-                .collect::<Vec<_>>(),
-        );
+        o.insert("deployed_regions", texts(&self.deployed_regions));
         o.insert("default_image", self.default_image.as_str());
-        o.insert(
-            "frameworks",
-            self.frameworks
-                .iter()
-                .map(|f| Value::str(f))
-                .collect::<Vec<_>>(),
-        );
+        o.insert("frameworks", texts(&self.frameworks));
         Value::Object(o)
     }
 

@@ -225,10 +225,7 @@ impl Service {
         if name.len() > gco_spec::table::MAX_NAME_BYTES {
             return Err(ServiceError::NotFound(name.to_owned()));
         }
-        self.store
-            .get_stored(name)
-            .await?
-            .ok_or_else(|| ServiceError::NotFound(name.to_owned()))
+        found(name, self.store.get_stored(name).await?)
     }
 
     /// A record for a page to show: at most one refresh interval old (see
@@ -237,10 +234,7 @@ impl Service {
         if name.len() > gco_spec::table::MAX_NAME_BYTES {
             return Err(ServiceError::NotFound(name.to_owned()));
         }
-        self.store
-            .peek(name)
-            .await?
-            .ok_or_else(|| ServiceError::NotFound(name.to_owned()))
+        found(name, self.store.peek(name).await?)
     }
 
     /// How current lists are, when they come from a view of the table.
@@ -330,6 +324,11 @@ impl Service {
             operation: change.operation(),
         })
     }
+}
+
+/// A read's record, or `name`'s 404.
+fn found(name: &str, stored: Option<Arc<Stored>>) -> Result<Arc<Stored>, ServiceError> {
+    stored.ok_or_else(|| ServiceError::NotFound(name.to_owned()))
 }
 
 /// A record no DynamoDB item could hold, refused (at its largest part)
