@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Sets up what is missing, then runs every test: the Rust tests of the whole
-# workspace (the backend's against a real dynalite server too), the
+# Sets up what is missing, then runs every test: rustfmt and clippy, the
+# Rust tests of the whole workspace (the backend's against a real dynalite
+# server too), the
 # differential test against the Python oracle's recorded answers (and the
 # oracle itself when it is beside the clone or named by GCO_ORACLE), the
 # JS/TS validator package under node, the console in headless Chromium, and
@@ -12,6 +13,11 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 
 step() { printf '\n== %s\n' "$*"; }
+
+step "Lints: rustfmt, and clippy with warnings as errors"
+cargo fmt --all --check
+cargo clippy -q --workspace --all-targets --features gco-spec/schema -- -D warnings
+cargo clippy -q -p gco-web --target wasm32-unknown-unknown -- -D warnings
 
 step "Rust tests (workspace)"
 cargo test --workspace --features gco-spec/schema

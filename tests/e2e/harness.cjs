@@ -290,16 +290,6 @@ function suite(options = {}) {
   return env;
 }
 
-/**
- * Options for a test of a console bug that is reported and not yet fixed:
- * the test runs and shows as "not ok ... # TODO <bug>" without failing the
- * run. With E2E_STRICT=1 such tests fail the run until the bug is fixed.
- * When a fix lands the test shows "ok ... # TODO": drop the marker.
- */
-function knownBug(description) {
-  return process.env.E2E_STRICT === '1' ? {} : { todo: `known console bug: ${description}` };
-}
-
 /** One DynamoDB call, as any other writer of the table makes it (dynalite checks the signature's shape, not its value). */
 async function dynamo(endpoint, action, body) {
   const date = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
@@ -370,7 +360,6 @@ async function startOnDynalite() {
 module.exports = {
   dynamo,
   startOnDynalite,
-  knownBug,
   suite,
   ROOT,
   DIST,
