@@ -24,15 +24,9 @@ use super::doc::ManifestsErrors;
 use super::error::{ApiError, invalid, json_response};
 use super::schema::{Manifests, ManifestsRequest, MonitorSettings};
 
-/// The body's optional region settings, each a [`RegionContext`] field.
-const SETTINGS: [&str; 6] = [
-    "cluster_name",
-    "regional_bucket",
-    "metadata_server",
-    "master_address",
-    "master_image",
-    "project_name",
-];
+/// The body's optional region settings, each a [`RegionContext`] field:
+/// the monitor settings' own keys.
+use gco_spec::region::MONITOR_SETTINGS_KEYS as SETTINGS;
 
 /// The Kubernetes objects GCO's monitor applies in one region, as YAML
 #[utoipa::path(post, path = route::MANIFESTS,
