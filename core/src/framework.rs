@@ -288,6 +288,14 @@ impl Frameworks {
         Framework::parse(name).is_some_and(|f| self.bits & f.bit() != 0)
     }
 
+    /// The framework a stored spec names when this GCO does not serve it
+    /// (a `tgi` record after GCO's SGLang release): its renderer, `invoke`
+    /// and `models` pass such a record by.
+    pub fn unserved<'a>(&self, spec: &'a Object) -> Option<&'a Value> {
+        spec.get("framework")
+            .filter(|f| !f.is_null() && !f.as_str().is_some_and(|name| self.accepts(name)))
+    }
+
     /// The refusal of any other framework, in GCO's words for its own list
     /// (`framework must be 'vllm' or 'tgi'`, GCO_FACTS_NEWEST section 2.1)
     /// with this list's names; the text of GCO's SGLang release was not

@@ -30,9 +30,7 @@ pub fn try_it_commands(record: &Record, frameworks: &Frameworks) -> Commands {
     let mut out = Commands::default();
     let name = &record.endpoint_name;
     let framework = Framework::of_spec(&record.spec);
-    if let Some(given) = record.spec.get("framework").filter(|f| !f.is_null())
-        && !given.as_str().is_some_and(|f| frameworks.accepts(f))
-    {
+    if let Some(given) = frameworks.unserved(&record.spec) {
         out.note(
             "spec.framework",
             format!(

@@ -296,11 +296,9 @@ fn Overview() -> impl IntoView {
 /// The framework a record names when the team's GCO does not accept it
 /// (a `tgi` record after GCO's SGLang release): GCO's renderer passes it by.
 pub fn unserved_framework(record: &Record, frameworks: &Frameworks) -> Option<String> {
-    let given = record.spec.get("framework").filter(|f| !f.is_null())?;
-    match given.as_str() {
-        Some(name) if frameworks.accepts(name) => None,
-        _ => Some(paths::display(Some(given))),
-    }
+    frameworks
+        .unserved(&record.spec)
+        .map(|given| paths::display(Some(given)))
 }
 
 /// A warning for a record GCO does not render, with the way out: the same
