@@ -172,3 +172,58 @@ impl Config {
         Ok(Access::for_listener(self.addr, token, names))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use clap::Parser;
+
+    use super::{Config, parse_interval};
+
+    #[test]
+    fn an_interval_reads_with_its_unit_and_refuses_the_rest() {
+        assert_eq!(parse_interval("3s"), Ok(Duration::from_secs(3)));
+        assert_eq!(parse_interval("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_interval("1m"), Ok(Duration::from_secs(60)));
+        assert_eq!(parse_interval("2"), Ok(Duration::from_secs(2)));
+        assert_eq!(parse_interval("0s"), Ok(Duration::ZERO));
+        assert_eq!(
+            parse_interval("3h"),
+            Err(r#""3h": the unit must be ms, s or m"#.to_owned())
+        );
+        assert_eq!(
+            parse_interval("-1s"),
+            Err(r#""-1s" is not a duration such as 3s or 500ms"#.to_owned())
+        );
+        assert_eq!(
+            parse_interval("fast"),
+            Err(r#""fast" is not a duration such as 3s or 500ms"#.to_owned())
+        );
+        assert_eq!(
+            parse_interval("61m"),
+            Err(r#""61m" must be between 0s and 60m"#.to_owned())
+        );
+        assert_eq!(
+            parse_interval(&"9".repeat(400)),
+            Err(format!(
+                r#""{}" must be between 0s and 60m"#,
+                "9".repeat(400)
+            ))
+        );
+    }
+
+    #[test]
+    fn frameworks_name_known_ones_only() {
+        let config = Config::try_parse_from(["gco-console", "--frameworks", "vllm,tgi"]).unwrap();
+        assert_eq!(config.frameworks.to_string(), "vllm,tgi");
+        let refused = Config::try_parse_from(["gco-console", "--frameworks", "vllm,triton"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused.contains("unknown framework 'triton'; GCO knows vllm, sglang, tgi"),
+            "{refused}"
+        );
+        assert!(Config::try_parse_from(["gco-console", "--frameworks", ""]).is_err());
+    }
+}
