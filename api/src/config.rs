@@ -15,6 +15,13 @@ pub struct Config {
     pub default_image: String,
     #[cfg_attr(feature = "openapi", schema(example = json!(["vllm", "sglang"])))]
     pub frameworks: Vec<String>,
+    /// How users are known (`--auth`); the console signs in by it.
+    #[serde(default)]
+    pub auth: crate::AuthMode,
+    /// Whether every change is recorded in the history (false only with
+    /// `--history-table off`).
+    #[serde(default)]
+    pub history: bool,
 }
 
 /// An answer that is no [`Config`]: what serde found wrong with it.
@@ -37,6 +44,8 @@ impl Config {
         o.insert("deployed_regions", texts(&self.deployed_regions));
         o.insert("default_image", self.default_image.as_str());
         o.insert("frameworks", texts(&self.frameworks));
+        o.insert("auth", self.auth.as_str());
+        o.insert("history", Value::Bool(self.history));
         Value::Object(o)
     }
 
@@ -66,11 +75,13 @@ mod tests {
             deployed_regions: vec!["us-east-1".into(), "eu-west-1".into()],
             default_image: "vllm/vllm-openai:v0.27.1".into(),
             frameworks: vec!["vllm".into(), "tgi".into()],
+            auth: crate::AuthMode::Oidc,
+            history: true,
         };
         let text = config.to_value().to_json();
         assert_eq!(
             text,
-            r#"{"deployed_regions": ["us-east-1", "eu-west-1"], "default_image": "vllm/vllm-openai:v0.27.1", "frameworks": ["vllm", "tgi"]}"#
+            r#"{"deployed_regions": ["us-east-1", "eu-west-1"], "default_image": "vllm/vllm-openai:v0.27.1", "frameworks": ["vllm", "tgi"], "auth": "oidc", "history": true}"#
         );
         assert_eq!(
             Config::from_value(&parse(&text).unwrap()),

@@ -13,8 +13,10 @@ mod body;
 mod change;
 mod config;
 pub mod route;
+mod team;
 
 pub use body::{CanaryBody, ImageBody, RegionBody, ReplicasBody, TopologyBody, field};
 pub use change::{ChangeRequest, change_request};
 pub use config::{Config, ConfigError};
 pub use route::Method;
+pub use team::{AuthMode, HistoryEntry, HistoryPage, Me, RevertBody, Role, operation};

@@ -29,6 +29,21 @@ pub const REGION: &str = "/api/endpoints/{name}/regions/{region}";
 pub const CANARY: &str = "/api/endpoints/{name}/canary";
 pub const CANARY_PROMOTE: &str = "/api/endpoints/{name}/canary/promote";
 pub const CANARY_ROLLBACK: &str = "/api/endpoints/{name}/canary/rollback";
+/// Who is asking ([`crate::Me`]).
+pub const ME: &str = "/api/me";
+/// An endpoint's changes, newest first ([`crate::HistoryPage`]).
+pub const HISTORY: &str = "/api/endpoints/{name}/history";
+/// Puts an endpoint back as a history entry left it ([`crate::RevertBody`]).
+pub const REVERT: &str = "/api/endpoints/{name}/revert";
+/// `--auth oidc`: starts a sign-in at the OpenID provider (GET, outside
+/// `/api`); `?next=` names the console page to return to.
+pub const SIGN_IN: &str = "/auth/sign-in";
+/// `--auth oidc`: where the OpenID provider sends the user back.
+pub const SIGN_IN_CALLBACK: &str = "/auth/callback";
+/// `--auth oidc`: ends the session (POST).
+pub const SIGN_OUT: &str = "/auth/sign-out";
+/// The history page's cursor (query parameter).
+pub const AFTER_PARAMETER: &str = "after";
 /// The service's liveness (outside `/api`).
 pub const HEALTHZ: &str = "/healthz";
 

@@ -20,6 +20,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::api::ApiError;
+use crate::identity::Identity;
 
 /// Who may ask, as configured at start-up.
 #[derive(Clone)]
@@ -232,7 +233,11 @@ fn is_cross_site(request: &Request) -> bool {
     }
 }
 
-pub async fn require_token(State(access): State<Access>, request: Request, next: Next) -> Response {
+pub async fn require_token(
+    State(access): State<Access>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     let mutation = is_mutation(request.method(), request.uri().path());
     if mutation && is_cross_site(&request) {
         return ApiError::new(
@@ -245,8 +250,13 @@ pub async fn require_token(State(access): State<Access>, request: Request, next:
         return access.hosts.refusal().into_response();
     }
     let Some(expected) = &access.token else {
+        request.extensions_mut().insert(Identity::local());
         return next.run(request).await;
     };
+    request.extensions_mut().insert(Identity {
+        name: "token".into(),
+        roles: gco_api::Role::ALL.to_vec(),
+    });
     if !mutation {
         return next.run(request).await;
     }

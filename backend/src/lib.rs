@@ -11,6 +11,7 @@ pub mod app;
 pub mod auth;
 pub mod config;
 pub mod guard;
+pub mod identity;
 pub mod listing;
 pub mod metrics;
 pub mod monitor_settings;

@@ -181,6 +181,8 @@ impl Service {
                 .into_iter()
                 .map(String::from)
                 .collect(),
+            auth: gco_api::AuthMode::None,
+            history: false,
         }
     }
 

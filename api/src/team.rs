@@ -1,0 +1,199 @@
+//! What a team's console adds to the API: who is asking ([`Me`], with
+//! [`Role`]s), and the history of every change ([`HistoryPage`]).
+
+use gco_spec::json::Value;
+use serde::{Deserialize, Serialize};
+
+/// What an identity may do. Each role includes the ones before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Read, validate, preview, and read the history.
+    Viewer,
+    /// Every change except a delete (and reverting one).
+    Operator,
+    /// Delete, and deploy a deleted endpoint again from its history.
+    Admin,
+}
+
+impl Role {
+    pub const ALL: [Role; 3] = [Role::Viewer, Role::Operator, Role::Admin];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Viewer => "viewer",
+            Role::Operator => "operator",
+            Role::Admin => "admin",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.as_str() == text)
+    }
+
+    /// Whether an identity holding `roles` may act as `self` needs.
+    pub fn granted_by(self, roles: &[Role]) -> bool {
+        roles.iter().any(|held| *held >= self)
+    }
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `GET /api/me`: the identity a request was made with, and its roles.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Me {
+    #[cfg_attr(feature = "openapi", schema(example = "ada@example.com"))]
+    pub name: String,
+    pub roles: Vec<Role>,
+}
+
+impl Me {
+    pub fn may(&self, needed: Role) -> bool {
+        needed.granted_by(&self.roles)
+    }
+}
+
+/// How the console knows who is asking (its `--auth`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum AuthMode {
+    /// Loopback only: everyone is `local`, with every role.
+    #[default]
+    None,
+    /// Bearer tokens: the shared token file, or named tokens.
+    Token,
+    /// The console signs users in with an OpenID provider.
+    Oidc,
+    /// An AWS Application Load Balancer signs users in.
+    Alb,
+}
+
+impl AuthMode {
+    pub const ALL: [AuthMode; 4] = [
+        AuthMode::None,
+        AuthMode::Token,
+        AuthMode::Oidc,
+        AuthMode::Alb,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AuthMode::None => "none",
+            AuthMode::Token => "token",
+            AuthMode::Oidc => "oidc",
+            AuthMode::Alb => "alb",
+        }
+    }
+}
+
+impl std::str::FromStr for AuthMode {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<AuthMode, String> {
+        AuthMode::ALL
+            .into_iter()
+            .find(|m| m.as_str() == text)
+            .ok_or_else(|| format!("{text:?} is not an auth mode: none, token, oidc or alb"))
+    }
+}
+
+impl std::fmt::Display for AuthMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a history entry records.
+pub mod operation {
+    pub const DEPLOY: &str = "deploy";
+    pub const REVERT: &str = "revert";
+    /// A change made outside the console, found by comparing the record
+    /// with the newest entry.
+    pub const EXTERNAL: &str = "external";
+}
+
+/// One change of an endpoint, as `GET /api/endpoints/{name}/history`
+/// answers it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct HistoryEntry {
+    /// Sortable: a later change has a greater id.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(example = "2026-12-06T19:30:00.123456Z.8f2a61c0")
+    )]
+    pub id: String,
+    /// When the change was written (UTC, RFC 3339, as GCO's timestamps); for
+    /// a change made outside the console, the newest time it can have been.
+    pub at: String,
+    /// For a change made outside the console, the oldest time it can have
+    /// been (the entry before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    /// The verified identity; null for a change made outside the console.
+    pub who: Option<String>,
+    /// `deploy`, `revert`, `external`, or the operation's name (`scale`,
+    /// `set-topology`, `delete`, ...).
+    #[cfg_attr(feature = "openapi", schema(example = "scale"))]
+    pub operation: String,
+    /// The id of the request that made it (its `x-request-id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    /// The record's content before (null for a deploy), without what the
+    /// monitors write (`region_status`, `updated_at`).
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+    pub before: Option<Value>,
+    /// The record's content after.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+    pub after: Option<Value>,
+}
+
+/// `GET /api/endpoints/{name}/history`: newest first, one page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct HistoryPage {
+    pub items: Vec<HistoryEntry>,
+    /// The cursor of the next (older) page, for `?after=`; null on the last.
+    pub next: Option<String>,
+}
+
+/// `POST /api/endpoints/{name}/revert`: the entry whose `after` the
+/// endpoint goes back to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RevertBody {
+    pub to: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_include_the_ones_before() {
+        assert!(Role::Viewer.granted_by(&[Role::Operator]));
+        assert!(Role::Operator.granted_by(&[Role::Viewer, Role::Admin]));
+        assert!(!Role::Admin.granted_by(&[Role::Operator]));
+        assert!(!Role::Viewer.granted_by(&[]));
+        assert_eq!(Role::parse("operator"), Some(Role::Operator));
+        assert_eq!(Role::parse("Operator"), None);
+    }
+
+    #[test]
+    fn auth_modes_read_by_name() {
+        for mode in AuthMode::ALL {
+            assert_eq!(mode.as_str().parse::<AuthMode>(), Ok(mode));
+        }
+        assert_eq!(
+            "sso".parse::<AuthMode>(),
+            Err("\"sso\" is not an auth mode: none, token, oidc or alb".into())
+        );
+    }
+}
