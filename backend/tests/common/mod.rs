@@ -16,8 +16,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use gco_console::service::Service;
-use gco_console::store::{DynamoConfig, DynamoStore, EmbeddedStore, Store};
+use gco_console::identity::Identity;
+use gco_console::service::{Actor, Service};
+use gco_console::store::{Author, DynamoConfig, DynamoStore, EmbeddedStore, Store};
 
 pub const REGIONS: [&str; 2] = ["us-east-1", "eu-west-1"];
 
@@ -157,6 +158,8 @@ impl Dynalite {
             table: "gco-inference-endpoints".into(),
             region: "us-east-1".into(),
             endpoint: Some(self.endpoint()),
+            // dynalite has no TransactWriteItems.
+            history_table: None,
         };
         let store = DynamoStore::connect(&cfg).await;
         store.create_table().await.expect("table created");
@@ -198,12 +201,15 @@ impl Server {
         ])
     }
 
-    /// On the DynamoDB-compatible server at `endpoint`, creating the table.
+    /// On dynalite at `endpoint`, creating the table; no history (dynalite
+    /// has no TransactWriteItems).
     pub fn dynamodb(endpoint: &str) -> Server {
         Server::spawn(&[
             "--dynamodb-endpoint".as_ref(),
             endpoint.as_ref(),
             "--create-table".as_ref(),
+            "--history-table".as_ref(),
+            "off".as_ref(),
             "--dist".as_ref(),
             "/nonexistent".as_ref(),
         ])
@@ -436,6 +442,16 @@ pub fn canonical(v: &gco_spec::json::Value) -> String {
         }
     }
     sort(v).to_json()
+}
+
+/// Who the tests' changes are made by: the loopback user, with every role.
+pub fn actor() -> Actor {
+    Actor::new(Identity::local(), Some("req-test".into()))
+}
+
+/// The author of a store write made by a test.
+pub fn author() -> Author {
+    Author::new("local", "test", Some("req-test"))
 }
 
 pub fn service(store: Arc<dyn Store>) -> Service {
