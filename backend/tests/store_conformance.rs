@@ -5,10 +5,13 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{Dynalite, TempDir, canonical};
+use common::{Dynalite, Moto, TempDir, canonical};
+use gco_api::HistoryEntry;
 use gco_console::listing::{Cursor, Filter, Listing, Page, select};
 use gco_console::service::ServiceError;
-use gco_console::store::{Expected, MAX_ITEM_BYTES, Store, StoreError, Unreadable, item_bytes};
+use gco_console::store::{
+    Expected, MAX_ITEM_BYTES, Span, Store, StoreError, Stored, Unreadable, item_bytes,
+};
 use gco_spec::json::{Value, parse};
 use gco_spec::{DeployContext, DesiredState, Record, new_record, plan_deploy};
 
@@ -53,6 +56,68 @@ fn changed(r: &Record, updated_at: &str) -> Record {
     next
 }
 
+/// Every stored history entry of `name`, newest first.
+async fn entries(store: &dyn Store, name: &str) -> Vec<HistoryEntry> {
+    store.history(name, Span::Older(None), 1000).await.unwrap()
+}
+
+/// A record's content as an entry holds it: without what the monitors write.
+fn content_of(stored: &Stored) -> String {
+    let mut v = stored.record.to_value();
+    let o = v.as_object_mut().unwrap();
+    o.remove("region_status");
+    o.remove("updated_at");
+    canonical(&v)
+}
+
+/// With history recorded: `name` has `count` entries, the newest one
+/// left what `now` holds, and each one's `before` is what the one before
+/// it left (none wrote without its entry).
+async fn assert_history(store: &dyn Store, name: &str, count: usize, now: &Stored) {
+    if !store.records_history() {
+        assert!(entries(store, name).await.is_empty());
+        return;
+    }
+    let entries = entries(store, name).await;
+    assert_eq!(entries.len(), count, "{name}: {entries:#?}");
+    let newest = &entries[0];
+    assert_eq!(canonical(newest.after.as_ref().unwrap()), content_of(now));
+    assert_eq!(newest.at, now.record.updated_at);
+    assert_eq!(
+        (newest.who.as_deref(), newest.request_id.as_deref()),
+        (Some("local"), Some("req-test"))
+    );
+    for pair in entries.windows(2) {
+        let (newer, older) = (&pair[0], &pair[1]);
+        assert!(newer.id > older.id, "ids sort by time: {entries:#?}");
+        assert_eq!(
+            newer.before.as_ref().map(canonical),
+            older.after.as_ref().map(canonical)
+        );
+    }
+    assert_eq!(
+        entries.last().unwrap().before,
+        None,
+        "a create has no before"
+    );
+    // Oldest first from an id on, and below an id.
+    let oldest = &entries[count - 1];
+    let from = store
+        .history(name, Span::From(&oldest.id), 2)
+        .await
+        .unwrap();
+    let ids = |e: &[HistoryEntry]| e.iter().map(|e| e.id.clone()).collect::<Vec<_>>();
+    let mut expected = ids(&entries);
+    expected.reverse();
+    expected.truncate(2);
+    assert_eq!(ids(&from), expected);
+    let below = store
+        .history(name, Span::Older(Some(&newest.id)), 1000)
+        .await
+        .unwrap();
+    assert_eq!(ids(&below), ids(&entries[1..]));
+}
+
 async fn conformance(store: Arc<dyn Store>) {
     // Create, read back the same record.
     let r = record(
@@ -84,6 +149,7 @@ async fn conformance(store: Arc<dyn Store>) {
     // What a write answers is what a read returns, byte for byte: map keys
     // in the order this store gives them back.
     assert_eq!(created, store.get_stored("alpha").await.unwrap().unwrap());
+    assert_history(&*store, "alpha", 1, &created).await;
     let store_block = back
         .spec
         .get("mooncake")
@@ -120,6 +186,7 @@ async fn conformance(store: Arc<dyn Store>) {
         .await
         .unwrap();
     assert_eq!(written, store.get_stored("alpha").await.unwrap().unwrap());
+    assert_history(&*store, "alpha", 2, &written).await;
     let after = store.get("alpha").await.unwrap().unwrap();
     assert_eq!(after.desired_state, DesiredState::Running);
     assert_eq!(after.target_regions, ["us-east-1", "eu-west-1"]);
@@ -163,15 +230,19 @@ async fn conformance(store: Arc<dyn Store>) {
         canonical(&store.get("alpha").await.unwrap().unwrap().to_value()),
         canonical(&after.to_value())
     );
+    // A refused write made no entry.
+    assert_history(&*store, "alpha", 2, &written).await;
+    assert!(entries(&*store, "ghost").await.is_empty());
 
     // Deleted records take only a delete.
     let mut deleted = after.clone();
     deleted.desired_state = DesiredState::Deleted;
     deleted.updated_at = "2026-12-01T00:00:04.000000+00:00".into();
-    store
+    let written = store
         .update(&deleted, Expected::of(&after, true), &common::author())
         .await
         .unwrap();
+    assert_history(&*store, "alpha", 3, &written).await;
     let mut revived = deleted.clone();
     revived.desired_state = DesiredState::Running;
     revived.updated_at = "2026-12-01T00:00:05.000000+00:00".into();
@@ -258,7 +329,7 @@ async fn conformance(store: Arc<dyn Store>) {
 }
 
 async fn fifty_parallel_region_adds(store: Arc<dyn Store>) {
-    let service = Arc::new(common::service(store));
+    let service = Arc::new(common::service(Arc::clone(&store)));
     let request =
         parse(r#"{"endpoint_name": "busy", "image": "img:1", "target_regions": ["us-east-1"]}"#)
             .unwrap();
@@ -316,6 +387,13 @@ async fn fifty_parallel_region_adds(store: Arc<dyn Store>) {
     let stored = service.get_stored("busy").await.unwrap();
     let record = &stored.record;
     assert_eq!(record.target_regions.len(), 51);
+    // The deploy and each add: one entry each, none for a lost write.
+    if store.records_history() {
+        let entries = entries(&*store, "busy").await;
+        assert_eq!(entries.len(), 51);
+        assert_eq!(entries.last().unwrap().operation, "deploy");
+        assert!(entries[..50].iter().all(|e| e.operation == "add-region"));
+    }
     for region in &regions {
         assert!(record.target_regions.contains(region), "{region} lost");
         assert!(record.cleanup_regions.as_ref().unwrap().contains(region));
@@ -340,6 +418,26 @@ async fn embedded_store_conforms() {
 async fn dynamodb_store_conforms() {
     let dynalite = Dynalite::start();
     conformance(Arc::new(dynalite.store().await)).await;
+}
+
+/// DynamoDB with history: moto's server, which has TransactWriteItems.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn dynamodb_store_with_history_conforms() {
+    let moto = Moto::start();
+    conformance(Arc::new(moto.store().await)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn embedded_store_without_history_conforms() {
+    let dir = TempDir::new("conformance-off");
+    let store = gco_console::store::EmbeddedStore::open_with(dir.path(), false).unwrap();
+    conformance(Arc::new(store)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn dynamodb_with_history_parallel_region_adds_conflict_or_land() {
+    let moto = Moto::start();
+    fifty_parallel_region_adds(Arc::new(moto.store().await)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

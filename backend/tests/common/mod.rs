@@ -174,6 +174,68 @@ impl Drop for Dynalite {
     }
 }
 
+/// moto's DynamoDB server (PyPI `moto[server]`, installed by
+/// scripts/setup.sh) on a free port, stopped when dropped: a
+/// DynamoDB-compatible server with TransactWriteItems, which dynalite
+/// lacks. It keeps its tables in memory. It runs as `moto_server` does,
+/// one request at a time (`moto_server.py` says why).
+pub struct Moto {
+    child: Child,
+    pub port: u16,
+}
+
+/// The history table's name beside [`monitor::TABLE`].
+pub const HISTORY_TABLE: &str = "gco-inference-endpoints-history";
+
+impl Moto {
+    pub fn start() -> Moto {
+        let port = free_port();
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/common/moto_server.py");
+        let child = Command::new("python3")
+            .arg(script)
+            .arg(port.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("moto_server starts (scripts/setup.sh installs moto[server])");
+        wait_for_port(port);
+        Moto { child, port }
+    }
+
+    pub fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// A client of the server, writing as another program would.
+    pub fn client(&self) -> aws_sdk_dynamodb::Client {
+        Dynalite::client_on(self.port)
+    }
+
+    /// The tables' configuration, recording history.
+    pub fn config(&self) -> DynamoConfig {
+        DynamoConfig {
+            table: monitor::TABLE.into(),
+            region: "us-east-1".into(),
+            endpoint: Some(self.endpoint()),
+            history_table: Some(HISTORY_TABLE.into()),
+        }
+    }
+
+    /// The store over both tables, created.
+    pub async fn store(&self) -> DynamoStore {
+        let store = DynamoStore::connect(&self.config()).await;
+        store.create_table().await.expect("tables created");
+        store
+    }
+}
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// Sends a signal with kill(1) (no libc needed); false when it failed.
 fn signal(child: &Child, name: &str) -> bool {
     Command::new("kill")
@@ -210,6 +272,17 @@ impl Server {
             "--create-table".as_ref(),
             "--history-table".as_ref(),
             "off".as_ref(),
+            "--dist".as_ref(),
+            "/nonexistent".as_ref(),
+        ])
+    }
+
+    /// On moto at `endpoint`, creating both tables: every change recorded.
+    pub fn moto(endpoint: &str) -> Server {
+        Server::spawn(&[
+            "--dynamodb-endpoint".as_ref(),
+            endpoint.as_ref(),
+            "--create-table".as_ref(),
             "--dist".as_ref(),
             "/nonexistent".as_ref(),
         ])
