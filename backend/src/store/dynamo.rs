@@ -238,6 +238,28 @@ impl DynamoStore {
         )))
     }
 
+    /// Whether the endpoints table is there (DescribeTable), for the
+    /// console to say at start-up.
+    pub async fn table_exists(&self) -> Result<bool, StoreError> {
+        let out = self
+            .client
+            .describe_table()
+            .table_name(&self.table)
+            .send()
+            .await;
+        crate::metrics::dynamodb_call("DescribeTable", out.is_ok(), 0.0, 0.0);
+        match out {
+            Ok(_) => Ok(true),
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|s| s.is_resource_not_found_exception()) =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(failure(e)),
+        }
+    }
+
     /// Whether the history table is there (DescribeTable): the console
     /// says so at start-up, and refuses changes while it is missing.
     pub async fn history_state(&self) -> Result<HistoryState, StoreError> {
