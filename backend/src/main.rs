@@ -53,8 +53,12 @@ async fn run(config: Config) -> Result<(), String> {
             tracing::info!(table = %cfg.table, region = %cfg.region, endpoint = ?cfg.endpoint, "using DynamoDB");
             match store.table_exists().await {
                 Ok(true) => {}
-                Ok(false) => tracing::error!(table = %cfg.table, "the endpoints table does not exist: every request will fail (503) until it does (--create-table creates it)"),
-                Err(e) => tracing::warn!(error = %e, "could not tell whether the endpoints table exists"),
+                Ok(false) => {
+                    tracing::error!(table = %cfg.table, "the endpoints table does not exist: every request will fail (503) until it does (--create-table creates it)")
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not tell whether the endpoints table exists")
+                }
             }
             match store.history_state().await {
                 Ok(HistoryState::Off) => {}
