@@ -7,6 +7,7 @@
 
 mod common;
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -825,4 +826,262 @@ async fn a_record_created_outside_starts_its_history_outside() {
         summary(&env.history("web").await),
         pairs(&[("stop", "local"), ("external", "")])
     );
+}
+
+// ---------------------------------------------------------------------------
+// Concurrent changes: one entry each
+
+const IDENTITIES: [&str; 4] = ["ada=operator", "bob=operator", "cy=admin", "dee=operator"];
+const REGION_POOL: [&str; 4] = ["us-east-1", "eu-west-1", "ap-south-1", "us-west-2"];
+
+/// A change of the storm, and the request that makes it.
+#[derive(Debug, Clone, Copy)]
+enum Op {
+    Topology(u64, u64),
+    Store(u64),
+    Image(u64),
+    AddRegion(&'static str),
+    RemoveRegion(&'static str),
+    Stop,
+    Start,
+    /// Refused on a mooncake endpoint: no entry.
+    Scale(u64),
+    /// Back to the deployed record.
+    Revert,
+}
+
+impl Op {
+    /// A deterministic mix from a seed (xorshift64), so a failure replays.
+    fn generate(count: usize, mut seed: u64) -> Vec<Op> {
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        (0..count)
+            .map(|_| {
+                let (kind, a, b) = (next() % 20, next(), next());
+                let region = REGION_POOL[a as usize % REGION_POOL.len()];
+                match kind {
+                    0..3 => Op::Topology(1 + a % 8, 1 + b % 8),
+                    3..5 => Op::Store(1 + a % 16),
+                    5..8 => Op::Image(a % 1000),
+                    8..11 => Op::AddRegion(region),
+                    11..13 => Op::RemoveRegion(region),
+                    13 => Op::Stop,
+                    14..17 => Op::Start,
+                    17 => Op::Scale(a % 5),
+                    _ => Op::Revert,
+                }
+            })
+            .collect()
+    }
+
+    fn operation(self) -> &'static str {
+        match self {
+            Op::Topology(..) => "set-topology",
+            Op::Store(_) => "configure-store",
+            Op::Image(_) => "update-image",
+            Op::AddRegion(_) => "add-region",
+            Op::RemoveRegion(_) => "remove-region",
+            Op::Stop => "stop",
+            Op::Start => "start",
+            Op::Scale(_) => "scale",
+            Op::Revert => "revert",
+        }
+    }
+
+    fn request(self, name: &str, deploy_id: &str) -> (&'static str, String, String) {
+        let at = |route: &str| format!("/api/endpoints/{name}/{route}");
+        match self {
+            Op::Topology(p, d) => (
+                "PUT",
+                at("topology"),
+                format!(r#"{{"prefill": {p}, "decode": {d}}}"#),
+            ),
+            Op::Store(gib) => (
+                "PUT",
+                at("store"),
+                format!(
+                    r#"{{"enabled": true, "global_segment_size": "{}"}}"#,
+                    gib << 30
+                ),
+            ),
+            Op::Image(n) => ("PUT", at("image"), format!(r#"{{"image": "img:{n}"}}"#)),
+            Op::AddRegion(r) => ("POST", at("regions"), format!(r#"{{"region": "{r}"}}"#)),
+            Op::RemoveRegion(r) => ("DELETE", at(&format!("regions/{r}")), String::new()),
+            Op::Stop => ("POST", at("stop"), String::new()),
+            Op::Start => ("POST", at("start"), String::new()),
+            Op::Scale(n) => ("PUT", at("replicas"), format!(r#"{{"replicas": {n}}}"#)),
+            Op::Revert => ("POST", at("revert"), format!(r#"{{"to": "{deploy_id}"}}"#)),
+        }
+    }
+}
+
+/// What one request got.
+struct Sent {
+    op: Op,
+    name: String,
+    who: &'static str,
+    id: String,
+    status: StatusCode,
+    record: Value,
+}
+
+/// `count` changes over `endpoints` endpoints, sent by `clients` at once
+/// as the four identities in turn; then each endpoint's stored history,
+/// oldest first, is the deploy and exactly one entry per change written:
+/// - each entry names the request that wrote it (its id, identity and
+///   operation), which was answered with the record the entry left;
+/// - each entry's `before` is what the entry before it left (no write
+///   without its entry), and the last one left the record as it is;
+/// - every acknowledged answer is a version some entry left (a change of
+///   nothing answers the record as it stood); refusals wrote nothing.
+async fn every_concurrent_change_has_one_entry(
+    env: Env,
+    count: usize,
+    endpoints: usize,
+    clients: usize,
+) {
+    let started = std::time::Instant::now();
+    let names: Vec<String> = (0..endpoints).map(|i| format!("mix-{i}")).collect();
+    let mut deploy_ids = Vec::new();
+    for name in &names {
+        let body = SPLIT.replace(r#""pd""#, &format!(r#""{name}""#));
+        let (r, _) = env
+            .call("", "POST", "/api/endpoints", Some(&body), None)
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+        deploy_ids.push(text(&items(&env.history(name).await)[0], "id"));
+    }
+    let ops = Op::generate(count, 0x9e37_79b9_7f4a_7c15);
+    let env = Arc::new(env);
+    let next = Arc::new(AtomicU64::new(0));
+    let sent = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..clients {
+        let (env, next, sent, ops) = (
+            Arc::clone(&env),
+            Arc::clone(&next),
+            Arc::clone(&sent),
+            ops.clone(),
+        );
+        let (names, deploy_ids) = (names.clone(), deploy_ids.clone());
+        tasks.spawn(async move {
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed) as usize;
+                let Some(&op) = ops.get(i) else { break };
+                let endpoint = i % names.len();
+                let who = IDENTITIES[i % IDENTITIES.len()];
+                let (method, path, body) = op.request(&names[endpoint], &deploy_ids[endpoint]);
+                let body = (!body.is_empty()).then_some(body.as_str());
+                let (reply, id) = env.call(who, method, &path, body, None).await;
+                sent.lock().unwrap().push(Sent {
+                    op,
+                    name: names[endpoint].clone(),
+                    who,
+                    id,
+                    status: reply.status,
+                    record: reply.body,
+                });
+            }
+        });
+    }
+    while let Some(done) = tasks.join_next().await {
+        done.unwrap();
+    }
+    let sent = std::mem::take(&mut *sent.lock().unwrap());
+    assert_eq!(sent.len(), count);
+    let by_id: HashMap<&str, &Sent> = sent.iter().map(|s| (s.id.as_str(), s)).collect();
+
+    let (mut written, mut refused, mut unchanged) = (0, 0, 0);
+    let mut kinds = std::collections::BTreeSet::new();
+    for name in &names {
+        let mut entries = env
+            .store
+            .history(name, Span::Older(None), 100_000)
+            .await
+            .unwrap();
+        entries.reverse();
+        assert_eq!(entries[0].operation, "deploy");
+        let mut seen = std::collections::HashSet::new();
+        for (older, newer) in entries.iter().zip(&entries[1..]) {
+            assert!(newer.id > older.id);
+            assert_eq!(
+                newer.before.as_ref().map(canonical),
+                older.after.as_ref().map(canonical),
+                "{name}: {} found another record than {} left",
+                newer.id,
+                older.id
+            );
+            let request = newer.request_id.as_deref().unwrap();
+            assert!(seen.insert(request), "{request} wrote two entries");
+            let s = by_id
+                .get(request)
+                .unwrap_or_else(|| panic!("{request}: no such request"));
+            assert_eq!(s.status, StatusCode::OK, "{request} was refused, yet wrote");
+            assert_eq!(&s.name, name);
+            assert_eq!(newer.who.as_deref(), s.who.split('=').next());
+            assert_eq!(newer.operation, s.op.operation());
+            assert_eq!(canonical(newer.after.as_ref().unwrap()), content(&s.record));
+            assert_eq!(newer.at, text(&s.record, "updated_at"));
+            kinds.insert(newer.operation.clone());
+        }
+        let current = env.record(name).await;
+        assert_eq!(
+            canonical(entries.last().unwrap().after.as_ref().unwrap()),
+            content(&current.body)
+        );
+        let versions: HashMap<&str, &gco_api::HistoryEntry> =
+            entries.iter().map(|e| (e.at.as_str(), e)).collect();
+        for s in sent.iter().filter(|s| &s.name == name) {
+            match s.status {
+                StatusCode::OK => {
+                    let at = text(&s.record, "updated_at");
+                    let entry = versions
+                        .get(at.as_str())
+                        .unwrap_or_else(|| panic!("{}: {at} is in no entry", s.id));
+                    if entry.request_id.as_deref() == Some(s.id.as_str()) {
+                        written += 1;
+                    } else {
+                        unchanged += 1;
+                    }
+                }
+                StatusCode::CONFLICT | StatusCode::UNPROCESSABLE_ENTITY => {
+                    assert!(!seen.contains(s.id.as_str()));
+                    refused += 1;
+                }
+                other => panic!("{:?} {}: {other} {:?}", s.op, s.id, s.record),
+            }
+        }
+        assert_eq!(seen.len(), entries.len() - 1);
+    }
+    for kind in [
+        "set-topology",
+        "configure-store",
+        "update-image",
+        "add-region",
+        "remove-region",
+        "stop",
+        "start",
+        "revert",
+    ] {
+        assert!(kinds.contains(kind), "no {kind} was written: {kinds:?}");
+    }
+    assert!(refused > 0, "the scales are refused");
+    eprintln!(
+        "{count} changes from {clients} clients: {written} written (one entry each), {unchanged} changed nothing, {refused} refused; {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_thousand_concurrent_changes_have_one_entry_each_embedded() {
+    every_concurrent_change_has_one_entry(Env::embedded().await, 1000, 2, 16).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_thousand_concurrent_changes_have_one_entry_each_dynamodb() {
+    every_concurrent_change_has_one_entry(Env::moto().await, 1000, 4, 8).await;
 }
