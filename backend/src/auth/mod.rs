@@ -21,6 +21,7 @@ pub mod alb;
 pub mod hosts;
 pub mod oidc;
 pub mod roles;
+pub mod session;
 pub mod tokens;
 
 use std::sync::Arc;

@@ -21,7 +21,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use cookie::{Cookie, CookieJar, Key, SameSite};
+use cookie::{Cookie, CookieJar, Key};
 use gco_api::route;
 use openidconnect::core::{CoreClient, CoreProviderMetadata, CoreResponseType};
 use openidconnect::url::Url;
@@ -33,8 +33,9 @@ use openidconnect::{
 use serde::{Deserialize, Serialize};
 
 use super::roles::groups_of;
+pub use super::session::{NoSession, Session};
+use super::session::{SESSION_COOKIE, SessionCookies, jar_of};
 
-const SESSION_COOKIE: &str = "gco_session";
 const SIGN_IN_COOKIE: &str = "gco_sign_in";
 /// How long a sign-in may take at the provider.
 const SIGN_IN_SECONDS: u64 = 600;
@@ -64,42 +65,6 @@ pub struct OidcSettings {
     pub key: Key,
 }
 
-/// A signed-in user, as the session cookie holds them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Session {
-    #[serde(rename = "n")]
-    pub name: String,
-    #[serde(rename = "g")]
-    pub groups: Vec<String>,
-    /// Expiry, seconds since the epoch.
-    #[serde(rename = "e")]
-    pub expires: u64,
-    /// This session's id: a sign-out refuses it until it expires.
-    #[serde(rename = "s")]
-    id: String,
-}
-
-/// Why a request carries no valid session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NoSession {
-    Missing,
-    /// Not this console's (another key, or changed).
-    Unreadable,
-    Expired,
-    SignedOut,
-}
-
-impl NoSession {
-    pub fn message(self) -> &'static str {
-        match self {
-            NoSession::Missing => "sign in first",
-            NoSession::Unreadable => "the session cookie is not this console's; sign in again",
-            NoSession::Expired => "your session has expired; sign in again",
-            NoSession::SignedOut => "you signed out; sign in again",
-        }
-    }
-}
-
 /// A sign-in in progress: what the callback must find.
 #[derive(Serialize, Deserialize)]
 struct Pending {
@@ -115,7 +80,7 @@ pub struct Oidc {
     http: openidconnect::reqwest::Client,
     settings: OidcSettings,
     origin: String,
-    secure: bool,
+    cookies: SessionCookies,
     /// States of sign-ins completed, until their cookie would have expired.
     used_states: Mutex<HashMap<String, u64>>,
     /// Sessions signed out, until they would have expired.
@@ -126,12 +91,6 @@ fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
-}
-
-fn random_text() -> String {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).expect("the OS random source is available");
-    URL_SAFE_NO_PAD.encode(bytes)
 }
 
 /// Drops what has expired, so neither set grows without bound.
@@ -193,7 +152,7 @@ impl Oidc {
             client,
             http,
             origin: origin_of(&public),
-            secure: public.scheme() == "https",
+            cookies: SessionCookies::new(settings.key.clone(), public.scheme() == "https"),
             settings,
             used_states: Mutex::default(),
             signed_out: Mutex::default(),
@@ -211,18 +170,7 @@ impl Oidc {
 
     /// The session a request's cookie holds.
     pub fn session(&self, headers: &HeaderMap) -> Result<Session, NoSession> {
-        let jar = jar_of(headers);
-        if jar.get(SESSION_COOKIE).is_none() {
-            return Err(NoSession::Missing);
-        }
-        let session: Session = jar
-            .private(&self.settings.key)
-            .get(SESSION_COOKIE)
-            .and_then(|c| serde_json::from_str(c.value()).ok())
-            .ok_or(NoSession::Unreadable)?;
-        if session.expires <= now() {
-            return Err(NoSession::Expired);
-        }
+        let session = self.cookies.read(headers, now())?;
         if seen(&self.signed_out, &session.id) {
             return Err(NoSession::SignedOut);
         }
@@ -239,30 +187,10 @@ impl Oidc {
             .route(SIGNED_OUT, axum::routing::get(signed_out))
             .with_state(self)
     }
-
-    fn cookie(&self, name: &'static str, value: String, path: &'static str) -> Cookie<'static> {
-        Cookie::build((name, value))
-            .path(path)
-            .http_only(true)
-            .secure(self.secure)
-            .same_site(SameSite::Lax)
-            .build()
-    }
 }
 
 /// Where a sign-out lands.
 const SIGNED_OUT: &str = "/auth/signed-out";
-
-fn jar_of(headers: &HeaderMap) -> CookieJar {
-    let mut jar = CookieJar::new();
-    for value in headers.get_all(header::COOKIE) {
-        let Ok(text) = value.to_str() else { continue };
-        for cookie in Cookie::split_parse(text.to_owned()).flatten() {
-            jar.add_original(cookie);
-        }
-    }
-    jar
-}
 
 fn error_chain(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
@@ -351,9 +279,9 @@ async fn sign_in(State(oidc): State<Arc<Oidc>>, Query(query): Query<SignInQuery>
     };
     let mut jar = CookieJar::new();
     let value = serde_json::to_string(&pending).expect("a sign-in serializes");
-    let mut cookie = oidc.cookie(SIGN_IN_COOKIE, value, "/auth");
+    let mut cookie = oidc.cookies.cookie(SIGN_IN_COOKIE, value, "/auth");
     cookie.set_max_age(cookie::time::Duration::seconds(SIGN_IN_SECONDS as i64));
-    jar.private_mut(&oidc.settings.key).add(cookie);
+    jar.private_mut(oidc.cookies.key()).add(cookie);
     see_other(url.as_str(), &jar)
 }
 
@@ -389,7 +317,7 @@ async fn callback(
     }
     let jar = jar_of(&headers);
     let pending: Option<Pending> = jar
-        .private(&oidc.settings.key)
+        .private(oidc.cookies.key())
         .get(SIGN_IN_COOKIE)
         .and_then(|c| serde_json::from_str(c.value()).ok());
     let Some(pending) = pending.filter(|p| p.expires > now()) else {
@@ -461,20 +389,12 @@ async fn callback(
         .map(|e| e.as_str().to_owned())
         .or_else(|| claims.preferred_username().map(|u| u.as_str().to_owned()))
         .unwrap_or_else(|| claims.subject().as_str().to_owned());
-    let session = Session {
-        name,
-        groups: groups_of(payload.get(&oidc.settings.groups_claim)),
-        expires: now() + oidc.settings.session_lifetime.as_secs().max(1),
-        id: random_text(),
-    };
+    let lifetime = oidc.settings.session_lifetime.as_secs().max(1);
+    let groups = groups_of(payload.get(&oidc.settings.groups_claim));
+    let session = Session::new(name, groups, now() + lifetime);
     tracing::info!(who = %session.name, groups = ?session.groups, "signed in");
     let mut out = CookieJar::new();
-    let value = serde_json::to_string(&session).expect("a session serializes");
-    let mut cookie = oidc.cookie(SESSION_COOKIE, value, "/");
-    cookie.set_max_age(cookie::time::Duration::seconds(
-        oidc.settings.session_lifetime.as_secs() as i64,
-    ));
-    out.private_mut(&oidc.settings.key).add(cookie);
+    oidc.cookies.put(&mut out, &session, lifetime);
     out.add(removal(SIGN_IN_COOKIE, "/auth"));
     see_other(&pending.next, &out)
 }
