@@ -331,11 +331,7 @@ pub async fn authorize(State(access): State<Access>, mut request: Request, next:
         && mutation
         && let Some(oidc) = access.oidc()
     {
-        let origin = request
-            .headers()
-            .get(header::ORIGIN)
-            .and_then(|o| o.to_str().ok());
-        if origin != Some(oidc.origin()) {
+        if !from_page_of(request.headers(), oidc.origin()) {
             return ApiError::new(
                 StatusCode::FORBIDDEN,
                 format!("changes with a session must come from {}", oidc.origin()),
@@ -351,6 +347,16 @@ pub async fn authorize(State(access): State<Access>, mut request: Request, next:
     tracing::Span::current().record("who", identified.identity.name.as_str());
     request.extensions_mut().insert(identified.identity);
     next.run(request).await
+}
+
+/// Whether a browser says this request comes from a page of `origin`: its
+/// `Origin`, or its `Sec-Fetch-Site` (which pages cannot set). A form post
+/// from a page with `Referrer-Policy: no-referrer`, as the console's, sends
+/// `Origin: null`, and only the latter tells.
+pub fn from_page_of(headers: &HeaderMap, origin: &str) -> bool {
+    let site = headers.get("sec-fetch-site").map(|s| s.as_bytes());
+    let sent = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok());
+    site == Some(b"same-origin") || sent == Some(origin)
 }
 
 /// Whether a browser says this request comes from another site: its

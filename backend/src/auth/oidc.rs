@@ -408,8 +408,7 @@ fn removal(name: &'static str, path: &'static str) -> Cookie<'static> {
 
 async fn sign_out(State(oidc): State<Arc<Oidc>>, headers: HeaderMap) -> Response {
     // A cross-site page cannot sign users out either.
-    let origin = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok());
-    if origin != Some(oidc.origin()) {
+    if !super::from_page_of(&headers, oidc.origin()) {
         return page(
             StatusCode::FORBIDDEN,
             "Not signed out",

@@ -117,7 +117,7 @@ pub fn jar_of(headers: &HeaderMap) -> CookieJar {
     let mut jar = CookieJar::new();
     for value in headers.get_all(header::COOKIE) {
         let Ok(text) = value.to_str() else { continue };
-        for cookie in Cookie::split_parse(text.to_owned()).flatten() {
+        for cookie in Cookie::split_parse_encoded(text.to_owned()).flatten() {
             jar.add_original(cookie);
         }
     }
@@ -139,10 +139,7 @@ mod tests {
 
     fn headers_of(jar: &CookieJar) -> HeaderMap {
         let mut headers = HeaderMap::new();
-        let pairs: Vec<String> = jar
-            .delta()
-            .map(|c| format!("{}={}", c.name(), c.value()))
-            .collect();
+        let pairs: Vec<String> = jar.delta().map(|c| c.encoded().to_string()).collect();
         headers.insert(
             header::COOKIE,
             HeaderValue::from_str(&pairs.join("; ")).unwrap(),
