@@ -330,14 +330,13 @@ pub async fn authorize(State(access): State<Access>, mut request: Request, next:
     if identified.by_cookie
         && mutation
         && let Some(oidc) = access.oidc()
+        && !from_page_of(request.headers(), oidc.origin())
     {
-        if !from_page_of(request.headers(), oidc.origin()) {
-            return ApiError::new(
-                StatusCode::FORBIDDEN,
-                format!("changes with a session must come from {}", oidc.origin()),
-            )
-            .into_response();
-        }
+        return ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!("changes with a session must come from {}", oidc.origin()),
+        )
+        .into_response();
     }
     let (role, action) = needed(&method, &path);
     if let Err(refusal) = identified.identity.require(role, action) {
