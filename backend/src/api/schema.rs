@@ -233,6 +233,10 @@ pub struct Record {
     cleanup_regions: Vec<String>,
     #[schema(required = false)]
     region_generations: BTreeMap<String, String>,
+    /// Who deployed it: the identity of the console's deploy (GCO's CLI
+    /// leaves it out).
+    #[schema(required = false)]
+    created_by: String,
 }
 
 /// A stored item that is no record this service reads.
