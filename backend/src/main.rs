@@ -32,6 +32,7 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn run(config: Config) -> Result<(), String> {
+    config.check_store()?;
     let access = config.check()?;
     let store: Arc<dyn Store> = match config.dynamodb_region() {
         Some(region) => {
