@@ -359,3 +359,14 @@ def test_python_app_py_synthesizes_with_no_account(tmp_path):
     assert report and [r for r in report if r["Compliance"] == "Non-Compliant"] == []
     template = json.loads((tmp_path / "GcoConsole.template.json").read_text())
     assert "AWS::ECS::Service" in {r["Type"] for r in template["Resources"].values()}
+
+
+def test_a_deploy_with_the_example_values_is_refused(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "CDK_"))}
+    env.update(CDK_OUTDIR=str(tmp_path), CDK_DEFAULT_ACCOUNT="123456789012")
+    run = subprocess.run(
+        [sys.executable, "app.py"], cwd=CDK_DIR, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode != 0
+    assert "still have cdk.json's example values: oidcIssuer" in run.stderr, run.stderr
+    assert "certificateArn, domainName" in run.stderr, run.stderr
