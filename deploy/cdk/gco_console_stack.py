@@ -227,7 +227,8 @@ def parse_roles(value: Any) -> dict[str, Any]:
     """The roles mapping: `{"default": ROLE, "groups": {GROUP: ROLE}}`.
 
     Given in cdk.json as that object, or on the command line as its JSON
-    text. Without it every signed-in user is a viewer.
+    text. Without it every signed-in user is a viewer; `"default": "none"`
+    gives a user in no listed group no role at all.
     """
     if value is None:
         value = {"default": "viewer", "groups": {}}
@@ -245,9 +246,13 @@ def parse_roles(value: Any) -> dict[str, Any]:
     groups = value.get("groups", {})
     if not isinstance(groups, dict):
         raise SettingsError("context 'roles': 'groups' must map group names to roles")
-    for where, role in [("default", default), *((f"groups.{g}", r) for g, r in groups.items())]:
+    if default not in (*ROLES, "none"):
+        raise SettingsError(
+            f"context 'roles': default is {default!r}; a role is one of {', '.join(ROLES)} (or \"none\": no role)"
+        )
+    for group, role in groups.items():
         if role not in ROLES:
-            raise SettingsError(f"context 'roles': {where} is {role!r}; a role is one of {', '.join(ROLES)}")
+            raise SettingsError(f"context 'roles': groups.{group} is {role!r}; a role is one of {', '.join(ROLES)}")
     return {"default": default, "groups": dict(groups)}
 
 

@@ -309,12 +309,21 @@ def test_settings_refuse_what_would_be_wrong():
     assert "'endpointsTableRegion' is required" in refused(endpointsTableRegion=None)
     assert "never goes in the template" in refused(oidcClientSecretArn="hunter2-plaintext")
     assert "a role is one of viewer, operator, admin" in refused(roles={"default": "root"})
+    assert "a role is one of" in refused(roles={"default": "viewer", "groups": {"ops": "none"}})
     assert "a role is one of" in refused(roles={"default": "viewer", "groups": {"ops": "superuser"}})
     assert "unknown keys" in refused(roles={"default": "viewer", "admins": ["a"]})
     assert "https:// URL" in refused(oidcIssuer="http://idp.example.com")
     assert "may not set GCO_AUTH" in refused(environment={"GCO_AUTH": "none"})
     assert "CloudWatch keeps logs" in refused(logRetentionDays=31)
     assert "go together" in refused(hostedZoneId="Z123")
+
+
+def test_default_none_leaves_unlisted_users_without_a_role():
+    context = {**EXAMPLE, "roles": {"default": "none", "groups": {"sre": "admin"}}}
+    from gco_console_stack import roles_toml
+
+    text = roles_toml(Settings.from_context(context.get).roles)
+    assert tomllib.loads(text) == {"default": "none", "groups": {"sre": "admin"}}
 
 
 def test_roles_from_the_command_line_as_json_text():
