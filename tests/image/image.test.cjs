@@ -12,6 +12,8 @@
 'use strict';
 
 const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
+const http = require('node:http');
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
@@ -21,6 +23,7 @@ const { test, before, after } = require('node:test');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const UID = 65532;
+const ALB_ARN = 'arn:aws:elasticloadbalancing:us-east-1:123456789012:loadbalancer/app/gco-console/50dc6c495c0c9188';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const log = (...args) => console.log('[image]', ...args);
 
@@ -255,25 +258,58 @@ test('with no DynamoDB configured, the container refuses to start and says why',
   assert.match(state.output, /lost when the container is replaced/);
 });
 
-test('against DynamoDB: /healthz, the console page and the API answer, as the unprivileged user', async () => {
+/** The load balancer's side of `--auth alb`: its key, served as the
+ * region's endpoint serves it (PEM at <prefix><kid>), and headers signed as
+ * the ALB signs them (each segment padded, the signature over the padded
+ * text, ES256 as r || s). */
+async function albKeyServer() {
+  const { privateKey, publicKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const kid = crypto.randomUUID();
+  const pem = publicKey.export({ type: 'spki', format: 'pem' });
+  const server = http.createServer((req, res) => {
+    if (req.url === `/keys/${kid}`) {
+      res.writeHead(200, { 'content-type': 'text/plain' }).end(pem);
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const padded = (buf) => Buffer.from(buf).toString('base64').replace(/\+/g, '-').replace(/\//g, '_');
+  const sign = (claims) => {
+    const exp = Math.floor(Date.now() / 1000) + 600;
+    const header = padded(JSON.stringify({ typ: 'JWT', kid, alg: 'ES256', iss: 'https://idp.example.com', client: 'gco-console', signer: ALB_ARN, exp }));
+    const payload = padded(JSON.stringify({ ...claims, exp, iss: 'https://idp.example.com' }));
+    const signature = crypto.sign('sha256', Buffer.from(`${header}.${payload}`), { key: privateKey, dsaEncoding: 'ieee-p1363' });
+    return `${header}.${payload}.${padded(signature)}`;
+  };
+  return { url: `http://127.0.0.1:${server.address().port}/keys/`, sign, close: () => server.close() };
+}
+
+test('as the CDK app runs it (--auth alb) against DynamoDB: /healthz, the page, a signed-in read, as the unprivileged user', async () => {
   const port = await freePort();
-  const secrets = fs.mkdtempSync(path.join(work, 'secrets-'));
-  fs.chmodSync(secrets, 0o755);
-  const token = 'image-test-token-0123456789abcdef';
-  fs.writeFileSync(path.join(secrets, 'token'), token, { mode: 0o644 });
+  const keys = await albKeyServer();
+  // The environment deploy/cdk gives the task (GCO_ROLES is the roles
+  // file's TOML as gco_console_stack.roles_toml writes it), with the
+  // table on dynalite and the ALB's keys from the test's server.
   const env = {
     GCO_CONSOLE_ADDR: `0.0.0.0:${port}`,
-    GCO_DYNAMODB_ENDPOINT: dynamoEndpoint,
+    GCO_AUTH: 'alb',
+    GCO_ALB_ARN: ALB_ARN,
+    GCO_ALB_PUBLIC_KEYS: keys.url,
+    GCO_ROLES: 'default = "viewer"\n\n[groups]\n"ml-engineers" = "operator"\n"platform-admins" = "admin"\n',
+    GCO_GROUPS_CLAIM: 'groups',
+    GCO_ALLOWED_HOSTS: 'gco-console.example.com',
+    INFERENCE_ENDPOINTS_TABLE_NAME: 'gco-inference-endpoints',
     DYNAMODB_REGION: 'us-east-1',
+    GCO_DYNAMODB_ENDPOINT: dynamoEndpoint,
     GCO_CREATE_TABLE: 'true',
     // dynalite has no transactions: history off (issue 32).
     GCO_HISTORY_TABLE: 'off',
-    GCO_AUTH_TOKEN_FILE: '/run/gco/token',
     AWS_ACCESS_KEY_ID: 'test',
     AWS_SECRET_ACCESS_KEY: 'test',
     RUST_LOG: 'info',
   };
-  const child = engine.start(image, env, { host: secrets, container: '/run/gco' });
+  const child = engine.start(image, env);
   const state = watch(child);
   let proc = null;
   try {
@@ -288,22 +324,28 @@ test('against DynamoDB: /healthz, the console page and the API answer, as the un
     assert.deepEqual(proc.uid, [UID, UID, UID, UID], `uid of ${proc.exe} (pid ${proc.pid})`);
     assert.deepEqual(proc.gid, [UID, UID, UID, UID], `gid of ${proc.exe} (pid ${proc.pid})`);
 
+    // The page and its files need no identity (the ALB signed the user in).
     const page = await fetch(`${base}/`);
     assert.equal(page.status, 200);
     assert.match(page.headers.get('content-type'), /text\/html/);
-    const html = await page.text();
-    assert.match(html, /gco-web/, 'the console page loads the console');
+    assert.match(await page.text(), /gco-web/, 'the console page loads the console');
     const wasm = await fetch(`${base}/gco-web_bg.wasm`);
     assert.equal(wasm.status, 200);
     assert.equal(wasm.headers.get('content-type'), 'application/wasm');
 
+    // The API needs the ALB's signed header; a user in ml-engineers is an operator.
+    assert.equal((await fetch(`${base}/api/endpoints`)).status, 401);
+    const signedIn = { 'x-amzn-oidc-data': keys.sign({ sub: '0f3c', email: 'ada@example.com', groups: ['ml-engineers'] }) };
+    const me = await fetch(`${base}/api/me`, { headers: signedIn });
+    assert.equal(me.status, 200);
+    assert.deepEqual(await me.json(), { name: 'ada@example.com', roles: ['operator'] });
     // A read of the table through the console: DynamoDB it is.
-    const auth = { Authorization: `Bearer ${token}` };
-    const list = await fetch(`${base}/api/endpoints`, { headers: auth });
+    const list = await fetch(`${base}/api/endpoints`, { headers: signedIn });
     assert.equal(list.status, 200, await list.clone().text());
     assert.deepEqual((await list.json()).endpoints, []);
     assert.match(state.output, /using DynamoDB/);
   } finally {
+    keys.close();
     await stop(child, state, proc);
   }
   assert.ok(state.exited, 'the container stopped');
