@@ -486,6 +486,25 @@ time and memory limits (exceeding either is a finding).
                          f"{r['peak_rss_mb']} MB" if r["peak_rss_mb"] is not None else "-", findings])
         self.out += [table(["target", "time", "executions", "exec/s", "corpus", "peak RSS", "findings"], rows), ""]
 
+    def identity(self) -> None:
+        if not self.section(
+            "Verifying who asks",
+            "identity",
+            """
+criterion (`backend/benches/identity.rs`), one request's identity as each
+`--auth` mode verifies it, with what the mode keeps ready: a bearer token
+among 10 named ones (SHA-256, digests compared in constant time); the
+`oidc` session cookie (decrypted with AES-256-GCM and read); the `alb`
+header (both segments' JSON and one ES256 signature check, the key fetched
+once and cached). `none` does no work.
+""",
+        ):
+            return
+        crit = {r["id"]: r["ns"] for r in self.rows("identity", "criterion")}
+        rows = [["none", "0"]] + [[mode, us(crit.get(f"identity/{key}"))] for mode, key in
+                                  [("token", "token"), ("oidc", "oidc_session"), ("alb", "alb")]]
+        self.out += [table(["--auth", "time per request"], rows), ""]
+
     def view(self) -> None:
         if not self.section(
             "Read cost against viewers",
@@ -524,13 +543,52 @@ this code with `--refresh-interval 0s`, which reads as that code did.
             worst = max(r["list_p50_ms"] for r in big)
             self.target("list p50 at 10,000 endpoints (worst viewer count)", f"{worst:.1f} ms", "<= 50 ms", worst <= 50)
 
+    def history(self) -> None:
+        if not self.section(
+            "Writes with the history against without",
+            "history",
+            """
+`backend/examples/bench_history.rs`: the same changes (a scale of one plain
+endpoint to a new replica count, through `Service::change`: a consistent
+read, the core's operation, the conditional write) one after another from
+one client, with the history recorded and without (`--history-table off`).
+With it, each write is one redb transaction holding the entry too
+(embedded), or one TransactWriteItems of the record's update and the
+entry's put (DynamoDB) instead of one UpdateItem. DynamoDB here is moto's
+server (Python, one request at a time), so its figures show the extra
+table and transaction relative to a plain write there, not DynamoDB's own
+latency; there the plain write asks for the whole item back (`ALL_NEW`)
+and the transaction for nothing, which can outweigh the entry. On DynamoDB
+itself the price is in write units: a transactional write takes two per KB
+of each item, the record's and the entry's (which holds the record twice),
+where a plain update takes one per KB of the record.
+""",
+        ):
+            return
+        rows_in = self.rows("history", "history")
+        by = {(r["store"], r["history"]): r for r in rows_in}
+        rows = []
+        for store in dict.fromkeys(r["store"] for r in rows_in):
+            off, on = by.get((store, False)), by.get((store, True))
+            for r in (off, on):
+                if r is None:
+                    continue
+                extra = "-"
+                if r is on and off is not None:
+                    extra = f"{r['us_per_write'] - off['us_per_write']:+,.0f} µs ({r['us_per_write'] / off['us_per_write']:.2f}x)"
+                rows.append([store, "on" if r["history"] else "off", f"{r['writes']:,}", f"{r['us_per_write']:,.0f}",
+                             f"{r['writes_per_s']:,.0f}", extra])
+        self.out += [table(["store", "history", "writes", "µs per write", "writes/s", "with history"], rows), ""]
+
     def render(self) -> str:
         self.native()
+        self.identity()
         self.wasm()
         self.sizes()
         self.browser()
         self.http()
         self.view()
+        self.history()
         self.growth()
         self.fuzz()
         quick = any((self.meta(p) or {}).get("quick") for p in self.parts)

@@ -11,6 +11,8 @@
 # Parts:
 #   native   criterion (core/benches: validate.rs, spec.rs) and the Python
 #            reference (scripts/bench_reference.py) on the same texts
+#   identity criterion (backend/benches/identity.rs): verifying a request's
+#            identity per --auth mode, with the ALB's key cached
 #   wasm     core/pkg/node against ajv in one node process
 #            (scripts/bench_wasm.cjs), and the Python reference again
 #   sizes    the gzipped validator wasm and console wasm + JS, as
@@ -25,6 +27,11 @@
 #            (BEFORE_BINARY, a release gco-console built from the code
 #            before the view; else --refresh-interval 0s, which reads the
 #            table for every list and page as that code did)
+#   history  writes with the history against the same writes without it
+#            (backend/examples/bench_history.rs): HISTORY_WRITES changes
+#            (default 500; QUICK 50) one after another, on the embedded
+#            store and on moto's DynamoDB server (TransactWriteItems against
+#            UpdateItem), one run each
 #   fuzz     only when named: scripts/fuzz.sh, every cargo-fuzz target for
 #            FUZZ_SECONDS (default 600) each
 #
@@ -130,6 +137,14 @@ part_native() {
   reference
 }
 
+part_identity() {
+  begin identity
+  local since
+  since=$(date +%s)
+  cargo bench -q -p gco-console --bench identity -- "${CRITERION_ARGS[@]}" >&2
+  python3 scripts/benchmarks.py criterion --dir "$TARGET_DIR/criterion" --since "$since" >> "$OUT/identity.jsonl"
+}
+
 part_wasm() {
   need wasm
   begin wasm
@@ -185,7 +200,7 @@ start_server() {
     node_modules/.bin/dynalite --port "$dport" >"$tmp/dynalite.log" 2>&1 &
     pids+=($!)
     for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$dport") 2>/dev/null && break; sleep 0.1; done
-    args+=(--dynamodb-endpoint "http://127.0.0.1:$dport" --create-table)
+    args+=(--dynamodb-endpoint "http://127.0.0.1:$dport" --create-table --history-table off)
   else
     args+=(--data-dir "$tmp/store-$port")
   fi
@@ -298,17 +313,24 @@ part_view() {
   fi
 }
 
+part_history() {
+  begin history
+  local writes=${HISTORY_WRITES:-500}
+  [ "$QUICK" = 1 ] && writes=${HISTORY_WRITES:-50}
+  cargo run --release -q -p gco-console --example bench_history -- --writes "$writes" >> "$OUT/history.jsonl"
+}
+
 # --- main ---------------------------------------------------------------
 
 parts=("$@")
-[ ${#parts[@]} -eq 0 ] && parts=(native wasm sizes browser http view)
+[ ${#parts[@]} -eq 0 ] && parts=(native identity wasm sizes browser http view history)
 for part in "${parts[@]}"; do
   case $part in
-    native | wasm | sizes | browser | http | view) "part_$part" ;;
+    native | identity | wasm | sizes | browser | http | view | history) "part_$part" ;;
     # Named only: 40 minutes of fuzzing (FUZZ_SECONDS per target).
     fuzz) bash scripts/fuzz.sh ;;
     report) ;;
-    *) log "unknown part '$part' (native, wasm, sizes, browser, http, view, fuzz, report)"; exit 2 ;;
+    *) log "unknown part '$part' (native, identity, wasm, sizes, browser, http, view, history, fuzz, report)"; exit 2 ;;
   esac
 done
 python3 scripts/benchmarks.py report --dir "$OUT" --output BENCHMARKS.md

@@ -7,6 +7,7 @@ mod canary;
 mod delete;
 mod error;
 mod regions;
+pub mod revert;
 
 use crate::bytesize::{ByteSizeArg, author_byte_size};
 use crate::deploy::TokenSource;
@@ -20,6 +21,7 @@ use crate::record::{DesiredState, Record};
 use crate::spec::{check_spec_fields, mixed_blocks, spec_mode};
 
 pub use error::{OpError, OpErrorKind};
+pub use revert::{Reverted, record_of_content, revert};
 
 /// A change to one endpoint, with its arguments as the client sent them.
 #[derive(Debug, Clone, PartialEq)]
@@ -89,6 +91,26 @@ impl Change {
             Change::Stop => "stopped",
             Change::Start => "started",
             Change::Delete { .. } => "deleted",
+        }
+    }
+
+    /// The change's name in an endpoint's history
+    /// (`HistoryEntry::operation`): GCO's `gco inference` command where it
+    /// has one.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Change::Scale { .. } => "scale",
+            Change::SetTopology { .. } => "set-topology",
+            Change::ConfigureStore { .. } => "configure-store",
+            Change::UpdateImage { .. } => "update-image",
+            Change::AddRegion { .. } => "add-region",
+            Change::RemoveRegion { .. } => "remove-region",
+            Change::Stop => "stop",
+            Change::Start => "start",
+            Change::Delete { .. } => "delete",
+            Change::CanaryDeploy { .. } => "canary",
+            Change::PromoteCanary => "promote",
+            Change::RollbackCanary => "rollback",
         }
     }
 
