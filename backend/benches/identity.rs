@@ -44,7 +44,9 @@ fn tokens() -> (Tokens, String) {
                 .iter()
                 .map(|b| format!("{b:02x}"))
                 .collect();
-            format!("[[token]]\nname = \"bot-{i}\"\nroles = [\"operator\"]\nsha256 = \"{digest}\"\n")
+            format!(
+                "[[token]]\nname = \"bot-{i}\"\nroles = [\"operator\"]\nsha256 = \"{digest}\"\n"
+            )
         })
         .collect();
     (Tokens::parse(&file).unwrap(), "token-7-0123456789".into())
@@ -60,7 +62,10 @@ fn session_headers(cookies: &SessionCookies) -> HeaderMap {
     cookies.put(&mut jar, &session, 3600);
     let line: Vec<String> = jar.delta().map(|c| c.encoded().to_string()).collect();
     let mut headers = HeaderMap::new();
-    headers.insert(header::COOKIE, HeaderValue::from_str(&line.join("; ")).unwrap());
+    headers.insert(
+        header::COOKIE,
+        HeaderValue::from_str(&line.join("; ")).unwrap(),
+    );
     headers
 }
 
