@@ -188,7 +188,28 @@ pub fn Identity() -> impl IntoView {
             retry();
         }
     };
-    let reason = move || a.needed.get().unwrap_or_default();
+    // The load balancer's sign-in is gone, or the console's did not take:
+    // said once, with the way out.
+    let banner = move || {
+        let why = a.needed.get()?;
+        if a.looped.get() {
+            Some((
+                format!("Signing in did not take: the server still answers {why}."),
+                sign_in_href(&here()),
+                "Sign in again",
+            ))
+        } else if mode.get() == Some(AuthMode::Alb) {
+            Some((
+                format!(
+                    "The load balancer no longer vouches for you ({why}): reload the page to sign in again."
+                ),
+                here(),
+                "Reload",
+            ))
+        } else {
+            None
+        }
+    };
     view! {
         <Show when=move || a.prompt.get()>
             <div class="modal" role="dialog" aria-modal="true" aria-labelledby="token-title">
@@ -205,18 +226,9 @@ pub fn Identity() -> impl IntoView {
                 </form>
             </div>
         </Show>
-        <Show when=move || a.needed.with(Option::is_some) && mode.get() == Some(AuthMode::Alb)>
-            <p class="banner error" role="alert">
-                {move || format!("The load balancer no longer vouches for you ({}): reload the page to sign in again. ", reason())}
-                <button type="button" on:click=|_| { let _ = window().location().reload(); }>"Reload"</button>
-            </p>
-        </Show>
-        <Show when=move || a.looped.get()>
-            <p class="banner error" role="alert">
-                {move || format!("Signing in did not take: the server still answers {}. ", reason())}
-                <a href=move || sign_in_href(&here())>"Sign in again"</a>
-            </p>
-        </Show>
+        {move || banner().map(|(text, href, link)| view! {
+            <p class="banner error" role="alert">{text}" "<a href=href>{link}</a></p>
+        })}
     }
     .into_any()
 }

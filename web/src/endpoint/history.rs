@@ -10,12 +10,14 @@ use gco_spec::ops::record_of_content;
 use gco_spec::{DesiredState, Record};
 use leptos::prelude::*;
 
+use leptos::task::spawn_local;
+
 use super::review::{Act, DiffTable, diff_lines};
-use super::{Load, content, ctx};
+use super::{EndpointCtx, Load, content, ctx};
 use crate::api;
 use crate::paths;
-use crate::team::Guard;
-use crate::time::{Time, local};
+use crate::team::{Guard, Session};
+use crate::time::local;
 
 /// The form name a refused revert is shown at.
 const FORM: &str = "history";
@@ -88,38 +90,46 @@ fn url(name: &str, after: Option<&str>) -> String {
 #[component]
 pub fn History() -> impl IntoView {
     let ctx = ctx();
-    let name = ctx.name.get_value();
+    let session = Session::get();
+    let unrecorded = crate::settings::Settings::get().unrecorded;
+    // Read by a task into signals, not an Action: the same, for less wasm.
     let entries = RwSignal::new(Vec::<HistoryEntry>::new());
     let next = RwSignal::new(None::<String>);
     let error = RwSignal::new(None::<String>);
-    let fetch = Action::new_local(move |after: &Option<String>| {
-        let url = url(&name, after.as_deref());
-        let more = after.is_some();
-        async move { (more, api::get(&url).await) }
-    });
-    Effect::new(move |_| {
-        let Some((more, reply)) = fetch.value().get() else {
-            return;
-        };
-        match reply.and_then(|r| {
-            if r.ok() {
-                page_of(&r.body)
-            } else {
-                Err(r.summary())
-            }
-        }) {
-            Ok(page) => {
-                error.set(None);
-                next.set(page.next);
-                if more {
-                    entries.update(|e| e.extend(page.items));
+    let read = RwSignal::new(false);
+    let busy = RwSignal::new(false);
+    let fetch = move |after: Option<String>| {
+        let url = url(&ctx.name.get_value(), after.as_deref());
+        busy.set(true);
+        spawn_local(async move {
+            let page = api::get(&url).await.and_then(|r| {
+                if r.ok() {
+                    page_of(&r.body)
                 } else {
-                    entries.set(page.items);
+                    Err(r.summary())
+                }
+            });
+            let _ = busy.try_set(false);
+            let _ = read.try_set(true);
+            match page {
+                // An older page only onto the list it continues.
+                Ok(page) if after.is_none() || next.get_untracked() == after => {
+                    let _ = error.try_set(None);
+                    let _ = next.try_set(page.next);
+                    let _ = entries.try_update(|e| {
+                        if after.is_none() {
+                            e.clear();
+                        }
+                        e.extend(page.items);
+                    });
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    let _ = error.try_set(Some(e));
                 }
             }
-            Err(e) => error.set(Some(e)),
-        }
-    });
+        });
+    };
     // The record's content as it stands (None while there is none): the
     // first page is read again whenever it changes, here or elsewhere.
     let current = Memo::new(move |_| {
@@ -131,42 +141,57 @@ pub fn History() -> impl IntoView {
     });
     Effect::new(move |_| {
         if current.with(Option::is_some) {
-            fetch.dispatch(None);
+            fetch(None);
         }
     });
     let gone = move || current.with(|c| matches!(c, Some(None)));
-    let unrecorded = crate::settings::Settings::get().unrecorded;
-    let session = crate::team::Session::get();
+    // What the section says above the list, each a line.
+    let notes = move || {
+        let (needed, doing) = revert_needs(gone());
+        let mut notes = Vec::new();
+        if unrecorded.get() {
+            notes.push((
+                "muted",
+                "This console records no history now: only changes recorded before show here."
+                    .to_owned(),
+            ));
+        }
+        if let Some(e) = error.get() {
+            notes.push(("banner error", format!("Could not read the history: {e}")));
+        }
+        if let Some(d) = ctx.refused.with(|r| {
+            r.as_ref()
+                .filter(|(f, _)| *f == FORM)
+                .map(|(_, d)| d.message.clone())
+        }) {
+            notes.push(("banner error", d));
+        }
+        // The reason once, above the list; each entry's button says it
+        // to screen readers.
+        if let Some(r) = session.refusal(doing, needed) {
+            notes.push(("guard-reason", r));
+        }
+        if read.get() && entries.with(Vec::is_empty) && error.with(Option::is_none) {
+            notes.push(("muted", "No changes recorded.".to_owned()));
+        }
+        notes
+    };
+    let list = move || {
+        let gone = gone();
+        let now = current.get_untracked().flatten();
+        entries.with(|e| {
+            e.iter()
+                .map(|e| entry(ctx, e, gone, now.as_ref()))
+                .collect_view()
+        })
+    };
     view! {
         <section class="history" aria-labelledby="history-title">
             <h2 id="history-title">"History"</h2>
-            <Show when=move || unrecorded.get()>
-                <p class="muted">"This console records no history: only changes made before it ran without one show here."</p>
-            </Show>
-            {move || error.get().map(|e| view! {
-                <p class="banner error" role="alert">{format!("Could not read the history: {e}")}</p>
-            })}
-            {move || ctx.refused.with(|r| r.as_ref().filter(|(f, _)| *f == FORM).map(|(_, d)| view! {
-                <p class="banner error" role="alert">{d.message.clone()}</p>
-            }))}
-            // The reason once, above the list; each entry's button says it
-            // to screen readers.
-            {move || {
-                let (needed, doing) = revert_needs(gone());
-                session.refusal(doing, needed).map(|r| view! { <p class="guard-reason">{r}</p> })
-            }}
-            <Show when=move || fetch.value().with(Option::is_some) && entries.with(Vec::is_empty) && error.with(Option::is_none)>
-                <p class="muted">"No changes recorded."</p>
-            </Show>
-            <ol class="entries">
-                <For each=move || entries.get() key=|e| e.id.clone() let:entry>
-                    <Entry entry=entry gone=Signal::derive(gone) current=current/>
-                </For>
-            </ol>
-            <Show when=move || next.with(Option::is_some)>
-                <button type="button" disabled=move || fetch.pending().get()
-                    on:click=move |_| { fetch.dispatch(next.get_untracked()); }>"Show older changes"</button>
-            </Show>
+            {move || notes().into_iter().map(|(class, text)| view! { <p class=class>{text}</p> }).collect_view()}
+            <ol class="entries">{list}</ol>
+            <button type="button" hidden=move || next.with(Option::is_none) disabled=move || busy.get()
+                on:click=move |_| fetch(next.get_untracked())>"Show older changes"</button>
         </section>
     }
 }
@@ -181,87 +206,72 @@ fn revert_needs(gone: bool) -> (Role, &'static str) {
     }
 }
 
-#[component]
-fn Entry(
-    entry: HistoryEntry,
-    gone: Signal<bool>,
-    current: Memo<Option<Option<Record>>>,
-) -> impl IntoView {
-    let ctx = ctx();
-    let empty = || Value::Object(Default::default());
+/// One change: what, when, who, its diff, and the way back to it. `now`:
+/// the record's content (None when the endpoint is gone).
+fn entry(
+    ctx: EndpointCtx,
+    entry: &HistoryEntry,
+    gone: bool,
+    now: Option<&Record>,
+) -> impl IntoView + use<> {
+    let empty = Value::Object(Default::default());
     let lines = diff_lines(
-        entry.before.as_ref().unwrap_or(&empty()),
-        entry.after.as_ref().unwrap_or(&empty()),
+        entry.before.as_ref().unwrap_or(&empty),
+        entry.after.as_ref().unwrap_or(&empty),
     );
-    let count = lines.len();
-    let target = revertible(&entry);
+    let fields = match lines.len() {
+        1 => "1 field".to_owned(),
+        n => format!("{n} fields"),
+    };
+    let open = lines.len() <= 12;
     let external = entry.operation == operation::EXTERNAL;
-    let id = entry.id.clone();
-    let when = local(&entry.at);
-    // The entry that left the record as it is: nothing to revert to.
-    let is_current = {
-        let target = target.clone();
-        move || {
-            current.with(|c| match (c, &target) {
-                (Some(Some(now)), Some(t)) => content(t) == *now,
-                _ => false,
-            })
-        }
+    let by = match (&entry.who, external) {
+        (_, true) => String::new(),
+        (Some(who), _) => format!("by {who}"),
+        (None, _) => "by someone unknown".to_owned(),
     };
-    let revert = {
-        let target = target.clone();
-        let id = id.clone();
-        move |_| {
-            if let Some(after) = target.clone() {
-                super::review::open(
-                    &ctx,
-                    FORM,
-                    &format!("revert to the change of {when}"),
-                    Act::Revert {
-                        to: id.clone(),
-                        after: Box::new(after),
-                    },
-                );
+    // A change outside the console is known to lie between two reads.
+    let (when, iso) = match (&entry.since, external) {
+        (Some(since), true) => (
+            format!("between {} and {}", local(since), local(&entry.at)),
+            format!("{since} to {}", entry.at),
+        ),
+        _ => (local(&entry.at), entry.at.clone()),
+    };
+    let target = revertible(entry);
+    // The entry that left the record as it is has nothing to go back to.
+    let action = match target {
+        Some(t) if now.is_some_and(|now| content(&t) == *now) => {
+            view! { <span class="badge">"Current"</span> }.into_any()
+        }
+        Some(after) => {
+            let (needed, doing) = revert_needs(gone);
+            let title = format!("revert to the change of {}", local(&entry.at));
+            let to = entry.id.clone();
+            let after = Box::new(after);
+            view! {
+                <Guard needed=needed doing=doing id=format!("revert-reason-{}", entry.id) quiet=true>
+                    <button type="button" on:click=move |_| super::review::open(&ctx, FORM, &title, Act::Revert { to: to.clone(), after: after.clone() })>
+                        {if gone { "Deploy again as this…" } else { "Revert to this…" }}
+                    </button>
+                </Guard>
             }
+            .into_any()
         }
+        None => ().into_any(),
     };
-    let reason_id = format!("revert-reason-{}", entry.id);
     view! {
         <li class="entry" data-operation=entry.operation.clone()>
-            <div class="entry-head">
-                <strong class="what">{what(&entry)}</strong>
-                {(!external).then(|| view! { <code class="op">{entry.operation.clone()}</code> })}
-                {if external {
-                    view! {
-                        <span class="when">"between "{entry.since.clone().map(|s| view! { <Time iso=s/> })}" and "<Time iso=entry.at.clone()/></span>
-                    }.into_any()
-                } else {
-                    view! {
-                        <span class="when"><Time iso=entry.at.clone()/></span>
-                        <span class="by">"by "<strong>{entry.who.clone().unwrap_or_else(|| "unknown".into())}</strong></span>
-                    }.into_any()
-                }}
-                {entry.request_id.clone().map(|r| view! { <span class="muted request-id" title="The request's id (x-request-id), as the server logged it">{r}</span> })}
-                <span class="entry-action">
-                    {move || match (&target, is_current()) {
-                        (Some(_), true) => view! { <span class="badge">"Current"</span> }.into_any(),
-                        (Some(_), false) => {
-                            let (needed, doing) = revert_needs(gone.get());
-                            let revert = revert.clone();
-                            view! {
-                                <Guard needed=needed doing=doing id=reason_id.clone() quiet=true>
-                                    <button type="button" on:click=revert>
-                                        {if gone.get() { "Deploy again as this…" } else { "Revert to this…" }}
-                                    </button>
-                                </Guard>
-                            }.into_any()
-                        }
-                        (None, _) => ().into_any(),
-                    }}
-                </span>
-            </div>
-            <details class="entry-diff" open={count <= 12}>
-                <summary>{match count { 1 => "1 field".to_owned(), n => format!("{n} fields") }}</summary>
+            <p class="entry-head">
+                <strong class="what">{what(entry)}</strong>
+                <code class="op" hidden=external>{entry.operation.clone()}</code>
+                <time class="when" datetime=entry.at.clone() title=iso>{when}</time>
+                <span class="by">{by}</span>
+                <span class="muted request-id" title="The request's id (x-request-id), as the server logged it">{entry.request_id.clone()}</span>
+                <span class="entry-action">{action}</span>
+            </p>
+            <details class="entry-diff" open=open>
+                <summary>{fields}</summary>
                 <DiffTable lines=lines labels=["Before", "After"]/>
             </details>
         </li>
