@@ -19,7 +19,7 @@ use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::api::{self, AppState, MAX_BODY_BYTES};
-use crate::auth::{Access, require_token};
+use crate::auth::{Access, authorize};
 use crate::service::Service;
 
 /// Console pages may run their own script and wasm and talk to this origin,
@@ -49,12 +49,16 @@ pub fn app(service: Service, access: Access, dist: &Path) -> Router {
 /// [`app`], with `GET /metrics` or without it (when `--metrics-addr` serves
 /// it on its own listener: [`metrics_app`]).
 pub fn app_with(service: Service, access: Access, dist: &Path, with_metrics: bool) -> Router {
+    let service = service.with_auth(access.mode());
     app_shared(Arc::new(service), access, dist, with_metrics)
 }
 
 /// [`app_with`] over a service shared with another listener.
 pub fn app_shared(state: AppState, access: Access, dist: &Path, with_metrics: bool) -> Router {
     let mut routes = routes(Arc::clone(&state), dist);
+    if let Some(oidc) = access.oidc() {
+        routes = routes.merge(oidc.router());
+    }
     if with_metrics {
         routes = routes.merge(metrics_routes(state));
     }
@@ -150,7 +154,7 @@ async fn console_page(State(index): State<ServeFile>, request: Request<Body>) ->
 }
 
 /// `routes` inside the layers every request passes: request ids, tracing,
-/// security headers, the guard and the token check.
+/// security headers, the guard and who may ask ([`authorize`]).
 fn layered(routes: Router, access: Access) -> Router {
     let request_id = HeaderName::from_static("x-request-id");
     // The layers wrap the router once, outside it. Added with
@@ -171,7 +175,7 @@ fn layered(routes: Router, access: Access) -> Router {
                     .get("x-request-id")
                     .and_then(|v| v.to_str().ok())
                     .unwrap_or("-");
-                tracing::info_span!("request", id, method = %req.method(), path = %req.uri().path())
+                tracing::info_span!("request", id, method = %req.method(), path = %req.uri().path(), who = tracing::field::Empty)
             }),
         )
         .layer(SetResponseHeaderLayer::overriding(
@@ -187,7 +191,7 @@ fn layered(routes: Router, access: Access) -> Router {
             HeaderValue::from_static("nosniff"),
         ))
         .layer(axum::middleware::from_fn(crate::guard::guard))
-        .layer(axum::middleware::from_fn_with_state(access, require_token));
+        .layer(axum::middleware::from_fn_with_state(access, authorize));
     Router::new().fallback_service(layers.service(routes))
 }
 

@@ -5,7 +5,13 @@ use std::path::PathBuf;
 
 use clap::Parser;
 
-use crate::auth::{Access, AllowedHosts};
+use gco_api::AuthMode;
+
+use crate::auth::alb::{AlbVerifier, default_keys_url};
+use crate::auth::oidc::{Oidc, OidcSettings};
+use crate::auth::roles::RolesMap;
+use crate::auth::tokens::{MIN_TOKEN_CHARS, Tokens};
+use crate::auth::{Access, AllowedHosts, Authenticator};
 
 /// The GCO console: the endpoint editor and its API.
 ///
@@ -75,9 +81,88 @@ pub struct Config {
     #[arg(long, env = "GCO_FRAMEWORKS", default_value = "vllm,sglang")]
     pub frameworks: gco_spec::Frameworks,
 
-    /// File holding the bearer token every change must present.
+    /// How users are known: `none` (loopback only; everyone is `local`
+    /// with every role), `token` (bearer tokens: --auth-token-file and
+    /// --tokens-file), `oidc` (the console signs users in at
+    /// --oidc-issuer) or `alb` (an AWS Application Load Balancer signs
+    /// them in; --alb-arn). Default: `token` when a token file is given,
+    /// else `none`.
+    #[arg(long, env = "GCO_AUTH")]
+    pub auth: Option<gco_api::AuthMode>,
+
+    /// File holding a shared bearer token (identity `token`, every role).
     #[arg(long, env = "GCO_AUTH_TOKEN_FILE")]
     pub auth_token_file: Option<PathBuf>,
+
+    /// Named tokens for automation: TOML, one `[[token]]` table per token
+    /// with `name`, `roles` and `sha256` (the hex SHA-256 of the token).
+    /// Under `token` and `oidc`.
+    #[arg(long, env = "GCO_TOKENS_FILE")]
+    pub tokens_file: Option<PathBuf>,
+
+    /// Roles of signed-in users (`oidc`, `alb`): TOML with `default =
+    /// "<role>"` (or "none") and a `[groups]` table mapping a group to a
+    /// role (viewer, operator, admin). Without it every signed-in user is a
+    /// viewer.
+    #[arg(long, env = "GCO_ROLES_FILE", conflicts_with = "roles")]
+    pub roles_file: Option<PathBuf>,
+
+    /// The roles file's TOML itself, for where no file can be mounted (a
+    /// container's environment).
+    #[arg(long, env = "GCO_ROLES")]
+    pub roles: Option<String>,
+
+    /// The claim that lists a user's groups (`oidc`: in the ID token;
+    /// `alb`: in the load balancer's header).
+    #[arg(long, env = "GCO_GROUPS_CLAIM", default_value = "groups")]
+    pub groups_claim: String,
+
+    /// `alb`: the load balancer's ARN; its header must name it as signer.
+    #[arg(long, env = "GCO_ALB_ARN")]
+    pub alb_arn: Option<String>,
+
+    /// `alb`: the URL prefix of the load balancer's public keys (the key's
+    /// id is appended). Default: the region's endpoint, from --alb-arn.
+    #[arg(long, env = "GCO_ALB_PUBLIC_KEYS")]
+    pub alb_public_keys: Option<String>,
+
+    /// `oidc`: the OpenID provider's issuer URL (discovery reads
+    /// <issuer>/.well-known/openid-configuration).
+    #[arg(long, env = "GCO_OIDC_ISSUER")]
+    pub oidc_issuer: Option<String>,
+
+    /// `oidc`: this console's client id at the provider.
+    #[arg(long, env = "GCO_OIDC_CLIENT_ID")]
+    pub oidc_client_id: Option<String>,
+
+    /// `oidc`: file holding the client secret (none for a public client).
+    #[arg(long, env = "GCO_OIDC_CLIENT_SECRET_FILE")]
+    pub oidc_client_secret_file: Option<PathBuf>,
+
+    /// `oidc`: the scopes asked for, comma-separated.
+    #[arg(
+        long,
+        env = "GCO_OIDC_SCOPES",
+        value_delimiter = ',',
+        default_value = "openid,email,profile"
+    )]
+    pub oidc_scopes: Vec<String>,
+
+    /// `oidc`: the address users reach the console at, such as
+    /// https://console.example.com: the provider sends users back to
+    /// <url>/auth/callback, and changes must come from its origin.
+    #[arg(long, env = "GCO_PUBLIC_URL")]
+    pub public_url: Option<String>,
+
+    /// `oidc`: how long a sign-in lasts (`8h`, `30m`, `90s`).
+    #[arg(long, env = "GCO_SESSION_LIFETIME", default_value = "8h", value_parser = parse_lifetime)]
+    pub session_lifetime: std::time::Duration,
+
+    /// `oidc`: file holding the session cookies' key (at least 32 bytes;
+    /// consoles sharing it share sessions). Without it a key is made at
+    /// start-up, and a restart signs everyone out.
+    #[arg(long, env = "GCO_SESSION_KEY_FILE")]
+    pub session_key_file: Option<PathBuf>,
 
     /// Host names requests may be addressed to besides loopback ones and IP
     /// addresses: the name users browse to, or a proxy passes as Host.
@@ -124,6 +209,28 @@ fn parse_interval(text: &str) -> Result<std::time::Duration, String> {
     Ok(std::time::Duration::from_secs_f64(seconds))
 }
 
+/// `8h`, `30m`, `90s`: at least a second, at most a week.
+fn parse_lifetime(text: &str) -> Result<std::time::Duration, String> {
+    let text = text.trim();
+    let at = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(at);
+    let value: u64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a lifetime such as 8h, 30m or 90s"))?;
+    let seconds = match unit {
+        "s" | "" => value,
+        "m" => value.saturating_mul(60),
+        "h" => value.saturating_mul(3600),
+        _ => return Err(format!("{text:?}: the unit must be s, m or h")),
+    };
+    if !(1..=7 * 24 * 3600).contains(&seconds) {
+        return Err(format!("{text:?} must be between 1s and 168h"));
+    }
+    Ok(std::time::Duration::from_secs(seconds))
+}
+
 impl Config {
     /// The DynamoDB region, when DynamoDB is configured.
     pub fn dynamodb_region(&self) -> Option<String> {
@@ -134,8 +241,9 @@ impl Config {
         }
     }
 
-    /// Checks what clap cannot: regions, the token file, the bind address.
-    pub fn check(&self) -> Result<Access, String> {
+    /// Checks what clap cannot (regions, the files, the bind address) and
+    /// sets up who may ask: under `--auth oidc` this finds the provider.
+    pub async fn check(&self) -> Result<Access, String> {
         for region in &self.regions {
             if !gco_spec::names::is_region(region) {
                 return Err(format!(
@@ -143,34 +251,121 @@ impl Config {
                 ));
             }
         }
-        let token = match &self.auth_token_file {
-            None => None,
-            Some(path) => {
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| format!("--auth-token-file {}: {e}", path.display()))?;
-                let token = text.trim().to_owned();
-                if token.len() < 16 {
+        let mut tokens = match &self.auth_token_file {
+            None => Tokens::default(),
+            Some(path) => Tokens::shared(&read_secret("--auth-token-file", path, MIN_TOKEN_CHARS)?),
+        };
+        if let Some(path) = &self.tokens_file {
+            tokens = tokens.with(Tokens::read(path)?);
+        }
+        let mode = self.auth.unwrap_or(if tokens.is_empty() {
+            AuthMode::None
+        } else {
+            AuthMode::Token
+        });
+        let auth = match mode {
+            AuthMode::None => {
+                if !tokens.is_empty() {
+                    return Err(
+                        "--auth none takes no tokens: use --auth token with --auth-token-file or --tokens-file".into(),
+                    );
+                }
+                if !self.addr.ip().is_loopback() {
                     return Err(format!(
-                        "--auth-token-file {}: the token must have at least 16 characters",
-                        path.display()
+                        "refusing to listen on {} with --auth none: anyone who can reach it could change endpoints; choose --auth token, oidc or alb",
+                        self.addr
                     ));
                 }
-                Some(token)
+                Authenticator::None
+            }
+            AuthMode::Token => {
+                if tokens.is_empty() {
+                    return Err("--auth token needs --auth-token-file or --tokens-file".into());
+                }
+                Authenticator::Token(tokens)
+            }
+            AuthMode::Oidc => {
+                let needed = |flag: &str, value: &Option<String>| {
+                    value
+                        .clone()
+                        .ok_or_else(|| format!("--auth oidc needs {flag}"))
+                };
+                let client_secret = match &self.oidc_client_secret_file {
+                    Some(path) => Some(read_secret("--oidc-client-secret-file", path, 1)?),
+                    None => None,
+                };
+                let key = match &self.session_key_file {
+                    Some(path) => {
+                        let secret = read_secret("--session-key-file", path, 32)?;
+                        cookie::Key::derive_from(secret.as_bytes())
+                    }
+                    None => cookie::Key::generate(),
+                };
+                let settings = OidcSettings {
+                    issuer: needed("--oidc-issuer", &self.oidc_issuer)?,
+                    client_id: needed("--oidc-client-id", &self.oidc_client_id)?,
+                    client_secret,
+                    public_url: needed("--public-url", &self.public_url)?,
+                    scopes: self.oidc_scopes.clone(),
+                    groups_claim: self.groups_claim.clone(),
+                    session_lifetime: self.session_lifetime,
+                    key,
+                };
+                Authenticator::Oidc {
+                    oidc: std::sync::Arc::new(Oidc::discover(settings).await?),
+                    tokens,
+                    roles: self.roles_map()?,
+                }
+            }
+            AuthMode::Alb => {
+                let arn = self
+                    .alb_arn
+                    .clone()
+                    .ok_or("--auth alb needs --alb-arn: the load balancer's ARN")?;
+                let keys = match &self.alb_public_keys {
+                    Some(url) => url.clone(),
+                    None => default_keys_url(&arn)?,
+                };
+                Authenticator::Alb {
+                    verifier: AlbVerifier::new(arn, keys, self.groups_claim.clone()),
+                    roles: self.roles_map()?,
+                }
             }
         };
-        if token.is_none() && !self.addr.ip().is_loopback() {
-            return Err(format!(
-                "refusing to listen on {} without --auth-token-file: anyone who can reach it could change endpoints",
-                self.addr
-            ));
-        }
         let names = self
             .allowed_hosts
             .iter()
             .map(|name| AllowedHosts::entry(name))
             .collect::<Result<_, _>>()?;
-        Ok(Access::for_listener(self.addr, token, names))
+        Ok(Access::for_listener(self.addr, auth, names))
     }
+
+    /// `--roles-file` or `--roles`; every signed-in user a viewer without.
+    fn roles_map(&self) -> Result<RolesMap, String> {
+        match (&self.roles_file, &self.roles) {
+            (Some(path), _) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| format!("--roles-file {}: {e}", path.display()))?;
+                RolesMap::parse(&text).map_err(|e| format!("--roles-file {}: {e}", path.display()))
+            }
+            (None, Some(text)) => RolesMap::parse(text).map_err(|e| format!("--roles: {e}")),
+            (None, None) => Ok(RolesMap::default()),
+        }
+    }
+}
+
+/// A secret file's text, trimmed, of at least `min` characters.
+fn read_secret(flag: &str, path: &std::path::Path, min: usize) -> Result<String, String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("{flag} {}: {e}", path.display()))?;
+    let secret = text.trim().to_owned();
+    if secret.chars().count() < min {
+        return Err(format!(
+            "{flag} {}: the secret must have at least {min} characters",
+            path.display()
+        ));
+    }
+    Ok(secret)
 }
 
 #[cfg(test)]

@@ -184,11 +184,16 @@ fn percent_decode(bytes: &[u8]) -> Vec<u8> {
 /// refusals) gets the API's error shape; its other headers (`Allow`) stay.
 fn with_error_shape(response: Response) -> Response {
     let status = response.status();
-    let is_json = response
+    // JSON is the shape already; a page (the sign-in's) is read by a
+    // person, and keeps its words.
+    let shaped_already = response
         .headers()
         .get(header::CONTENT_TYPE)
-        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
-    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        .is_some_and(|v| {
+            let v = v.as_bytes();
+            v.starts_with(b"application/json") || v.starts_with(b"text/html")
+        });
+    if !(status.is_client_error() || status.is_server_error()) || shaped_already {
         return response;
     }
     let summary = status

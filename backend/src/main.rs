@@ -32,7 +32,8 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn run(config: Config) -> Result<(), String> {
-    let access = config.check()?;
+    let access = config.check().await?;
+    tracing::info!(auth = %access.mode(), "{}", access.describe());
     let store: Arc<dyn Store> = match config.dynamodb_region() {
         Some(region) => {
             let cfg = DynamoConfig {
@@ -68,7 +69,8 @@ async fn run(config: Config) -> Result<(), String> {
         tracing::warn!(dist = %config.dist.display(), "no console build found; only the API is served");
     }
     let service = Service::new(store, config.regions.clone(), config.default_image.clone())
-        .with_frameworks(config.frameworks);
+        .with_frameworks(config.frameworks)
+        .with_auth(access.mode());
     let service = match &config.monitor_settings {
         Some(path) => service.with_monitor_settings(gco_console::monitor_settings::read(path)?),
         None => service,

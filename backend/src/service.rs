@@ -102,6 +102,8 @@ pub struct Service {
     frameworks: Frameworks,
     /// What each region's monitor is configured with (`--monitor-settings`).
     monitors: Arc<gco_spec::MonitorSettings>,
+    /// How users are known (`--auth`), for the console to sign in by.
+    auth: gco_api::AuthMode,
 }
 
 fn now_micros() -> i64 {
@@ -135,12 +137,18 @@ impl Service {
             default_image,
             frameworks: Frameworks::CURRENT,
             monitors: Arc::default(),
+            auth: gco_api::AuthMode::None,
         }
     }
 
     /// The frameworks the team's GCO accepts (GCO's current ones unless set).
     pub fn with_frameworks(self, frameworks: Frameworks) -> Service {
         Service { frameworks, ..self }
+    }
+
+    /// The service as the console's `--auth` makes it known.
+    pub fn with_auth(self, auth: gco_api::AuthMode) -> Service {
+        Service { auth, ..self }
     }
 
     pub fn frameworks(&self) -> &Frameworks {
@@ -181,7 +189,7 @@ impl Service {
                 .into_iter()
                 .map(String::from)
                 .collect(),
-            auth: gco_api::AuthMode::None,
+            auth: self.auth,
             history: false,
         }
     }

@@ -11,17 +11,19 @@ use tower::ServiceExt;
 
 use common::TempDir;
 use common::app::{Api, TOKEN};
-use gco_console::auth::Access;
+use gco_console::auth::tokens::Tokens;
+use gco_console::auth::{Access, Authenticator};
 use gco_spec::json::{Value, parse};
 use http_body_util::BodyExt;
 
 #[tokio::test]
-async fn tokens_guard_every_mutation() {
+async fn tokens_guard_every_request() {
     let api = Api::with_token(Some(TOKEN));
     let body = r#"{"endpoint_name": "web", "image": "x"}"#;
     let r = api.post("/api/endpoints", body).await;
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
-    assert_eq!(r.str("error"), "this change needs a valid bearer token");
+    assert_eq!(r.str("error"), "this request needs a valid bearer token");
+    assert_eq!(r.headers["www-authenticate"], "Bearer");
     let r = api
         .send(
             "POST",
@@ -47,16 +49,29 @@ async fn tokens_guard_every_mutation() {
             .status,
         StatusCode::UNAUTHORIZED
     );
+    // Reads need it too: the records hold env values.
+    for (method, path) in [
+        ("GET", "/api/endpoints/web"),
+        ("GET", "/api/endpoints"),
+        ("GET", "/api/me"),
+        ("POST", "/api/validate"),
+    ] {
+        let r = api.send(method, path, Some(body), &[]).await;
+        assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{method} {path}");
+        let r = api
+            .send(method, path, Some(body), &[("authorization", &bearer)])
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{method} {path}: {}", r.text);
+    }
+    let me = api
+        .send("GET", "/api/me", None, &[("authorization", &bearer)])
+        .await;
     assert_eq!(
-        api.get("/api/endpoints/web").await.status,
-        StatusCode::OK,
-        "reads need no token"
+        me.text,
+        r#"{"name": "token", "roles": ["viewer", "operator", "admin"]}"#
     );
-    assert_eq!(
-        api.post("/api/validate", body).await.status,
-        StatusCode::OK,
-        "validation stores nothing"
-    );
+    // The deploy defaults are read before anyone signs in.
+    assert_eq!(api.get("/api/config").await.status, StatusCode::OK);
     let lowercase = format!("bearer {TOKEN}");
     let r = api
         .send(
@@ -143,9 +158,15 @@ async fn on_loopback_only_loopback_names_are_answered() {
                 "this console answers to localhost, 127.0.0.1, [::1] only; list the name it is reached by in --allowed-hosts"
             );
         }
+        let bearer = format!("Bearer {TOKEN}");
         for host in ["localhost:8080", "127.0.0.1:8080", "[::1]:8080"] {
             let r = api
-                .send("GET", "/api/endpoints", None, &[("host", host)])
+                .send(
+                    "GET",
+                    "/api/endpoints",
+                    None,
+                    &[("host", host), ("authorization", &bearer)],
+                )
                 .await;
             assert_eq!(r.status, StatusCode::OK, "{host}");
         }
@@ -155,13 +176,25 @@ async fn on_loopback_only_loopback_names_are_answered() {
     // changes.
     let api = Api::with_access(Access::for_listener(
         "0.0.0.0:8080".parse().unwrap(),
-        Some(TOKEN.into()),
+        Authenticator::Token(Tokens::shared(TOKEN)),
         vec!["console.example.com".into()],
     ));
+    let bearer = format!("Bearer {TOKEN}");
     for host in ["console.example.com", "10.1.2.3:8080"] {
-        let host = [("host", host)];
-        let r = api.send("GET", "/api/endpoints", None, &host).await;
+        let r = api
+            .send("GET", "/api/endpoints", None, &[("host", host)])
+            .await;
+        assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{}", r.text);
+        let r = api
+            .send(
+                "GET",
+                "/api/endpoints",
+                None,
+                &[("host", host), ("authorization", &bearer)],
+            )
+            .await;
         assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+        let host = [("host", host)];
         let r = api
             .send("POST", "/api/endpoints/pd/stop", None, &host)
             .await;
@@ -272,15 +305,16 @@ async fn on_loopback_only_loopback_names_are_answered() {
     );
 }
 
-#[test]
-fn non_loopback_needs_a_token() {
+#[tokio::test]
+async fn non_loopback_needs_a_token() {
     use clap::Parser;
     let config = gco_console::config::Config::parse_from(["gco-console", "--addr", "0.0.0.0:8080"]);
     assert!(
         config
             .check()
+            .await
             .unwrap_err()
-            .starts_with("refusing to listen on 0.0.0.0:8080 without --auth-token-file")
+            .starts_with("refusing to listen on 0.0.0.0:8080 with --auth none")
     );
     let dir = TempDir::new("token");
     let token_file = dir.path().join("token");
@@ -297,8 +331,9 @@ fn non_loopback_needs_a_token() {
             "Console.example.com,.corp.example",
         ])
         .check()
+        .await
         .unwrap();
-        assert_eq!(access.token.as_deref(), Some(TOKEN));
+        assert_eq!(access.mode(), gco_api::AuthMode::Token);
         assert_eq!(access.hosts.any_address, any_address, "{addr}");
         assert_eq!(
             &access.hosts.names[..],
@@ -313,13 +348,14 @@ fn non_loopback_needs_a_token() {
     assert!(
         config
             .check()
+            .await
             .unwrap_err()
             .starts_with("--allowed-hosts: \"console.example.com:8080\" is not a host name")
     );
     let config =
         gco_console::config::Config::parse_from(["gco-console", "--regions", "us-east-1,mars"]);
     assert_eq!(
-        config.check().unwrap_err(),
+        config.check().await.unwrap_err(),
         "--regions: \"mars\" is not an AWS region such as us-east-1"
     );
 }

@@ -420,16 +420,74 @@ fn assert_harmless(name: &str, reply: &Reply) {
 fn hostile_requests_get_4xx_with_the_error_shape_and_the_server_stays_up() {
     let data = TempDir::new("hostile");
     let (_root, dist) = console_with_a_secret_next_to_it();
-    let mut server = Server::embedded_with_dist(data.path(), &dist);
-    let deployed = server.send("POST", "/api/endpoints", DEPLOY);
+    let server = Server::embedded_with_dist(data.path(), &dist);
+    survives_the_corpus(server, None);
+}
+
+/// The corpus again as a signed-in user (the load balancer's verified
+/// header, with a role that reaches every route): past the identity
+/// check, every request still meets the same refusals.
+#[test]
+fn hostile_requests_from_a_signed_in_user_are_refused_alike() {
+    let keys = common::alb::KeyServer::start_on_own_thread();
+    let exp = common::alb::now() + 3600;
+    let header = common::alb::alb_token(
+        &keys.key,
+        common::alb::alb_header(keys.kid, common::alb::ARN, exp),
+        common::alb::claims(exp),
+    );
+    let data = TempDir::new("hostile-signed-in");
+    let (_root, dist) = console_with_a_secret_next_to_it();
+    let server = Server::with_args(&[
+        "--data-dir".as_ref(),
+        data.path().as_os_str(),
+        "--dist".as_ref(),
+        dist.as_os_str(),
+        "--auth".as_ref(),
+        "alb".as_ref(),
+        "--alb-arn".as_ref(),
+        common::alb::ARN.as_ref(),
+        "--alb-public-keys".as_ref(),
+        keys.url.as_ref(),
+        "--roles".as_ref(),
+        "default = \"admin\"".as_ref(),
+    ]);
+    survives_the_corpus(server, Some(&header));
+}
+
+/// `request` with `x-amzn-oidc-data: <identity>` after its request line.
+fn signed_in(request: &[u8], identity: Option<&str>) -> Vec<u8> {
+    let Some(identity) = identity else {
+        return request.to_vec();
+    };
+    let line_end = request
+        .windows(2)
+        .position(|w| w == b"\r\n")
+        .map_or(request.len(), |at| at + 2);
+    let mut out = request[..line_end].to_vec();
+    out.extend_from_slice(format!("X-Amzn-Oidc-Data: {identity}\r\n").as_bytes());
+    out.extend_from_slice(&request[line_end..]);
+    out
+}
+
+fn survives_the_corpus(mut server: Server, identity: Option<&str>) {
+    let port = server.port;
+    let send = |method: &str, path: &str, body: &str| {
+        exchange(
+            port,
+            &signed_in(&json(method, path, body.as_bytes()), identity),
+        )
+        .unwrap_or_else(|e| panic!("{method} {path}: no answer: {e}"))
+    };
+    let deployed = send("POST", "/api/endpoints", DEPLOY);
     assert_eq!(deployed.status, 201, "{deployed:?}");
 
     let started = Instant::now();
     let cases = corpus();
     for (name, bytes) in &cases {
         let sent = Instant::now();
-        let reply =
-            exchange(server.port, bytes).unwrap_or_else(|e| panic!("{name}: no answer: {e}"));
+        let reply = exchange(server.port, &signed_in(bytes, identity))
+            .unwrap_or_else(|e| panic!("{name}: no answer: {e}"));
         assert!(
             (400..500).contains(&reply.status),
             "{name}: {}",
@@ -444,8 +502,8 @@ fn hostile_requests_get_4xx_with_the_error_shape_and_the_server_stays_up() {
         );
     }
     for (name, bytes) in unparseable() {
-        let reply =
-            exchange(server.port, &bytes).unwrap_or_else(|e| panic!("{name}: no answer: {e}"));
+        let reply = exchange(server.port, &signed_in(&bytes, identity))
+            .unwrap_or_else(|e| panic!("{name}: no answer: {e}"));
         assert!(
             (400..500).contains(&reply.status),
             "{name}: {}",
@@ -460,13 +518,13 @@ fn hostile_requests_get_4xx_with_the_error_shape_and_the_server_stays_up() {
     );
 
     assert!(server.is_running(), "the server died");
-    assert_eq!(server.send("GET", "/healthz", "").status, 200);
-    let after = server.send("GET", "/api/endpoints/pd", "");
+    assert_eq!(send("GET", "/healthz", "").status, 200);
+    let after = send("GET", "/api/endpoints/pd", "");
     assert_eq!(
         after.body, deployed.body,
         "a hostile request changed the endpoint"
     );
-    let list = server.send("GET", "/api/endpoints", "");
+    let list = send("GET", "/api/endpoints", "");
     assert_eq!(
         list.get("endpoints")
             .to_json()

@@ -203,7 +203,7 @@ fn monitor_settings_feed_the_manifests_and_the_master_image_warning() {
 /// It stores nothing: like `/api/validate`, it needs no token and may be
 /// asked from another page.
 #[tokio::test]
-async fn rendering_needs_no_token() {
+async fn rendering_is_no_change() {
     use axum::body::Body;
     use axum::http::Request;
     use http_body_util::BodyExt;
@@ -218,8 +218,11 @@ async fn rendering_needs_no_token() {
     let body =
         r#"{"document": {"endpoint_name": "web", "image": "nginx:1"}, "region": "us-east-1"}"#;
     for origin in [None, Some("https://elsewhere.example")] {
+        // It needs an identity (records' env values are in what it reads),
+        // but it changes nothing: another origin may ask.
         let mut request = Request::post("/api/manifests")
             .header("host", "localhost")
+            .header("authorization", "Bearer 0123456789abcdef-test-token")
             .header("content-type", "application/json");
         if let Some(origin) = origin {
             request = request.header("origin", origin);

@@ -25,6 +25,6 @@ fn refuses_an_open_address_without_a_token() {
     assert!(!out.status.success());
     assert!(
         String::from_utf8_lossy(&out.stderr)
-            .contains("refusing to listen on 0.0.0.0:0 without --auth-token-file")
+            .contains("refusing to listen on 0.0.0.0:0 with --auth none")
     );
 }

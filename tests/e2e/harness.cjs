@@ -30,13 +30,20 @@ function log(...args) {
   console.log('[e2e]', ...args);
 }
 
-/** The backend binary: release when built, else debug, else built (debug) now. */
+/**
+ * The backend binary: GCO_CONSOLE_BIN when set, else the newer of the
+ * release and debug builds (an older one would test stale code), else
+ * built (debug) now.
+ */
 function backendBinary() {
+  if (process.env.GCO_CONSOLE_BIN) return process.env.GCO_CONSOLE_BIN;
   const candidates = [
     path.join(ROOT, 'target', 'release', 'gco-console'),
     path.join(ROOT, 'target', 'debug', 'gco-console'),
   ];
-  for (const c of candidates) if (fs.existsSync(c)) return c;
+  const built = candidates.filter((c) => fs.existsSync(c));
+  built.sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
+  if (built.length) return built[0];
   log('no gco-console binary: running cargo build -q -p gco-console');
   const r = spawnSync('cargo', ['build', '-q', '-p', 'gco-console'], { cwd: ROOT, stdio: 'inherit' });
   if (r.status !== 0) throw new Error('cargo build -p gco-console failed');
@@ -68,10 +75,10 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Starts gco-console on a free port with a fresh --data-dir (and `args`,
- * e.g. a DynamoDB endpoint). Resolves to { url, stop(), output() } once
+ * e.g. a DynamoDB endpoint; `port`, one chosen beforehand). Resolves to { url, stop(), output() } once
  * /healthz answers.
  */
-async function startBackend({ token, args = [] } = {}) {
+async function startBackend({ token, args = [], port: wanted } = {}) {
   checkDist();
   const bin = backendBinary();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gco-e2e-data-'));
@@ -83,7 +90,8 @@ async function startBackend({ token, args = [] } = {}) {
   }
   let lastError;
   for (let attempt = 0; attempt < 3; attempt++) {
-    const port = await freePort();
+    // A caller that names the port (one it registered elsewhere) gets it.
+    const port = wanted && attempt === 0 ? wanted : await freePort();
     const url = `http://127.0.0.1:${port}`;
     const child = spawn(
       bin,

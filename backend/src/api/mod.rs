@@ -49,6 +49,7 @@ pub fn documented() -> OpenApiRouter<AppState> {
         .routes(routes!(healthz))
         .routes(routes!(openapi))
         .routes(routes!(config))
+        .routes(routes!(me))
         .routes(routes!(validate))
         .routes(routes!(manifests::render))
         .routes(routes!(manifests::monitor_settings))
@@ -126,6 +127,23 @@ fn record_response(status: StatusCode, stored: &Stored) -> Response {
     responses((status = 200, description = "The regions a deploy without target regions uses, and the image a mooncake deploy without one gets.", body = gco_api::Config), AnyErrors))]
 async fn config(State(service): State<AppState>) -> Response {
     json_response(StatusCode::OK, &service.config().to_value())
+}
+
+/// Who is asking
+///
+/// The identity this request was made with, and its roles.
+#[utoipa::path(get, path = route::ME,
+    responses((status = 200, description = "The verified identity and its roles.", body = gco_api::Me), AnyErrors))]
+async fn me(identity: crate::identity::Identity) -> Response {
+    let me = gco_api::Me {
+        name: identity.name,
+        roles: identity.roles,
+    };
+    let roles = me.roles.iter().map(|r| Value::str(r.as_str())).collect();
+    let mut body = Object::new();
+    body.insert("name", me.name.as_str());
+    body.insert("roles", Value::List(roles));
+    json_response(StatusCode::OK, &Value::Object(body))
 }
 
 /// Check a deploy request or a spec; stores nothing

@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod alb;
 pub mod app;
 pub mod monitor;
 

@@ -1,0 +1,264 @@
+//! `--auth alb`: an AWS Application Load Balancer signs users in with OIDC
+//! and sends their claims as `x-amzn-oidc-data`, a JWT it signs with ES256.
+//!
+//! The ALB pads each segment with `=` and signs the padded text, so the
+//! signature is checked over `header.payload` exactly as received (standard
+//! JWT libraries strip or refuse the padding, and reject these tokens). The
+//! key named by `kid` comes from the region's public-key endpoint; a key
+//! never changes under its `kid`, so each is fetched once and kept.
+
+use std::collections::HashMap;
+use std::sync::RwLock;
+use std::time::Duration;
+
+use base64::Engine;
+use base64::alphabet;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+use p256::ecdsa::signature::Verifier;
+use p256::ecdsa::{Signature, VerifyingKey};
+use p256::pkcs8::DecodePublicKey;
+use serde::Deserialize;
+
+use super::roles::groups_of;
+
+/// The header the ALB adds.
+pub const HEADER: &str = "x-amzn-oidc-data";
+
+/// Base64url, padded or not, as the ALB may send either.
+const SEGMENT: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::URL_SAFE,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
+
+/// Why a header is refused: logged (never the token), and the request
+/// answered 401.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AlbRefusal {
+    Missing,
+    Malformed(&'static str),
+    Algorithm(String),
+    ForeignSigner(String),
+    Expired {
+        exp: u64,
+        now: u64,
+    },
+    /// The key for `kid` could not be fetched or read.
+    Key {
+        kid: String,
+        reason: String,
+    },
+    BadSignature,
+}
+
+impl std::fmt::Display for AlbRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AlbRefusal::Missing => write!(f, "no {HEADER} header"),
+            AlbRefusal::Malformed(what) => write!(f, "{HEADER} is not an ALB token: {what}"),
+            AlbRefusal::Algorithm(alg) => write!(f, "algorithm {alg:?}, not ES256"),
+            AlbRefusal::ForeignSigner(signer) => {
+                write!(f, "signed by {signer:?}, not this console's load balancer")
+            }
+            AlbRefusal::Expired { exp, now } => write!(f, "expired at {exp} (now {now})"),
+            AlbRefusal::Key { kid, reason } => write!(f, "key {kid:?}: {reason}"),
+            AlbRefusal::BadSignature => f.write_str("the signature does not verify"),
+        }
+    }
+}
+
+/// The user an ALB token names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlbUser {
+    /// The `email` claim, else `sub`.
+    pub name: String,
+    pub groups: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct TokenHeader {
+    alg: String,
+    kid: String,
+    signer: String,
+    exp: u64,
+}
+
+pub struct AlbVerifier {
+    signer: String,
+    /// The key URL prefix; the `kid` is appended.
+    keys_url: String,
+    groups_claim: String,
+    http: reqwest::Client,
+    keys: RwLock<HashMap<String, VerifyingKey>>,
+}
+
+/// The public-key endpoint of the ALB named by `arn`, in its region and
+/// partition: `https://public-keys.auth.elb.<region>.amazonaws.com/`.
+pub fn default_keys_url(arn: &str) -> Result<String, String> {
+    let parts: Vec<&str> = arn.split(':').collect();
+    match parts.as_slice() {
+        [
+            "arn",
+            partition,
+            "elasticloadbalancing",
+            region,
+            _account,
+            resource,
+        ] if resource.starts_with("loadbalancer/app/") && !region.is_empty() => {
+            let domain = match *partition {
+                "aws-cn" => "amazonaws.com.cn",
+                _ => "amazonaws.com",
+            };
+            Ok(format!("https://public-keys.auth.elb.{region}.{domain}/"))
+        }
+        _ => Err(format!(
+            "--alb-arn: {arn:?} is not an Application Load Balancer's ARN \
+             (arn:aws:elasticloadbalancing:<region>:<account>:loadbalancer/app/<name>/<id>)"
+        )),
+    }
+}
+
+impl AlbVerifier {
+    pub fn new(signer: String, keys_url: String, groups_claim: String) -> AlbVerifier {
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(Duration::from_secs(3))
+            .build()
+            .expect("a TLS client builds");
+        AlbVerifier {
+            signer,
+            keys_url,
+            groups_claim,
+            http,
+            keys: RwLock::default(),
+        }
+    }
+
+    /// The load balancer whose tokens are accepted.
+    pub fn signer(&self) -> &str {
+        &self.signer
+    }
+
+    /// The user a header names, when the header is this ALB's, signed, and
+    /// not expired at `now` (seconds since the epoch).
+    pub async fn verify(&self, token: &str, now: u64) -> Result<AlbUser, AlbRefusal> {
+        let mut segments = token.split('.');
+        let (Some(header), Some(payload), Some(signature), None) = (
+            segments.next(),
+            segments.next(),
+            segments.next(),
+            segments.next(),
+        ) else {
+            return Err(AlbRefusal::Malformed("not three segments"));
+        };
+        let head: TokenHeader = decode_json(header).ok_or(AlbRefusal::Malformed("header"))?;
+        if head.alg != "ES256" {
+            return Err(AlbRefusal::Algorithm(head.alg));
+        }
+        // Another ALB of the same region signs with the same keys.
+        if head.signer != self.signer {
+            return Err(AlbRefusal::ForeignSigner(head.signer));
+        }
+        if head.exp <= now {
+            return Err(AlbRefusal::Expired { exp: head.exp, now });
+        }
+        let signature = SEGMENT
+            .decode(signature)
+            .ok()
+            .and_then(|bytes| Signature::from_slice(&bytes).ok())
+            .ok_or(AlbRefusal::Malformed("signature"))?;
+        let key = self.key(&head.kid).await?;
+        // Over the text as received, padding included.
+        let signed = &token[..header.len() + 1 + payload.len()];
+        key.verify(signed.as_bytes(), &signature)
+            .map_err(|_| AlbRefusal::BadSignature)?;
+        let claims: serde_json::Map<String, serde_json::Value> =
+            decode_json(payload).ok_or(AlbRefusal::Malformed("payload"))?;
+        if let Some(exp) = claims.get("exp").and_then(serde_json::Value::as_u64)
+            && exp <= now
+        {
+            return Err(AlbRefusal::Expired { exp, now });
+        }
+        let text = |key: &str| {
+            claims
+                .get(key)
+                .and_then(serde_json::Value::as_str)
+                .filter(|s| !s.is_empty())
+        };
+        let name = text("email")
+            .or_else(|| text("sub"))
+            .ok_or(AlbRefusal::Malformed("no email or sub claim"))?;
+        Ok(AlbUser {
+            name: name.to_owned(),
+            groups: groups_of(claims.get(&self.groups_claim)),
+        })
+    }
+
+    /// The key named `kid`: cached, or fetched once.
+    async fn key(&self, kid: &str) -> Result<VerifyingKey, AlbRefusal> {
+        if let Some(key) = self.keys.read().unwrap_or_else(|e| e.into_inner()).get(kid) {
+            return Ok(*key);
+        }
+        let refused = |reason: String| AlbRefusal::Key {
+            kid: kid.to_owned(),
+            reason,
+        };
+        // The kid becomes part of a URL: ALB kids are UUIDs.
+        if kid.is_empty()
+            || kid.len() > 128
+            || !kid.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        {
+            return Err(refused("not a key id".into()));
+        }
+        let url = format!("{}{kid}", self.keys_url);
+        let response = self
+            .http
+            .get(&url)
+            .send()
+            .await
+            .map_err(|e| refused(format!("fetching {url}: {e}")))?;
+        if !response.status().is_success() {
+            return Err(refused(format!("{url} answered {}", response.status())));
+        }
+        let pem = response
+            .text()
+            .await
+            .map_err(|e| refused(format!("reading {url}: {e}")))?;
+        let key = VerifyingKey::from_public_key_pem(pem.trim())
+            .map_err(|e| refused(format!("{url} is no P-256 public key: {e}")))?;
+        self.keys
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(kid.to_owned(), key);
+        Ok(key)
+    }
+}
+
+fn decode_json<T: serde::de::DeserializeOwned>(segment: &str) -> Option<T> {
+    serde_json::from_slice(&SEGMENT.decode(segment).ok()?).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_key_endpoint_follows_the_arn() {
+        assert_eq!(
+            default_keys_url(
+                "arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/console/50dc6c495c0c9188"
+            ),
+            Ok("https://public-keys.auth.elb.eu-west-1.amazonaws.com/".into())
+        );
+        assert_eq!(
+            default_keys_url(
+                "arn:aws-cn:elasticloadbalancing:cn-north-1:123456789012:loadbalancer/app/c/1"
+            ),
+            Ok("https://public-keys.auth.elb.cn-north-1.amazonaws.com.cn/".into())
+        );
+        assert!(
+            default_keys_url("arn:aws:elasticloadbalancing:eu-west-1:1:loadbalancer/net/x/1")
+                .is_err()
+        );
+        assert!(default_keys_url("console").is_err());
+    }
+}

@@ -1,0 +1,461 @@
+//! Who may ask, and what they may do.
+//!
+//! Every request must be addressed to a host this console answers to
+//! ([`hosts`]), and no change may come from another site's page. Under
+//! `/api`, every request but `GET /api/config` then needs an identity, by
+//! `--auth`: `none` (loopback only: `local`, every role), `token` (bearer
+//! tokens, [`tokens`]), `oidc` (the console's own sign-in and session
+//! cookie, [`oidc`]) or `alb` (the load balancer's signed header, [`alb`]).
+//! The identity's roles ([`roles`]) must grant what the route needs; the
+//! handlers get it as an extractor ([`Identity`]).
+//!
+//! Any web page the user opens could otherwise reach a console on
+//! `127.0.0.1` (or on an address of the user's network): with a plain form
+//! post (a "simple" cross-site request, sent without asking), or by DNS
+//! rebinding (its own name made to resolve to the console's address, so
+//! that it reads as the same origin). A rebinding page's requests carry its
+//! own name as their `Host`, which the console refuses unless told to
+//! answer to it.
+
+pub mod alb;
+pub mod hosts;
+pub mod oidc;
+pub mod roles;
+pub mod session;
+pub mod tokens;
+
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use gco_api::{AuthMode, Role, route};
+
+pub use hosts::AllowedHosts;
+
+use crate::api::ApiError;
+use crate::identity::Identity;
+use alb::AlbVerifier;
+use oidc::Oidc;
+use roles::RolesMap;
+use tokens::Tokens;
+
+/// How identities are verified (`--auth`).
+pub enum Authenticator {
+    None,
+    Token(Tokens),
+    Oidc {
+        oidc: Arc<Oidc>,
+        /// Bearer tokens for automation beside the sign-in (`--tokens-file`).
+        tokens: Tokens,
+        roles: RolesMap,
+    },
+    Alb {
+        verifier: AlbVerifier,
+        roles: RolesMap,
+    },
+}
+
+impl Authenticator {
+    pub fn mode(&self) -> AuthMode {
+        match self {
+            Authenticator::None => AuthMode::None,
+            Authenticator::Token(_) => AuthMode::Token,
+            Authenticator::Oidc { .. } => AuthMode::Oidc,
+            Authenticator::Alb { .. } => AuthMode::Alb,
+        }
+    }
+}
+
+/// Who may ask, as configured at start-up.
+#[derive(Clone)]
+pub struct Access {
+    pub hosts: AllowedHosts,
+    pub auth: Arc<Authenticator>,
+}
+
+/// Without secrets, which no log may hold.
+impl std::fmt::Debug for Access {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Access")
+            .field("auth", &self.auth.mode())
+            .field("hosts", &self.hosts)
+            .finish()
+    }
+}
+
+impl Access {
+    /// The rules of a server listening on `addr` that answers to `names`
+    /// besides loopback ones (and, off loopback, IP addresses).
+    pub fn for_listener(
+        addr: std::net::SocketAddr,
+        auth: Authenticator,
+        names: Vec<String>,
+    ) -> Access {
+        Access {
+            hosts: AllowedHosts {
+                any_address: !addr.ip().is_loopback(),
+                names: names.into(),
+            },
+            auth: Arc::new(auth),
+        }
+    }
+
+    /// The rules of a server on loopback: `--auth none`, or the shared
+    /// token when one is given.
+    pub fn loopback(token: Option<&str>) -> Access {
+        Access::on_loopback(match token {
+            Some(token) => Authenticator::Token(Tokens::shared(token)),
+            None => Authenticator::None,
+        })
+    }
+
+    pub fn on_loopback(auth: Authenticator) -> Access {
+        Access {
+            hosts: AllowedHosts::default(),
+            auth: Arc::new(auth),
+        }
+    }
+
+    pub fn mode(&self) -> AuthMode {
+        self.auth.mode()
+    }
+
+    /// What the console says at start-up of who may ask.
+    pub fn describe(&self) -> String {
+        let roles = |roles: &RolesMap| {
+            format!(
+                "signed-in users without a mapped group are {}; {} group(s) mapped",
+                roles.default.map_or("refused".into(), |r| format!("{r}s")),
+                roles.groups.len()
+            )
+        };
+        match &*self.auth {
+            Authenticator::None => {
+                "auth none: loopback only; every request is `local`, with every role".into()
+            }
+            Authenticator::Token(tokens) => format!(
+                "auth token: every API request needs one of {} bearer token(s)",
+                tokens.len()
+            ),
+            Authenticator::Oidc {
+                oidc,
+                tokens,
+                roles: map,
+            } => format!(
+                "auth oidc: users sign in at {}; {}; {} bearer token(s) for automation",
+                oidc.issuer(),
+                roles(map),
+                tokens.len()
+            ),
+            Authenticator::Alb {
+                verifier,
+                roles: map,
+            } => format!(
+                "auth alb: users are signed in by {}; {}",
+                verifier.signer(),
+                roles(map)
+            ),
+        }
+    }
+
+    /// The sign-in routes, under `--auth oidc`.
+    pub fn oidc(&self) -> Option<Arc<Oidc>> {
+        match &*self.auth {
+            Authenticator::Oidc { oidc, .. } => Some(Arc::clone(oidc)),
+            _ => None,
+        }
+    }
+}
+
+/// Routes that are POSTed to but store nothing.
+const READ_ONLY_POSTS: [&str; 2] = [route::VALIDATE, route::MANIFESTS];
+
+/// A request that changes something: any method but GET/HEAD/OPTIONS, except
+/// [`READ_ONLY_POSTS`].
+fn is_mutation(method: &Method, path: &str) -> bool {
+    !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+        && !READ_ONLY_POSTS.contains(&path)
+}
+
+/// The role a request needs, and the action as a 403 names it.
+fn needed(method: &Method, path: &str) -> (Role, &'static str) {
+    let endpoint = path
+        .strip_prefix("/api/endpoints/")
+        .is_some_and(|name| !name.is_empty() && !name.contains('/'));
+    if *method == Method::DELETE && endpoint {
+        (Role::Admin, "deleting an endpoint")
+    } else if is_mutation(method, path) {
+        (Role::Operator, "changing endpoints")
+    } else {
+        (Role::Viewer, "reading endpoints")
+    }
+}
+
+/// Whether a request needs an identity: everything under `/api` but the
+/// deploy defaults, which the console reads before anyone signs in.
+fn needs_identity(method: &Method, path: &str) -> bool {
+    let api = path == "/api" || path.starts_with("/api/");
+    let config = path == route::CONFIG && matches!(*method, Method::GET | Method::HEAD);
+    api && !config
+}
+
+/// Why a request has no identity: a 401 saying what to do, the reason
+/// logged (never a token).
+struct Unidentified {
+    message: &'static str,
+    reason: String,
+    bearer: bool,
+}
+
+impl IntoResponse for Unidentified {
+    fn into_response(self) -> Response {
+        tracing::warn!(reason = %self.reason, "request refused: no identity");
+        let mut response = ApiError::new(StatusCode::UNAUTHORIZED, self.message).into_response();
+        if self.bearer {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        response
+    }
+}
+
+/// An identity, and whether it came with a cookie (which a browser sends
+/// by itself, so a change must also prove its origin).
+struct Identified {
+    identity: Identity,
+    by_cookie: bool,
+}
+
+fn seconds_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+impl Authenticator {
+    async fn identify(&self, headers: &HeaderMap) -> Result<Identified, Unidentified> {
+        let by_token = |tokens: &Tokens| {
+            let token = tokens::bearer(headers)?;
+            Some(tokens.identify(token).ok_or(Unidentified {
+                message: "this request needs a valid bearer token",
+                reason: "a bearer token this console does not accept".into(),
+                bearer: true,
+            }))
+        };
+        let plain = |identity| Identified {
+            identity,
+            by_cookie: false,
+        };
+        match self {
+            Authenticator::None => Ok(plain(Identity::local())),
+            Authenticator::Token(tokens) => match by_token(tokens) {
+                Some(found) => found.map(plain),
+                None => Err(Unidentified {
+                    message: "this request needs a valid bearer token",
+                    reason: "no bearer token".into(),
+                    bearer: true,
+                }),
+            },
+            Authenticator::Oidc {
+                oidc,
+                tokens,
+                roles,
+            } => {
+                if let Some(found) = by_token(tokens) {
+                    return found.map(plain);
+                }
+                let session = oidc.session(headers).map_err(|no| Unidentified {
+                    message: no.message(),
+                    reason: format!("{no:?}"),
+                    bearer: false,
+                })?;
+                Ok(Identified {
+                    identity: Identity {
+                        roles: roles.roles_of(&session.groups),
+                        name: session.name,
+                    },
+                    by_cookie: true,
+                })
+            }
+            Authenticator::Alb { verifier, roles } => {
+                let refused = |reason: alb::AlbRefusal| Unidentified {
+                    message: "the load balancer's sign-in header is missing or not valid; reload the page",
+                    reason: reason.to_string(),
+                    bearer: false,
+                };
+                let token = headers
+                    .get(alb::HEADER)
+                    .and_then(|v| v.to_str().ok())
+                    .ok_or_else(|| refused(alb::AlbRefusal::Missing))?;
+                let user = verifier
+                    .verify(token, seconds_now())
+                    .await
+                    .map_err(refused)?;
+                Ok(plain(Identity {
+                    roles: roles.roles_of(&user.groups),
+                    name: user.name,
+                }))
+            }
+        }
+    }
+}
+
+/// The whole check, in front of every route.
+pub async fn authorize(State(access): State<Access>, mut request: Request, next: Next) -> Response {
+    let (method, path) = (request.method().clone(), request.uri().path().to_owned());
+    let mutation = is_mutation(&method, &path);
+    if mutation && is_cross_site(&request) {
+        return ApiError::new(
+            StatusCode::FORBIDDEN,
+            "changes are refused from other sites' pages",
+        )
+        .into_response();
+    }
+    if !access.hosts.admit(&request) {
+        return access.hosts.refusal().into_response();
+    }
+    if !needs_identity(&method, &path) {
+        return next.run(request).await;
+    }
+    let identified = match access.auth.identify(request.headers()).await {
+        Ok(identified) => identified,
+        Err(unidentified) => return unidentified.into_response(),
+    };
+    // A cookie comes with every request the browser makes, so a change
+    // made with one must name this console's page as its origin.
+    if identified.by_cookie
+        && mutation
+        && let Some(oidc) = access.oidc()
+        && !from_page_of(request.headers(), oidc.origin())
+    {
+        return ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!("changes with a session must come from {}", oidc.origin()),
+        )
+        .into_response();
+    }
+    let (role, action) = needed(&method, &path);
+    if let Err(refusal) = identified.identity.require(role, action) {
+        tracing::info!(who = %identified.identity.name, %method, %path, "refused: role");
+        return refusal.into_response();
+    }
+    tracing::Span::current().record("who", identified.identity.name.as_str());
+    request.extensions_mut().insert(identified.identity);
+    next.run(request).await
+}
+
+/// Whether a browser says this request comes from a page of `origin`: its
+/// `Origin`, or its `Sec-Fetch-Site` (which pages cannot set). A form post
+/// from a page with `Referrer-Policy: no-referrer`, as the console's, sends
+/// `Origin: null`, and only the latter tells.
+pub fn from_page_of(headers: &HeaderMap, origin: &str) -> bool {
+    let site = headers.get("sec-fetch-site").map(|s| s.as_bytes());
+    let sent = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok());
+    site == Some(b"same-origin") || sent == Some(origin)
+}
+
+/// Whether a browser says this request comes from another site: its
+/// `Sec-Fetch-Site`, or else an `Origin` other than the address it was sent
+/// to. Clients that are not browsers send neither.
+fn is_cross_site(request: &Request) -> bool {
+    let headers = request.headers();
+    if let Some(site) = headers.get("sec-fetch-site") {
+        return !matches!(site.as_bytes(), b"same-origin" | b"none");
+    }
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return false;
+    };
+    let authority = origin
+        .to_str()
+        .ok()
+        .and_then(|o| o.split_once("://"))
+        .map(|(_, authority)| authority);
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    match (authority, host) {
+        (Some(authority), Some(host)) => !authority.eq_ignore_ascii_case(host),
+        // `Origin: null` (a sandboxed frame, a file), or no Host to compare.
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Body;
+
+    use super::*;
+
+    fn request(headers: &[(&str, &str)]) -> Request {
+        let mut r = Request::builder().method("POST").uri("/api/endpoints");
+        for (k, v) in headers {
+            r = r.header(*k, *v);
+        }
+        r.body(Body::empty()).unwrap()
+    }
+
+    #[test]
+    fn tells_cross_site_requests() {
+        let host = ("host", "127.0.0.1:8080");
+        for same in [
+            vec![],
+            vec![host],
+            vec![host, ("origin", "http://127.0.0.1:8080")],
+            vec![host, ("origin", "HTTP://127.0.0.1:8080")],
+            vec![
+                host,
+                ("sec-fetch-site", "same-origin"),
+                ("origin", "http://127.0.0.1:8080"),
+            ],
+            vec![("sec-fetch-site", "none")],
+        ] {
+            assert!(!is_cross_site(&request(&same)), "{same:?}");
+        }
+        for cross in [
+            vec![host, ("origin", "http://evil.example")],
+            vec![host, ("origin", "http://127.0.0.1:9999")],
+            vec![host, ("origin", "null")],
+            vec![("origin", "http://127.0.0.1:8080")],
+            vec![host, ("sec-fetch-site", "cross-site")],
+            vec![
+                host,
+                ("sec-fetch-site", "same-site"),
+                ("origin", "http://127.0.0.1:8080"),
+            ],
+        ] {
+            assert!(is_cross_site(&request(&cross)), "{cross:?}");
+        }
+    }
+
+    #[test]
+    fn routes_need_the_role_of_what_they_do() {
+        let need = |m: Method, p: &str| needed(&m, p).0;
+        assert_eq!(need(Method::GET, "/api/endpoints"), Role::Viewer);
+        assert_eq!(need(Method::POST, route::VALIDATE), Role::Viewer);
+        assert_eq!(need(Method::POST, route::MANIFESTS), Role::Viewer);
+        assert_eq!(need(Method::POST, "/api/endpoints"), Role::Operator);
+        assert_eq!(
+            need(Method::PUT, "/api/endpoints/a/replicas"),
+            Role::Operator
+        );
+        assert_eq!(
+            need(Method::POST, "/api/endpoints/a/revert"),
+            Role::Operator
+        );
+        assert_eq!(need(Method::DELETE, "/api/endpoints/a"), Role::Admin);
+        // Removing a region is a change, not a delete.
+        assert_eq!(
+            need(Method::DELETE, "/api/endpoints/a/regions/eu-west-1"),
+            Role::Operator
+        );
+        assert!(!needs_identity(&Method::GET, route::CONFIG));
+        assert!(needs_identity(&Method::POST, route::CONFIG));
+        assert!(needs_identity(&Method::GET, route::ME));
+        assert!(needs_identity(&Method::GET, "/api"));
+        assert!(!needs_identity(&Method::GET, "/healthz"));
+        assert!(!needs_identity(&Method::GET, "/apis"));
+        assert!(!needs_identity(&Method::GET, route::SIGN_IN));
+    }
+}

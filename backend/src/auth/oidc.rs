@@ -1,0 +1,457 @@
+//! `--auth oidc`: the console signs users in itself, with the authorization
+//! code flow and PKCE at an OpenID provider found by discovery
+//! (`openidconnect` checks the ID token's signature, issuer, audience,
+//! expiry and nonce), and keeps who they are in a session cookie.
+//!
+//! Both cookies are encrypted and authenticated (the `cookie` crate's
+//! private jar: AES-256-GCM, the cookie's name bound in), so a browser can
+//! neither read nor forge them, and one console's cookie is noise to a
+//! console with another key. The sign-in cookie carries the flow's state,
+//! nonce and PKCE verifier for ten minutes; the callback consumes it, and a
+//! state seen once is refused again. The session cookie is made new at
+//! every sign-in and names its own expiry.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use axum::Router;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use cookie::{Cookie, CookieJar, Key};
+use gco_api::route;
+use openidconnect::core::{CoreClient, CoreProviderMetadata, CoreResponseType};
+use openidconnect::url::Url;
+use openidconnect::{
+    AuthenticationFlow, AuthorizationCode, ClientId, ClientSecret, CsrfToken, EndpointMaybeSet,
+    EndpointNotSet, EndpointSet, IssuerUrl, Nonce, PkceCodeChallenge, PkceCodeVerifier,
+    RedirectUrl, Scope, TokenResponse,
+};
+use serde::{Deserialize, Serialize};
+
+use super::roles::groups_of;
+pub use super::session::{NoSession, Session};
+use super::session::{SESSION_COOKIE, SessionCookies, jar_of};
+
+const SIGN_IN_COOKIE: &str = "gco_sign_in";
+/// How long a sign-in may take at the provider.
+const SIGN_IN_SECONDS: u64 = 600;
+
+type DiscoveredClient = CoreClient<
+    EndpointSet,
+    EndpointNotSet,
+    EndpointNotSet,
+    EndpointNotSet,
+    EndpointMaybeSet,
+    EndpointMaybeSet,
+>;
+
+/// What `--auth oidc` is configured with.
+pub struct OidcSettings {
+    pub issuer: String,
+    pub client_id: String,
+    pub client_secret: Option<String>,
+    /// The address users reach the console at (`--public-url`): the
+    /// redirect URL and the origin changes must come from.
+    pub public_url: String,
+    pub scopes: Vec<String>,
+    pub groups_claim: String,
+    pub session_lifetime: Duration,
+    /// The cookies' key; consoles that share one accept each other's
+    /// sessions.
+    pub key: Key,
+}
+
+/// A sign-in in progress: what the callback must find.
+#[derive(Serialize, Deserialize)]
+struct Pending {
+    state: String,
+    nonce: String,
+    verifier: String,
+    next: String,
+    expires: u64,
+}
+
+pub struct Oidc {
+    client: DiscoveredClient,
+    http: openidconnect::reqwest::Client,
+    settings: OidcSettings,
+    origin: String,
+    cookies: SessionCookies,
+    /// States of sign-ins completed, until their cookie would have expired.
+    used_states: Mutex<HashMap<String, u64>>,
+    /// Sessions signed out, until they would have expired.
+    signed_out: Mutex<HashMap<String, u64>>,
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Drops what has expired, so neither set grows without bound.
+fn remember(set: &Mutex<HashMap<String, u64>>, key: String, until: u64) {
+    let mut set = set.lock().unwrap_or_else(|e| e.into_inner());
+    let now = now();
+    set.retain(|_, until| *until > now);
+    set.insert(key, until);
+}
+
+fn seen(set: &Mutex<HashMap<String, u64>>, key: &str) -> bool {
+    set.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(key)
+        .is_some_and(|until| *until > now())
+}
+
+/// `scheme://host[:port]` of a URL.
+fn origin_of(url: &Url) -> String {
+    url.origin().ascii_serialization()
+}
+
+impl Oidc {
+    /// Finds the provider (its discovery document and keys).
+    pub async fn discover(settings: OidcSettings) -> Result<Oidc, String> {
+        let public = Url::parse(&settings.public_url).map_err(|e| {
+            format!(
+                "--public-url {:?}: {e} (the console's address, such as https://console.example.com)",
+                settings.public_url
+            )
+        })?;
+        let issuer = IssuerUrl::new(settings.issuer.clone())
+            .map_err(|e| format!("--oidc-issuer {:?}: {e}", settings.issuer))?;
+        let redirect = public
+            .join(route::SIGN_IN_CALLBACK)
+            .map_err(|e| format!("--public-url: {e}"))?;
+        // No redirects: discovery and the token call go where configured.
+        let http = openidconnect::reqwest::ClientBuilder::new()
+            .redirect(openidconnect::reqwest::redirect::Policy::none())
+            .timeout(Duration::from_secs(5))
+            .build()
+            .map_err(|e| e.to_string())?;
+        let metadata = CoreProviderMetadata::discover_async(issuer, &http)
+            .await
+            .map_err(|e| {
+                format!(
+                    "--oidc-issuer {}: discovery failed: {}",
+                    settings.issuer,
+                    error_chain(&e)
+                )
+            })?;
+        let client = CoreClient::from_provider_metadata(
+            metadata,
+            ClientId::new(settings.client_id.clone()),
+            settings.client_secret.clone().map(ClientSecret::new),
+        )
+        .set_redirect_uri(RedirectUrl::from_url(redirect));
+        Ok(Oidc {
+            client,
+            http,
+            origin: origin_of(&public),
+            cookies: SessionCookies::new(settings.key.clone(), public.scheme() == "https"),
+            settings,
+            used_states: Mutex::default(),
+            signed_out: Mutex::default(),
+        })
+    }
+
+    pub fn issuer(&self) -> &str {
+        &self.settings.issuer
+    }
+
+    /// The origin state-changing requests with a session must come from.
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// The session a request's cookie holds.
+    pub fn session(&self, headers: &HeaderMap) -> Result<Session, NoSession> {
+        let session = self.cookies.read(headers, now())?;
+        if seen(&self.signed_out, &session.id) {
+            return Err(NoSession::SignedOut);
+        }
+        Ok(session)
+    }
+
+    /// `/auth/sign-in`, `/auth/callback`, `/auth/sign-out` and
+    /// `/auth/signed-out`.
+    pub fn router<S>(self: Arc<Self>) -> Router<S> {
+        Router::new()
+            .route(route::SIGN_IN, axum::routing::get(sign_in))
+            .route(route::SIGN_IN_CALLBACK, axum::routing::get(callback))
+            .route(route::SIGN_OUT, axum::routing::post(sign_out))
+            .route(SIGNED_OUT, axum::routing::get(signed_out))
+            .with_state(self)
+    }
+}
+
+/// Where a sign-out lands.
+const SIGNED_OUT: &str = "/auth/signed-out";
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// A console page to return to: a path on this site only.
+fn safe_next(next: Option<&str>) -> String {
+    match next {
+        Some(n) if n.starts_with('/') && !n.starts_with("//") && !n.contains('\\') => n.to_owned(),
+        _ => "/".to_owned(),
+    }
+}
+
+/// A small page saying what happened, with a way on.
+fn page(status: StatusCode, title: &str, text: &str, link: (&str, &str)) -> Response {
+    let escape = |t: &str| {
+        t.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+    };
+    let body = format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title} · GCO console</title>\
+         <meta name=\"viewport\" content=\"width=device-width\"></head>\
+         <body style=\"font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem\">\
+         <h1>{title}</h1><p>{text}</p><p><a href=\"{href}\">{label}</a></p></body></html>",
+        title = escape(title),
+        text = escape(text),
+        href = escape(link.0),
+        label = escape(link.1),
+    );
+    let mut response = (status, Html(body)).into_response();
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+fn see_other(location: &str, jar: &CookieJar) -> Response {
+    let mut response = StatusCode::SEE_OTHER.into_response();
+    let headers = response.headers_mut();
+    if let Ok(location) = HeaderValue::from_str(location) {
+        headers.insert(header::LOCATION, location);
+    }
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    for cookie in jar.delta() {
+        if let Ok(value) = HeaderValue::from_str(&cookie.encoded().to_string()) {
+            headers.append(header::SET_COOKIE, value);
+        }
+    }
+    response
+}
+
+#[derive(Deserialize)]
+struct SignInQuery {
+    next: Option<String>,
+}
+
+async fn sign_in(State(oidc): State<Arc<Oidc>>, Query(query): Query<SignInQuery>) -> Response {
+    let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
+    let mut request = oidc
+        .client
+        .authorize_url(
+            AuthenticationFlow::<CoreResponseType>::AuthorizationCode,
+            CsrfToken::new_random,
+            Nonce::new_random,
+        )
+        .set_pkce_challenge(challenge);
+    for scope in &oidc.settings.scopes {
+        request = request.add_scope(Scope::new(scope.clone()));
+    }
+    let (url, state, nonce) = request.url();
+    let pending = Pending {
+        state: state.secret().clone(),
+        nonce: nonce.secret().clone(),
+        verifier: verifier.secret().clone(),
+        next: safe_next(query.next.as_deref()),
+        expires: now() + SIGN_IN_SECONDS,
+    };
+    let mut jar = CookieJar::new();
+    let value = serde_json::to_string(&pending).expect("a sign-in serializes");
+    let mut cookie = oidc.cookies.cookie(SIGN_IN_COOKIE, value, "/auth");
+    cookie.set_max_age(cookie::time::Duration::seconds(SIGN_IN_SECONDS as i64));
+    jar.private_mut(oidc.cookies.key()).add(cookie);
+    see_other(url.as_str(), &jar)
+}
+
+#[derive(Deserialize)]
+struct CallbackQuery {
+    code: Option<String>,
+    state: Option<String>,
+    error: Option<String>,
+    error_description: Option<String>,
+}
+
+fn sign_in_failed(reason: &str, logged: &str) -> Response {
+    tracing::warn!(reason = %logged, "sign-in refused");
+    page(
+        StatusCode::UNAUTHORIZED,
+        "Sign-in failed",
+        reason,
+        (route::SIGN_IN, "Sign in again"),
+    )
+}
+
+async fn callback(
+    State(oidc): State<Arc<Oidc>>,
+    headers: HeaderMap,
+    Query(query): Query<CallbackQuery>,
+) -> Response {
+    if let Some(error) = &query.error {
+        let text = query.error_description.as_deref().unwrap_or(error);
+        return sign_in_failed(
+            &format!("The identity provider refused the sign-in: {text}"),
+            error,
+        );
+    }
+    let jar = jar_of(&headers);
+    let pending: Option<Pending> = jar
+        .private(oidc.cookies.key())
+        .get(SIGN_IN_COOKIE)
+        .and_then(|c| serde_json::from_str(c.value()).ok());
+    let Some(pending) = pending.filter(|p| p.expires > now()) else {
+        return sign_in_failed(
+            "This sign-in is unknown, expired or was already used.",
+            "no sign-in cookie",
+        );
+    };
+    let (Some(code), Some(state)) = (query.code, query.state) else {
+        return sign_in_failed("The provider sent no code.", "no code or state");
+    };
+    if !bool::from(subtle::ConstantTimeEq::ct_eq(
+        state.as_bytes(),
+        pending.state.as_bytes(),
+    )) {
+        return sign_in_failed(
+            "This sign-in does not match the one this browser started.",
+            "state mismatch",
+        );
+    }
+    if seen(&oidc.used_states, &pending.state) {
+        return sign_in_failed(
+            "This sign-in is unknown, expired or was already used.",
+            "replayed state",
+        );
+    }
+    remember(&oidc.used_states, pending.state.clone(), pending.expires);
+    let exchange = match oidc.client.exchange_code(AuthorizationCode::new(code)) {
+        Ok(exchange) => exchange,
+        Err(e) => return sign_in_failed("The provider has no token endpoint.", &e.to_string()),
+    };
+    let tokens = match exchange
+        .set_pkce_verifier(PkceCodeVerifier::new(pending.verifier))
+        .request_async(&oidc.http)
+        .await
+    {
+        Ok(tokens) => tokens,
+        Err(e) => {
+            return sign_in_failed(
+                "The provider did not accept the sign-in code.",
+                &error_chain(&e),
+            );
+        }
+    };
+    let Some(id_token) = tokens.id_token() else {
+        return sign_in_failed("The provider sent no ID token.", "no id_token");
+    };
+    let verifier = oidc.client.id_token_verifier();
+    let claims = match id_token.claims(&verifier, &Nonce::new(pending.nonce)) {
+        Ok(claims) => claims,
+        Err(e) => {
+            return sign_in_failed(
+                "The provider's ID token is not valid for this console.",
+                &e.to_string(),
+            );
+        }
+    };
+    // The groups claim is the team's choice, so it is read from the
+    // token's payload, whose signature was checked above.
+    let payload: serde_json::Map<String, serde_json::Value> = id_token
+        .to_string()
+        .split('.')
+        .nth(1)
+        .and_then(|p| URL_SAFE_NO_PAD.decode(p.trim_end_matches('=')).ok())
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default();
+    let name = claims
+        .email()
+        .map(|e| e.as_str().to_owned())
+        .or_else(|| claims.preferred_username().map(|u| u.as_str().to_owned()))
+        .unwrap_or_else(|| claims.subject().as_str().to_owned());
+    let lifetime = oidc.settings.session_lifetime.as_secs().max(1);
+    let groups = groups_of(payload.get(&oidc.settings.groups_claim));
+    let session = Session::new(name, groups, now() + lifetime);
+    tracing::info!(who = %session.name, groups = ?session.groups, "signed in");
+    let mut out = CookieJar::new();
+    oidc.cookies.put(&mut out, &session, lifetime);
+    out.add(removal(SIGN_IN_COOKIE, "/auth"));
+    see_other(&pending.next, &out)
+}
+
+/// A cookie that deletes `name`.
+fn removal(name: &'static str, path: &'static str) -> Cookie<'static> {
+    let mut cookie = Cookie::build((name, "")).path(path).build();
+    cookie.make_removal();
+    cookie
+}
+
+async fn sign_out(State(oidc): State<Arc<Oidc>>, headers: HeaderMap) -> Response {
+    // A cross-site page cannot sign users out either.
+    if !super::from_page_of(&headers, oidc.origin()) {
+        return page(
+            StatusCode::FORBIDDEN,
+            "Not signed out",
+            "Sign out from the console's own page.",
+            ("/", "Back to the console"),
+        );
+    }
+    if let Ok(session) = oidc.session(&headers) {
+        tracing::info!(who = %session.name, "signed out");
+        remember(&oidc.signed_out, session.id, session.expires);
+    }
+    let mut jar = CookieJar::new();
+    jar.add(removal(SESSION_COOKIE, "/"));
+    see_other(SIGNED_OUT, &jar)
+}
+
+async fn signed_out() -> Response {
+    page(
+        StatusCode::OK,
+        "Signed out",
+        "You are signed out of the GCO console.",
+        (route::SIGN_IN, "Sign in again"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn next_stays_on_this_site() {
+        assert_eq!(
+            safe_next(Some("/endpoints/a?tab=history")),
+            "/endpoints/a?tab=history"
+        );
+        for bad in [
+            "https://evil.example",
+            "//evil.example",
+            "/\\evil.example",
+            "evil",
+        ] {
+            assert_eq!(safe_next(Some(bad)), "/", "{bad}");
+        }
+        assert_eq!(safe_next(None), "/");
+    }
+}

@@ -1,0 +1,176 @@
+//! The session cookie of `--auth oidc`: who signed in, their groups, and
+//! until when, encrypted and authenticated with the console's key (the
+//! `cookie` crate's private jar: AES-256-GCM with the cookie's name bound
+//! in), so a browser can neither read nor forge it, and one console's
+//! cookie is noise to a console with another key.
+
+use axum::http::{HeaderMap, header};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use cookie::{Cookie, CookieJar, Key, SameSite};
+use serde::{Deserialize, Serialize};
+
+pub const SESSION_COOKIE: &str = "gco_session";
+
+/// A signed-in user, as the session cookie holds them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Session {
+    #[serde(rename = "n")]
+    pub name: String,
+    #[serde(rename = "g")]
+    pub groups: Vec<String>,
+    /// Expiry, seconds since the epoch.
+    #[serde(rename = "e")]
+    pub expires: u64,
+    /// This session's id: a sign-out refuses it until it expires.
+    #[serde(rename = "s")]
+    pub id: String,
+}
+
+impl Session {
+    /// A new session (a new id: sessions are never reused across sign-ins).
+    pub fn new(name: String, groups: Vec<String>, expires: u64) -> Session {
+        Session {
+            name,
+            groups,
+            expires,
+            id: random_text(),
+        }
+    }
+}
+
+/// Why a request carries no valid session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoSession {
+    Missing,
+    /// Not this console's (another key, or changed).
+    Unreadable,
+    Expired,
+    SignedOut,
+}
+
+impl NoSession {
+    pub fn message(self) -> &'static str {
+        match self {
+            NoSession::Missing => "sign in first",
+            NoSession::Unreadable => "the session cookie is not this console's; sign in again",
+            NoSession::Expired => "your session has expired; sign in again",
+            NoSession::SignedOut => "you signed out; sign in again",
+        }
+    }
+}
+
+/// Reads and makes session cookies with one key.
+pub struct SessionCookies {
+    key: Key,
+    /// Whether cookies are sent over https only.
+    pub secure: bool,
+}
+
+impl SessionCookies {
+    pub fn new(key: Key, secure: bool) -> SessionCookies {
+        SessionCookies { key, secure }
+    }
+
+    pub fn key(&self) -> &Key {
+        &self.key
+    }
+
+    /// The session a request's cookie holds, unless it has expired at `now`
+    /// (seconds since the epoch).
+    pub fn read(&self, headers: &HeaderMap, now: u64) -> Result<Session, NoSession> {
+        let jar = jar_of(headers);
+        if jar.get(SESSION_COOKIE).is_none() {
+            return Err(NoSession::Missing);
+        }
+        let session: Session = jar
+            .private(&self.key)
+            .get(SESSION_COOKIE)
+            .and_then(|c| serde_json::from_str(c.value()).ok())
+            .ok_or(NoSession::Unreadable)?;
+        if session.expires <= now {
+            return Err(NoSession::Expired);
+        }
+        Ok(session)
+    }
+
+    /// A cookie named `name` on `path`, HttpOnly and SameSite=Lax.
+    pub fn cookie(&self, name: &'static str, value: String, path: &'static str) -> Cookie<'static> {
+        Cookie::build((name, value))
+            .path(path)
+            .http_only(true)
+            .secure(self.secure)
+            .same_site(SameSite::Lax)
+            .build()
+    }
+
+    /// `session`'s cookie, lasting `seconds`, encrypted into `jar`.
+    pub fn put(&self, jar: &mut CookieJar, session: &Session, seconds: u64) {
+        let value = serde_json::to_string(session).expect("a session serializes");
+        let mut cookie = self.cookie(SESSION_COOKIE, value, "/");
+        cookie.set_max_age(cookie::time::Duration::seconds(seconds as i64));
+        jar.private_mut(&self.key).add(cookie);
+    }
+}
+
+pub fn jar_of(headers: &HeaderMap) -> CookieJar {
+    let mut jar = CookieJar::new();
+    for value in headers.get_all(header::COOKIE) {
+        let Ok(text) = value.to_str() else { continue };
+        for cookie in Cookie::split_parse_encoded(text.to_owned()).flatten() {
+            jar.add_original(cookie);
+        }
+    }
+    jar
+}
+
+/// 128 random bits, base64url.
+pub fn random_text() -> String {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).expect("the OS random source is available");
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::HeaderValue;
+
+    use super::*;
+
+    fn headers_of(jar: &CookieJar) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        let pairs: Vec<String> = jar.delta().map(|c| c.encoded().to_string()).collect();
+        headers.insert(
+            header::COOKIE,
+            HeaderValue::from_str(&pairs.join("; ")).unwrap(),
+        );
+        headers
+    }
+
+    #[test]
+    fn a_session_reads_back_only_with_its_key_and_in_time() {
+        let cookies = SessionCookies::new(Key::generate(), false);
+        let session = Session::new("ada@example.com".into(), vec!["ml".into()], 1_000);
+        let mut jar = CookieJar::new();
+        cookies.put(&mut jar, &session, 600);
+        let headers = headers_of(&jar);
+        assert_eq!(cookies.read(&headers, 999), Ok(session.clone()));
+        assert_eq!(cookies.read(&headers, 1_000), Err(NoSession::Expired));
+        let other = SessionCookies::new(Key::generate(), false);
+        assert_eq!(other.read(&headers, 999), Err(NoSession::Unreadable));
+        assert_eq!(
+            cookies.read(&HeaderMap::new(), 999),
+            Err(NoSession::Missing)
+        );
+        // One bit changed is no session.
+        let text = headers[header::COOKIE].to_str().unwrap().to_owned();
+        let flipped = text.replacen('A', "B", 1).replacen('a', "b", 1);
+        let mut tampered = HeaderMap::new();
+        tampered.insert(header::COOKIE, HeaderValue::from_str(&flipped).unwrap());
+        assert_eq!(cookies.read(&tampered, 999), Err(NoSession::Unreadable));
+        assert_ne!(
+            Session::new("a".into(), vec![], 1).id,
+            Session::new("a".into(), vec![], 1).id
+        );
+    }
+}

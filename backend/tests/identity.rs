@@ -1,0 +1,326 @@
+//! Who is asking, through the whole application: named tokens and their
+//! roles, and the load balancer's signed header verified against keys a
+//! real HTTP server hands out, as the ALB's endpoint does. Forged
+//! identities get 401 and write nothing.
+
+mod common;
+
+use std::sync::atomic::Ordering;
+
+use axum::http::StatusCode;
+use base64::Engine;
+use base64::engine::general_purpose::{URL_SAFE, URL_SAFE_NO_PAD};
+use common::alb::{ARN, KeyServer, alb_header, alb_token, claims, now};
+use common::app::Api;
+use gco_console::auth::alb::AlbVerifier;
+use gco_console::auth::roles::RolesMap;
+use gco_console::auth::tokens::Tokens;
+use gco_console::auth::{Access, Authenticator};
+use p256::ecdsa::signature::Signer;
+use p256::ecdsa::{Signature, SigningKey};
+use sha2::{Digest, Sha256};
+
+const DEPLOY: &str = r#"{"endpoint_name": "web", "image": "nginx:1"}"#;
+
+fn hex_sha256(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn bearer(token: &str) -> String {
+    format!("Bearer {token}")
+}
+
+#[tokio::test]
+async fn each_named_token_does_what_its_roles_allow() {
+    let file = ["viewer", "operator", "admin"]
+        .iter()
+        .map(|role| {
+            format!(
+                "[[token]]\nname = \"{role}-bot\"\nroles = [\"{role}\"]\nsha256 = \"{}\"\n",
+                hex_sha256(&format!("{role}-secret-0123456789"))
+            )
+        })
+        .collect::<String>();
+    let tokens = Tokens::parse(&file).unwrap();
+    let api = Api::with_access(Access::on_loopback(Authenticator::Token(tokens)));
+    let as_ = |role: &str| bearer(&format!("{role}-secret-0123456789"));
+    let (viewer, operator, admin) = (as_("viewer"), as_("operator"), as_("admin"));
+
+    let me = api
+        .send("GET", "/api/me", None, &[("authorization", &viewer)])
+        .await;
+    assert_eq!(me.text, r#"{"name": "viewer-bot", "roles": ["viewer"]}"#);
+
+    let r = api
+        .send(
+            "POST",
+            "/api/endpoints",
+            Some(DEPLOY),
+            &[("authorization", &viewer)],
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    assert_eq!(
+        r.str("error"),
+        "changing endpoints needs the operator role; viewer-bot has the viewer role"
+    );
+    let r = api
+        .send(
+            "POST",
+            "/api/validate",
+            Some(DEPLOY),
+            &[("authorization", &viewer)],
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "a viewer validates");
+    let r = api
+        .send(
+            "POST",
+            "/api/endpoints",
+            Some(DEPLOY),
+            &[("authorization", &operator)],
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let r = api
+        .send(
+            "DELETE",
+            "/api/endpoints/web",
+            None,
+            &[("authorization", &operator)],
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    assert_eq!(
+        r.str("error"),
+        "deleting an endpoint needs the admin role; operator-bot has the operator role"
+    );
+    let r = api
+        .send(
+            "GET",
+            "/api/endpoints/web",
+            None,
+            &[("authorization", &viewer)],
+        )
+        .await;
+    assert_eq!(
+        r.str("desired_state"),
+        "deploying",
+        "the delete was refused"
+    );
+    let r = api
+        .send(
+            "DELETE",
+            "/api/endpoints/web",
+            None,
+            &[("authorization", &admin)],
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+}
+
+async fn alb_api(keys: &KeyServer) -> Api {
+    let roles =
+        RolesMap::parse("default = \"viewer\"\n[groups]\nml-oncall = \"operator\"\n").unwrap();
+    let verifier = AlbVerifier::new(ARN.into(), keys.url.clone(), "groups".into());
+    Api::with_access(Access::on_loopback(Authenticator::Alb { verifier, roles }))
+}
+
+#[tokio::test]
+async fn the_load_balancers_signed_header_is_the_identity() {
+    let keys = KeyServer::start().await;
+    let api = alb_api(&keys).await;
+    let exp = now() + 60;
+    let token = alb_token(&keys.key, alb_header(keys.kid, ARN, exp), claims(exp));
+    assert!(token.contains('='), "the ALB pads: {token}");
+    let header = [("x-amzn-oidc-data", token.as_str())];
+    let me = api.send("GET", "/api/me", None, &header).await;
+    assert_eq!(
+        me.text,
+        r#"{"name": "ada@example.com", "roles": ["operator"]}"#
+    );
+    let r = api
+        .send("POST", "/api/endpoints", Some(DEPLOY), &header)
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    for _ in 0..5 {
+        api.send("GET", "/api/endpoints", None, &header).await;
+    }
+    assert_eq!(
+        keys.fetches.load(Ordering::SeqCst),
+        1,
+        "each key is fetched once"
+    );
+
+    // Without an email, the subject; without a mapped group, the default.
+    let plain = serde_json::json!({"sub": "0f3c", "exp": exp});
+    let token = alb_token(&keys.key, alb_header(keys.kid, ARN, exp), plain);
+    let me = api
+        .send("GET", "/api/me", None, &[("x-amzn-oidc-data", &token)])
+        .await;
+    assert_eq!(me.text, r#"{"name": "0f3c", "roles": ["viewer"]}"#);
+}
+
+#[tokio::test]
+async fn forged_load_balancer_headers_are_refused_and_write_nothing() {
+    let keys = KeyServer::start().await;
+    let api = alb_api(&keys).await;
+    let exp = now() + 60;
+    let valid = alb_token(&keys.key, alb_header(keys.kid, ARN, exp), claims(exp));
+    let (head, rest) = valid.split_once('.').unwrap();
+    let (payload, signature) = rest.split_once('.').unwrap();
+    let other_alb = ARN.replace("console/50dc6c495c0c9188", "other/1111111111111111");
+    let stranger = SigningKey::from_slice(&[9u8; 32]).unwrap();
+    let mut admin_claims = claims(exp);
+    admin_claims["groups"] = serde_json::json!(["ml-admins"]);
+    let unpadded = {
+        // Signed over the text without padding, sent padded.
+        let h = URL_SAFE_NO_PAD.encode(alb_header(keys.kid, ARN, exp).to_string());
+        let p = URL_SAFE_NO_PAD.encode(claims(exp).to_string());
+        let signature: Signature = keys.key.sign(format!("{h}.{p}").as_bytes());
+        format!(
+            "{}.{}.{}",
+            URL_SAFE.encode(alb_header(keys.kid, ARN, exp).to_string()),
+            URL_SAFE.encode(claims(exp).to_string()),
+            URL_SAFE.encode(signature.to_bytes())
+        )
+    };
+    let forged = [
+        ("missing", None),
+        ("unsigned", Some(format!("{head}.{payload}."))),
+        ("two segments", Some(format!("{head}.{payload}"))),
+        (
+            "alg none",
+            Some(format!(
+                "{}.{payload}.{signature}",
+                URL_SAFE.encode(
+                    serde_json::json!({"alg": "none", "kid": keys.kid, "signer": ARN, "exp": exp})
+                        .to_string()
+                )
+            )),
+        ),
+        (
+            "claims changed",
+            Some(format!(
+                "{head}.{}.{signature}",
+                URL_SAFE.encode(admin_claims.to_string())
+            )),
+        ),
+        (
+            "another key",
+            Some(alb_token(
+                &stranger,
+                alb_header(keys.kid, ARN, exp),
+                claims(exp),
+            )),
+        ),
+        (
+            "expired",
+            Some(alb_token(
+                &keys.key,
+                alb_header(keys.kid, ARN, now() - 1),
+                claims(exp),
+            )),
+        ),
+        (
+            "foreign signer",
+            Some(alb_token(
+                &keys.key,
+                alb_header(keys.kid, &other_alb, exp),
+                claims(exp),
+            )),
+        ),
+        (
+            "unknown key",
+            Some(alb_token(
+                &keys.key,
+                alb_header("5f0e0000-0000-0000-0000-000000000000", ARN, exp),
+                claims(exp),
+            )),
+        ),
+        (
+            "key id as a path",
+            Some(alb_token(
+                &keys.key,
+                alb_header("../../etc/passwd", ARN, exp),
+                claims(exp),
+            )),
+        ),
+        ("padding stripped before signing", Some(unpadded)),
+    ];
+    for (what, token) in &forged {
+        let mut headers = vec![];
+        if let Some(token) = token {
+            headers.push(("x-amzn-oidc-data", token.as_str()));
+        }
+        for (method, path, body) in [
+            ("POST", "/api/endpoints", Some(DEPLOY)),
+            ("GET", "/api/endpoints", None),
+        ] {
+            let r = api.send(method, path, body, &headers).await;
+            assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{what}: {}", r.text);
+            assert_eq!(
+                r.str("error"),
+                "the load balancer's sign-in header is missing or not valid; reload the page",
+                "{what}"
+            );
+        }
+    }
+    let listed = api
+        .send(
+            "GET",
+            "/api/endpoints",
+            None,
+            &[("x-amzn-oidc-data", &valid)],
+        )
+        .await;
+    assert_eq!(listed.status, StatusCode::OK);
+    assert_eq!(
+        listed.get("endpoints"),
+        gco_spec::json::parse("[]").unwrap(),
+        "nothing written"
+    );
+}
+
+#[tokio::test]
+async fn the_load_balancers_header_means_nothing_in_other_modes() {
+    let keys = KeyServer::start().await;
+    let exp = now() + 60;
+    let valid = alb_token(&keys.key, alb_header(keys.kid, ARN, exp), claims(exp));
+    let tokens = Tokens::shared("0123456789abcdef-test-token");
+    let api = Api::with_access(Access::on_loopback(Authenticator::Token(tokens)));
+    let r = api
+        .send(
+            "POST",
+            "/api/endpoints",
+            Some(DEPLOY),
+            &[("x-amzn-oidc-data", &valid)],
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    let me = api
+        .send(
+            "GET",
+            "/api/me",
+            None,
+            &[
+                ("x-amzn-oidc-data", &valid),
+                ("authorization", "Bearer 0123456789abcdef-test-token"),
+            ],
+        )
+        .await;
+    assert_eq!(me.str("name"), "token");
+    let local = Api::new();
+    let me = local
+        .send("GET", "/api/me", None, &[("x-amzn-oidc-data", &valid)])
+        .await;
+    assert_eq!(me.str("name"), "local");
+    assert_eq!(
+        keys.fetches.load(Ordering::SeqCst),
+        0,
+        "never even looked at"
+    );
+}
