@@ -120,7 +120,7 @@ async function startConsole(dynamoPort, extra = []) {
   const child = spawn(BINARY, [
     '--addr', `127.0.0.1:${port}`, '--dist', dist,
     '--dynamodb-endpoint', `http://127.0.0.1:${dynamoPort}`, '--dynamodb-region', 'us-east-1',
-    '--create-table', '--regions', 'us-east-1', ...extra,
+    '--create-table', '--history-table', 'off', '--regions', 'us-east-1', ...extra,
   ], { stdio: 'ignore', env: { ...process.env, RUST_LOG: 'warn' } });
   await waitFor(`http://127.0.0.1:${port}/healthz`, child, 'gco-console');
   /** Resident memory now, in MB (Linux). */

@@ -185,7 +185,7 @@ start_server() {
     node_modules/.bin/dynalite --port "$dport" >"$tmp/dynalite.log" 2>&1 &
     pids+=($!)
     for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$dport") 2>/dev/null && break; sleep 0.1; done
-    args+=(--dynamodb-endpoint "http://127.0.0.1:$dport" --create-table)
+    args+=(--dynamodb-endpoint "http://127.0.0.1:$dport" --create-table --history-table off)
   else
     args+=(--data-dir "$tmp/store-$port")
   fi

@@ -30,6 +30,11 @@ if ! python3 -c 'import boto3' 2>/dev/null; then
   python3 -m pip install --quiet --disable-pip-version-check 'boto3>=1.34,<2'
 fi
 
+if ! python3 -c 'import moto.server, werkzeug' 2>/dev/null || ! command -v moto_server >/dev/null; then
+  log "installing moto's DynamoDB server for the history tests (dynalite has no TransactWriteItems)"
+  python3 -m pip install --quiet --disable-pip-version-check 'moto[server]>=5,<6'
+fi
+
 if [ ! -x /usr/bin/chromium ]; then
   log "installing Debian's Chromium for the browser tests (about 20 s)"
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi

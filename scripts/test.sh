@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up what is missing, then runs every test: rustfmt and clippy, the
 # Rust tests of the whole workspace (the backend's against a real dynalite
-# server too), the
+# server, and moto's for the history's transactions, too), the
 # differential test against the Python oracle's recorded answers (and the
 # oracle itself when it is beside the clone or named by GCO_ORACLE), the
 # JS/TS validator package under node, the console in headless Chromium, and

@@ -44,6 +44,13 @@ pub struct Config {
     )]
     pub dynamodb_table: String,
 
+    /// The history table, where every change the console writes is
+    /// recorded in the same transaction (default `{table}-history`; the
+    /// embedded store keeps its own). `off` records nothing: for a
+    /// DynamoDB-compatible server without transactions (dynalite).
+    #[arg(long, env = "GCO_HISTORY_TABLE", value_name = "NAME|off")]
+    pub history_table: Option<String>,
+
     /// Region of the table (GCO's global region). Setting it selects DynamoDB;
     /// with --dynamodb-endpoint it defaults to us-east-1.
     #[arg(long, env = "DYNAMODB_REGION")]
@@ -232,6 +239,17 @@ fn parse_lifetime(text: &str) -> Result<std::time::Duration, String> {
 }
 
 impl Config {
+    /// The history table's name; `None` with `--history-table off`.
+    pub fn history_table(&self) -> Option<String> {
+        match self.history_table.as_deref() {
+            Some("off") => None,
+            Some(name) => Some(name.to_owned()),
+            None => Some(crate::store::DynamoConfig::default_history_table(
+                &self.dynamodb_table,
+            )),
+        }
+    }
+
     /// The DynamoDB region, when DynamoDB is configured.
     pub fn dynamodb_region(&self) -> Option<String> {
         match (&self.dynamodb_region, &self.dynamodb_endpoint) {

@@ -4,7 +4,9 @@ use clap::Parser;
 use gco_console::config::Config;
 use gco_console::server::{ServeLimits, serve};
 use gco_console::service::Service;
-use gco_console::store::{DynamoConfig, DynamoStore, EmbeddedStore, Store, ViewedStore};
+use gco_console::store::{
+    DynamoConfig, DynamoStore, EmbeddedStore, HistoryState, Store, ViewedStore,
+};
 use tracing_subscriber::EnvFilter;
 
 // Requests build and drop many small JSON values; mimalloc serves them
@@ -40,6 +42,7 @@ async fn run(config: Config) -> Result<(), String> {
                 table: config.dynamodb_table.clone(),
                 region,
                 endpoint: config.dynamodb_endpoint.clone(),
+                history_table: config.history_table(),
             };
             let store = DynamoStore::connect(&cfg).await;
             if config.create_table {
@@ -49,6 +52,28 @@ async fn run(config: Config) -> Result<(), String> {
                     .map_err(|e| format!("creating table {}: {e}", cfg.table))?;
             }
             tracing::info!(table = %cfg.table, region = %cfg.region, endpoint = ?cfg.endpoint, "using DynamoDB");
+            match store.table_exists().await {
+                Ok(true) => {}
+                Ok(false) => {
+                    tracing::error!(table = %cfg.table, "the endpoints table does not exist: every request will fail (503) until it does (--create-table creates it)")
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not tell whether the endpoints table exists")
+                }
+            }
+            match store.history_state().await {
+                Ok(HistoryState::Off) => {}
+                Ok(HistoryState::Present(table)) => {
+                    tracing::info!(%table, "every change is recorded in the history table");
+                }
+                Ok(HistoryState::Missing(table)) => tracing::error!(
+                    %table,
+                    "the history table does not exist: changes are refused (503) until it does; reads work (create it, pass --create-table, or --history-table off)"
+                ),
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not tell whether the history table exists; changes will tell")
+                }
+            }
             let store: Arc<dyn Store> = Arc::new(store);
             if config.refresh_interval.is_zero() {
                 tracing::info!("no view of the table: every list reads it whole");
@@ -59,14 +84,23 @@ async fn run(config: Config) -> Result<(), String> {
             }
         }
         None => {
-            let store = EmbeddedStore::open(&config.data_dir)
+            let history = config.history_table().is_some();
+            let store = EmbeddedStore::open_with(&config.data_dir, history)
                 .map_err(|e| format!("{}: {e}", config.data_dir.display()))?;
             tracing::info!(dir = %config.data_dir.display(), "using the embedded store");
+            if history {
+                tracing::info!("every change is recorded in the store's history");
+            }
             Arc::new(store)
         }
     };
     if !config.dist.join("index.html").is_file() {
         tracing::warn!(dist = %config.dist.display(), "no console build found; only the API is served");
+    }
+    if !store.records_history() {
+        tracing::warn!(
+            "changes are NOT recorded: --history-table off (no history, no revert, no record of who changed what)"
+        );
     }
     let service = Service::new(store, config.regions.clone(), config.default_image.clone())
         .with_frameworks(config.frameworks)

@@ -4,15 +4,21 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use gco_api::{HistoryEntry, HistoryPage, Role, operation};
 use gco_spec::deploy::DeployCheck;
 use gco_spec::json::{Object, Value};
-use gco_spec::time::{format_timestamp, next_timestamp};
+use gco_spec::ops::{Reverted, record_of_content, revert};
+use gco_spec::time::{format_timestamp, next_timestamp, parse_timestamp};
 use gco_spec::{
     Change, DeployContext, Diagnostic, Frameworks, OpError, Record, Report, apply, new_record,
 };
 
+use crate::identity::Identity;
 use crate::listing::{Filter, Listing, Page};
-use crate::store::{Expected, Freshness, Oversized, Store, StoreError, Stored, Unreadable};
+use crate::store::history::{MAX_ENTRY_CONTENT_BYTES, content, same_content};
+use crate::store::{
+    Author, Expected, Freshness, Oversized, Span, Store, StoreError, Stored, Unreadable, storable,
+};
 use crate::version::if_match_holds;
 
 /// Read-modify-write attempts before a change under heavy contention gives
@@ -50,6 +56,25 @@ pub enum ServiceError {
     Unconfirmed,
     /// A stored item is no record this service reads.
     Corrupt(Unreadable),
+    /// The store wrote nothing, for the reason given (the history table
+    /// missing or throttled), which names what failed.
+    NotSaved(String),
+    /// The history could not be read, for the reason given.
+    HistoryUnavailable(String),
+    /// The console records no history (`--history-table off`).
+    HistoryOff,
+    /// The endpoint has no history entry of this id.
+    NoSuchEntry {
+        endpoint: String,
+        id: String,
+    },
+    /// The identity lacks the role the change needs (here: which depends
+    /// on the endpoint's state, as a revert's does).
+    Forbidden {
+        identity: Identity,
+        needed: Role,
+        action: &'static str,
+    },
 }
 
 impl From<StoreError> for ServiceError {
@@ -66,6 +91,10 @@ impl From<StoreError> for ServiceError {
             StoreError::Corrupt(unreadable) => {
                 tracing::error!(%unreadable, name = %unreadable.endpoint_name, "unreadable item in the store");
                 ServiceError::Corrupt(unreadable)
+            }
+            StoreError::NotSaved(reason) => {
+                tracing::warn!(%reason, "a change was not saved");
+                ServiceError::NotSaved(reason)
             }
             // Creates and updates answer these themselves; a read never does.
             StoreError::AlreadyExists | StoreError::ConditionFailed => {
@@ -94,6 +123,53 @@ pub struct Validation {
     pub report: Report,
     pub spec: Option<Object>,
 }
+
+/// Who asks for a change: the verified identity, and the request's id
+/// (its `x-request-id`), which the change's history entry records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Actor {
+    pub identity: Identity,
+    pub request_id: Option<String>,
+}
+
+impl Actor {
+    pub fn new(identity: Identity, request_id: Option<String>) -> Actor {
+        Actor {
+            identity,
+            request_id,
+        }
+    }
+
+    /// The author of a change `operation` (its history entry's who, what
+    /// and request).
+    fn author(&self, operation: &str) -> Author {
+        Author::new(&self.identity.name, operation, self.request_id.as_deref())
+    }
+
+    fn require(&self, needed: Role, action: &'static str) -> Result<(), ServiceError> {
+        if self.identity.may(needed) {
+            return Ok(());
+        }
+        Err(ServiceError::Forbidden {
+            identity: self.identity.clone(),
+            needed,
+            action,
+        })
+    }
+}
+
+/// The history's page size when a client names none, and the most it may.
+pub const HISTORY_PAGE: usize = 50;
+pub const MAX_HISTORY_PAGE: usize = 500;
+
+/// The id of a change made outside the console: the id of the entry
+/// before it (`0` when none is) with this suffix, so it sorts between
+/// that entry and the next.
+pub const EXTERNAL_SUFFIX: &str = "~external";
+
+/// The record attribute a deploy sets to the identity (GCO's own layout
+/// has it; GCO's CLI never fills it).
+pub const CREATED_BY: &str = "created_by";
 
 pub struct Service {
     store: Arc<dyn Store>,
@@ -190,7 +266,7 @@ impl Service {
                 .map(String::from)
                 .collect(),
             auth: self.auth,
-            history: false,
+            history: self.store.records_history(),
         }
     }
 
@@ -210,20 +286,27 @@ impl Service {
         gco_spec::plan_deploy_with_monitors(request, &self.context(), &self.monitors)
     }
 
-    /// Deploys; answers the record as stored.
-    pub async fn deploy(&self, request: Value) -> Result<Arc<Stored>, ServiceError> {
+    /// Deploys, as `by` (the record's `created_by`); answers the record as
+    /// stored.
+    pub async fn deploy(&self, request: Value, by: &Actor) -> Result<Arc<Stored>, ServiceError> {
         let check = self.plan(request);
         let Some(deployment) = check.deployment else {
             return Err(ServiceError::Invalid(check.report));
         };
         let name = deployment.endpoint_name.clone();
-        let record = new_record(
+        let mut record = new_record(
             deployment,
             &format_timestamp(now_micros()),
             &mut random_token,
         );
+        record.extra.insert(CREATED_BY, by.identity.name.as_str());
         refuse_oversized(&record)?;
-        match self.store.create(&record).await {
+        self.refuse_oversized_entry(None, &record)?;
+        match self
+            .store
+            .create(&record, &by.author(operation::DEPLOY))
+            .await
+        {
             Ok(stored) => Ok(stored),
             Err(StoreError::AlreadyExists) => Err(ServiceError::AlreadyExists(name)),
             Err(e) => Err(ServiceError::from_write(e)),
@@ -274,7 +357,9 @@ impl Service {
         name: &str,
         change: Change,
         if_match: Option<&str>,
+        by: &Actor,
     ) -> Result<Arc<Stored>, ServiceError> {
+        let author = by.author(change.name());
         change.check_arguments().map_err(ServiceError::Refused)?;
         // GCO's add_region and remove_region raise when their conditional
         // write loses (GCO_FACTS_NEWEST section 3.2): a membership change
@@ -314,11 +399,13 @@ impl Service {
             }
             next.updated_at = now;
             refuse_oversized(&next)?;
+            self.refuse_oversized_entry(Some(current), &next)?;
             match self
                 .store
                 .update(
                     &next,
                     Expected::of(current, matches!(change, Change::Delete { .. })),
+                    &author,
                 )
                 .await
             {
@@ -333,6 +420,297 @@ impl Service {
             endpoint: name.to_owned(),
             operation: change.operation(),
         })
+    }
+}
+
+impl Service {
+    /// A change whose history entry no DynamoDB item could hold (the
+    /// record twice, before and after), refused while history is recorded.
+    fn refuse_oversized_entry(
+        &self,
+        before: Option<&Record>,
+        after: &Record,
+    ) -> Result<(), ServiceError> {
+        if !self.store.records_history() {
+            return Ok(());
+        }
+        let size = |r: &Record| content(&storable(r)).to_json().len();
+        let bytes = before.map_or(0, size) + size(after);
+        if bytes <= MAX_ENTRY_CONTENT_BYTES {
+            return Ok(());
+        }
+        let mut report = Report::default();
+        report.push(Diagnostic::error(
+            "",
+            format!(
+                "the change's history entry would hold {bytes} bytes of the record (before and after it); a DynamoDB item holds at most {}: a record this large cannot be changed while changes are recorded (--history-table off records none)",
+                crate::store::MAX_ITEM_BYTES
+            ),
+        ));
+        Err(ServiceError::Invalid(report))
+    }
+
+    /// One page of the endpoint's history, newest first: `limit` stored
+    /// entries after the cursor `after` (an entry's id), with the changes
+    /// made outside the console found among them (see [`between`]), and the
+    /// cursor of the next page. The endpoint may be gone (purged): its
+    /// history stays. Reads only; nothing is written.
+    pub async fn history(
+        &self,
+        name: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<HistoryPage, ServiceError> {
+        if !self.store.records_history() {
+            return Err(ServiceError::HistoryOff);
+        }
+        if name.len() > gco_spec::table::MAX_NAME_BYTES {
+            return Err(ServiceError::NotFound(name.to_owned()));
+        }
+        let mut stored = self
+            .store
+            .history(name, Span::Older(after), limit + 1)
+            .await
+            .map_err(history_read)?;
+        let older = (stored.len() > limit).then(|| stored.pop()).flatten();
+        let mut items = Vec::with_capacity(stored.len() + 2);
+        if after.is_none() {
+            let current = self.store.get_stored(name).await?;
+            if current.is_none() && stored.is_empty() {
+                return Err(ServiceError::NotFound(name.to_owned()));
+            }
+            items.extend(newest_external(current.as_deref(), stored.first()));
+        }
+        for (i, entry) in stored.iter().enumerate() {
+            items.push(entry.clone());
+            let below = match stored.get(i + 1) {
+                Some(next) => Some(next),
+                None => older.as_ref(),
+            };
+            items.extend(between(below, entry));
+        }
+        let next = older.and(stored.last().map(|e| e.id.clone()));
+        Ok(HistoryPage { items, next })
+    }
+
+    /// The record content entry `id` of the endpoint's history left (its
+    /// `after`): a stored entry's, or a change made outside the console.
+    async fn entry_after(&self, name: &str, id: &str) -> Result<Option<Value>, ServiceError> {
+        let no_such = || ServiceError::NoSuchEntry {
+            endpoint: name.to_owned(),
+            id: id.to_owned(),
+        };
+        let Some(base) = id.strip_suffix(EXTERNAL_SUFFIX) else {
+            let found = self
+                .store
+                .history(name, Span::From(id), 1)
+                .await
+                .map_err(history_read)?;
+            return match found.into_iter().next() {
+                Some(entry) if entry.id == id => Ok(entry.after),
+                _ => Err(no_such()),
+            };
+        };
+        // The external change between entry `base` (none: "0") and the
+        // next stored one, or the current record.
+        let around = self
+            .store
+            .history(name, Span::From(base), 2)
+            .await
+            .map_err(history_read)?;
+        let mut around = around.into_iter().peekable();
+        let older = match around.peek() {
+            Some(entry) if entry.id == base => around.next(),
+            _ if base == "0" => None,
+            _ => return Err(no_such()),
+        };
+        let external = match around.next() {
+            Some(newer) => between(older.as_ref(), &newer),
+            None => {
+                let current = self.store.get_stored(name).await?;
+                newest_external(current.as_deref(), older.as_ref())
+            }
+        };
+        match external {
+            Some(external) if external.id == id => Ok(external.after),
+            _ => Err(no_such()),
+        }
+    }
+
+    /// Puts the endpoint back as history entry `to` left it (see
+    /// [`gco_spec::ops::revert`]), with `If-Match` as any change. A gone
+    /// (purged) endpoint is deployed again from it, which needs the admin
+    /// role; otherwise the operator role. Answers the record and whether it
+    /// was created.
+    pub async fn revert(
+        &self,
+        name: &str,
+        to: &str,
+        if_match: Option<&str>,
+        by: &Actor,
+    ) -> Result<(Arc<Stored>, bool), ServiceError> {
+        if !self.store.records_history() {
+            return Err(ServiceError::HistoryOff);
+        }
+        let Some(after) = self.entry_after(name, to).await? else {
+            return Err(ServiceError::Refused(OpError {
+                kind: gco_spec::OpErrorKind::Invalid,
+                path: "to".into(),
+                message: format!("Entry '{to}' left no endpoint '{name}' to put back"),
+            }));
+        };
+        let target = record_of_content(&after).map_err(ServiceError::Refused)?;
+        let author = by.author(operation::REVERT);
+        for _ in 0..MAX_ATTEMPTS {
+            let current = self.store.get_stored(name).await?;
+            let since = match &current {
+                None => {
+                    by.require(
+                        Role::Admin,
+                        "deploying a deleted endpoint again from its history",
+                    )?;
+                    if if_match.is_some() {
+                        return Err(ServiceError::Stale);
+                    }
+                    // After the newest entry, whatever the clock says.
+                    let newest = self
+                        .store
+                        .history(name, Span::Older(None), 1)
+                        .await
+                        .map_err(history_read)?;
+                    newest.first().map(|e| e.at.clone()).unwrap_or_default()
+                }
+                Some(stored) => {
+                    by.require(Role::Operator, "reverting an endpoint")?;
+                    if if_match.is_some_and(|tags| !if_match_holds(tags, stored.etag())) {
+                        return Err(ServiceError::Stale);
+                    }
+                    stored.record.updated_at.clone()
+                }
+            };
+            let now = next_timestamp(now_micros(), &since);
+            let read = current.as_ref().map(|s| &s.record);
+            let reverted =
+                revert(read, &target, &now, &mut random_token).map_err(ServiceError::Refused)?;
+            let written = match (reverted, &current) {
+                (Reverted::Created(mut record), _) => {
+                    record.extra.insert(CREATED_BY, by.identity.name.as_str());
+                    refuse_oversized(&record)?;
+                    self.refuse_oversized_entry(None, &record)?;
+                    match self.store.create(&record, &author).await {
+                        Ok(stored) => return Ok((stored, true)),
+                        // Deployed meanwhile: read it again.
+                        Err(StoreError::AlreadyExists) => continue,
+                        Err(e) => Err(e),
+                    }
+                }
+                (Reverted::Updated(mut next), Some(stored)) => {
+                    let now =
+                        std::mem::replace(&mut next.updated_at, stored.record.updated_at.clone());
+                    if next == stored.record {
+                        return Ok((Arc::clone(stored), false));
+                    }
+                    next.updated_at = now;
+                    refuse_oversized(&next)?;
+                    self.refuse_oversized_entry(Some(&stored.record), &next)?;
+                    self.store
+                        .update(&next, Expected::of(&stored.record, false), &author)
+                        .await
+                }
+                (Reverted::Updated(_), None) => unreachable!("an update of no record"),
+            };
+            match written {
+                Ok(stored) => return Ok((stored, false)),
+                Err(StoreError::ConditionFailed) => tokio::time::sleep(jitter()).await,
+                Err(e) => return Err(ServiceError::from_write(e)),
+            }
+        }
+        Err(ServiceError::Busy {
+            endpoint: name.to_owned(),
+            operation: gco_spec::ops::revert::OPERATION,
+        })
+    }
+}
+
+/// A failed history read, with the reason a client may read when the
+/// store gave one.
+fn history_read(e: StoreError) -> ServiceError {
+    match e {
+        StoreError::NotSaved(reason) => ServiceError::HistoryUnavailable(reason),
+        other => ServiceError::from(other),
+    }
+}
+
+/// Whether a record's content is a deleted endpoint's.
+fn is_deleted(content: &Value) -> bool {
+    content
+        .as_object()
+        .and_then(|o| o.get("desired_state"))
+        .and_then(Value::as_str)
+        == Some("deleted")
+}
+
+/// A change made outside the console, between entry `older` (none: the
+/// endpoint's first known content) and the content `after` that a newer
+/// change found (or the record holds now), no later than `at`.
+fn external(older: Option<&HistoryEntry>, at: String, after: Option<Value>) -> HistoryEntry {
+    HistoryEntry {
+        id: format!("{}{EXTERNAL_SUFFIX}", older.map_or("0", |e| e.id.as_str())),
+        at,
+        since: older.map(|e| e.at.clone()),
+        who: None,
+        operation: operation::EXTERNAL.to_owned(),
+        request_id: None,
+        before: older.and_then(|e| e.after.clone()),
+        after,
+    }
+}
+
+/// The change made outside the console between two stored entries, when
+/// the newer one found another content than the older one left: a
+/// `before` that is not the older entry's `after`. A create after a
+/// deleted endpoint is none (GCO's monitors purged it in between).
+fn between(older: Option<&HistoryEntry>, newer: &HistoryEntry) -> Option<HistoryEntry> {
+    let left = older.and_then(|e| e.after.as_ref());
+    let found = newer.before.as_ref();
+    let same = match (left, found) {
+        (Some(a), Some(b)) => same_content(a, b),
+        (None, None) => true,
+        (Some(a), None) => is_deleted(a),
+        (None, Some(_)) => false,
+    };
+    (!same).then(|| external(older, newer.at.clone(), found.cloned()))
+}
+
+/// The change made outside the console since the newest entry, when the
+/// record's content is not what that entry left: no later than the
+/// record's `updated_at` (every writer sets it), or than now. A record
+/// gone after it was deleted is none (purged).
+fn newest_external(
+    current: Option<&Stored>,
+    newest: Option<&HistoryEntry>,
+) -> Option<HistoryEntry> {
+    let left = newest.and_then(|e| e.after.as_ref());
+    let now = || format_timestamp(now_micros());
+    match current {
+        Some(stored) => {
+            let content = content(&stored.record.to_value());
+            if left.is_some_and(|a| same_content(a, &content)) {
+                return None;
+            }
+            let since = newest.map(|e| e.at.as_str()).and_then(parse_timestamp);
+            let updated = parse_timestamp(&stored.record.updated_at);
+            let at = match (updated, since) {
+                (Some(u), Some(s)) if u >= s => stored.record.updated_at.clone(),
+                (Some(_), None) => stored.record.updated_at.clone(),
+                _ => now(),
+            };
+            Some(external(newest, at, Some(content)))
+        }
+        None => match left {
+            Some(a) if !is_deleted(a) => Some(external(newest, now(), None)),
+            _ => None,
+        },
     }
 }
 

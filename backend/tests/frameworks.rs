@@ -13,9 +13,10 @@ use axum::http::StatusCode;
 use common::app::Api;
 use common::monitor::Monitor;
 use common::{Dynalite, TempDir};
+use gco_api::HistoryEntry;
 use gco_console::auth::Access;
 use gco_console::service::{Service, ServiceError};
-use gco_console::store::{BoxFuture, Expected, Scan, Store, StoreError, Stored};
+use gco_console::store::{Author, BoxFuture, Expected, Scan, Span, Store, StoreError, Stored};
 use gco_spec::json::Value;
 use gco_spec::{Change, Frameworks, Record};
 
@@ -154,7 +155,10 @@ async fn a_tgi_record_from_dynamodb_reads_and_is_marked_unserved() {
     )
     .with_frameworks(Frameworks::parse_list("vllm,tgi").unwrap());
     let tgi = gco_spec::json::parse(TGI).unwrap();
-    older.deploy(tgi).await.expect("an older GCO deploys tgi");
+    older
+        .deploy(tgi, &common::actor())
+        .await
+        .expect("an older GCO deploys tgi");
 
     let today = Service::new(
         Arc::clone(&store),
@@ -203,8 +207,12 @@ struct Interleaved {
 }
 
 impl Store for Interleaved {
-    fn create<'a>(&'a self, record: &'a Record) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
-        self.inner.create(record)
+    fn create<'a>(
+        &'a self,
+        record: &'a Record,
+        by: &'a Author,
+    ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
+        self.inner.create(record, by)
     }
 
     fn get<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<Option<Record>, StoreError>> {
@@ -222,17 +230,31 @@ impl Store for Interleaved {
         &'a self,
         record: &'a Record,
         expected: Expected<'a>,
+        by: &'a Author,
     ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
         Box::pin(async move {
             if self.armed.swap(false, Ordering::SeqCst) {
                 (self.meanwhile)().await;
             }
-            self.inner.update(record, expected).await
+            self.inner.update(record, expected, by).await
         })
     }
 
     fn list(&self) -> BoxFuture<'_, Result<Scan, StoreError>> {
         self.inner.list()
+    }
+
+    fn records_history(&self) -> bool {
+        self.inner.records_history()
+    }
+
+    fn history<'a>(
+        &'a self,
+        name: &'a str,
+        span: Span<'a>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<HistoryEntry>, StoreError>> {
+        self.inner.history(name, span, limit)
     }
 }
 
@@ -256,7 +278,7 @@ async fn interleaved_service(
         r#"{"endpoint_name": "chat", "image": "vllm/vllm-openai:v1", "target_regions": ["us-east-1"]}"#,
     )
     .unwrap();
-    service.deploy(request).await.unwrap();
+    service.deploy(request, &common::actor()).await.unwrap();
     (service, store)
 }
 
@@ -274,7 +296,11 @@ fn relabel(store: Arc<dyn Store>) -> BoxFuture<'static, ()> {
         next.spec.insert("replicas", Value::int(replicas + 1));
         next.updated_at = gco_spec::time::next_timestamp(0, &stored.record.updated_at);
         store
-            .update(&next, Expected::of(&stored.record, false))
+            .update(
+                &next,
+                Expected::of(&stored.record, false),
+                &common::author(),
+            )
             .await
             .expect("the other writer's change lands");
     })
@@ -300,7 +326,7 @@ async fn a_region_change_that_loses_to_another_change_is_a_conflict() {
     ] {
         store.armed.store(true, Ordering::SeqCst);
         let before = service.get_stored("chat").await.unwrap();
-        match service.change("chat", change, None).await {
+        match service.change("chat", change, None, &common::actor()).await {
             Err(ServiceError::Busy {
                 endpoint,
                 operation,
@@ -357,6 +383,7 @@ async fn a_region_change_after_a_status_write_still_lands() {
                 region: "eu-west-1".into(),
             },
             None,
+            &common::actor(),
         )
         .await
         .expect("a status write is no conflict");

@@ -33,8 +33,18 @@ impl App {
         let dist = TempDir::new("openapi-dist");
         std::fs::write(dist.path().join("index.html"), "<!doctype html>").unwrap();
         let service = common::service(common::embedded(&dir));
+        // The routes without the layers, with the identity the auth layer
+        // would put in.
+        let router = gco_console::app::routes(std::sync::Arc::new(service), dist.path()).layer(
+            axum::middleware::map_request(|mut request: Request<Body>| async move {
+                request
+                    .extensions_mut()
+                    .insert(gco_console::identity::Identity::local());
+                request
+            }),
+        );
         App {
-            router: gco_console::app::routes(std::sync::Arc::new(service), dist.path()),
+            router,
             _dir: dir,
             _dist: dist,
         }

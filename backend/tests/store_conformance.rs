@@ -5,10 +5,13 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{Dynalite, TempDir, canonical};
+use common::{Dynalite, Moto, TempDir, canonical};
+use gco_api::HistoryEntry;
 use gco_console::listing::{Cursor, Filter, Listing, Page, select};
 use gco_console::service::ServiceError;
-use gco_console::store::{Expected, MAX_ITEM_BYTES, Store, StoreError, Unreadable, item_bytes};
+use gco_console::store::{
+    Expected, MAX_ITEM_BYTES, Span, Store, StoreError, Stored, Unreadable, item_bytes,
+};
 use gco_spec::json::{Value, parse};
 use gco_spec::{DeployContext, DesiredState, Record, new_record, plan_deploy};
 
@@ -53,6 +56,68 @@ fn changed(r: &Record, updated_at: &str) -> Record {
     next
 }
 
+/// Every stored history entry of `name`, newest first.
+async fn entries(store: &dyn Store, name: &str) -> Vec<HistoryEntry> {
+    store.history(name, Span::Older(None), 1000).await.unwrap()
+}
+
+/// A record's content as an entry holds it: without what the monitors write.
+fn content_of(stored: &Stored) -> String {
+    let mut v = stored.record.to_value();
+    let o = v.as_object_mut().unwrap();
+    o.remove("region_status");
+    o.remove("updated_at");
+    canonical(&v)
+}
+
+/// With history recorded: `name` has `count` entries, the newest one
+/// left what `now` holds, and each one's `before` is what the one before
+/// it left (none wrote without its entry).
+async fn assert_history(store: &dyn Store, name: &str, count: usize, now: &Stored) {
+    if !store.records_history() {
+        assert!(entries(store, name).await.is_empty());
+        return;
+    }
+    let entries = entries(store, name).await;
+    assert_eq!(entries.len(), count, "{name}: {entries:#?}");
+    let newest = &entries[0];
+    assert_eq!(canonical(newest.after.as_ref().unwrap()), content_of(now));
+    assert_eq!(newest.at, now.record.updated_at);
+    assert_eq!(
+        (newest.who.as_deref(), newest.request_id.as_deref()),
+        (Some("local"), Some("req-test"))
+    );
+    for pair in entries.windows(2) {
+        let (newer, older) = (&pair[0], &pair[1]);
+        assert!(newer.id > older.id, "ids sort by time: {entries:#?}");
+        assert_eq!(
+            newer.before.as_ref().map(canonical),
+            older.after.as_ref().map(canonical)
+        );
+    }
+    assert_eq!(
+        entries.last().unwrap().before,
+        None,
+        "a create has no before"
+    );
+    // Oldest first from an id on, and below an id.
+    let oldest = &entries[count - 1];
+    let from = store
+        .history(name, Span::From(&oldest.id), 2)
+        .await
+        .unwrap();
+    let ids = |e: &[HistoryEntry]| e.iter().map(|e| e.id.clone()).collect::<Vec<_>>();
+    let mut expected = ids(&entries);
+    expected.reverse();
+    expected.truncate(2);
+    assert_eq!(ids(&from), expected);
+    let below = store
+        .history(name, Span::Older(Some(&newest.id)), 1000)
+        .await
+        .unwrap();
+    assert_eq!(ids(&below), ids(&entries[1..]));
+}
+
 async fn conformance(store: Arc<dyn Store>) {
     // Create, read back the same record.
     let r = record(
@@ -60,7 +125,7 @@ async fn conformance(store: Arc<dyn Store>) {
         r#", "env": {"Z_LAST": "z", "A_FIRST": "a"}, "autoscaling": {"target": 0.5, "widest": 99999999999999999999999999999999999999,
             "wider": -100000000000000000000000000000000000000}"#,
     );
-    let created = store.create(&r).await.unwrap();
+    let created = store.create(&r, &common::author()).await.unwrap();
     let back = store.get("alpha").await.unwrap().expect("created record");
     let mut expected = r.to_value();
     // Floats are stored as strings, as GCO stores them, and so are integers
@@ -84,6 +149,7 @@ async fn conformance(store: Arc<dyn Store>) {
     // What a write answers is what a read returns, byte for byte: map keys
     // in the order this store gives them back.
     assert_eq!(created, store.get_stored("alpha").await.unwrap().unwrap());
+    assert_history(&*store, "alpha", 1, &created).await;
     let store_block = back
         .spec
         .get("mooncake")
@@ -100,7 +166,10 @@ async fn conformance(store: Arc<dyn Store>) {
     // A second create with the same name changes nothing.
     let mut dup = record("alpha", "");
     dup.namespace = "other".into();
-    assert_eq!(store.create(&dup).await, Err(StoreError::AlreadyExists));
+    assert_eq!(
+        store.create(&dup, &common::author()).await,
+        Err(StoreError::AlreadyExists)
+    );
     assert_eq!(
         store.get("alpha").await.unwrap().unwrap().namespace,
         "gco-inference"
@@ -113,10 +182,11 @@ async fn conformance(store: Arc<dyn Store>) {
         .insert("us-east-1", parse(r#"{"state": "bogus"}"#).unwrap());
     next.namespace = "ignored".into();
     let written = store
-        .update(&next, Expected::of(&back, false))
+        .update(&next, Expected::of(&back, false), &common::author())
         .await
         .unwrap();
     assert_eq!(written, store.get_stored("alpha").await.unwrap().unwrap());
+    assert_history(&*store, "alpha", 2, &written).await;
     let after = store.get("alpha").await.unwrap().unwrap();
     assert_eq!(after.desired_state, DesiredState::Running);
     assert_eq!(after.target_regions, ["us-east-1", "eu-west-1"]);
@@ -131,7 +201,9 @@ async fn conformance(store: Arc<dyn Store>) {
     // Stale version, wrong lifecycle, missing record: refused, nothing written.
     let stale = changed(&back, "2026-12-01T00:00:02.000000+00:00");
     assert_eq!(
-        store.update(&stale, Expected::of(&back, false)).await,
+        store
+            .update(&stale, Expected::of(&back, false), &common::author())
+            .await,
         Err(StoreError::ConditionFailed)
     );
     let mut other_life = after.clone();
@@ -140,14 +212,17 @@ async fn conformance(store: Arc<dyn Store>) {
         store
             .update(
                 &changed(&after, "2026-12-01T00:00:03.000000+00:00"),
-                Expected::of(&other_life, false)
+                Expected::of(&other_life, false),
+                &common::author(),
             )
             .await,
         Err(StoreError::ConditionFailed)
     );
     let ghost = record("ghost", "");
     assert_eq!(
-        store.update(&ghost, Expected::of(&ghost, false)).await,
+        store
+            .update(&ghost, Expected::of(&ghost, false), &common::author())
+            .await,
         Err(StoreError::ConditionFailed)
     );
     assert_eq!(store.get("ghost").await.unwrap(), None);
@@ -155,20 +230,26 @@ async fn conformance(store: Arc<dyn Store>) {
         canonical(&store.get("alpha").await.unwrap().unwrap().to_value()),
         canonical(&after.to_value())
     );
+    // A refused write made no entry.
+    assert_history(&*store, "alpha", 2, &written).await;
+    assert!(entries(&*store, "ghost").await.is_empty());
 
     // Deleted records take only a delete.
     let mut deleted = after.clone();
     deleted.desired_state = DesiredState::Deleted;
     deleted.updated_at = "2026-12-01T00:00:04.000000+00:00".into();
-    store
-        .update(&deleted, Expected::of(&after, true))
+    let written = store
+        .update(&deleted, Expected::of(&after, true), &common::author())
         .await
         .unwrap();
+    assert_history(&*store, "alpha", 3, &written).await;
     let mut revived = deleted.clone();
     revived.desired_state = DesiredState::Running;
     revived.updated_at = "2026-12-01T00:00:05.000000+00:00".into();
     assert_eq!(
-        store.update(&revived, Expected::of(&deleted, false)).await,
+        store
+            .update(&revived, Expected::of(&deleted, false), &common::author())
+            .await,
         Err(StoreError::ConditionFailed)
     );
 
@@ -177,7 +258,7 @@ async fn conformance(store: Arc<dyn Store>) {
         let mut bulk = record(&format!("bulk-{i:02}"), "");
         // Some share a time (then the name orders them), some do not.
         bulk.created_at = format!("2026-12-01T00:00:0{}.000001+00:00", i % 4);
-        store.create(&bulk).await.unwrap();
+        store.create(&bulk, &common::author()).await.unwrap();
     }
     let listed = store.list().await.unwrap().records;
     let mut names: Vec<String> = listed
@@ -248,11 +329,11 @@ async fn conformance(store: Arc<dyn Store>) {
 }
 
 async fn fifty_parallel_region_adds(store: Arc<dyn Store>) {
-    let service = Arc::new(common::service(store));
+    let service = Arc::new(common::service(Arc::clone(&store)));
     let request =
         parse(r#"{"endpoint_name": "busy", "image": "img:1", "target_regions": ["us-east-1"]}"#)
             .unwrap();
-    service.deploy(request).await.unwrap();
+    service.deploy(request, &common::actor()).await.unwrap();
     let regions: Vec<String> = ["us", "eu", "ap", "sa", "ca"]
         .iter()
         .flat_map(|area| (1..=10).map(move |n| format!("{area}-test-{n}")))
@@ -269,7 +350,12 @@ async fn fifty_parallel_region_adds(store: Arc<dyn Store>) {
                 region: Value::str(region),
             };
             let if_match = (i % 2 == 0).then_some("*");
-            tokio::spawn(async move { service.change("busy", change, if_match).await.map(|_| ()) })
+            tokio::spawn(async move {
+                service
+                    .change("busy", change, if_match, &common::actor())
+                    .await
+                    .map(|_| ())
+            })
         })
         .collect();
     let mut retry = Vec::new();
@@ -294,13 +380,20 @@ async fn fifty_parallel_region_adds(store: Arc<dyn Store>) {
             region: Value::str(&region),
         };
         service
-            .change("busy", change, None)
+            .change("busy", change, None, &common::actor())
             .await
             .expect("a retry alone lands");
     }
     let stored = service.get_stored("busy").await.unwrap();
     let record = &stored.record;
     assert_eq!(record.target_regions.len(), 51);
+    // The deploy and each add: one entry each, none for a lost write.
+    if store.records_history() {
+        let entries = entries(&*store, "busy").await;
+        assert_eq!(entries.len(), 51);
+        assert_eq!(entries.last().unwrap().operation, "deploy");
+        assert!(entries[..50].iter().all(|e| e.operation == "add-region"));
+    }
     for region in &regions {
         assert!(record.target_regions.contains(region), "{region} lost");
         assert!(record.cleanup_regions.as_ref().unwrap().contains(region));
@@ -325,6 +418,26 @@ async fn embedded_store_conforms() {
 async fn dynamodb_store_conforms() {
     let dynalite = Dynalite::start();
     conformance(Arc::new(dynalite.store().await)).await;
+}
+
+/// DynamoDB with history: moto's server, which has TransactWriteItems.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn dynamodb_store_with_history_conforms() {
+    let moto = Moto::start();
+    conformance(Arc::new(moto.store().await)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn embedded_store_without_history_conforms() {
+    let dir = TempDir::new("conformance-off");
+    let store = gco_console::store::EmbeddedStore::open_with(dir.path(), false).unwrap();
+    conformance(Arc::new(store)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn dynamodb_with_history_parallel_region_adds_conflict_or_land() {
+    let moto = Moto::start();
+    fifty_parallel_region_adds(Arc::new(moto.store().await)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -358,11 +471,11 @@ async fn dynamodb_item_limit_is_counted_as_the_table_counts_it() {
     let exact = padded("sized-a", MAX_ITEM_BYTES - base);
     assert_eq!(item_bytes(&exact), MAX_ITEM_BYTES);
     store
-        .create(&exact)
+        .create(&exact, &common::author())
         .await
         .expect("an item of exactly the limit is kept");
     let over = padded("sized-b", MAX_ITEM_BYTES - base + 1);
-    match store.create(&over).await {
+    match store.create(&over, &common::author()).await {
         Err(StoreError::Rejected(e)) => assert!(e.contains("Item size"), "{e}"),
         other => panic!("an item a byte over the limit: {other:?}"),
     }
@@ -375,7 +488,7 @@ async fn embedded_store_survives_reopen() {
     let r = record("keep", "");
     {
         let store = common::embedded(&dir);
-        store.create(&r).await.unwrap();
+        store.create(&r, &common::author()).await.unwrap();
     }
     let store = common::embedded(&dir);
     assert_eq!(store.get("keep").await.unwrap(), Some(r.clone()));
@@ -450,7 +563,10 @@ fn unreadable(name: &str, path: &str, message: &str) -> Unreadable {
 async fn embedded_list_reports_items_it_cannot_read() {
     let dir = TempDir::new("corrupt");
     let good = record("good", "");
-    common::embedded(&dir).create(&good).await.unwrap();
+    common::embedded(&dir)
+        .create(&good, &common::author())
+        .await
+        .unwrap();
     {
         // Another program wrote what this one cannot read.
         let mut odd = good.to_value();
@@ -506,7 +622,10 @@ async fn dynamodb_list_reports_items_it_cannot_read() {
     use aws_sdk_dynamodb::types::AttributeValue as A;
     let dynalite = Dynalite::start();
     let store = dynalite.store().await;
-    store.create(&record("good", "")).await.unwrap();
+    store
+        .create(&record("good", ""), &common::author())
+        .await
+        .unwrap();
     // Another writer's items: a state this service does not know, and
     // regions that are no list.
     let client = dynalite.client().await;
@@ -598,7 +717,7 @@ async fn dynamodb_changes_write_only_what_they_change() {
     stopped.updated_at = "2026-12-01T00:00:00.000001+00:00".into();
     stopped.target_regions.push("eu-west-1".into());
     let written = store
-        .update(&stopped, Expected::of(&read, false))
+        .update(&stopped, Expected::of(&read, false), &common::author())
         .await
         .expect("an item without updated_at can be changed");
     let after = stored().await;
@@ -618,7 +737,11 @@ async fn dynamodb_changes_write_only_what_they_change() {
     renamed.spec.insert("image", Value::str("nginx:2"));
     renamed.updated_at = "2026-12-01T00:00:00.000002+00:00".into();
     let written = store
-        .update(&renamed, Expected::of(&stopped_read, false))
+        .update(
+            &renamed,
+            Expected::of(&stopped_read, false),
+            &common::author(),
+        )
         .await
         .unwrap();
     let A::M(after_spec) = &stored().await["spec"] else {
@@ -639,7 +762,9 @@ async fn dynamodb_changes_write_only_what_they_change() {
     }
     // The item has an updated_at now: a change made to the old read loses.
     assert_eq!(
-        store.update(&stopped, Expected::of(&read, false)).await,
+        store
+            .update(&stopped, Expected::of(&read, false), &common::author())
+            .await,
         Err(StoreError::ConditionFailed)
     );
 }
@@ -655,9 +780,10 @@ async fn dynamodb_refusals_are_told_from_unknown_outcomes() {
         table: "no-such-table".into(),
         region: "us-east-1".into(),
         endpoint: Some(dynalite.endpoint()),
+        history_table: None,
     })
     .await;
-    let refused = missing.create(&record("web", "")).await;
+    let refused = missing.create(&record("web", ""), &common::author()).await;
     assert!(
         matches!(&refused, Err(StoreError::Rejected(e)) if e.contains("ResourceNotFoundException")),
         "{refused:?}"
@@ -665,14 +791,14 @@ async fn dynamodb_refusals_are_told_from_unknown_outcomes() {
     let service = common::service(Arc::new(missing));
     let request = parse(r#"{"endpoint_name": "web", "image": "img:1"}"#).unwrap();
     assert!(matches!(
-        service.deploy(request).await,
+        service.deploy(request, &common::actor()).await,
         Err(ServiceError::Unavailable)
     ));
     // A server that is gone may have applied a write before it went.
     let store = dynalite.store().await;
     drop(dynalite);
     assert!(matches!(
-        store.create(&record("web", "")).await,
+        store.create(&record("web", ""), &common::author()).await,
         Err(StoreError::Unavailable(_))
     ));
 }

@@ -87,6 +87,7 @@ impl CountingProxy {
             table: common::monitor::TABLE.into(),
             region: "us-east-1".into(),
             endpoint: Some(format!("http://127.0.0.1:{}", self.port)),
+            history_table: None,
         })
         .await;
         store.create_table().await.expect("table created");
@@ -135,7 +136,10 @@ async fn deploy(service: &Service, name: &str) {
         r#"{{"endpoint_name": "{name}", "image": "img:1"}}"#
     ))
     .unwrap();
-    service.deploy(request).await.expect("deployed");
+    service
+        .deploy(request, &common::actor())
+        .await
+        .expect("deployed");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -197,6 +201,7 @@ async fn own_writes_are_in_the_next_list_and_outside_writes_within_an_interval()
                 replicas: gco_spec::Value::int(3),
             },
             None,
+            &common::actor(),
         )
         .await
         .unwrap();
@@ -210,7 +215,10 @@ async fn own_writes_are_in_the_next_list_and_outside_writes_within_an_interval()
         "img".into(),
     );
     other
-        .deploy(parse(r#"{"endpoint_name": "theirs", "image": "img:2"}"#).unwrap())
+        .deploy(
+            parse(r#"{"endpoint_name": "theirs", "image": "img:2"}"#).unwrap(),
+            &common::actor(),
+        )
         .await
         .unwrap();
     let written = Instant::now();
@@ -228,7 +236,10 @@ async fn own_writes_are_in_the_next_list_and_outside_writes_within_an_interval()
     }
     // A page of a record the view does not have yet reads the table.
     other
-        .deploy(parse(r#"{"endpoint_name": "newest", "image": "img:3"}"#).unwrap())
+        .deploy(
+            parse(r#"{"endpoint_name": "newest", "image": "img:3"}"#).unwrap(),
+            &common::actor(),
+        )
         .await
         .unwrap();
     assert_eq!(

@@ -63,7 +63,7 @@ test('a tgi record from DynamoDB is marked, warned about and cloned onto SGLang'
   const table = await h.startOnDynalite();
   // A console on an older GCO's list wrote it to the shared table.
   const older = await h.startBackend({
-    args: ['--dynamodb-endpoint', table.endpoint, '--dynamodb-region', 'us-east-1', '--frameworks', 'vllm,tgi'],
+    args: ['--dynamodb-endpoint', table.endpoint, '--dynamodb-region', 'us-east-1', '--history-table', 'off', '--frameworks', 'vllm,tgi'],
   });
   const context = await env.browser.newContext();
   try {

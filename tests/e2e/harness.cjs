@@ -332,7 +332,7 @@ async function startOnDynalite() {
     await sleep(50);
   }
   const backend = await startBackend({
-    args: ['--dynamodb-endpoint', endpoint, '--dynamodb-region', 'us-east-1', '--dynamodb-table', TABLE, '--create-table'],
+    args: ['--dynamodb-endpoint', endpoint, '--dynamodb-region', 'us-east-1', '--dynamodb-table', TABLE, '--create-table', '--history-table', 'off'],
   });
   /** GCO's monitor writing one region's status (GCO_FACTS_NEWEST section 3). */
   async function monitorWrite(name, region, status) {

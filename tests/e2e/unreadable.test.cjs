@@ -28,7 +28,7 @@ test('an item the console cannot read is named above the list', async () => {
       await h.sleep(50);
     }
     backend = await h.startBackend({
-      args: ['--dynamodb-endpoint', endpoint, '--dynamodb-region', 'us-east-1', '--dynamodb-table', TABLE, '--create-table'],
+      args: ['--dynamodb-endpoint', endpoint, '--dynamodb-region', 'us-east-1', '--dynamodb-table', TABLE, '--create-table', '--history-table', 'off'],
     });
     await h.deployViaApi(backend.url, { endpoint_name: 'e2e-readable', image: 'img:1' });
     // A state this console does not know, as a newer GCO might write.

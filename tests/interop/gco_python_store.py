@@ -449,7 +449,7 @@ def main():
             console = subprocess.Popen(
                 [str(binary), "--addr", f"127.0.0.1:{cport}", "--dist", str(tmp / "dist"),
                  "--dynamodb-endpoint", endpoint, "--dynamodb-region", REGION, "--dynamodb-table", TABLE,
-                 "--create-table", "--regions", ",".join(DEPLOYED),
+                 "--create-table", "--history-table", "off", "--regions", ",".join(DEPLOYED),
                  "--refresh-interval", f"{REFRESH_SECONDS}s"],
                 stdout=log, stderr=subprocess.STDOUT)
             procs.append(console)

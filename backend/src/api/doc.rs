@@ -145,6 +145,9 @@ error_set! {
     DeployErrors = [BODY, MUTATION, &[409, 422], MISDIRECTED, STORE];
     /// A change of one endpoint, with a body or without.
     ChangeErrors = [BODY, MUTATION, CHANGE, MISDIRECTED, STORE];
+    /// An endpoint's history: a bad cursor or limit (400), no endpoint of
+    /// that name and no history of one, or no history recorded (404).
+    HistoryErrors = [&[400, 401, 403, 404], MISDIRECTED, STORE];
 }
 
 /// A record as stored, with its `ETag`.
@@ -205,5 +208,19 @@ impl IntoResponses for RecordCreated {
 impl IntoResponses for RecordChanged {
     fn responses() -> BTreeMap<String, RefOr<Response>> {
         record(200, "The changed record.")
+    }
+}
+
+/// `200`: the record a revert changed; `201`: the record it deployed again.
+pub struct RecordReverted;
+
+impl IntoResponses for RecordReverted {
+    fn responses() -> BTreeMap<String, RefOr<Response>> {
+        let mut responses = record(200, "The record, as the entry left it.");
+        responses.extend(record(
+            201,
+            "The endpoint was gone (purged): deployed again from the entry.",
+        ));
+        responses
     }
 }

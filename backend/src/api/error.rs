@@ -155,6 +155,33 @@ impl From<ServiceError> for ApiError {
                 StatusCode::SERVICE_UNAVAILABLE,
                 "the endpoint store did not confirm the change, which may or may not have been saved; reload before trying again",
             ),
+            ServiceError::NotSaved(reason) => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!("the change was not saved: {reason}"),
+            ),
+            ServiceError::HistoryUnavailable(reason) => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!("the history could not be read: {reason}"),
+            ),
+            ServiceError::HistoryOff => ApiError::new(
+                StatusCode::NOT_FOUND,
+                "this console records no history of changes: it runs with --history-table off",
+            ),
+            ServiceError::NoSuchEntry { endpoint, id } => ApiError::field(
+                StatusCode::NOT_FOUND,
+                "to",
+                format!("Endpoint '{endpoint}' has no history entry '{id}'"),
+            ),
+            ServiceError::Forbidden {
+                identity,
+                needed,
+                action,
+            } => identity.require(needed, action).err().unwrap_or_else(|| {
+                ApiError::new(
+                    StatusCode::FORBIDDEN,
+                    format!("{action} needs the {needed} role"),
+                )
+            }),
             // The item's own field and what is wrong with it: the table's
             // content, which whoever may read the endpoint may read.
             ServiceError::Corrupt(unreadable) => ApiError {

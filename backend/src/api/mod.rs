@@ -17,7 +17,10 @@ use axum::Router;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use gco_api::{CanaryBody, ImageBody, RegionBody, ReplicasBody, TopologyBody, route};
+use gco_api::{
+    CanaryBody, HistoryPage, ImageBody, RegionBody, ReplicasBody, RevertBody, Role, TopologyBody,
+    route,
+};
 use gco_spec::Change;
 use gco_spec::json::{Object, Value};
 use utoipa_axum::router::OpenApiRouter;
@@ -26,16 +29,18 @@ use utoipa_axum::routes;
 pub use body::{BODY_TIMEOUT, MAX_BODY_BYTES, MAX_BODY_DEPTH};
 use body::{JsonBody, StorableBody};
 use doc::{
-    AnyErrors, ChangeErrors, DeployErrors, ListErrors, NotModified, ReadErrors, RecordChanged,
-    RecordCreated, RecordRead, ValidateErrors,
+    AnyErrors, ChangeErrors, DeployErrors, HistoryErrors, ListErrors, NotModified, ReadErrors,
+    RecordChanged, RecordCreated, RecordRead, RecordReverted, ValidateErrors,
 };
 pub use error::ApiError;
 use error::{insert_diagnostics, json_response};
-pub use extract::{DeleteQuery, EndpointName, IfMatch, IfNoneMatch, ListQuery, RegionName};
+pub use extract::{
+    DeleteQuery, EndpointName, HistoryQuery, IfMatch, IfNoneMatch, ListQuery, RegionName,
+};
 use schema::{Health, Listing, StoreSettings, ValidateBody, Validation};
 
 use crate::listing::{Filter, Listing as Page};
-use crate::service::Service;
+use crate::service::{Actor, Service};
 use crate::store::Stored;
 use crate::version::body_etag;
 
@@ -66,6 +71,8 @@ pub fn documented() -> OpenApiRouter<AppState> {
         .routes(routes!(rollback_canary))
         .routes(routes!(add_region))
         .routes(routes!(remove_region))
+        .routes(routes!(history))
+        .routes(routes!(revert))
 }
 
 /// The documented routes, with their document written (once, at start-up).
@@ -237,9 +244,13 @@ fn listing_json(listing: &Page, paged: bool, stale: Option<std::time::Duration>)
     security(("bearer" = []), ()))]
 async fn deploy(
     State(service): State<AppState>,
+    actor: Actor,
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
-    let record = service.deploy(body).await?;
+    actor
+        .identity
+        .require(Role::Operator, "deploying an endpoint")?;
+    let record = service.deploy(body, &actor).await?;
     Ok(record_response(StatusCode::CREATED, &record))
 }
 
@@ -263,14 +274,39 @@ async fn show(
 /// refusal, which comes first (a body is the last extractor).
 async fn apply_change(
     service: &Service,
+    actor: &Actor,
     name: Result<EndpointName, ApiError>,
     if_match: Result<IfMatch, ApiError>,
     change: Change,
 ) -> Result<Response, ApiError> {
+    let (needed, action) = needs(&change);
+    actor.identity.require(needed, action)?;
     let EndpointName(name) = name?;
     let IfMatch(tags) = if_match?;
-    let record = service.change(&name, change, tags.as_deref()).await?;
+    let record = service
+        .change(&name, change, tags.as_deref(), actor)
+        .await?;
     Ok(record_response(StatusCode::OK, &record))
+}
+
+/// The role a change needs, and the action as a 403 names it: a delete
+/// needs admin, every other change operator.
+fn needs(change: &Change) -> (Role, &'static str) {
+    let action = match change {
+        Change::Scale { .. } => "scaling an endpoint",
+        Change::SetTopology { .. } => "setting an endpoint's topology",
+        Change::ConfigureStore { .. } => "configuring an endpoint's KV-cache store",
+        Change::UpdateImage { .. } => "updating an endpoint's image",
+        Change::AddRegion { .. } => "adding a region to an endpoint",
+        Change::RemoveRegion { .. } => "removing a region from an endpoint",
+        Change::Stop => "stopping an endpoint",
+        Change::Start => "starting an endpoint",
+        Change::Delete { .. } => return (Role::Admin, "deleting an endpoint"),
+        Change::CanaryDeploy { .. } => "starting a canary",
+        Change::PromoteCanary => "promoting a canary",
+        Change::RollbackCanary => "rolling back a canary",
+    };
+    (Role::Operator, action)
 }
 
 /// Set the XpYd topology of a split-mode endpoint
@@ -280,13 +316,14 @@ async fn apply_change(
     security(("bearer" = []), ()))]
 async fn set_topology(
     State(service): State<AppState>,
+    actor: Actor,
     name: Result<EndpointName, ApiError>,
     if_match: Result<IfMatch, ApiError>,
     StorableBody(body): StorableBody,
 ) -> Result<Response, ApiError> {
     let TopologyBody { prefill, decode } = TopologyBody::from_value(&body);
     let change = Change::SetTopology { prefill, decode };
-    apply_change(&service, name, if_match, change).await
+    apply_change(&service, &actor, name, if_match, change).await
 }
 
 /// Replace the KV-store settings (spec.mooncake.store)
@@ -296,11 +333,19 @@ async fn set_topology(
     security(("bearer" = []), ()))]
 async fn configure_store(
     State(service): State<AppState>,
+    actor: Actor,
     name: Result<EndpointName, ApiError>,
     if_match: Result<IfMatch, ApiError>,
     StorableBody(store): StorableBody,
 ) -> Result<Response, ApiError> {
-    apply_change(&service, name, if_match, Change::ConfigureStore { store }).await
+    apply_change(
+        &service,
+        &actor,
+        name,
+        if_match,
+        Change::ConfigureStore { store },
+    )
+    .await
 }
 
 /// Update the image (drops per-region image URIs)
@@ -310,13 +355,14 @@ async fn configure_store(
     security(("bearer" = []), ()))]
 async fn update_image(
     State(service): State<AppState>,
+    actor: Actor,
     name: Result<EndpointName, ApiError>,
     if_match: Result<IfMatch, ApiError>,
     StorableBody(body): StorableBody,
 ) -> Result<Response, ApiError> {
     let ImageBody { image, with_proxy } = ImageBody::from_value(&body);
     let change = Change::UpdateImage { image, with_proxy };
-    apply_change(&service, name, if_match, change).await
+    apply_change(&service, &actor, name, if_match, change).await
 }
 
 /// Scale a plain endpoint
@@ -326,12 +372,13 @@ async fn update_image(
     security(("bearer" = []), ()))]
 async fn scale(
     State(service): State<AppState>,
+    actor: Actor,
     name: Result<EndpointName, ApiError>,
     if_match: Result<IfMatch, ApiError>,
     StorableBody(body): StorableBody,
 ) -> Result<Response, ApiError> {
     let ReplicasBody { replicas } = ReplicasBody::from_value(&body);
-    apply_change(&service, name, if_match, Change::Scale { replicas }).await
+    apply_change(&service, &actor, name, if_match, Change::Scale { replicas }).await
 }
 
 /// Stop (from any state but deleted)
@@ -340,10 +387,11 @@ async fn scale(
     security(("bearer" = []), ()))]
 async fn stop(
     State(service): State<AppState>,
+    actor: Actor,
     name: Result<EndpointName, ApiError>,
     if_match: Result<IfMatch, ApiError>,
 ) -> Result<Response, ApiError> {
-    apply_change(&service, name, if_match, Change::Stop).await
+    apply_change(&service, &actor, name, if_match, Change::Stop).await
 }
 
 /// Start a stopped endpoint
@@ -352,10 +400,11 @@ async fn stop(
     security(("bearer" = []), ()))]
 async fn start(
     State(service): State<AppState>,
+    actor: Actor,
     name: Result<EndpointName, ApiError>,
     if_match: Result<IfMatch, ApiError>,
 ) -> Result<Response, ApiError> {
-    apply_change(&service, name, if_match, Change::Start).await
+    apply_change(&service, &actor, name, if_match, Change::Start).await
 }
 
 /// Delete an endpoint (idempotent; the monitors clean up)
@@ -364,6 +413,7 @@ async fn start(
     security(("bearer" = []), ()))]
 async fn remove(
     State(service): State<AppState>,
+    actor: Actor,
     name: Result<EndpointName, ApiError>,
     if_match: Result<IfMatch, ApiError>,
     query: Result<DeleteQuery, ApiError>,
@@ -376,7 +426,7 @@ async fn remove(
         expected_owner_label: owner_label,
         expected_lifecycle_id: lifecycle_id,
     };
-    apply_change(&service, name, if_match, change).await
+    apply_change(&service, &actor, name, if_match, change).await
 }
 
 /// Start a canary of a plain endpoint (refused on Mooncake endpoints)
@@ -386,6 +436,7 @@ async fn remove(
     security(("bearer" = []), ()))]
 async fn canary_deploy(
     State(service): State<AppState>,
+    actor: Actor,
     name: Result<EndpointName, ApiError>,
     if_match: Result<IfMatch, ApiError>,
     StorableBody(body): StorableBody,
@@ -400,7 +451,7 @@ async fn canary_deploy(
         weight,
         replicas,
     };
-    apply_change(&service, name, if_match, change).await
+    apply_change(&service, &actor, name, if_match, change).await
 }
 
 /// Promote the canary's image to the endpoint's (plain endpoints only)
@@ -409,10 +460,11 @@ async fn canary_deploy(
     security(("bearer" = []), ()))]
 async fn promote_canary(
     State(service): State<AppState>,
+    actor: Actor,
     name: Result<EndpointName, ApiError>,
     if_match: Result<IfMatch, ApiError>,
 ) -> Result<Response, ApiError> {
-    apply_change(&service, name, if_match, Change::PromoteCanary).await
+    apply_change(&service, &actor, name, if_match, Change::PromoteCanary).await
 }
 
 /// Remove the canary and restore full traffic to the primary
@@ -421,10 +473,11 @@ async fn promote_canary(
     security(("bearer" = []), ()))]
 async fn rollback_canary(
     State(service): State<AppState>,
+    actor: Actor,
     name: Result<EndpointName, ApiError>,
     if_match: Result<IfMatch, ApiError>,
 ) -> Result<Response, ApiError> {
-    apply_change(&service, name, if_match, Change::RollbackCanary).await
+    apply_change(&service, &actor, name, if_match, Change::RollbackCanary).await
 }
 
 /// Add a target region
@@ -434,6 +487,7 @@ async fn rollback_canary(
     security(("bearer" = []), ()))]
 async fn add_region(
     State(service): State<AppState>,
+    actor: Actor,
     name: Result<EndpointName, ApiError>,
     if_match: Result<IfMatch, ApiError>,
     StorableBody(body): StorableBody,
@@ -441,7 +495,7 @@ async fn add_region(
     let RegionBody { region } = RegionBody::from_value(&body);
     // The service draws the region's fresh generation token.
     let change = Change::AddRegion { region };
-    apply_change(&service, name, if_match, change).await
+    apply_change(&service, &actor, name, if_match, change).await
 }
 
 /// Remove a target region
@@ -450,6 +504,7 @@ async fn add_region(
     security(("bearer" = []), ()))]
 async fn remove_region(
     State(service): State<AppState>,
+    actor: Actor,
     name: Result<EndpointName, ApiError>,
     region: Result<RegionName, ApiError>,
     if_match: Result<IfMatch, ApiError>,
@@ -459,7 +514,77 @@ async fn remove_region(
     let change = Change::RemoveRegion {
         region: Value::from(region),
     };
-    apply_change(&service, name, if_match, change).await
+    apply_change(&service, &actor, name, if_match, change).await
+}
+
+/// An endpoint's changes, newest first
+///
+/// Every change the console wrote (who, when, the operation, the request's
+/// id, the record's content before and after it, without what GCO's
+/// monitors write), and the changes made outside the console found by
+/// comparing contents (`operation: "external"`, `who: null`, between
+/// `since` and `at`). An endpoint that is gone keeps its history.
+#[utoipa::path(get, path = route::HISTORY, params(EndpointName, HistoryQuery),
+    responses((status = 200, description = "One page of changes, newest first; `next` leads to older ones (null on the last page).", body = HistoryPage), HistoryErrors))]
+async fn history(
+    State(service): State<AppState>,
+    actor: Actor,
+    EndpointName(name): EndpointName,
+    query: HistoryQuery,
+) -> Result<Response, ApiError> {
+    actor
+        .identity
+        .require(Role::Viewer, "reading an endpoint's history")?;
+    let page = service
+        .history(&name, query.after.as_deref(), query.limit)
+        .await?;
+    let mut o = Object::new();
+    let items = page.items.iter().map(crate::store::history::to_value);
+    o.insert("items", Value::List(items.collect()));
+    o.insert("next", page.next.as_deref().map_or(Value::Null, Value::str));
+    Ok(json_response(StatusCode::OK, &Value::Object(o)))
+}
+
+/// Put an endpoint back as a history entry left it
+///
+/// Its spec, state and target regions as that change left them (a region
+/// that joins or leaves gets a fresh generation token; GCO's monitors see
+/// an ordinary change). Needs the operator role; an endpoint that is gone
+/// (purged) is deployed again from the entry, which needs the admin role.
+/// A deleted endpoint not yet purged is refused (409).
+#[utoipa::path(post, path = route::REVERT, params(EndpointName, IfMatch),
+    request_body(content = RevertBody, content_type = "application/json"),
+    responses(RecordReverted, ChangeErrors),
+    security(("bearer" = []), ()))]
+async fn revert(
+    State(service): State<AppState>,
+    actor: Actor,
+    name: Result<EndpointName, ApiError>,
+    if_match: Result<IfMatch, ApiError>,
+    JsonBody(body): JsonBody,
+) -> Result<Response, ApiError> {
+    let to = body
+        .as_object()
+        .and_then(|o| o.get("to"))
+        .and_then(Value::as_str)
+        .filter(|to| crate::store::history::is_id(to))
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            ApiError::field(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "to",
+                "to must be the id of one of the endpoint's history entries",
+            )
+        })?;
+    let EndpointName(name) = name?;
+    let IfMatch(tags) = if_match?;
+    let (record, created) = service.revert(&name, &to, tags.as_deref(), &actor).await?;
+    let status = if created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok(record_response(status, &record))
 }
 
 #[cfg(test)]

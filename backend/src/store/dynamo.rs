@@ -3,27 +3,32 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::config::{Credentials, Region};
 use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, ConsumedCapacity, KeySchemaElement, KeyType,
-    ReturnConsumedCapacity, ReturnValue, ScalarAttributeType, TableStatus,
+    Put, ReturnConsumedCapacity, ReturnValue, ScalarAttributeType, TableStatus, TransactWriteItem,
+    Update,
 };
+use gco_api::HistoryEntry;
 use gco_spec::Record;
+use gco_spec::json::Value;
 
 use super::attr::{from_item, to_item};
+use super::history::{self, Author, Span};
 use super::shared_scan::SharedScan;
-use super::update_expression::update_expression;
+use super::update_expression::{UpdateExpression, apply_edits, update_expression};
 use super::{
     BoxFuture, Expected, Scan, Store, StoreError, Stored, Unreadable, read_item, storable,
 };
 
-/// Where the table is.
+/// Where the tables are.
 #[derive(Debug, Clone)]
 pub struct DynamoConfig {
     pub table: String,
@@ -31,15 +36,51 @@ pub struct DynamoConfig {
     pub region: String,
     /// A DynamoDB-compatible server (`http://127.0.0.1:8000`); `None` for AWS.
     pub endpoint: Option<String>,
+    /// The history table (key `endpoint_name` + `change_id`); `None` records
+    /// no history (`--history-table off`: a server without
+    /// TransactWriteItems, such as dynalite).
+    pub history_table: Option<String>,
+}
+
+impl DynamoConfig {
+    /// The history table's default name: `{table}-history`.
+    pub fn default_history_table(table: &str) -> String {
+        format!("{table}-history")
+    }
 }
 
 pub struct DynamoStore {
     client: Client,
     table: String,
+    history: Option<HistoryTable>,
     /// Lists at the same time share a scan (see [`SharedScan`]).
     scans: SharedScan<Scan, StoreError>,
     /// Items at the last scan: how many segments the next one reads in.
     last_items: AtomicUsize,
+}
+
+/// The history table, and whether it was missing when last looked at.
+struct HistoryTable {
+    name: String,
+    missing: AtomicBool,
+}
+
+/// Whether the history table is there, as DescribeTable says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HistoryState {
+    /// `--history-table off`.
+    Off,
+    Present(String),
+    /// Changes are refused (503, naming it) until it exists.
+    Missing(String),
+}
+
+/// A transaction's outcome for the record's item: its condition failed.
+enum Cancelled {
+    Condition,
+    /// Another transaction held the item, or the entry's id was taken: the
+    /// write may be tried again.
+    Retry,
 }
 
 /// A failed call, as the service must report it: DynamoDB applies a write
@@ -111,32 +152,59 @@ impl DynamoStore {
         DynamoStore {
             client: Client::new(&sdk),
             table: cfg.table.clone(),
+            history: cfg.history_table.as_ref().map(|name| HistoryTable {
+                name: name.clone(),
+                missing: AtomicBool::new(false),
+            }),
             scans: SharedScan::default(),
             last_items: AtomicUsize::new(0),
         }
     }
 
-    /// Creates the table (key `endpoint_name`, on-demand) unless it exists.
+    /// Creates the table (key `endpoint_name`, on-demand) unless it exists,
+    /// and the history table (key `endpoint_name` + `change_id`) when
+    /// history is recorded.
     pub async fn create_table(&self) -> Result<(), StoreError> {
-        let built = (|| {
-            Ok::<_, aws_sdk_dynamodb::error::BuildError>((
-                AttributeDefinition::builder()
-                    .attribute_name("endpoint_name")
-                    .attribute_type(ScalarAttributeType::S)
-                    .build()?,
-                KeySchemaElement::builder()
-                    .attribute_name("endpoint_name")
-                    .key_type(KeyType::Hash)
-                    .build()?,
-            ))
-        })();
-        let (attr, key) = built.map_err(|e| StoreError::Unavailable(e.to_string()))?;
+        self.create_one(&self.table, &[("endpoint_name", KeyType::Hash)])
+            .await?;
+        if let Some(history) = &self.history {
+            let key = [
+                ("endpoint_name", KeyType::Hash),
+                ("change_id", KeyType::Range),
+            ];
+            self.create_one(&history.name, &key).await?;
+            history.missing.store(false, Ordering::SeqCst);
+        }
+        Ok(())
+    }
+
+    /// Creates `table` with string keys `key`, on-demand, unless it exists.
+    async fn create_one(&self, table: &str, key: &[(&str, KeyType)]) -> Result<(), StoreError> {
+        let built = key
+            .iter()
+            .map(|(name, kind)| {
+                Ok::<_, aws_sdk_dynamodb::error::BuildError>((
+                    AttributeDefinition::builder()
+                        .attribute_name(*name)
+                        .attribute_type(ScalarAttributeType::S)
+                        .build()?,
+                    KeySchemaElement::builder()
+                        .attribute_name(*name)
+                        .key_type(kind.clone())
+                        .build()?,
+                ))
+            })
+            .collect::<Result<Vec<_>, _>>();
+        let (attrs, keys): (Vec<_>, Vec<_>) = built
+            .map_err(|e| StoreError::Unavailable(e.to_string()))?
+            .into_iter()
+            .unzip();
         let result = self
             .client
             .create_table()
-            .table_name(&self.table)
-            .attribute_definitions(attr)
-            .key_schema(key)
+            .table_name(table)
+            .set_attribute_definitions(Some(attrs))
+            .set_key_schema(Some(keys))
             .billing_mode(BillingMode::PayPerRequest)
             .send()
             .await;
@@ -147,16 +215,16 @@ impl DynamoStore {
                     .is_some_and(|s| s.is_resource_in_use_exception()) => {}
             Err(e) => return Err(failure(e)),
         }
-        self.wait_until_active().await
+        self.wait_until_active(table).await
     }
 
     /// A new table takes writes only once it is ACTIVE.
-    async fn wait_until_active(&self) -> Result<(), StoreError> {
+    async fn wait_until_active(&self, table: &str) -> Result<(), StoreError> {
         for _ in 0..300 {
             let out = self
                 .client
                 .describe_table()
-                .table_name(&self.table)
+                .table_name(table)
                 .send()
                 .await
                 .map_err(failure)?;
@@ -166,15 +234,94 @@ impl DynamoStore {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         Err(StoreError::Unavailable(format!(
-            "table {} did not become active within 30 s",
-            self.table
+            "table {table} did not become active within 30 s"
         )))
+    }
+
+    /// Whether the endpoints table is there (DescribeTable), for the
+    /// console to say at start-up.
+    pub async fn table_exists(&self) -> Result<bool, StoreError> {
+        let out = self
+            .client
+            .describe_table()
+            .table_name(&self.table)
+            .send()
+            .await;
+        crate::metrics::dynamodb_call("DescribeTable", out.is_ok(), 0.0, 0.0);
+        match out {
+            Ok(_) => Ok(true),
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|s| s.is_resource_not_found_exception()) =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(failure(e)),
+        }
+    }
+
+    /// Whether the history table is there (DescribeTable): the console
+    /// says so at start-up, and refuses changes while it is missing.
+    pub async fn history_state(&self) -> Result<HistoryState, StoreError> {
+        let Some(history) = &self.history else {
+            return Ok(HistoryState::Off);
+        };
+        let out = self
+            .client
+            .describe_table()
+            .table_name(&history.name)
+            .send()
+            .await;
+        crate::metrics::dynamodb_call("DescribeTable", out.is_ok(), 0.0, 0.0);
+        match out {
+            Ok(_) => {
+                history.missing.store(false, Ordering::SeqCst);
+                Ok(HistoryState::Present(history.name.clone()))
+            }
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|s| s.is_resource_not_found_exception()) =>
+            {
+                history.missing.store(true, Ordering::SeqCst);
+                Ok(HistoryState::Missing(history.name.clone()))
+            }
+            Err(e) => Err(failure(e)),
+        }
+    }
+
+    /// Before a change: refused while the history table is missing (looked
+    /// at again each time, so changes resume once it is created).
+    async fn history_ready(&self) -> Result<(), StoreError> {
+        let Some(history) = &self.history else {
+            return Ok(());
+        };
+        if !history.missing.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        match self.history_state().await? {
+            HistoryState::Missing(name) => Err(missing_history(&name)),
+            _ => Ok(()),
+        }
     }
 }
 
+/// The reason a change is refused while the history table is missing.
+fn missing_history(name: &str) -> StoreError {
+    StoreError::NotSaved(format!(
+        "the history table '{name}' does not exist, and every change is recorded there: create it (--create-table creates it) or run the console with --history-table off"
+    ))
+}
+
 impl Store for DynamoStore {
-    fn create<'a>(&'a self, record: &'a Record) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
+    fn create<'a>(
+        &'a self,
+        record: &'a Record,
+        by: &'a Author,
+    ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
         Box::pin(async move {
+            if self.history.is_some() {
+                return self.create_recorded(record, by).await;
+            }
             let item = to_item(storable(record).as_object().expect("a record is an object"));
             let result = self
                 .client
@@ -224,34 +371,14 @@ impl Store for DynamoStore {
         &'a self,
         record: &'a Record,
         expected: Expected<'a>,
+        by: &'a Author,
     ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
         Box::pin(async move {
             let update = update_expression(&expected, record);
-            let (names, mut values) = (update.names, update.values);
-            let read = expected.read;
-            // A record read without `updated_at` (an older writer's) is
-            // read as "": the condition admits either.
-            let mut condition = if read.updated_at.is_empty() {
-                "attribute_exists(endpoint_name) AND (attribute_not_exists(updated_at) OR updated_at = :expected_at)"
-            } else {
-                "attribute_exists(endpoint_name) AND updated_at = :expected_at"
+            if self.history.is_some() {
+                return self.update_recorded(record, expected, update, by).await;
             }
-            .to_owned();
-            values.insert(
-                ":expected_at".into(),
-                AttributeValue::S(read.updated_at.clone()),
-            );
-            match &read.lifecycle_id {
-                Some(id) => {
-                    condition.push_str(" AND lifecycle_id = :lifecycle");
-                    values.insert(":lifecycle".into(), AttributeValue::S(id.clone()));
-                }
-                None => condition.push_str(" AND attribute_not_exists(lifecycle_id)"),
-            }
-            if !expected.allow_deleted {
-                condition.push_str(" AND desired_state <> :deleted");
-                values.insert(":deleted".into(), AttributeValue::S("deleted".into()));
-            }
+            let (condition, names, values) = conditioned(&expected, &update);
             let result = self
                 .client
                 .update_item()
@@ -293,6 +420,362 @@ impl Store for DynamoStore {
     fn list(&self) -> BoxFuture<'_, Result<Scan, StoreError>> {
         Box::pin(self.scans.run(|| self.scan()))
     }
+
+    fn records_history(&self) -> bool {
+        self.history.is_some()
+    }
+
+    fn history<'a>(
+        &'a self,
+        name: &'a str,
+        span: Span<'a>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<HistoryEntry>, StoreError>> {
+        Box::pin(self.query_history(name, span, limit))
+    }
+}
+
+/// The condition every update carries (the record as read: same version,
+/// same lifecycle, not deleted unless deleting), with the expression's
+/// names and values and the condition's own.
+fn conditioned(
+    expected: &Expected<'_>,
+    update: &UpdateExpression,
+) -> (
+    String,
+    HashMap<String, String>,
+    HashMap<String, AttributeValue>,
+) {
+    let (names, mut values) = (update.names.clone(), update.values.clone());
+    let read = expected.read;
+    // A record read without `updated_at` (an older writer's) is read as
+    // "": the condition admits either.
+    let mut condition = if read.updated_at.is_empty() {
+        "attribute_exists(endpoint_name) AND (attribute_not_exists(updated_at) OR updated_at = :expected_at)"
+    } else {
+        "attribute_exists(endpoint_name) AND updated_at = :expected_at"
+    }
+    .to_owned();
+    values.insert(
+        ":expected_at".into(),
+        AttributeValue::S(read.updated_at.clone()),
+    );
+    match &read.lifecycle_id {
+        Some(id) => {
+            condition.push_str(" AND lifecycle_id = :lifecycle");
+            values.insert(":lifecycle".into(), AttributeValue::S(id.clone()));
+        }
+        None => condition.push_str(" AND attribute_not_exists(lifecycle_id)"),
+    }
+    if !expected.allow_deleted {
+        condition.push_str(" AND desired_state <> :deleted");
+        values.insert(":deleted".into(), AttributeValue::S("deleted".into()));
+    }
+    (condition, names, values)
+}
+
+/// How many times a transaction that another one got in the way of (or
+/// whose entry id was taken) is tried before the change is reported as
+/// lost to another writer.
+const TRANSACTION_ATTEMPTS: usize = 5;
+
+impl DynamoStore {
+    /// A create with its history entry: one TransactWriteItems, the record's
+    /// put conditioned on its absence, the entry's on its id being new.
+    async fn create_recorded(
+        &self,
+        record: &Record,
+        by: &Author,
+    ) -> Result<Arc<Stored>, StoreError> {
+        self.history_ready().await?;
+        let answer = DynamoStore::as_read(record)?;
+        let item = to_item(storable(record).as_object().expect("a record is an object"));
+        let after = history::content(&answer.to_value());
+        for _ in 0..TRANSACTION_ATTEMPTS {
+            let entry = history::entry(by, &record.updated_at, None, Some(after.clone()));
+            let put = Put::builder()
+                .table_name(&self.table)
+                .set_item(Some(item.clone()))
+                .condition_expression("attribute_not_exists(endpoint_name)")
+                .build()
+                .map_err(|e| StoreError::Rejected(e.to_string()))?;
+            let put = TransactWriteItem::builder().put(put).build();
+            match self.transact(put, &record.endpoint_name, &entry).await {
+                Ok(()) => return Ok(Arc::new(Stored::of(answer))),
+                Err(Ok(Cancelled::Condition)) => return Err(StoreError::AlreadyExists),
+                Err(Ok(Cancelled::Retry)) => tokio::time::sleep(transaction_pause()).await,
+                Err(Err(e)) => return Err(e),
+            }
+        }
+        Err(StoreError::NotSaved(
+            "other changes of the endpoint kept getting in the way; try again".into(),
+        ))
+    }
+
+    /// An update with its history entry: one TransactWriteItems, the
+    /// record's update carrying the condition a plain update has. It
+    /// returns no item: the answer is the record read with the update's
+    /// edits made, as a read of it returns it (the condition held, so
+    /// nothing else changed the item in between).
+    async fn update_recorded(
+        &self,
+        record: &Record,
+        expected: Expected<'_>,
+        update: UpdateExpression,
+        by: &Author,
+    ) -> Result<Arc<Stored>, StoreError> {
+        self.history_ready().await?;
+        let (condition, names, values) = conditioned(&expected, &update);
+        let before = expected.read.to_value();
+        let mut item = before.as_object().cloned().unwrap_or_default();
+        apply_edits(&mut item, &update.edits);
+        let answer = read_item(&record.endpoint_name, &maps_sorted(&Value::Object(item)))
+            .map_err(StoreError::Corrupt)?;
+        let (before, after) = (
+            history::content(&before),
+            history::content(&answer.to_value()),
+        );
+        for _ in 0..TRANSACTION_ATTEMPTS {
+            let entry = history::entry(
+                by,
+                &record.updated_at,
+                Some(before.clone()),
+                Some(after.clone()),
+            );
+            let change = Update::builder()
+                .table_name(&self.table)
+                .key(
+                    "endpoint_name",
+                    AttributeValue::S(record.endpoint_name.clone()),
+                )
+                .update_expression(&update.text)
+                .condition_expression(&condition)
+                .set_expression_attribute_names(Some(names.clone()))
+                .set_expression_attribute_values(Some(values.clone()))
+                .build()
+                .map_err(|e| StoreError::Rejected(e.to_string()))?;
+            let change = TransactWriteItem::builder().update(change).build();
+            match self.transact(change, &record.endpoint_name, &entry).await {
+                Ok(()) => return Ok(Arc::new(Stored::of(answer))),
+                // Another writer came first: the service reads again.
+                Err(Ok(Cancelled::Condition)) => return Err(StoreError::ConditionFailed),
+                Err(Ok(Cancelled::Retry)) => tokio::time::sleep(transaction_pause()).await,
+                Err(Err(e)) => return Err(e),
+            }
+        }
+        Err(StoreError::ConditionFailed)
+    }
+
+    /// The record's write and the entry's put, as one transaction.
+    /// `Err(Ok(_))`: cancelled by the record's condition, or worth another
+    /// try; `Err(Err(_))`: failed, with what the service reports.
+    async fn transact(
+        &self,
+        record_write: TransactWriteItem,
+        name: &str,
+        entry: &HistoryEntry,
+    ) -> Result<(), Result<Cancelled, StoreError>> {
+        let history = self.history.as_ref().expect("history is recorded");
+        let put = Put::builder()
+            .table_name(&history.name)
+            .set_item(Some(entry_item(name, entry)))
+            .condition_expression("attribute_not_exists(change_id)")
+            .build()
+            .map_err(|e| Err(StoreError::Rejected(e.to_string())))?;
+        let result = self
+            .client
+            .transact_write_items()
+            .transact_items(record_write)
+            .transact_items(TransactWriteItem::builder().put(put).build())
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await;
+        let units: f64 = result.as_ref().map_or(0.0, |o| {
+            o.consumed_capacity()
+                .iter()
+                .map(|c| c.capacity_units().unwrap_or(0.0))
+                .sum()
+        });
+        crate::metrics::dynamodb_call("TransactWriteItems", result.is_ok(), 0.0, units);
+        let e = match result {
+            Ok(_) => return Ok(()),
+            Err(e) => e,
+        };
+        let detail = DisplayErrorContext(&e).to_string();
+        match e.as_service_error() {
+            Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) => {
+                let codes: Vec<&str> = cancelled
+                    .cancellation_reasons()
+                    .iter()
+                    .map(|r| r.code().unwrap_or("None"))
+                    .collect();
+                let code = |i: usize| codes.get(i).copied().unwrap_or("None");
+                let throttled =
+                    |c: &str| matches!(c, "ThrottlingError" | "ProvisionedThroughputExceeded");
+                Err(match (code(0), code(1)) {
+                    ("ConditionalCheckFailed", _) => Ok(Cancelled::Condition),
+                    (_, "ConditionalCheckFailed") => Ok(Cancelled::Retry),
+                    (a, b) if a == "TransactionConflict" || b == "TransactionConflict" => {
+                        Ok(Cancelled::Retry)
+                    }
+                    (_, b) if throttled(b) => Err(StoreError::NotSaved(format!(
+                        "the history table '{}' is throttled ({b}), so the change and its entry were not written; try again shortly",
+                        history.name
+                    ))),
+                    (a, _) if throttled(a) => Err(StoreError::NotSaved(format!(
+                        "the endpoints table '{}' is throttled ({a}), so the change and its entry were not written; try again shortly",
+                        self.table
+                    ))),
+                    _ => Err(StoreError::Rejected(detail)),
+                })
+            }
+            Some(
+                TransactWriteItemsError::ThrottlingException(_)
+                | TransactWriteItemsError::ProvisionedThroughputExceededException(_)
+                | TransactWriteItemsError::RequestLimitExceeded(_),
+            ) => {
+                tracing::warn!(%detail, "TransactWriteItems throttled");
+                Err(Err(StoreError::NotSaved(format!(
+                    "DynamoDB throttled the write of the change and its history entry (tables '{}' and '{}'), so neither was written; try again shortly",
+                    self.table, history.name
+                ))))
+            }
+            Some(TransactWriteItemsError::ResourceNotFoundException(_)) => {
+                // Which table? The history table is the one that comes and goes.
+                match self.history_state().await {
+                    Ok(HistoryState::Missing(name)) => Err(Err(missing_history(&name))),
+                    _ => Err(Err(StoreError::Rejected(detail))),
+                }
+            }
+            _ => Err(Err(failure(e))),
+        }
+    }
+
+    /// The entries of `name` in `span`, at most `limit`, page by page (a
+    /// page holds at most 1 MB, fewer entries than asked for when they are
+    /// large).
+    async fn query_history(
+        &self,
+        name: &str,
+        span: Span<'_>,
+        limit: usize,
+    ) -> Result<Vec<HistoryEntry>, StoreError> {
+        let Some(history) = &self.history else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        let mut start: Option<HashMap<String, AttributeValue>> = None;
+        while out.len() < limit {
+            let mut request = self
+                .client
+                .query()
+                .table_name(&history.name)
+                .consistent_read(true)
+                .expression_attribute_values(":name", AttributeValue::S(name.to_owned()))
+                .limit(i32::try_from(limit - out.len()).unwrap_or(i32::MAX))
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .set_exclusive_start_key(start.take());
+            request = match span {
+                Span::Older(None) => request
+                    .key_condition_expression("endpoint_name = :name")
+                    .scan_index_forward(false),
+                Span::Older(Some(before)) => request
+                    .key_condition_expression("endpoint_name = :name AND change_id < :id")
+                    .expression_attribute_values(":id", AttributeValue::S(before.to_owned()))
+                    .scan_index_forward(false),
+                Span::From(from) => request
+                    .key_condition_expression("endpoint_name = :name AND change_id >= :id")
+                    .expression_attribute_values(":id", AttributeValue::S(from.to_owned()))
+                    .scan_index_forward(true),
+            };
+            let page = request.send().await;
+            let units = page.as_ref().ok().and_then(|p| p.consumed_capacity());
+            crate::metrics::dynamodb_call("Query", page.is_ok(), capacity(units), 0.0);
+            let page = match page {
+                Ok(page) => page,
+                Err(e)
+                    if e.as_service_error()
+                        .is_some_and(|s| s.is_resource_not_found_exception()) =>
+                {
+                    history.missing.store(true, Ordering::SeqCst);
+                    return Err(StoreError::NotSaved(format!(
+                        "the history table '{}' does not exist",
+                        history.name
+                    )));
+                }
+                Err(e) => return Err(failure(e)),
+            };
+            for item in page.items() {
+                out.push(read_entry(item).ok_or_else(|| {
+                    StoreError::Unavailable(format!(
+                        "an item of the history table {} is no entry: {item:?}",
+                        history.name
+                    ))
+                })?);
+            }
+            match page.last_evaluated_key() {
+                Some(key) if !key.is_empty() => start = Some(key.clone()),
+                _ => break,
+            }
+        }
+        out.truncate(limit);
+        Ok(out)
+    }
+}
+
+/// A short random pause before a transaction is tried again.
+fn transaction_pause() -> Duration {
+    let mut b = [0u8; 1];
+    let _ = getrandom::fill(&mut b);
+    Duration::from_millis(1 + u64::from(b[0] % 20))
+}
+
+/// An entry as the history table keeps it: the content as JSON text (a
+/// record's own maps, exactly, whatever their keys), the rest as strings.
+fn entry_item(name: &str, entry: &HistoryEntry) -> HashMap<String, AttributeValue> {
+    let mut item = HashMap::from([
+        (
+            "endpoint_name".to_owned(),
+            AttributeValue::S(name.to_owned()),
+        ),
+        ("change_id".to_owned(), AttributeValue::S(entry.id.clone())),
+        ("at".to_owned(), AttributeValue::S(entry.at.clone())),
+        (
+            "operation".to_owned(),
+            AttributeValue::S(entry.operation.clone()),
+        ),
+    ]);
+    let mut text = |key: &str, value: Option<String>| {
+        if let Some(value) = value {
+            item.insert(key.to_owned(), AttributeValue::S(value));
+        }
+    };
+    text("who", entry.who.clone());
+    text("request_id", entry.request_id.clone());
+    text("before", entry.before.as_ref().map(Value::to_json));
+    text("after", entry.after.as_ref().map(Value::to_json));
+    item
+}
+
+/// An entry read back from [`entry_item`]'s item.
+fn read_entry(item: &HashMap<String, AttributeValue>) -> Option<HistoryEntry> {
+    let text = |key: &str| item.get(key).and_then(|v| v.as_s().ok()).cloned();
+    let content = |key: &str| -> Option<Option<Value>> {
+        match text(key) {
+            None => Some(None),
+            Some(json) => gco_spec::json::parse(&json).ok().map(Some),
+        }
+    };
+    Some(HistoryEntry {
+        id: text("change_id")?,
+        at: text("at")?,
+        since: None,
+        who: text("who"),
+        operation: text("operation")?,
+        request_id: text("request_id"),
+        before: content("before")?,
+        after: content("after")?,
+    })
 }
 
 impl DynamoStore {

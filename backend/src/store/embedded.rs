@@ -11,16 +11,22 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::{Arc, RwLock};
 
+use gco_api::HistoryEntry;
 use gco_spec::Record;
 use gco_spec::json;
-use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
 
+use super::history::{self, Author, Span};
 use super::{
     BoxFuture, Expected, Scan, Store, StoreError, Stored, Unreadable, read_item, storable,
 };
 use crate::listing::{self, Cursor, Filter, Listing, Page};
 
 const ENDPOINTS: TableDefinition<&str, &str> = TableDefinition::new("endpoints");
+/// The history: (endpoint name, entry id) to the entry as JSON.
+const HISTORY: TableDefinition<(&str, &str), &str> = TableDefinition::new("history");
+/// Above every entry id (they are ASCII).
+const ABOVE_IDS: &str = "\u{10ffff}";
 
 type Cache = Arc<RwLock<Records>>;
 
@@ -82,6 +88,8 @@ impl Records {
 pub struct EmbeddedStore {
     db: Arc<Database>,
     cache: Cache,
+    /// Whether each write records its history entry.
+    history: bool,
 }
 
 /// Caches what was just committed as `text`, readable or not, and answers
@@ -101,12 +109,19 @@ fn unavailable(e: impl std::fmt::Display) -> StoreError {
 }
 
 impl EmbeddedStore {
-    /// Opens (or creates) `endpoints.redb` in `dir`.
+    /// Opens (or creates) `endpoints.redb` in `dir`, recording history.
     pub fn open(dir: &Path) -> Result<EmbeddedStore, StoreError> {
+        EmbeddedStore::open_with(dir, true)
+    }
+
+    /// [`EmbeddedStore::open`], recording history or not
+    /// (`--history-table off`).
+    pub fn open_with(dir: &Path, history: bool) -> Result<EmbeddedStore, StoreError> {
         std::fs::create_dir_all(dir).map_err(unavailable)?;
         let db = Database::create(dir.join("endpoints.redb")).map_err(unavailable)?;
         let txn = db.begin_write().map_err(unavailable)?;
         txn.open_table(ENDPOINTS).map_err(unavailable)?;
+        txn.open_table(HISTORY).map_err(unavailable)?;
         txn.commit().map_err(unavailable)?;
         let mut records = Records::default();
         for (name, stored) in scan(&db)? {
@@ -115,6 +130,7 @@ impl EmbeddedStore {
         Ok(EmbeddedStore {
             db: Arc::new(db),
             cache: Arc::new(RwLock::new(records)),
+            history,
         })
     }
 
@@ -127,6 +143,35 @@ impl EmbeddedStore {
             .await
             .map_err(unavailable)?
     }
+}
+
+/// Writes `author`'s entry for the change of `name` at `at` in `txn`, the
+/// record's transaction: both commit, or neither does.
+fn record_entry(
+    txn: &WriteTransaction,
+    name: &str,
+    author: &Author,
+    at: &str,
+    before: Option<json::Value>,
+    after: &json::Value,
+) -> Result<(), StoreError> {
+    let mut table = txn.open_table(HISTORY).map_err(unavailable)?;
+    let before = before.map(|b| history::content(&b));
+    let mut entry = history::entry(author, at, before, Some(history::content(after)));
+    // Ids carry 32 random bits: a second change in the same microsecond
+    // draws again.
+    while table
+        .get((name, entry.id.as_str()))
+        .map_err(unavailable)?
+        .is_some()
+    {
+        entry.id = history::new_id(at);
+    }
+    let text = history::to_value(&entry).to_json();
+    table
+        .insert((name, entry.id.as_str()), text.as_str())
+        .map_err(unavailable)?;
+    Ok(())
 }
 
 /// The record stored under `name` as `text`, or why it is none.
@@ -153,10 +198,16 @@ fn scan(db: &Database) -> Result<Vec<Scanned>, StoreError> {
 }
 
 impl Store for EmbeddedStore {
-    fn create<'a>(&'a self, record: &'a Record) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
+    fn create<'a>(
+        &'a self,
+        record: &'a Record,
+        by: &'a Author,
+    ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
         let name = record.endpoint_name.clone();
-        let text = storable(record).to_json();
+        let item = storable(record);
+        let text = item.to_json();
         let cache = Arc::clone(&self.cache);
+        let (by, at, history) = (by.clone(), record.updated_at.clone(), self.history);
         Box::pin(self.blocking(move |db| {
             let txn = db.begin_write().map_err(unavailable)?;
             {
@@ -167,6 +218,9 @@ impl Store for EmbeddedStore {
                 table
                     .insert(name.as_str(), text.as_str())
                     .map_err(unavailable)?;
+            }
+            if history {
+                record_entry(&txn, &name, &by, &at, None, &item)?;
             }
             txn.commit().map_err(unavailable)?;
             remember(&cache, &name, &text)
@@ -197,15 +251,17 @@ impl Store for EmbeddedStore {
         &'a self,
         record: &'a Record,
         expected: Expected<'a>,
+        by: &'a Author,
     ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
         let name = record.endpoint_name.clone();
         let changed = expected.changed_attributes(record);
         let (read, allow_deleted) = (expected.read.clone(), expected.allow_deleted);
         let cache = Arc::clone(&self.cache);
+        let (by, at, history) = (by.clone(), record.updated_at.clone(), self.history);
         Box::pin(self.blocking(move |db| {
             let expected = Expected::of(&read, allow_deleted);
             let txn = db.begin_write().map_err(unavailable)?;
-            let text = {
+            let (current, merged) = {
                 let mut table = txn.open_table(ENDPOINTS).map_err(unavailable)?;
                 let current = match table.get(name.as_str()).map_err(unavailable)? {
                     Some(text) => json::parse(text.value())
@@ -220,14 +276,17 @@ impl Store for EmbeddedStore {
                 for attribute in changed {
                     merged.insert(attribute.name, attribute.new);
                 }
-                let text = json::Value::Object(merged).to_json();
+                let merged = json::Value::Object(merged);
                 table
-                    .insert(name.as_str(), text.as_str())
+                    .insert(name.as_str(), merged.to_json().as_str())
                     .map_err(unavailable)?;
-                text
+                (current, merged)
             };
+            if history {
+                record_entry(&txn, &name, &by, &at, Some(current), &merged)?;
+            }
             txn.commit().map_err(unavailable)?;
-            remember(&cache, &name, &text)
+            remember(&cache, &name, &merged.to_json())
         }))
     }
 
@@ -247,5 +306,56 @@ impl Store for EmbeddedStore {
     ) -> BoxFuture<'a, Result<Listing, StoreError>> {
         let records = self.cache.read().unwrap_or_else(|e| e.into_inner());
         Box::pin(std::future::ready(Ok(records.page(filter, page))))
+    }
+
+    fn records_history(&self) -> bool {
+        self.history
+    }
+
+    fn history<'a>(
+        &'a self,
+        name: &'a str,
+        span: Span<'a>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<HistoryEntry>, StoreError>> {
+        let (name, history) = (name.to_owned(), self.history);
+        let span = match span {
+            Span::Older(before) => (true, before.map(str::to_owned)),
+            Span::From(from) => (false, Some(from.to_owned())),
+        };
+        Box::pin(self.blocking(move |db| {
+            if !history {
+                return Ok(Vec::new());
+            }
+            let txn = db.begin_read().map_err(unavailable)?;
+            let table = txn.open_table(HISTORY).map_err(unavailable)?;
+            let name = name.as_str();
+            let rows = match &span {
+                (true, None) => table.range((name, "")..=(name, ABOVE_IDS)),
+                (true, Some(before)) => table.range((name, "")..(name, before.as_str())),
+                (false, Some(from)) => table.range((name, from.as_str())..=(name, ABOVE_IDS)),
+                (false, None) => unreachable!("a span from nowhere"),
+            }
+            .map_err(unavailable)?;
+            let read = |row: Result<_, redb::StorageError>| -> Result<HistoryEntry, StoreError> {
+                let (key, text): (redb::AccessGuard<(&str, &str)>, redb::AccessGuard<&str>) =
+                    row.map_err(unavailable)?;
+                json::parse(text.value())
+                    .ok()
+                    .as_ref()
+                    .and_then(history::from_value)
+                    .ok_or_else(|| {
+                        let (name, id) = key.value();
+                        StoreError::Unavailable(format!(
+                            "history entry {id} of {name} is unreadable"
+                        ))
+                    })
+            };
+            if span.0 {
+                rows.rev().take(limit).map(read).collect()
+            } else {
+                rows.take(limit).map(read).collect()
+            }
+        }))
     }
 }

@@ -5,6 +5,7 @@
 mod attr;
 mod dynamo;
 mod embedded;
+pub mod history;
 mod shared_scan;
 mod update_expression;
 pub mod view;
@@ -13,13 +14,15 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 
+use gco_api::HistoryEntry;
 use gco_spec::Record;
 use gco_spec::json::Value;
 
 use crate::listing::{self, Filter, Listing, Page};
 
-pub use dynamo::{DynamoConfig, DynamoStore};
+pub use dynamo::{DynamoConfig, DynamoStore, HistoryState};
 pub use embedded::EmbeddedStore;
+pub use history::{Author, Span};
 pub use view::{Freshness, ViewedStore};
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -38,6 +41,10 @@ pub enum StoreError {
     Rejected(String),
     /// A stored item is not a readable record.
     Corrupt(Unreadable),
+    /// The store wrote nothing, for a reason a client may read: the
+    /// history table is missing or throttled (its name and the reason,
+    /// never credentials or items).
+    NotSaved(String),
 }
 
 impl std::fmt::Display for StoreError {
@@ -48,6 +55,7 @@ impl std::fmt::Display for StoreError {
             StoreError::Unavailable(e) => write!(f, "store unavailable: {e}"),
             StoreError::Rejected(e) => write!(f, "store refused the call: {e}"),
             StoreError::Corrupt(u) => write!(f, "unreadable item {:?}: {u}", u.endpoint_name),
+            StoreError::NotSaved(reason) => write!(f, "not saved: {reason}"),
         }
     }
 }
@@ -214,9 +222,17 @@ impl PartialEq for Stored {
 
 /// A write answers the record as the next read of it returns it (with its
 /// JSON, byte for byte), so a client holds what is stored, not what was sent.
+///
+/// Every write is a change `by` someone: when the store records history
+/// ([`Store::records_history`]), the change's entry is written in the same
+/// transaction as the record (see [`history`]), or neither is.
 pub trait Store: Send + Sync + 'static {
     /// Writes a new record; [`StoreError::AlreadyExists`] when the name is taken.
-    fn create<'a>(&'a self, record: &'a Record) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>>;
+    fn create<'a>(
+        &'a self,
+        record: &'a Record,
+        by: &'a Author,
+    ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>>;
     fn get<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<Option<Record>, StoreError>>;
     /// Writes the [`MUTABLE_ATTRIBUTES`] of `record` when `expected` holds,
     /// else [`StoreError::ConditionFailed`] and nothing changes.
@@ -224,7 +240,21 @@ pub trait Store: Send + Sync + 'static {
         &'a self,
         record: &'a Record,
         expected: Expected<'a>,
+        by: &'a Author,
     ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>>;
+
+    /// Whether each write records its history entry (false with
+    /// `--history-table off`).
+    fn records_history(&self) -> bool;
+
+    /// The stored history entries of endpoint `name` in `span`, at most
+    /// `limit` of them; none when no history is recorded.
+    fn history<'a>(
+        &'a self,
+        name: &'a str,
+        span: Span<'a>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<HistoryEntry>, StoreError>>;
     /// Every record (all pages), with its JSON as a read of it answers, and
     /// every item that is none.
     fn list(&self) -> BoxFuture<'_, Result<Scan, StoreError>>;

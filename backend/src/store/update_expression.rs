@@ -20,17 +20,43 @@ use super::attr::to_attr;
 /// fit (none of the operations comes near) writes its attributes whole.
 const MAX_EXPRESSION_BYTES: usize = 3 * 1024;
 
-/// An update's expression with its name and value placeholders.
+/// An update's expression with its name and value placeholders, and the
+/// edits it makes (for [`apply_edits`]).
 #[derive(Debug, Default, PartialEq)]
 pub(super) struct UpdateExpression {
     pub text: String,
     pub names: HashMap<String, String>,
     pub values: HashMap<String, AttributeValue>,
+    pub edits: Vec<Edit>,
 }
 
 /// One edit of an item: the value to set at a path of map keys from the
 /// item's root, or `None` to remove the key there.
-type Edit = (Vec<String>, Option<Value>);
+pub(super) type Edit = (Vec<String>, Option<Value>);
+
+/// `item` as the expression's `edits` leave it, as DynamoDB applies them:
+/// each value set at its path (the maps on the way exist: an edit goes
+/// inside only a map the item holds), each dropped key removed.
+pub(super) fn apply_edits(item: &mut Object, edits: &[Edit]) {
+    'edits: for (path, value) in edits {
+        let Some((last, parents)) = path.split_last() else {
+            continue;
+        };
+        let mut map = &mut *item;
+        for key in parents {
+            map = match map.get_mut(key) {
+                Some(Value::Object(inner)) => inner,
+                _ => continue 'edits,
+            };
+        }
+        match value {
+            Some(value) => map.insert(last, value.clone()),
+            None => {
+                map.remove(last);
+            }
+        }
+    }
+}
 
 /// What writing `next` over `expected.read` changes, as an expression.
 pub(super) fn update_expression(expected: &Expected, next: &Record) -> UpdateExpression {
@@ -48,13 +74,16 @@ pub(super) fn update_expression(expected: &Expected, next: &Record) -> UpdateExp
     }
     let nested = render(&edits);
     if nested.text.len() <= MAX_EXPRESSION_BYTES {
-        return nested;
+        return UpdateExpression { edits, ..nested };
     }
     let whole: Vec<Edit> = changed
         .into_iter()
         .map(|attribute| (vec![attribute.name.to_owned()], Some(attribute.new)))
         .collect();
-    render(&whole)
+    UpdateExpression {
+        edits: whole.clone(),
+        ..render(&whole)
+    }
 }
 
 /// The edits that turn `old` into `new` at `path`: inside two maps, one per

@@ -20,7 +20,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::{BoxFuture, Expected, Scan, Store, StoreError, Stored, Unreadable};
+use super::{Author, BoxFuture, Expected, Scan, Span, Store, StoreError, Stored, Unreadable};
+use gco_api::HistoryEntry;
 use gco_spec::Record;
 
 /// The longest pause between refreshes that keep failing.
@@ -257,9 +258,13 @@ impl View {
 }
 
 impl Store for ViewedStore {
-    fn create<'a>(&'a self, record: &'a Record) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
+    fn create<'a>(
+        &'a self,
+        record: &'a Record,
+        by: &'a Author,
+    ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
         Box::pin(async move {
-            let stored = self.inner.create(record).await?;
+            let stored = self.inner.create(record, by).await?;
             self.view.wrote(&stored);
             Ok(stored)
         })
@@ -284,9 +289,10 @@ impl Store for ViewedStore {
         &'a self,
         record: &'a Record,
         expected: Expected<'a>,
+        by: &'a Author,
     ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
         Box::pin(async move {
-            let stored = self.inner.update(record, expected).await?;
+            let stored = self.inner.update(record, expected, by).await?;
             self.view.wrote(&stored);
             Ok(stored)
         })
@@ -315,5 +321,19 @@ impl Store for ViewedStore {
 
     fn freshness(&self) -> Option<Freshness> {
         self.view.freshness()
+    }
+
+    fn records_history(&self) -> bool {
+        self.inner.records_history()
+    }
+
+    /// From the table: the history is read only when asked for.
+    fn history<'a>(
+        &'a self,
+        name: &'a str,
+        span: Span<'a>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<HistoryEntry>, StoreError>> {
+        self.inner.history(name, span, limit)
     }
 }

@@ -17,8 +17,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use gco_console::service::Service;
-use gco_console::store::{DynamoConfig, DynamoStore, EmbeddedStore, Store};
+use gco_console::identity::Identity;
+use gco_console::service::{Actor, Service};
+use gco_console::store::{Author, DynamoConfig, DynamoStore, EmbeddedStore, Store};
 
 pub const REGIONS: [&str; 2] = ["us-east-1", "eu-west-1"];
 
@@ -158,6 +159,8 @@ impl Dynalite {
             table: "gco-inference-endpoints".into(),
             region: "us-east-1".into(),
             endpoint: Some(self.endpoint()),
+            // dynalite has no TransactWriteItems.
+            history_table: None,
         };
         let store = DynamoStore::connect(&cfg).await;
         store.create_table().await.expect("table created");
@@ -169,6 +172,68 @@ impl Drop for Dynalite {
     fn drop(&mut self) {
         // A paused process takes SIGKILL too.
         self.kill();
+    }
+}
+
+/// moto's DynamoDB server (PyPI `moto[server]`, installed by
+/// scripts/setup.sh) on a free port, stopped when dropped: a
+/// DynamoDB-compatible server with TransactWriteItems, which dynalite
+/// lacks. It keeps its tables in memory. It runs as `moto_server` does,
+/// one request at a time (`moto_server.py` says why).
+pub struct Moto {
+    child: Child,
+    pub port: u16,
+}
+
+/// The history table's name beside [`monitor::TABLE`].
+pub const HISTORY_TABLE: &str = "gco-inference-endpoints-history";
+
+impl Moto {
+    pub fn start() -> Moto {
+        let port = free_port();
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/common/moto_server.py");
+        let child = Command::new("python3")
+            .arg(script)
+            .arg(port.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("moto_server starts (scripts/setup.sh installs moto[server])");
+        wait_for_port(port);
+        Moto { child, port }
+    }
+
+    pub fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// A client of the server, writing as another program would.
+    pub fn client(&self) -> aws_sdk_dynamodb::Client {
+        Dynalite::client_on(self.port)
+    }
+
+    /// The tables' configuration, recording history.
+    pub fn config(&self) -> DynamoConfig {
+        DynamoConfig {
+            table: monitor::TABLE.into(),
+            region: "us-east-1".into(),
+            endpoint: Some(self.endpoint()),
+            history_table: Some(HISTORY_TABLE.into()),
+        }
+    }
+
+    /// The store over both tables, created.
+    pub async fn store(&self) -> DynamoStore {
+        let store = DynamoStore::connect(&self.config()).await;
+        store.create_table().await.expect("tables created");
+        store
+    }
+}
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
@@ -199,8 +264,22 @@ impl Server {
         ])
     }
 
-    /// On the DynamoDB-compatible server at `endpoint`, creating the table.
+    /// On dynalite at `endpoint`, creating the table; no history (dynalite
+    /// has no TransactWriteItems).
     pub fn dynamodb(endpoint: &str) -> Server {
+        Server::spawn(&[
+            "--dynamodb-endpoint".as_ref(),
+            endpoint.as_ref(),
+            "--create-table".as_ref(),
+            "--history-table".as_ref(),
+            "off".as_ref(),
+            "--dist".as_ref(),
+            "/nonexistent".as_ref(),
+        ])
+    }
+
+    /// On moto at `endpoint`, creating both tables: every change recorded.
+    pub fn moto(endpoint: &str) -> Server {
         Server::spawn(&[
             "--dynamodb-endpoint".as_ref(),
             endpoint.as_ref(),
@@ -437,6 +516,16 @@ pub fn canonical(v: &gco_spec::json::Value) -> String {
         }
     }
     sort(v).to_json()
+}
+
+/// Who the tests' changes are made by: the loopback user, with every role.
+pub fn actor() -> Actor {
+    Actor::new(Identity::local(), Some("req-test".into()))
+}
+
+/// The author of a store write made by a test.
+pub fn author() -> Author {
+    Author::new("local", "test", Some("req-test"))
 }
 
 pub fn service(store: Arc<dyn Store>) -> Service {

@@ -50,8 +50,13 @@ fn now_timestamp() -> String {
 
 impl Monitor {
     pub async fn new(dynalite: &Dynalite, name: &str) -> Monitor {
+        Monitor::on(dynalite.client().await, name)
+    }
+
+    /// A monitor of `name` writing through `client` (any server's).
+    pub fn on(client: Client, name: &str) -> Monitor {
         Monitor {
-            client: dynalite.client().await,
+            client,
             name: name.to_owned(),
         }
     }

@@ -7,7 +7,7 @@ mod canary;
 mod delete;
 mod error;
 mod regions;
-mod revert;
+pub mod revert;
 
 use crate::bytesize::{ByteSizeArg, author_byte_size};
 use crate::deploy::TokenSource;
