@@ -176,6 +176,12 @@ pub fn Identity() -> impl IntoView {
             Some(AuthMode::Token | AuthMode::None) => a.prompt.set(true),
         }
     });
+    // `autofocus` works once per page: each opening puts the focus in the box.
+    Effect::new(move |_| {
+        if a.prompt.get() {
+            request_animation_frame(|| crate::editor::focus("token-input"));
+        }
+    });
     let text = RwSignal::new(String::new());
     let save = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();

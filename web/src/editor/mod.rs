@@ -64,7 +64,8 @@ const LINK_THROTTLE_MS: i32 = 400;
 /// What the Deploy buttons do, as a role's refusal names it.
 const DEPLOYING: &str = "Deploying";
 
-fn focus(id: &str) {
+/// Moves focus to the element of `id`, if it is on the page.
+pub fn focus(id: &str) {
     if let Some(el) = document().get_element_by_id(id) {
         use wasm_bindgen::JsCast;
         if let Ok(el) = el.dyn_into::<web_sys::HtmlElement>() {

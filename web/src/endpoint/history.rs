@@ -225,6 +225,8 @@ fn entry(
     };
     let open = lines.len() <= 12;
     let external = entry.operation == operation::EXTERNAL;
+    // An operation's own name (GCO's command) where the words do not say it.
+    let op = (what(entry) == "Changed").then(|| entry.operation.clone());
     let by = match (&entry.who, external) {
         (_, true) => String::new(),
         (Some(who), _) => format!("by {who}"),
@@ -246,7 +248,11 @@ fn entry(
         }
         Some(after) => {
             let (needed, doing) = revert_needs(gone);
-            let title = format!("revert to the change of {}", local(&entry.at));
+            let title = format!(
+                "{} the change of {}",
+                if gone { "deploy again as" } else { "revert to" },
+                local(&entry.at)
+            );
             let to = entry.id.clone();
             let after = Box::new(after);
             view! {
@@ -264,7 +270,7 @@ fn entry(
         <li class="entry" data-operation=entry.operation.clone()>
             <p class="entry-head">
                 <strong class="what">{what(entry)}</strong>
-                <code class="op" hidden=external>{entry.operation.clone()}</code>
+                {op.map(|op| view! { <code class="op">{op}</code> })}
                 <time class="when" datetime=entry.at.clone() title=iso>{when}</time>
                 <span class="by">{by}</span>
                 <span class="muted request-id" title="The request's id (x-request-id), as the server logged it">{entry.request_id.clone()}</span>

@@ -204,7 +204,7 @@ pub fn EndpointPage(name: String) -> impl IntoView {
                 // admin can deploy the endpoint again from it.
                 Phase::Missing => view! {
                     <div class="banner error" role="alert">
-                        <p>{format!("There is no endpoint named {:?}. It may never have existed, or GCO purged it after its deletion completed; its recorded changes, if any, are below.", ctx.name.get_value())}</p>
+                        <p>{format!("There is no endpoint named {:?}. It may never have existed, or GCO purged it after its deletion completed. Its recorded changes, if any, are below.", ctx.name.get_value())}</p>
                         <p><Link to=Page::List>"Back to all endpoints"</Link>" · "<Link to=Page::New>"New endpoint"</Link></p>
                     </div>
                     <history::History/>

@@ -74,7 +74,7 @@ const PREVIEW_TOKEN: &str = "000000000000000000000000000000000000000000000000000
 
 /// A stored value as the review shows it: byte sizes with their human
 /// size beside them.
-fn shown(path: &str, v: &Option<Value>) -> String {
+fn shown(path: &str, v: Option<&Value>) -> String {
     let Some(v) = v else { return "—".to_owned() };
     let text = v.to_json();
     let is_size = MOONCAKE_STORE_BYTE_SIZE_FIELDS
@@ -90,23 +90,44 @@ fn shown(path: &str, v: &Option<Value>) -> String {
 pub type DiffLine = (String, String, String);
 
 /// The fields that differ between two record contents, as the review and
-/// the history show them: ids and tokens the server draws, and the time of
-/// the write, left out.
+/// the history show them: ids and tokens the server draws, the time of the
+/// write, and what GCO's monitors write, left out.
 pub fn diff_lines(old: &Value, new: &Value) -> Vec<DiffLine> {
     let hidden = |path: &str| {
         path == "updated_at"
             || path == "lifecycle_id"
+            || path.starts_with("region_status")
             || path.starts_with("region_generations")
             || path.starts_with("deletion_generation")
     };
-    diff(old, new)
-        .into_iter()
-        .filter(|d| !hidden(&d.path))
-        .map(|d| {
-            let (old, new) = (shown(&d.path, &d.old), shown(&d.path, &d.new));
-            (d.path, old, new)
-        })
-        .collect()
+    let mut lines = Vec::new();
+    for d in diff(old, new) {
+        leaves(d.path, d.old.as_ref(), d.new.as_ref(), &mut lines);
+    }
+    lines.retain(|(path, ..)| !hidden(path));
+    lines
+}
+
+/// A field that appears or goes as a whole object (a deploy's `spec`),
+/// field by field, as every other change shows.
+fn leaves(path: String, old: Option<&Value>, new: Option<&Value>, out: &mut Vec<DiffLine>) {
+    match (old, new) {
+        (None, Some(Value::Object(o))) | (Some(Value::Object(o)), None) if !o.is_empty() => {
+            for (k, v) in o.str_entries() {
+                let path = format!("{path}.{}", k.to_string_lossy());
+                let (a, b) = if old.is_some() {
+                    (Some(v), None)
+                } else {
+                    (None, Some(v))
+                };
+                leaves(path, a, b, out);
+            }
+        }
+        _ => {
+            let (a, b) = (shown(&path, old), shown(&path, new));
+            out.push((path, a, b));
+        }
+    }
 }
 
 /// The fields of a diff, before and after (`labels`: the columns' names).
@@ -479,5 +500,51 @@ pub fn Review() -> impl IntoView {
                 </section>
             }
         })}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gco_spec::json::parse;
+
+    use super::*;
+
+    #[test]
+    fn a_diff_shows_fields_and_leaves_out_what_the_server_draws() {
+        let old = parse(r#"{"endpoint_name": "x", "updated_at": "t1", "lifecycle_id": "a", "spec": {"replicas": 1}}"#).unwrap();
+        let new = parse(
+            r#"{"endpoint_name": "x", "updated_at": "t2", "lifecycle_id": "b", "spec": {"replicas": 2, "store": {"global_segment_size": "4294967296", "offload": "cpu"}}}"#,
+        )
+        .unwrap();
+        let line = |f: &str, o: &str, n: &str| (f.to_owned(), o.to_owned(), n.to_owned());
+        assert_eq!(
+            diff_lines(&old, &new),
+            [
+                line("spec.replicas", "1", "2"),
+                line(
+                    "spec.store.global_segment_size",
+                    "—",
+                    r#""4294967296" (4,294,967,296 bytes = 4 GiB = 4.29 GB)"#
+                ),
+                line("spec.store.offload", "—", r#""cpu""#),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_record_that_appears_or_goes_shows_field_by_field() {
+        let empty = Value::Object(Default::default());
+        let record =
+            parse(r#"{"endpoint_name": "x", "spec": {"image": "a"}, "labels": {}}"#).unwrap();
+        let appears: Vec<String> = diff_lines(&empty, &record)
+            .into_iter()
+            .map(|l| l.0)
+            .collect();
+        assert_eq!(appears, ["endpoint_name", "spec.image", "labels"]);
+        let goes = diff_lines(&record, &empty);
+        assert_eq!(
+            goes[1],
+            ("spec.image".to_owned(), r#""a""#.to_owned(), "—".to_owned())
+        );
     }
 }
