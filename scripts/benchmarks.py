@@ -486,6 +486,25 @@ time and memory limits (exceeding either is a finding).
                          f"{r['peak_rss_mb']} MB" if r["peak_rss_mb"] is not None else "-", findings])
         self.out += [table(["target", "time", "executions", "exec/s", "corpus", "peak RSS", "findings"], rows), ""]
 
+    def identity(self) -> None:
+        if not self.section(
+            "Verifying who asks",
+            "identity",
+            """
+criterion (`backend/benches/identity.rs`), one request's identity as each
+`--auth` mode verifies it, with what the mode keeps ready: a bearer token
+among 10 named ones (SHA-256, digests compared in constant time); the
+`oidc` session cookie (decrypted with AES-256-GCM and read); the `alb`
+header (both segments' JSON and one ES256 signature check, the key fetched
+once and cached). `none` does no work.
+""",
+        ):
+            return
+        crit = {r["id"]: r["ns"] for r in self.rows("identity", "criterion")}
+        rows = [["none", "0"]] + [[mode, us(crit.get(f"identity/{key}"))] for mode, key in
+                                  [("token", "token"), ("oidc", "oidc_session"), ("alb", "alb")]]
+        self.out += [table(["--auth", "time per request"], rows), ""]
+
     def view(self) -> None:
         if not self.section(
             "Read cost against viewers",
@@ -563,6 +582,7 @@ where a plain update takes one per KB of the record.
 
     def render(self) -> str:
         self.native()
+        self.identity()
         self.wasm()
         self.sizes()
         self.browser()

@@ -11,6 +11,8 @@
 # Parts:
 #   native   criterion (core/benches: validate.rs, spec.rs) and the Python
 #            reference (scripts/bench_reference.py) on the same texts
+#   identity criterion (backend/benches/identity.rs): verifying a request's
+#            identity per --auth mode, with the ALB's key cached
 #   wasm     core/pkg/node against ajv in one node process
 #            (scripts/bench_wasm.cjs), and the Python reference again
 #   sizes    the gzipped validator wasm and console wasm + JS, as
@@ -133,6 +135,14 @@ part_native() {
   cargo bench -q -p gco-spec --bench validate --bench spec -- "${CRITERION_ARGS[@]}" >&2
   python3 scripts/benchmarks.py criterion --dir "$TARGET_DIR/criterion" --since "$since" >> "$OUT/native.jsonl"
   reference
+}
+
+part_identity() {
+  begin identity
+  local since
+  since=$(date +%s)
+  cargo bench -q -p gco-console --bench identity -- "${CRITERION_ARGS[@]}" >&2
+  python3 scripts/benchmarks.py criterion --dir "$TARGET_DIR/criterion" --since "$since" >> "$OUT/identity.jsonl"
 }
 
 part_wasm() {
@@ -313,14 +323,14 @@ part_history() {
 # --- main ---------------------------------------------------------------
 
 parts=("$@")
-[ ${#parts[@]} -eq 0 ] && parts=(native wasm sizes browser http view history)
+[ ${#parts[@]} -eq 0 ] && parts=(native identity wasm sizes browser http view history)
 for part in "${parts[@]}"; do
   case $part in
-    native | wasm | sizes | browser | http | view | history) "part_$part" ;;
+    native | identity | wasm | sizes | browser | http | view | history) "part_$part" ;;
     # Named only: 40 minutes of fuzzing (FUZZ_SECONDS per target).
     fuzz) bash scripts/fuzz.sh ;;
     report) ;;
-    *) log "unknown part '$part' (native, wasm, sizes, browser, http, view, history, fuzz, report)"; exit 2 ;;
+    *) log "unknown part '$part' (native, identity, wasm, sizes, browser, http, view, history, fuzz, report)"; exit 2 ;;
   esac
 done
 python3 scripts/benchmarks.py report --dir "$OUT" --output BENCHMARKS.md

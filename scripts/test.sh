@@ -5,8 +5,10 @@
 # differential test against the Python oracle's recorded answers (and the
 # oracle itself when it is beside the clone or named by GCO_ORACLE), the
 # JS/TS validator package under node, the console in headless Chromium, and
-# GCO's side of the table (boto3) against the backend on dynalite. Exits
-# non-zero when anything fails.
+# GCO's side of the table (boto3) against the backend on dynalite, the
+# container image (built, run against dynalite), and the CDK app (synthesized
+# with no AWS account, with assertions and cdk-nag). Exits non-zero when
+# anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,3 +41,9 @@ bash scripts/test-e2e.sh
 step "GCO's side of the table: boto3 against gco-console on dynalite"
 cargo build --release -q -p gco-console
 python3 tests/interop/gco_python_store.py target/release/gco-console
+
+step "The container image: scripts/image.sh, then run against dynalite"
+node --test tests/image/
+
+step "The CDK app (deploy/cdk): synthesized with no AWS account; assertions, cdk-nag"
+bash scripts/test-cdk.sh

@@ -192,6 +192,12 @@ pub struct Config {
     /// this file no region has one).
     #[arg(long, env = "GCO_MONITOR_SETTINGS")]
     pub monitor_settings: Option<PathBuf>,
+
+    /// Refuse to start unless DynamoDB is configured (--dynamodb-region or
+    /// --dynamodb-endpoint). The container image sets it: an embedded store
+    /// inside a container is lost when the container is replaced.
+    #[arg(long, env = "GCO_REQUIRE_DYNAMODB")]
+    pub require_dynamodb: bool,
 }
 
 /// `3s`, `500ms`, `1m`, or plain seconds.
@@ -257,6 +263,17 @@ impl Config {
             (None, Some(_)) => Some("us-east-1".into()),
             (None, None) => None,
         }
+    }
+
+    /// With --require-dynamodb, refuses the embedded store, saying why.
+    pub fn check_store(&self) -> Result<(), String> {
+        if self.require_dynamodb && self.dynamodb_region().is_none() {
+            return Err("--require-dynamodb (GCO_REQUIRE_DYNAMODB) is set and no DynamoDB table is configured: \
+                 set DYNAMODB_REGION (--dynamodb-region) and INFERENCE_ENDPOINTS_TABLE_NAME, or GCO_DYNAMODB_ENDPOINT. \
+                 Refusing the embedded store: inside a container its endpoints are lost when the container is replaced"
+                .to_owned());
+        }
+        Ok(())
     }
 
     /// Checks what clap cannot (regions, the files, the bind address) and
@@ -423,6 +440,36 @@ mod tests {
                 r#""{}" must be between 0s and 60m"#,
                 "9".repeat(400)
             ))
+        );
+    }
+
+    #[test]
+    fn require_dynamodb_refuses_the_embedded_store_only() {
+        let refused = Config::try_parse_from(["gco-console", "--require-dynamodb"])
+            .unwrap()
+            .check_store()
+            .unwrap_err();
+        assert!(
+            refused.contains("no DynamoDB table is configured"),
+            "{refused}"
+        );
+        assert!(
+            refused.contains("lost when the container is replaced"),
+            "{refused}"
+        );
+        for dynamodb in [
+            ["--dynamodb-region", "eu-west-1"],
+            ["--dynamodb-endpoint", "http://127.0.0.1:8000"],
+        ] {
+            let mut args = vec!["gco-console", "--require-dynamodb"];
+            args.extend(dynamodb);
+            assert_eq!(Config::try_parse_from(args).unwrap().check_store(), Ok(()));
+        }
+        assert_eq!(
+            Config::try_parse_from(["gco-console"])
+                .unwrap()
+                .check_store(),
+            Ok(())
         );
     }
 

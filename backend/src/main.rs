@@ -34,6 +34,7 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn run(config: Config) -> Result<(), String> {
+    config.check_store()?;
     let access = config.check().await?;
     tracing::info!(auth = %access.mode(), "{}", access.describe());
     let store: Arc<dyn Store> = match config.dynamodb_region() {
