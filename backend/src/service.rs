@@ -641,6 +641,31 @@ fn history_read(e: StoreError) -> ServiceError {
     }
 }
 
+/// Whether `later` is the content `earlier` left, or that content as GCO's
+/// monitors leave it once every region runs: they promote a classic
+/// endpoint's `desired_state` from `deploying` to `running` (as they write
+/// status), which is no change anyone made.
+fn unchanged(earlier: &Value, later: &Value) -> bool {
+    if same_content(earlier, later) {
+        return true;
+    }
+    let state = |v: &Value| {
+        v.as_object()
+            .and_then(|o| o.get("desired_state"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    if state(earlier).as_deref() != Some("deploying") || state(later).as_deref() != Some("running")
+    {
+        return false;
+    }
+    let mut promoted = earlier.clone();
+    if let Some(o) = promoted.as_object_mut() {
+        o.insert("desired_state", "running");
+    }
+    same_content(&promoted, later)
+}
+
 /// Whether a record's content is a deleted endpoint's.
 fn is_deleted(content: &Value) -> bool {
     content
@@ -674,7 +699,7 @@ fn between(older: Option<&HistoryEntry>, newer: &HistoryEntry) -> Option<History
     let left = older.and_then(|e| e.after.as_ref());
     let found = newer.before.as_ref();
     let same = match (left, found) {
-        (Some(a), Some(b)) => same_content(a, b),
+        (Some(a), Some(b)) => unchanged(a, b),
         (None, None) => true,
         (Some(a), None) => is_deleted(a),
         (None, Some(_)) => false,
@@ -695,7 +720,7 @@ fn newest_external(
     match current {
         Some(stored) => {
             let content = content(&stored.record.to_value());
-            if left.is_some_and(|a| same_content(a, &content)) {
+            if left.is_some_and(|a| unchanged(a, &content)) {
                 return None;
             }
             let since = newest.map(|e| e.at.as_str()).and_then(parse_timestamp);

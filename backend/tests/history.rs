@@ -443,9 +443,36 @@ async fn status_writes_make_no_entry() {
     }
     let record = env.record("web").await;
     assert!(!record.get("region_status").as_object().unwrap().is_empty());
+    // And, every region running, the monitors promote it (GCO_FACTS_NEWEST
+    // section 3): no change anyone made either.
+    moto.client()
+        .update_item()
+        .table_name(TABLE)
+        .key("endpoint_name", A::S("web".into()))
+        .update_expression("SET desired_state = :running, updated_at = :u")
+        .expression_attribute_values(":running", A::S("running".into()))
+        .expression_attribute_values(":u", A::S("2099-01-01T00:00:00.000001+00:00".into()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(env.record("web").await.str("desired_state"), "running");
     assert_eq!(
         summary(&env.history("web").await),
         pairs(&[("deploy", "local")])
+    );
+    let (r, _) = env
+        .call(
+            "",
+            "PUT",
+            "/api/endpoints/web/replicas",
+            Some(r#"{"replicas": 2}"#),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(
+        summary(&env.history("web").await),
+        pairs(&[("scale", "local"), ("deploy", "local")])
     );
 }
 

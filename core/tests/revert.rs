@@ -93,6 +93,15 @@ fn a_state_comes_back_as_start_and_stop_leave_it() {
 }
 
 #[test]
+fn a_promotion_by_the_monitors_is_kept_when_the_spec_comes_back_the_same() {
+    let deploying = split();
+    let mut promoted = deploying.clone();
+    promoted.desired_state = DesiredState::Running;
+    let back = updated(revert(Some(&promoted), &deploying, NOW, &mut no_tokens).unwrap());
+    assert_eq!(back.desired_state, DesiredState::Running);
+}
+
+#[test]
 fn regions_come_back_with_fresh_tokens_and_the_history_kept() {
     let before = split();
     let added = changed(

@@ -1,6 +1,8 @@
-// A server with a bearer token: the console asks for it on the first 401,
-// keeps it for the tab only (sessionStorage), sends it with changes, and
-// never puts it in a link.
+// A server with a bearer token: every request but the deploy defaults
+// needs it (issue 32), so the console asks for it on the first 401, keeps
+// it for the tab only (sessionStorage), sends it with every request, sends
+// the change a 401 stopped again once it is saved, and never puts it in a
+// link.
 'use strict';
 
 const test = require('node:test');
@@ -18,19 +20,24 @@ test('a 401 asks for the token; the retried deploy carries it and no link does',
     page.on('request', (r) => {
       if (r.url().includes('/api/')) sent.push({ method: r.method(), url: r.url(), auth: r.headers()['authorization'] || null });
     });
-    // Reading needs no token.
+    // Reading needs the token too: the list's first read asks for it.
     await page.goto(`${env.base}/`);
-    await page.getByText('No endpoints yet.').waitFor();
-    assert.equal(await page.getByRole('dialog').count(), 0);
+    const dialog = page.getByRole('dialog', { name: 'This server needs a token' });
+    await dialog.waitFor();
+    await page.getByRole('button', { name: 'Cancel', exact: true }).click();
+    await dialog.waitFor({ state: 'detached' });
+    // Without one the header offers to enter it.
+    await page.getByRole('button', { name: 'Enter token', exact: true }).waitFor();
 
     await h.openEditor(page, env.base);
+    await dialog.waitFor();
+    await page.getByRole('button', { name: 'Cancel', exact: true }).click();
     await page.getByLabel('Endpoint name', { exact: true }).fill('e2e-with-token');
     await page.getByLabel('Mooncake mode', { exact: true }).selectOption('disaggregated');
     await page.waitForTimeout(500);
     await page.getByRole('button', { name: 'Deploy', exact: true }).click();
-    const dialog = page.getByRole('dialog', { name: 'This server needs a token' });
     await dialog.waitFor();
-    await page.getByRole('alert').filter({ hasText: 'Not deployed: this change needs a valid bearer token' }).waitFor();
+    await page.getByRole('alert').filter({ hasText: 'Not deployed: this request needs a valid bearer token' }).waitFor();
     await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'token-input');
     await h.screenshot(page, 'token-prompt', { fullPage: false });
 
@@ -44,6 +51,8 @@ test('a 401 asks for the token; the retried deploy carries it and no link does',
     await page.locator('.record').waitFor();
     const posts = sent.filter((s) => s.method === 'POST');
     assert.deepEqual(posts.map((s) => s.auth), [null, `Bearer ${TOKEN}`]);
+    // Reads after the token carry it as well.
+    assert.ok(sent.some((s) => s.method === 'GET' && s.url.endsWith('/api/endpoints/e2e-with-token') && s.auth === `Bearer ${TOKEN}`));
     for (const s of sent) assert.ok(!s.url.includes(TOKEN), `no token in ${s.url}`);
 
     // Another tab (a new context) does not have it.

@@ -101,7 +101,7 @@ pub async fn call(
         body: gco_spec::json::parse(&text).unwrap_or(Value::Null),
     };
     if reply.status == 401 {
-        auth::ask_again();
+        auth::unauthorized(reply.summary());
     }
     Ok(reply)
 }

@@ -1,9 +1,30 @@
-//! The bearer token: asked for once, kept in sessionStorage (never in a
-//! link), asked for again when the server answers 401.
+//! Signing in, by the server's `--auth` (`GET /api/config`'s `auth`). Every
+//! request carries the bearer token when the tab holds one; any 401 asks
+//! for an identity again, as the mode says:
+//! - `token` (and `none`, for an older server with a token file): the
+//!   token is asked for, kept in sessionStorage (never in a link), and the
+//!   action the 401 stopped is sent again once it is saved;
+//! - `oidc`: the console signs in itself, so the browser goes to
+//!   `/auth/sign-in?next=<this page>`;
+//! - `alb`: the load balancer signs in; the page asks to be reloaded.
+//!
+//! While an identity is wanted, the pages stop asking the server (their
+//! pollers would only be refused); once the user gives one, everything
+//! that depends on [`epoch`] asks again.
 
+use gco_api::AuthMode;
+use gco_api::route::{SIGN_IN, encode_segment};
 use leptos::prelude::*;
 
+use crate::settings::Settings;
+
 const KEY: &str = "gco-console-token";
+/// When this tab last went to the sign-in page (ms since the epoch).
+const SIGN_IN_AT: &str = "gco-console-sign-in-at";
+/// A 401 this soon after a sign-in is not sent to sign in again: the
+/// session did not take (a cookie the browser refused, say), and another
+/// round would loop.
+const SIGN_IN_LOOP_MS: u64 = 30_000;
 
 fn storage() -> Option<web_sys::Storage> {
     web_sys::window()?.session_storage().ok()?
@@ -13,19 +34,35 @@ pub fn token() -> Option<String> {
     storage()?.get_item(KEY).ok()?.filter(|t| !t.is_empty())
 }
 
-pub fn set_token(t: &str) {
+fn set_token(t: &str) {
     if let Some(s) = storage() {
         let _ = s.set_item(KEY, t.trim());
     }
 }
 
-thread_local! {
-    static PROMPT: std::cell::Cell<Option<RwSignal<bool>>> = const { std::cell::Cell::new(None) };
+/// The app's sign-in state (created by [`Identity`], at the root).
+#[derive(Clone, Copy)]
+struct Auth {
+    /// The server answered 401 (its reason), until an identity is given.
+    needed: RwSignal<Option<String>>,
+    /// The token prompt is open.
+    prompt: RwSignal<bool>,
+    /// Counts the identities given; pages read it to ask again.
+    epoch: RwSignal<u32>,
+    /// A sign-in that came back refused: not sent round again.
+    looped: RwSignal<bool>,
 }
 
 thread_local! {
+    static STATE: std::cell::Cell<Option<Auth>> = const { std::cell::Cell::new(None) };
     /// What to do once a token is saved: the action the 401 stopped.
     static RETRY: std::cell::RefCell<Option<Box<dyn FnOnce()>>> = const { std::cell::RefCell::new(None) };
+    /// The browser is on its way to the sign-in page.
+    static LEAVING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn state() -> Option<Auth> {
+    STATE.with(std::cell::Cell::get)
 }
 
 /// Runs `f` once the user saves a token (the request the server refused
@@ -34,50 +71,184 @@ pub fn retry_after_token(f: impl FnOnce() + 'static) {
     RETRY.with(|r| *r.borrow_mut() = Some(Box::new(f)));
 }
 
-pub fn install(signal: RwSignal<bool>) {
-    PROMPT.with(|p| p.set(Some(signal)));
-}
-
-pub fn ask_again() {
+/// The server answered 401 (`why`): forget the token it refused, and ask.
+pub fn unauthorized(why: String) {
     if let Some(s) = storage() {
         let _ = s.remove_item(KEY);
     }
-    PROMPT.with(|p| {
-        if let Some(s) = p.get() {
-            s.set(true);
-        }
+    if let Some(a) = state() {
+        let _ = a.needed.try_set(Some(why));
+    }
+}
+
+/// Whether the console waits for an identity (pages do not poll meanwhile).
+pub fn waiting() -> bool {
+    state().is_some_and(|a| a.needed.with_untracked(Option::is_some))
+}
+
+/// A reactive read that changes each time the user gives an identity.
+pub fn epoch() -> u32 {
+    state().map_or(0, |a| a.epoch.get())
+}
+
+/// The user signed in (`GET /api/me` answered): a later 401 may send the
+/// browser to sign in again.
+pub fn signed_in() {
+    if let Some(s) = storage() {
+        let _ = s.remove_item(SIGN_IN_AT);
+    }
+}
+
+/// Opens the token prompt (the header's "Enter token").
+pub fn ask_for_token() {
+    if let Some(a) = state() {
+        a.prompt.set(true);
+    }
+}
+
+/// `/auth/sign-in?next=<path and query>`: the sign-in that comes back to
+/// this page.
+pub fn sign_in_href(path_and_query: &str) -> String {
+    format!("{SIGN_IN}?next={}", encode_segment(path_and_query))
+}
+
+fn here() -> String {
+    let l = window().location();
+    format!(
+        "{}{}",
+        l.pathname().unwrap_or_default(),
+        l.search().unwrap_or_default()
+    )
+}
+
+/// Goes to the OpenID sign-in, unless this tab has just come back from
+/// one (then it says so instead of looping).
+fn sign_in(a: Auth) {
+    if LEAVING.with(std::cell::Cell::get) {
+        return;
+    }
+    // Whole milliseconds: Rust's float text would add 15 KB to the wasm.
+    let now = js_sys::Date::now() as u64;
+    let last = storage()
+        .and_then(|s| s.get_item(SIGN_IN_AT).ok().flatten())
+        .and_then(|t| t.parse::<u64>().ok());
+    if last.is_some_and(|t| now.saturating_sub(t) < SIGN_IN_LOOP_MS) {
+        a.looped.set(true);
+        return;
+    }
+    if let Some(s) = storage() {
+        let _ = s.set_item(SIGN_IN_AT, &now.to_string());
+    }
+    LEAVING.with(|l| l.set(true));
+    let _ = window().location().assign(&sign_in_href(&here()));
+}
+
+/// Creates the sign-in state; once, at the app's root, before anything
+/// that asks the server.
+pub fn install() {
+    STATE.with(|s| {
+        s.set(Some(Auth {
+            needed: RwSignal::new(None),
+            prompt: RwSignal::new(false),
+            epoch: RwSignal::new(0),
+            looped: RwSignal::new(false),
+        }))
     });
 }
 
+/// What a 401 asks for, by the server's mode: the token prompt, the way to
+/// the sign-in, or a reload. Mounted once, at the app's root.
 #[component]
-pub fn TokenPrompt() -> impl IntoView {
-    let open = RwSignal::new(false);
-    install(open);
+pub fn Identity() -> impl IntoView {
+    let Some(a) = state() else {
+        return ().into_any();
+    };
+    let mode = Settings::get().auth;
+    // Until the server's mode is known (its config needs no identity),
+    // a 401 waits.
+    Effect::new(move |_| {
+        if a.needed.with(Option::is_none) {
+            return;
+        }
+        match mode.get() {
+            None | Some(AuthMode::Alb) => {}
+            Some(AuthMode::Oidc) => sign_in(a),
+            Some(AuthMode::Token | AuthMode::None) => a.prompt.set(true),
+        }
+    });
+    // `autofocus` works once per page: each opening puts the focus in the box.
+    Effect::new(move |_| {
+        if a.prompt.get() {
+            request_animation_frame(|| crate::editor::focus("token-input"));
+        }
+    });
     let text = RwSignal::new(String::new());
     let save = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         set_token(&text.get());
         text.set(String::new());
-        open.set(false);
+        a.prompt.set(false);
+        a.needed.set(None);
+        a.epoch.update(|e| *e += 1);
         if let Some(retry) = RETRY.with(|r| r.borrow_mut().take()) {
             retry();
         }
     };
+    // The load balancer's sign-in is gone, or the console's did not take:
+    // said once, with the way out.
+    let banner = move || {
+        let why = a.needed.get()?;
+        if a.looped.get() {
+            Some((
+                format!("Signing in did not take: the server still answers {why}."),
+                sign_in_href(&here()),
+                "Sign in again",
+            ))
+        } else if mode.get() == Some(AuthMode::Alb) {
+            Some((
+                format!(
+                    "The load balancer no longer vouches for you ({why}): reload the page to sign in again."
+                ),
+                here(),
+                "Reload",
+            ))
+        } else {
+            None
+        }
+    };
     view! {
-        <Show when=move || open.get()>
+        <Show when=move || a.prompt.get()>
             <div class="modal" role="dialog" aria-modal="true" aria-labelledby="token-title">
                 <form class="panel" on:submit=save>
                     <h2 id="token-title">"This server needs a token"</h2>
-                    <p>"Changes need the bearer token configured on the server. It is kept for this tab only."</p>
+                    <p>"Reading and changing endpoints need a bearer token this server knows (yours, or its token file's). It is kept for this tab only."</p>
                     <label for="token-input">"Token"</label>
                     <input id="token-input" type="password" autocomplete="off" autofocus
                         prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))/>
                     <div class="row">
                         <button type="submit" class="primary">"Save token"</button>
-                        <button type="button" on:click=move |_| { RETRY.with(|r| r.borrow_mut().take()); open.set(false); }>"Cancel"</button>
+                        <button type="button" on:click=move |_| { RETRY.with(|r| r.borrow_mut().take()); a.prompt.set(false); }>"Cancel"</button>
                     </div>
                 </form>
             </div>
         </Show>
+        {move || banner().map(|(text, href, link)| view! {
+            <p class="banner error" role="alert">{text}" "<a href=href>{link}</a></p>
+        })}
+    }
+    .into_any()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sign_in_comes_back_to_the_page_and_its_query() {
+        assert_eq!(
+            sign_in_href("/endpoints/pd-1?tab=history"),
+            "/auth/sign-in?next=%2Fendpoints%2Fpd-1%3Ftab%3Dhistory"
+        );
+        assert_eq!(sign_in_href("/"), "/auth/sign-in?next=%2F");
     }
 }

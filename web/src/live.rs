@@ -60,6 +60,13 @@ impl Watcher {
                 watcher.poll();
             }
         });
+        // Asks again at once when the user signs in.
+        Effect::new(move |first: Option<()>| {
+            crate::auth::epoch();
+            if first.is_some() {
+                watcher.refresh();
+            }
+        });
         on_cleanup(move || {
             if let Some(handle) = every {
                 handle.clear();
@@ -85,7 +92,9 @@ impl Watcher {
         let Some((url, etag)) = self
             .state
             .try_update_value(|s| {
-                if s.in_flight.is_some() || document().hidden() {
+                // Without an identity every request is a 401: none until
+                // the user gives one (then `epoch` asks at once).
+                if s.in_flight.is_some() || document().hidden() || crate::auth::waiting() {
                     return None;
                 }
                 let url = (s.url)();

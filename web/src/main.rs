@@ -11,6 +11,7 @@ mod preview;
 mod route;
 mod settings;
 mod share;
+mod team;
 mod time;
 mod topology;
 
@@ -47,7 +48,10 @@ fn NewEndpointLink() -> impl IntoView {
 fn App() -> impl IntoView {
     time::provide_clock();
     let page = page_signal();
+    // The sign-in state first: the settings and the session follow it.
+    auth::install();
     provide_context(settings::Settings::load());
+    provide_context(team::Session::load());
     view! {
         <a class="skip" href="#main">"Skip to content"</a>
         <header class="top">
@@ -55,9 +59,12 @@ fn App() -> impl IntoView {
                 <Link to=Page::List><strong>"GCO console"</strong></Link>
                 <Link to=Page::List>"Endpoints"</Link>
                 <NewEndpointLink/>
+                <span class="identity"><team::WhoAmI/></span>
             </nav>
         </header>
+        <team::Unrecorded/>
         <main id="main">
+            <auth::Identity/>
             {move || match page.get() {
                 Page::List => view! { <list::ListPage/> }.into_any(),
                 Page::New => view! { <editor::EditorPage/> }.into_any(),
@@ -70,7 +77,6 @@ fn App() -> impl IntoView {
                 }.into_any(),
             }}
         </main>
-        <auth::TokenPrompt/>
     }
 }
 

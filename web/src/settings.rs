@@ -3,6 +3,7 @@
 //! /api/monitor-settings`), asked for once per page load and shared by
 //! every page through context.
 
+use gco_api::AuthMode;
 use gco_spec::Frameworks;
 use gco_spec::limits::DEFAULT_MOONCAKE_IMAGE;
 use leptos::prelude::*;
@@ -19,6 +20,11 @@ pub struct Defaults {
     /// (`GET /api/monitor-settings`): a region left without a master image
     /// is warned about, as the server's check does.
     pub monitors: Option<gco_spec::MonitorSettings>,
+    /// How the server knows who is asking (its `--auth`).
+    pub auth: AuthMode,
+    /// Whether the server records every change (false with
+    /// `--history-table off`).
+    pub history: bool,
 }
 
 /// The answer, and what the pages read of it.
@@ -28,12 +34,21 @@ pub struct Settings {
     /// The frameworks the team's GCO accepts: GCO's current ones until the
     /// server says (or when it cannot be asked).
     pub frameworks: Memo<Frameworks>,
+    /// The server's `--auth`, once known.
+    pub auth: Memo<Option<AuthMode>>,
+    /// The server said it records no history.
+    pub unrecorded: Memo<bool>,
 }
 
 impl Settings {
     /// Asks the server; for the app's root, which provides it.
     pub fn load() -> Settings {
-        let defaults = LocalResource::new(load);
+        // Asked again once the user gives an identity: the monitors'
+        // settings need one in every mode but `none`.
+        let defaults = LocalResource::new(|| {
+            crate::auth::epoch();
+            load()
+        });
         let frameworks = Memo::new(move |_| {
             defaults.with(|d| {
                 d.as_ref()
@@ -41,9 +56,19 @@ impl Settings {
                     .map_or(Frameworks::CURRENT, |d| d.frameworks)
             })
         });
+        let auth = Memo::new(move |_| defaults.with(|d| d.as_ref()?.as_ref().map(|d| d.auth)));
+        let unrecorded = Memo::new(move |_| {
+            defaults.with(|d| {
+                d.as_ref()
+                    .and_then(Option::as_ref)
+                    .is_some_and(|d| !d.history)
+            })
+        });
         Settings {
             defaults,
             frameworks,
+            auth,
+            unrecorded,
         }
     }
 
@@ -78,5 +103,7 @@ async fn load() -> Option<Defaults> {
         frameworks: config.frameworks().ok()?,
         regions: config.deployed_regions,
         image: config.default_image,
+        auth: config.auth,
+        history: config.history,
     })
 }

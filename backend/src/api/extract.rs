@@ -425,6 +425,102 @@ impl IntoParams for ListQuery {
     }
 }
 
+/// The query of a history page: the cursor and the page's size.
+pub struct HistoryQuery {
+    pub after: Option<String>,
+    pub limit: usize,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for HistoryQuery {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let pairs = query_pairs(parts, state).await?;
+        HistoryQuery::from_pairs(pairs)
+    }
+}
+
+impl HistoryQuery {
+    fn from_pairs(pairs: Vec<(String, String)>) -> Result<HistoryQuery, ApiError> {
+        let mut query = known_once(pairs, &[route::AFTER_PARAMETER, "limit"])?;
+        let after = query
+            .remove(route::AFTER_PARAMETER)
+            .filter(|s| !s.is_empty())
+            .map(|text| {
+                if crate::store::history::is_id(&text) {
+                    Ok(text)
+                } else {
+                    Err(ApiError::field(
+                        StatusCode::BAD_REQUEST,
+                        route::AFTER_PARAMETER,
+                        "after must be the next of an earlier history page",
+                    ))
+                }
+            })
+            .transpose()?;
+        let limit = match query.remove("limit").filter(|s| !s.is_empty()) {
+            None => HISTORY_PAGE,
+            Some(text) => text
+                .parse()
+                .ok()
+                .filter(|n| (1..=MAX_HISTORY_PAGE).contains(n))
+                .ok_or_else(|| {
+                    ApiError::field(
+                        StatusCode::BAD_REQUEST,
+                        "limit",
+                        format!(
+                            "limit must be an integer in [1, {MAX_HISTORY_PAGE}], got {text:?}"
+                        ),
+                    )
+                })?,
+        };
+        Ok(HistoryQuery { after, limit })
+    }
+}
+
+impl IntoParams for HistoryQuery {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        let limit = ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .minimum(Some(1u64))
+            .maximum(Some(MAX_HISTORY_PAGE as u64));
+        vec![
+            parameter(
+                "limit",
+                ParameterIn::Query,
+                Required::False,
+                limit,
+                Some(
+                    "At most this many changes the console wrote (default 50), with the changes made outside the console found among them; the answer's `next` leads to older ones.",
+                ),
+            ),
+            parameter(
+                route::AFTER_PARAMETER,
+                ParameterIn::Query,
+                Required::False,
+                string(),
+                Some("The `next` of an earlier page: the changes before it."),
+            ),
+        ]
+    }
+}
+
+/// Who asks: the identity the auth layer verified, and the request's id
+/// (`x-request-id`, which the layers set), for the history.
+impl<S: Send + Sync> FromRequestParts<S> for Actor {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let identity = Identity::from_request_parts(parts, state).await?;
+        let request_id = parts
+            .headers
+            .get("x-request-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        Ok(Actor::new(identity, request_id))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use axum::http::{HeaderValue, Request};
@@ -530,101 +626,5 @@ mod tests {
                 "If-Match must be ASCII".to_owned()
             ))
         );
-    }
-}
-
-/// The query of a history page: the cursor and the page's size.
-pub struct HistoryQuery {
-    pub after: Option<String>,
-    pub limit: usize,
-}
-
-impl<S: Send + Sync> FromRequestParts<S> for HistoryQuery {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        let pairs = query_pairs(parts, state).await?;
-        HistoryQuery::from_pairs(pairs)
-    }
-}
-
-impl HistoryQuery {
-    fn from_pairs(pairs: Vec<(String, String)>) -> Result<HistoryQuery, ApiError> {
-        let mut query = known_once(pairs, &[route::AFTER_PARAMETER, "limit"])?;
-        let after = query
-            .remove(route::AFTER_PARAMETER)
-            .filter(|s| !s.is_empty())
-            .map(|text| {
-                if crate::store::history::is_id(&text) {
-                    Ok(text)
-                } else {
-                    Err(ApiError::field(
-                        StatusCode::BAD_REQUEST,
-                        route::AFTER_PARAMETER,
-                        "after must be the next of an earlier history page",
-                    ))
-                }
-            })
-            .transpose()?;
-        let limit = match query.remove("limit").filter(|s| !s.is_empty()) {
-            None => HISTORY_PAGE,
-            Some(text) => text
-                .parse()
-                .ok()
-                .filter(|n| (1..=MAX_HISTORY_PAGE).contains(n))
-                .ok_or_else(|| {
-                    ApiError::field(
-                        StatusCode::BAD_REQUEST,
-                        "limit",
-                        format!(
-                            "limit must be an integer in [1, {MAX_HISTORY_PAGE}], got {text:?}"
-                        ),
-                    )
-                })?,
-        };
-        Ok(HistoryQuery { after, limit })
-    }
-}
-
-impl IntoParams for HistoryQuery {
-    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
-        let limit = ObjectBuilder::new()
-            .schema_type(Type::Integer)
-            .minimum(Some(1u64))
-            .maximum(Some(MAX_HISTORY_PAGE as u64));
-        vec![
-            parameter(
-                "limit",
-                ParameterIn::Query,
-                Required::False,
-                limit,
-                Some(
-                    "At most this many changes the console wrote (default 50), with the changes made outside the console found among them; the answer's `next` leads to older ones.",
-                ),
-            ),
-            parameter(
-                route::AFTER_PARAMETER,
-                ParameterIn::Query,
-                Required::False,
-                string(),
-                Some("The `next` of an earlier page: the changes before it."),
-            ),
-        ]
-    }
-}
-
-/// Who asks: the identity the auth layer verified, and the request's id
-/// (`x-request-id`, which the layers set), for the history.
-impl<S: Send + Sync> FromRequestParts<S> for Actor {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        let identity = Identity::from_request_parts(parts, state).await?;
-        let request_id = parts
-            .headers
-            .get("x-request-id")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        Ok(Actor::new(identity, request_id))
     }
 }

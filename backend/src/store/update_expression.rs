@@ -221,6 +221,28 @@ mod tests {
     }
 
     #[test]
+    fn the_edits_make_of_the_item_read_the_item_written() {
+        let read = record(
+            r#"{"image": "a", "mooncake": {"store": {"offload": "cpu"}, "mode": "both"}, "env": {"A": "1"}}"#,
+        );
+        let mut next = record(
+            r#"{"image": "b", "mooncake": {"mode": "both", "proxy": {"image": "p"}}, "env": {"A": "1"}}"#,
+        );
+        next.updated_at = "t1".into();
+        next.desired_state = gco_spec::DesiredState::Stopped;
+        let e = update_expression(&Expected::of(&read, false), &next);
+        let mut item = super::super::storable(&read).as_object().cloned().unwrap();
+        apply_edits(&mut item, &e.edits);
+        let written = super::super::storable(&next);
+        assert!(
+            super::super::history::same_content(&Value::Object(item.clone()), &written),
+            "{} against {}",
+            Value::Object(item).to_json(),
+            written.to_json()
+        );
+    }
+
+    #[test]
     fn a_map_the_item_may_not_hold_is_set_whole() {
         // A record reads a missing (or null) spec as empty.
         let read = record("null");

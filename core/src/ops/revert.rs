@@ -91,6 +91,10 @@ pub fn revert(
         DesiredState::Stopped => DesiredState::Stopped,
         // GCO's update_spec: a new spec is deployed.
         _ if spec_changed => DesiredState::Deploying,
+        // The same spec, which the monitors have since promoted: still so.
+        DesiredState::Deploying if current.desired_state == DesiredState::Running => {
+            DesiredState::Running
+        }
         state => state,
     };
     Ok(Reverted::Updated(next))

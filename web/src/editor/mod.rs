@@ -40,6 +40,7 @@ pub fn open_clone_on_sglang(record: &gco_spec::Record) {
     ));
 }
 
+use gco_api::Role;
 use gco_spec::Severity;
 use gco_spec::json::{Object, Value};
 use leptos::prelude::*;
@@ -50,6 +51,7 @@ use crate::api::{Condition, Method};
 use crate::preview::PreviewPanel;
 use crate::route::{Page, navigate};
 use crate::share;
+use crate::team::Guard;
 use crate::topology::Topology;
 use fields::{
     AUTOSCALING, ENDPOINT, MOONCAKE, PROXY, STORE, Section, TRANSFER, field_for, field_id,
@@ -59,7 +61,11 @@ use state::{Editor, JsonDraft, empty_request};
 /// How long edits wait before the URL follows them.
 const LINK_THROTTLE_MS: i32 = 400;
 
-fn focus(id: &str) {
+/// What the Deploy buttons do, as a role's refusal names it.
+const DEPLOYING: &str = "Deploying";
+
+/// Moves focus to the element of `id`, if it is on the page.
+pub fn focus(id: &str) {
     if let Some(el) = document().get_element_by_id(id) {
         use wasm_bindgen::JsCast;
         if let Ok(el) = el.dyn_into::<web_sys::HtmlElement>() {
@@ -366,8 +372,15 @@ pub fn EditorPage() -> impl IntoView {
         }
     });
     let busy = send.pending();
+    // A role that may not deploy: the buttons say why; so does the shortcut.
+    let session = crate::team::Session::get();
+    let refused = Memo::new(move |_| session.refusal(DEPLOYING, Role::Operator));
     let deploy = move || {
         if ed.has_errors() || busy.get_untracked() {
+            return;
+        }
+        if let Some(why) = refused.get_untracked() {
+            banner.set(Some(why));
             return;
         }
         banner.set(None);
@@ -454,9 +467,11 @@ pub fn EditorPage() -> impl IntoView {
                             {move || match error_count() { 1 => "1 error".to_owned(), n => format!("{n} errors") }}
                         </button>
                     </Show>
-                    <button type="button" class="primary" on:click=move |_| deploy()
-                        aria-keyshortcuts="Control+Enter" title="Deploy (Ctrl+Enter)"
-                        disabled=move || ed.has_errors() || busy.get()>"Deploy"</button>
+                    <Guard needed=Role::Operator doing=DEPLOYING id="deploy-reason".to_owned() quiet=true>
+                        <button type="button" class="primary" on:click=move |_| deploy()
+                            aria-keyshortcuts="Control+Enter" title=move || refused.with(Option::is_none).then_some("Deploy (Ctrl+Enter)")
+                            disabled=move || ed.has_errors() || busy.get()>"Deploy"</button>
+                    </Guard>
                 </div>
             </header>
             {move || banner.get().map(|b| view! { <p class="banner error" role="alert">{b}</p> })}
@@ -487,12 +502,14 @@ pub fn EditorPage() -> impl IntoView {
                     }>
                         <JsonView ed=ed/>
                     </Show>
-                    <p class="form-end">
-                        <button type="button" class="primary" on:click=move |_| deploy()
-                            aria-label="Deploy, from the end of the form"
-                            disabled=move || ed.has_errors() || busy.get()>"Deploy"</button>
-                        <span class="hint">" or Ctrl+Enter from any field"</span>
-                    </p>
+                    <div class="form-end">
+                        <Guard needed=Role::Operator doing=DEPLOYING id="deploy-reason-end".to_owned()>
+                            <button type="button" class="primary" on:click=move |_| deploy()
+                                aria-label="Deploy, from the end of the form"
+                                disabled=move || ed.has_errors() || busy.get()>"Deploy"</button>
+                            <span class="hint">" or Ctrl+Enter from any field"</span>
+                        </Guard>
+                    </div>
                 </div>
                 <aside class="side">
                     <Topology ed=ed/>

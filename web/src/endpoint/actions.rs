@@ -3,6 +3,7 @@
 //! monitor's write (or anyone's) brings a newer record. A change the core
 //! refuses is marked at its field, in the core's words.
 
+use gco_api::Role;
 use gco_spec::json::{Object, Value};
 use gco_spec::limits::MOONCAKE_OFFLOAD_TIERS;
 use gco_spec::spec::spec_mode;
@@ -12,6 +13,7 @@ use leptos::prelude::*;
 use super::{EndpointCtx, ctx};
 use crate::editor::size_note;
 use crate::paths;
+use crate::team::Guard;
 
 /// `spec` at `path`, as an input shows it.
 fn text_at(record: &Record, path: &[&str]) -> String {
@@ -388,13 +390,17 @@ pub fn Actions() -> impl IntoView {
     let mooncake = move || record().is_some_and(|r| r.spec.contains_key("mooncake"));
     let _: Option<EndpointCtx> = use_context();
     view! {
-        <Show when=split><TopologyForm/></Show>
-        <Show when=mooncake><StoreForm/></Show>
-        <ImageForm/>
-        <Show when=move || !mooncake()><ScaleForm/></Show>
-        <CanaryForm/>
-        <RegionsForm/>
-        <Lifecycle/>
-        <DeleteForm/>
+        <Guard needed=Role::Operator doing="Changing this endpoint" id="actions-reason".to_owned()>
+            <Show when=split><TopologyForm/></Show>
+            <Show when=mooncake><StoreForm/></Show>
+            <ImageForm/>
+            <Show when=move || !mooncake()><ScaleForm/></Show>
+            <CanaryForm/>
+            <RegionsForm/>
+            <Lifecycle/>
+        </Guard>
+        <Guard needed=Role::Admin doing="Deleting this endpoint" id="delete-reason".to_owned()>
+            <DeleteForm/>
+        </Guard>
     }
 }

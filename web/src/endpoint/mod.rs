@@ -6,6 +6,7 @@
 //! was computed from; a 412 offers to reload and re-apply.
 
 mod actions;
+mod history;
 mod review;
 mod status;
 
@@ -127,7 +128,7 @@ impl EndpointCtx {
     /// Opens the review of `change`, or says at the form why the core
     /// refuses it.
     pub fn review(&self, form: &'static str, title: &str, change: Change) {
-        review::open(self, form, title, change);
+        review::open(self, form, title, review::Act::Change(change));
     }
 }
 
@@ -199,17 +200,79 @@ pub fn EndpointPage(name: String) -> impl IntoView {
             <Review/>
             {move || match phase.get() {
                 Phase::Loading => view! { <p class="muted" role="status">"Loading…"</p> }.into_any(),
+                // A purged endpoint's history stays: it shows below, and an
+                // admin can deploy the endpoint again from it.
                 Phase::Missing => view! {
                     <div class="banner error" role="alert">
-                        <p>{format!("There is no endpoint named {:?}. It may never have existed, or GCO purged it after its deletion completed.", ctx.name.get_value())}</p>
+                        <p>{format!("There is no endpoint named {:?}. It may never have existed, or GCO purged it after its deletion completed. Its recorded changes, if any, are below.", ctx.name.get_value())}</p>
                         <p><Link to=Page::List>"Back to all endpoints"</Link>" · "<Link to=Page::New>"New endpoint"</Link></p>
                     </div>
+                    <history::History/>
                 }.into_any(),
                 Phase::Failed(e) => view! {
                     <p class="banner error" role="alert">{format!("Could not load the endpoint: {e}")}</p>
                 }.into_any(),
-                Phase::Ready => view! { <Overview/> }.into_any(),
+                Phase::Ready => view! { <Tabs/> }.into_any(),
             }}
+        </div>
+    }
+}
+
+/// The page's two views: the record with its actions, and its history.
+/// The one shown is in the address (`?tab=history`), so a link or a reload
+/// opens it; both stay mounted once seen, so unsent edits survive a look
+/// at the history.
+#[component]
+fn Tabs() -> impl IntoView {
+    let history = RwSignal::new(
+        web_sys::UrlSearchParams::new_with_str(&window().location().search().unwrap_or_default())
+            .ok()
+            .and_then(|p| p.get("tab"))
+            .as_deref()
+            == Some("history"),
+    );
+    let seen = RwSignal::new(history.get_untracked());
+    let show = move |on_history: bool| {
+        history.set(on_history);
+        seen.set(seen.get_untracked() || on_history);
+        let l = window().location();
+        let url = format!(
+            "{}{}",
+            l.pathname().unwrap_or_default(),
+            if on_history { "?tab=history" } else { "" }
+        );
+        if let Ok(h) = window().history() {
+            let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+        }
+    };
+    // Arrow keys move between the tabs (the tab pattern of WAI-ARIA).
+    let keys = move |ev: leptos::ev::KeyboardEvent| {
+        if matches!(ev.key().as_str(), "ArrowLeft" | "ArrowRight") {
+            ev.prevent_default();
+            let to = !history.get_untracked();
+            show(to);
+            review::focus_id(if to { "tab-history" } else { "tab-overview" });
+        }
+    };
+    let tab = move |id: &'static str, label: &'static str, on_history: bool| {
+        let selected = move || history.get() == on_history;
+        view! {
+            <button type="button" role="tab" id=id aria-controls="endpoint-panel"
+                aria-selected=move || selected().to_string() tabindex=move || if selected() { "0" } else { "-1" }
+                on:click=move |_| show(on_history)>{label}</button>
+        }
+    };
+    view! {
+        <div class="tabs" role="tablist" aria-label="Endpoint" on:keydown=keys>
+            {tab("tab-overview", "Overview", false)}
+            {tab("tab-history", "History", true)}
+        </div>
+        <div id="endpoint-panel" role="tabpanel"
+            aria-labelledby=move || if history.get() { "tab-history" } else { "tab-overview" }>
+            <div hidden=move || history.get()><Overview/></div>
+            <Show when=move || seen.get()>
+                <div hidden=move || !history.get()><history::History/></div>
+            </Show>
         </div>
     }
 }

@@ -7,15 +7,47 @@
 use gco_spec::diff::diff;
 use gco_spec::json::Value;
 use gco_spec::limits::MOONCAKE_STORE_BYTE_SIZE_FIELDS;
+use gco_spec::ops::revert;
 use gco_spec::plan::{Action as PlanAction, plan};
 use gco_spec::spec::spec_mode;
 use gco_spec::{Change, DesiredState, Record, apply, change_commands, describe_byte_size};
 use leptos::prelude::*;
 
-use super::{EndpointCtx, Loaded, ctx};
+use super::{EndpointCtx, ctx};
 use crate::api::{self, Reply};
 use crate::paths;
 use crate::preview::CliCommands;
+
+/// What a review sends.
+#[derive(Clone, PartialEq)]
+pub enum Act {
+    /// One of the core's operations.
+    Change(Change),
+    /// The endpoint put back as a history entry left it: the entry's id,
+    /// and its `after` as a record.
+    Revert { to: String, after: Box<Record> },
+}
+
+impl Act {
+    /// The request that does it to endpoint `name`.
+    fn request(&self, name: &str) -> gco_api::ChangeRequest {
+        match self {
+            Act::Change(change) => gco_api::change_request(name, change),
+            Act::Revert { to, .. } => {
+                let mut body = gco_spec::json::Object::new();
+                body.insert("to", to.as_str());
+                gco_api::ChangeRequest {
+                    method: gco_api::Method::Post,
+                    path: gco_api::route::fill(
+                        gco_api::route::REVERT,
+                        &[(gco_api::route::NAME_PARAMETER, name)],
+                    ),
+                    body: Some(Value::Object(body)),
+                }
+            }
+        }
+    }
+}
 
 /// A change under review.
 #[derive(Clone, PartialEq)]
@@ -23,9 +55,9 @@ pub struct Pending {
     /// The form it came from (where a refusal is shown).
     pub form: &'static str,
     pub title: String,
-    pub change: Change,
+    pub act: Act,
     /// Field, now, after.
-    pub lines: Vec<(String, String, String)>,
+    pub lines: Vec<DiffLine>,
     /// What GCO does with the change beyond the record.
     pub notes: Vec<String>,
     /// The version the review was computed from.
@@ -42,7 +74,7 @@ const PREVIEW_TOKEN: &str = "000000000000000000000000000000000000000000000000000
 
 /// A stored value as the review shows it: byte sizes with their human
 /// size beside them.
-fn shown(path: &str, v: &Option<Value>) -> String {
+fn shown(path: &str, v: Option<&Value>) -> String {
     let Some(v) = v else { return "—".to_owned() };
     let text = v.to_json();
     let is_size = MOONCAKE_STORE_BYTE_SIZE_FIELDS
@@ -54,37 +86,91 @@ fn shown(path: &str, v: &Option<Value>) -> String {
     }
 }
 
-/// A line of the review's table: the field, its value now and after.
-type DiffLine = (String, String, String);
+/// A line of a diff: the field, its value before and after.
+pub type DiffLine = (String, String, String);
 
-/// The record after `change`, the lines that differ, and what GCO's
-/// monitors do about it; or the core's refusal.
-fn compute(
-    record: &Record,
-    change: &Change,
-) -> Result<(Vec<DiffLine>, Vec<String>), gco_spec::OpError> {
-    let next = apply(record, change, &record.updated_at, &mut || {
-        PREVIEW_TOKEN.to_owned()
-    })?;
+/// The fields that differ between two record contents, as the review and
+/// the history show them: ids and tokens the server draws, the time of the
+/// write, and what GCO's monitors write, left out.
+pub fn diff_lines(old: &Value, new: &Value) -> Vec<DiffLine> {
     let hidden = |path: &str| {
         path == "updated_at"
+            || path == "lifecycle_id"
+            || path.starts_with("region_status")
             || path.starts_with("region_generations")
             || path.starts_with("deletion_generation")
     };
-    let lines = diff(&record.to_value(), &next.to_value())
-        .into_iter()
-        .filter(|d| !hidden(&d.path))
-        .map(|d| {
-            let (old, new) = (shown(&d.path, &d.old), shown(&d.path, &d.new));
-            (d.path, old, new)
-        })
-        .collect();
-    Ok((lines, notes(record, &next, change)))
+    let mut lines = Vec::new();
+    for d in diff(old, new) {
+        leaves(d.path, d.old.as_ref(), d.new.as_ref(), &mut lines);
+    }
+    lines.retain(|(path, ..)| !hidden(path));
+    lines
+}
+
+/// A field that appears or goes as a whole object (a deploy's `spec`),
+/// field by field, as every other change shows.
+fn leaves(path: String, old: Option<&Value>, new: Option<&Value>, out: &mut Vec<DiffLine>) {
+    match (old, new) {
+        (None, Some(Value::Object(o))) | (Some(Value::Object(o)), None) if !o.is_empty() => {
+            for (k, v) in o.str_entries() {
+                let path = format!("{path}.{}", k.to_string_lossy());
+                let (a, b) = if old.is_some() {
+                    (Some(v), None)
+                } else {
+                    (None, Some(v))
+                };
+                leaves(path, a, b, out);
+            }
+        }
+        _ => {
+            let (a, b) = (shown(&path, old), shown(&path, new));
+            out.push((path, a, b));
+        }
+    }
+}
+
+/// The fields of a diff, before and after (`labels`: the columns' names).
+#[component]
+pub fn DiffTable(lines: Vec<DiffLine>, labels: [&'static str; 2]) -> impl IntoView {
+    view! {
+        <table class="diff">
+            <thead><tr><th>"Field"</th><th>{labels[0]}</th><th>{labels[1]}</th></tr></thead>
+            <tbody>{lines.into_iter().map(|(f, o, n)| view! {
+                <tr><td><code>{f}</code></td><td class="old">{o}</td><td class="new">{n}</td></tr>
+            }).collect_view()}</tbody>
+        </table>
+    }
+}
+
+/// The record after `act` (`None` for a record that is gone), the lines
+/// that differ, and what GCO's monitors do about it; or the core's refusal.
+fn compute(
+    record: Option<&Record>,
+    act: &Act,
+) -> Result<(Vec<DiffLine>, Vec<String>), gco_spec::OpError> {
+    let token = &mut || PREVIEW_TOKEN.to_owned();
+    let now = record.map_or_else(
+        || String::from(js_sys::Date::new_0().to_iso_string()),
+        |r| r.updated_at.clone(),
+    );
+    let next = match (act, record) {
+        (Act::Change(change), Some(record)) => apply(record, change, &now, token)?,
+        (Act::Revert { after, .. }, _) => revert(record, after, &now, token)?.record().clone(),
+        (Act::Change(_), None) => return Ok((Vec::new(), Vec::new())),
+    };
+    let old = record.map_or_else(|| Value::Object(Default::default()), Record::to_value);
+    let lines = diff_lines(&old, &next.to_value());
+    Ok((lines, notes(record, &next, act)))
 }
 
 /// What a change sets off in GCO beyond the record.
-fn notes(record: &Record, next: &Record, change: &Change) -> Vec<String> {
+fn notes(record: Option<&Record>, next: &Record, act: &Act) -> Vec<String> {
     let mut notes = Vec::new();
+    let Some(record) = record else {
+        notes.push("The endpoint is gone (GCO purged it after its deletion): this deploys it again as that change left it, as a new lifecycle.".to_owned());
+        return notes;
+    };
     if record.desired_state == DesiredState::Stopped
         && next.desired_state == DesiredState::Deploying
     {
@@ -92,6 +178,13 @@ fn notes(record: &Record, next: &Record, change: &Change) -> Vec<String> {
             "This endpoint is stopped: GCO writes a spec change with the state deploying, so this change starts it again.".to_owned(),
         );
     }
+    let change = match act {
+        Act::Change(change) => change,
+        Act::Revert { .. } => {
+            notes.push("A revert puts back the spec, the target regions and the desired state as that change left them; the namespace, labels and lifecycle stay. A region that joins or leaves is added or removed as GCO does.".to_owned());
+            return notes;
+        }
+    };
     match change {
         Change::UpdateImage { image, with_proxy } if spec_mode(&record.spec).is_some() => {
             let proxy = record
@@ -151,18 +244,22 @@ fn notes(record: &Record, next: &Record, change: &Change) -> Vec<String> {
     notes
 }
 
-pub fn open(ctx: &EndpointCtx, form: &'static str, title: &str, change: Change) {
+/// Opens the review of `act` on the record on screen (a revert also on
+/// none: the endpoint is gone), or says at `form` why the core refuses it.
+pub fn open(ctx: &EndpointCtx, form: &'static str, title: &str, act: Act) {
     ctx.outcome.set(None);
     ctx.refused.set(None);
-    let Some(Loaded { record, etag }) = ctx.loaded_untracked() else {
+    let loaded = ctx.loaded_untracked();
+    if loaded.is_none() && matches!(act, Act::Change(_)) {
         return;
-    };
-    match compute(&record, &change) {
+    }
+    let etag = loaded.as_ref().and_then(|l| l.etag.clone());
+    match compute(loaded.as_ref().map(|l| &l.record), &act) {
         Ok((lines, notes)) => {
             ctx.pending.set(Some(Pending {
                 form,
                 title: title.to_owned(),
-                change,
+                act,
                 lines,
                 notes,
                 etag,
@@ -190,7 +287,7 @@ pub fn refresh(ctx: &EndpointCtx, record: &Record, etag: Option<String>) {
     let Some(p) = ctx.pending.get_untracked().filter(|p| p.reloading) else {
         return;
     };
-    match compute(record, &p.change) {
+    match compute(Some(record), &p.act) {
         Ok((lines, notes)) => ctx.pending.set(Some(Pending {
             lines,
             notes,
@@ -209,8 +306,9 @@ pub fn refresh(ctx: &EndpointCtx, record: &Record, etag: Option<String>) {
 /// Why a change would do nothing the user asked for, so Apply is withheld:
 /// the record stays as it is, or the image is the one it runs (GCO's
 /// update-image would still write it, moving the endpoint to deploying).
-fn no_op(record: &Record, p: &Pending) -> Option<String> {
-    if let Change::UpdateImage { image, with_proxy } = &p.change {
+fn no_op(record: Option<&Record>, p: &Pending) -> Option<String> {
+    if let (Act::Change(Change::UpdateImage { image, with_proxy }), Some(record)) = (&p.act, record)
+    {
         let image = image.as_str().map(str::trim);
         let proxy = record
             .spec
@@ -245,7 +343,7 @@ fn remember_opener() {
     OPENER.with(|o| *o.borrow_mut() = el);
 }
 
-fn focus_id(id: &str) {
+pub fn focus_id(id: &str) {
     use wasm_bindgen::JsCast;
     if let Some(el) = document()
         .get_element_by_id(id)
@@ -278,8 +376,9 @@ fn close(ctx: &EndpointCtx) {
 #[component]
 pub fn Review() -> impl IntoView {
     let ctx = ctx();
+    let session = crate::team::Session::get();
     let send = Action::new_local(move |(name, p): &(String, Pending)| {
-        let request = gco_api::change_request(name, &p.change);
+        let request = p.act.request(name);
         let etag = p.etag.clone();
         async move { api::send(&request, etag.as_deref()).await }
     });
@@ -323,6 +422,15 @@ pub fn Review() -> impl IntoView {
                     send.dispatch((name, p));
                 });
             }
+            // The role it needs, in the server's words; the roles held
+            // may have changed since the page asked.
+            Ok(r) if r.status == 403 => {
+                ctx.pending.set(None);
+                ctx.outcome
+                    .set(Some((false, format!("Not applied: {}", r.summary()))));
+                session.ask_again();
+                return_focus("outcome");
+            }
             Ok(r) => {
                 let detail = r.diagnostics();
                 match detail.first() {
@@ -354,8 +462,12 @@ pub fn Review() -> impl IntoView {
     };
     view! {
         {move || ctx.pending.get().map(|p| {
-            let commands = ctx.loaded_untracked().map(|l| change_commands(&l.record, &p.change));
-            let nothing = ctx.loaded_untracked().and_then(|l| no_op(&l.record, &p));
+            let loaded = ctx.loaded_untracked();
+            let commands = match (&loaded, &p.act) {
+                (Some(l), Act::Change(change)) => Some(change_commands(&l.record, change)),
+                _ => None,
+            };
+            let nothing = no_op(loaded.as_ref().map(|l| &l.record), &p);
             let idle = nothing.is_some();
             let name = ctx.name.get_value();
             let stale = p.stale && !p.reloading;
@@ -367,14 +479,7 @@ pub fn Review() -> impl IntoView {
                     {if let Some(why) = nothing {
                         view! { <p class="muted no-op">{why}</p> }.into_any()
                     } else {
-                        view! {
-                            <table class="diff">
-                                <thead><tr><th>"Field"</th><th>"Now"</th><th>"After"</th></tr></thead>
-                                <tbody>{p.lines.iter().map(|(f, o, n)| view! {
-                                    <tr><td><code>{f.clone()}</code></td><td class="old">{o.clone()}</td><td class="new">{n.clone()}</td></tr>
-                                }).collect_view()}</tbody>
-                            </table>
-                        }.into_any()
+                        view! { <DiffTable lines=p.lines.clone() labels=["Now", "After"]/> }.into_any()
                     }}
                     <ul class="notes">{p.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()}</ul>
                     {commands.map(|c| view! { <CliCommands commands=c/> })}
@@ -395,5 +500,51 @@ pub fn Review() -> impl IntoView {
                 </section>
             }
         })}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gco_spec::json::parse;
+
+    use super::*;
+
+    #[test]
+    fn a_diff_shows_fields_and_leaves_out_what_the_server_draws() {
+        let old = parse(r#"{"endpoint_name": "x", "updated_at": "t1", "lifecycle_id": "a", "spec": {"replicas": 1}}"#).unwrap();
+        let new = parse(
+            r#"{"endpoint_name": "x", "updated_at": "t2", "lifecycle_id": "b", "spec": {"replicas": 2, "store": {"global_segment_size": "4294967296", "offload": "cpu"}}}"#,
+        )
+        .unwrap();
+        let line = |f: &str, o: &str, n: &str| (f.to_owned(), o.to_owned(), n.to_owned());
+        assert_eq!(
+            diff_lines(&old, &new),
+            [
+                line("spec.replicas", "1", "2"),
+                line(
+                    "spec.store.global_segment_size",
+                    "—",
+                    r#""4294967296" (4,294,967,296 bytes = 4 GiB = 4.29 GB)"#
+                ),
+                line("spec.store.offload", "—", r#""cpu""#),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_record_that_appears_or_goes_shows_field_by_field() {
+        let empty = Value::Object(Default::default());
+        let record =
+            parse(r#"{"endpoint_name": "x", "spec": {"image": "a"}, "labels": {}}"#).unwrap();
+        let appears: Vec<String> = diff_lines(&empty, &record)
+            .into_iter()
+            .map(|l| l.0)
+            .collect();
+        assert_eq!(appears, ["endpoint_name", "spec.image", "labels"]);
+        let goes = diff_lines(&record, &empty);
+        assert_eq!(
+            goes[1],
+            ("spec.image".to_owned(), r#""a""#.to_owned(), "—".to_owned())
+        );
     }
 }
