@@ -86,6 +86,7 @@ test('every export answers as the server and the CLI on generated requests', { s
   const config = await (await fetch(`${server.url}/api/config`)).json();
   assert.deepEqual(config, {
     deployed_regions: CONFIG.deployedRegions, default_image: CONFIG.defaultImage, frameworks: ['vllm', 'sglang'],
+    auth: 'none', history: true,
   });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gco-pkg-cli-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
