@@ -98,8 +98,15 @@ buildah)
   command -v buildah >/dev/null || apt_install buildah
   # No daemon: vfs storage works on any file system, chroot isolation in
   # any container this runs in. Every buildah call here uses the same.
+  previous=$(buildah --storage-driver vfs images -q --no-trunc "$IMAGE" 2>/dev/null || true)
   log "buildah bud --isolation chroot -f Containerfile -t $IMAGE ."
   buildah --storage-driver vfs bud -q --isolation chroot --layers=false -f Containerfile -t "$IMAGE" . >&2
+  # The image the tag named before, now untagged, is dropped (vfs keeps
+  # whole copies).
+  current=$(buildah --storage-driver vfs images -q --no-trunc "$IMAGE")
+  if [ -n "$previous" ] && [ "$previous" != "$current" ]; then
+    buildah --storage-driver vfs rmi "$previous" >/dev/null 2>&1 || true
+  fi
   # The image's bytes: its layers and its config, as its manifest lists them.
   size=$(buildah --storage-driver vfs inspect --type image -f '{{.Manifest}}' "$IMAGE" |
     python3 -c 'import json, sys; m = json.load(sys.stdin); print(m["config"]["size"] + sum(l["size"] for l in m["layers"]))')

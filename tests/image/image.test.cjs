@@ -1,9 +1,12 @@
 // The console's container image (scripts/image.sh, the Containerfile):
-// built, then run as a container against a dynalite this test starts, and
-// checked from outside: /healthz, the console's page and an API read answer;
-// the process runs as the image's unprivileged user; the image holds only
-// the binary, the console, CA certificates and the user's entry; and with no
-// DynamoDB configured it refuses to start and says why.
+// built, then run as a container with the environment deploy/cdk gives the
+// task (--auth alb, the roles as inline TOML) against a dynalite this test
+// starts and a server handing out the "load balancer's" public key, and
+// checked from outside: /healthz and the console's page answer, a request
+// with a signed x-amzn-oidc-data header reads the table with the mapped
+// role, the process runs as the image's unprivileged user, the image holds
+// only the binary, the console, CA certificates and the user's entry, and
+// with no DynamoDB configured it refuses to start and says why.
 //
 // Runs with docker when a daemon answers, else with buildah (vfs storage,
 // chroot isolation: the container shares the host's network, so it listens
@@ -86,11 +89,10 @@ const engine = {
         run('docker', ['rm', '-f', id], { allowFail: true });
       }
     },
-    // Started in the background: the host's network, env, one read-only mount.
-    start(image, env, mount) {
+    // Started in the background, in the host's network.
+    start(image, env) {
       const args = ['run', '--rm', '--network', 'host', '--name', `gco-image-test-${process.pid}-${Date.now()}`];
       for (const [k, v] of Object.entries(env)) args.push('-e', `${k}=${v}`);
-      if (mount) args.push('-v', `${mount.host}:${mount.container}:ro`);
       args.push(image);
       const name = args[args.indexOf('--name') + 1];
       const child = spawn('docker', args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -116,13 +118,12 @@ const engine = {
         run('buildah', [...BUILDAH, 'rm', ctr], { allowFail: true });
       }
     },
-    start(image, env, mount) {
+    start(image, env) {
       // `buildah run` takes the command: the image's own entrypoint.
       const entrypoint = this.config(image).Entrypoint;
       const ctr = run('buildah', [...BUILDAH, 'from', '--pull-never', image]).stdout.trim();
       const args = [...BUILDAH, 'run', '--isolation', 'chroot'];
       for (const [k, v] of Object.entries(env)) args.push('--env', `${k}=${v}`);
-      if (mount) args.push('--volume', `${mount.host}:${mount.container}:ro`);
       args.push(ctr, '--', ...entrypoint);
       const child = spawn('buildah', args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
       child.cleanup = () => run('buildah', [...BUILDAH, 'rm', ctr], { allowFail: true });

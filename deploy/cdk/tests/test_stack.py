@@ -207,6 +207,14 @@ def test_history_table_settings(template):
     ]
 
 
+def test_the_history_key_is_the_one_the_console_writes():
+    # The console's DynamoDB store makes the same table with --create-table
+    # and writes its entries under these two attributes.
+    store = (REPO_ROOT / "backend" / "src" / "store" / "dynamo.rs").read_text()
+    assert f'("{HISTORY_PARTITION_KEY}", KeyType::Hash)' in store
+    assert f'("{HISTORY_SORT_KEY}", KeyType::Range)' in store
+
+
 def test_console_environment(example):
     stack, template = example
     _, task_def = only(template, "AWS::ECS::TaskDefinition")
