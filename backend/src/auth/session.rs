@@ -81,7 +81,17 @@ impl SessionCookies {
     pub fn read(&self, headers: &HeaderMap, now: u64) -> Result<Session, NoSession> {
         let jar = jar_of(headers);
         if jar.get(SESSION_COOKIE).is_none() {
-            return Err(NoSession::Missing);
+            // A session cookie too garbled to parse (its percent-encoding
+            // broken) is a changed one, not none.
+            let named = headers
+                .get_all(header::COOKIE)
+                .iter()
+                .any(|v| v.to_str().is_ok_and(|t| t.contains(SESSION_COOKIE)));
+            return Err(if named {
+                NoSession::Unreadable
+            } else {
+                NoSession::Missing
+            });
         }
         let session: Session = jar
             .private(&self.key)
@@ -168,6 +178,13 @@ mod tests {
         let mut tampered = HeaderMap::new();
         tampered.insert(header::COOKIE, HeaderValue::from_str(&flipped).unwrap());
         assert_eq!(cookies.read(&tampered, 999), Err(NoSession::Unreadable));
+        // Its percent-encoding broken: still a changed cookie, not none.
+        let mut broken = HeaderMap::new();
+        broken.insert(
+            header::COOKIE,
+            HeaderValue::from_static("gco_session=ab%AFcd"),
+        );
+        assert_eq!(cookies.read(&broken, 999), Err(NoSession::Unreadable));
         assert_ne!(
             Session::new("a".into(), vec![], 1).id,
             Session::new("a".into(), vec![], 1).id
