@@ -25,7 +25,8 @@ use super::history::{self, Author, Span};
 use super::shared_scan::SharedScan;
 use super::update_expression::{UpdateExpression, apply_edits, update_expression};
 use super::{
-    BoxFuture, Expected, Scan, Store, StoreError, Stored, Unreadable, read_item, storable,
+    BoxFuture, Expected, Scan, Store, StoreError, Stored, Unreadable, maps_sorted, read_item,
+    storable,
 };
 
 /// Where the tables are.
@@ -878,26 +879,4 @@ fn read_attributes(
         )
     })?;
     read_item(name, &gco_spec::Value::Object(object))
-}
-
-/// `value` with the keys of every map in it sorted, as [`from_item`] reads
-/// them back.
-fn maps_sorted(value: &gco_spec::Value) -> gco_spec::Value {
-    use gco_spec::Value;
-    match value {
-        Value::List(items) => Value::List(items.iter().map(maps_sorted).collect()),
-        Value::Object(map) => {
-            let mut entries: Vec<(String, &Value)> = map
-                .str_entries()
-                .map(|(k, v)| (k.to_string_lossy(), v))
-                .collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            let mut out = gco_spec::json::Object::new();
-            for (k, v) in entries {
-                out.insert(&k, maps_sorted(v));
-            }
-            Value::Object(out)
-        }
-        other => other.clone(),
-    }
 }

@@ -65,26 +65,7 @@ pub fn content(item: &Value) -> Value {
 /// Whether two contents are the same record: maps compared by their keys,
 /// not their order (a DynamoDB map has none).
 pub fn same_content(a: &Value, b: &Value) -> bool {
-    a == b || sorted(a) == sorted(b)
-}
-
-fn sorted(v: &Value) -> Value {
-    match v {
-        Value::Object(o) => {
-            let mut entries: Vec<(String, Value)> = o
-                .str_entries()
-                .map(|(k, v)| (k.to_string_lossy(), sorted(v)))
-                .collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            let mut out = Object::new();
-            for (k, v) in entries {
-                out.insert(&k, v);
-            }
-            Value::Object(out)
-        }
-        Value::List(items) => Value::List(items.iter().map(sorted).collect()),
-        other => other.clone(),
-    }
+    a == b || super::maps_sorted(a) == super::maps_sorted(b)
 }
 
 /// A stored entry id's length: `YYYY-MM-DDTHH:MM:SS.ffffffZ.xxxxxxxx`.

@@ -496,26 +496,7 @@ pub fn eventually(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
 /// A JSON value with every object's keys sorted: key order is not part of a
 /// record's meaning (DynamoDB maps are unordered).
 pub fn canonical(v: &gco_spec::json::Value) -> String {
-    use gco_spec::json::{Object, Value};
-    fn sort(v: &Value) -> Value {
-        match v {
-            Value::Object(o) => {
-                let mut entries: Vec<(String, Value)> = o
-                    .str_entries()
-                    .map(|(k, v)| (k.to_string_lossy(), sort(v)))
-                    .collect();
-                entries.sort_by(|a, b| a.0.cmp(&b.0));
-                let mut out = Object::new();
-                for (k, v) in entries {
-                    out.insert(&k, v);
-                }
-                Value::Object(out)
-            }
-            Value::List(items) => Value::List(items.iter().map(sort).collect()),
-            other => other.clone(),
-        }
-    }
-    sort(v).to_json()
+    gco_console::store::maps_sorted(v).to_json()
 }
 
 /// Who the tests' changes are made by: the loopback user, with every role.
