@@ -409,7 +409,7 @@ mod tests {
 
     use clap::Parser;
 
-    use super::{Config, parse_interval};
+    use super::{Config, parse_interval, parse_lifetime};
 
     #[test]
     fn an_interval_reads_with_its_unit_and_refuses_the_rest() {
@@ -470,6 +470,36 @@ mod tests {
                 .unwrap()
                 .check_store(),
             Ok(())
+        );
+    }
+
+    #[test]
+    fn a_session_lifetime_reads_with_its_unit_and_refuses_the_rest() {
+        assert_eq!(parse_lifetime("8h"), Ok(Duration::from_secs(8 * 3600)));
+        assert_eq!(parse_lifetime("30m"), Ok(Duration::from_secs(1800)));
+        assert_eq!(parse_lifetime("90"), Ok(Duration::from_secs(90)));
+        assert_eq!(
+            parse_lifetime("1d"),
+            Err(r#""1d": the unit must be s, m or h"#.to_owned())
+        );
+        assert_eq!(
+            parse_lifetime("-1h"),
+            Err(r#""-1h" is not a lifetime such as 8h, 30m or 90s"#.to_owned())
+        );
+        assert_eq!(
+            parse_lifetime("0s"),
+            Err(r#""0s" must be between 1s and 168h"#.to_owned())
+        );
+        assert_eq!(
+            parse_lifetime("169h"),
+            Err(r#""169h" must be between 1s and 168h"#.to_owned())
+        );
+        let huge = "9".repeat(40);
+        assert_eq!(
+            parse_lifetime(&huge),
+            Err(format!(
+                r#""{huge}" is not a lifetime such as 8h, 30m or 90s"#
+            ))
         );
     }
 
