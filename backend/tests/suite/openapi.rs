@@ -3,14 +3,14 @@
 //! (`gco_api::change_request`, what the console sends) reaches the handler
 //! that makes that same change.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 
+use crate::common::TempDir;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
-use common::TempDir;
 use gco_api::route::{self, NAME_PARAMETER, REGION_PARAMETER};
 use gco_api::{Method, change_request};
 use gco_spec::json::{Value, parse};
@@ -331,7 +331,7 @@ async fn the_served_document_is_the_committed_snapshot() {
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         committed == served,
-        "{} is not the served document: run GCO_UPDATE_OPENAPI=1 cargo test -p gco-console --test openapi",
+        "{} is not the served document: run GCO_UPDATE_OPENAPI=1 cargo test -p gco-console --test suite openapi",
         path.display()
     );
 }

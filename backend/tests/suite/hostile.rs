@@ -4,11 +4,11 @@
 //! headers, odd methods. Every answer is a 4xx with the API's error shape
 //! (never a 5xx), nothing leaks, and the server stays up throughout.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 
-use common::{Reply, Server, TempDir, exchange};
+use crate::common::{Reply, Server, TempDir, exchange};
 
 /// A deploy request every truncation of which is invalid.
 const DEPLOY: &str = r#"{"endpoint_name": "pd", "mooncake_mode": "disaggregated", "prefill_replicas": 2, "decode_replicas": 4, "labels": {"team": "ml"}}"#;

@@ -2,11 +2,9 @@
 //! embedded store: health, the OpenAPI document, the config, the console's
 //! files and request ids.
 
-mod common;
-
 use axum::http::{StatusCode, header};
 
-use common::app::{Api, Reply};
+use crate::common::app::{Api, Reply};
 
 #[tokio::test]
 async fn health_and_openapi() {

@@ -1,11 +1,11 @@
 //! One conformance suite, run against the embedded store and against a real
 //! DynamoDB-compatible server (dynalite).
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 
-use common::{Dynalite, Moto, TempDir, canonical};
+use crate::common::{Dynalite, Moto, TempDir, canonical};
 use gco_api::HistoryEntry;
 use gco_console::listing::{Cursor, Filter, Listing, Page, select};
 use gco_console::service::ServiceError;

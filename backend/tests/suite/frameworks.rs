@@ -4,15 +4,15 @@
 //! loses its conditional write to another change (409, GCO's words), on
 //! dynalite.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::common::app::Api;
+use crate::common::monitor::Monitor;
+use crate::common::{Dynalite, TempDir};
 use axum::http::StatusCode;
-use common::app::Api;
-use common::monitor::Monitor;
-use common::{Dynalite, TempDir};
 use gco_api::HistoryEntry;
 use gco_console::auth::Access;
 use gco_console::service::{Service, ServiceError};

@@ -3,15 +3,13 @@
 //! real HTTP server hands out, as the ALB's endpoint does. Forged
 //! identities get 401 and write nothing.
 
-mod common;
-
 use std::sync::atomic::Ordering;
 
+use crate::common::alb::{ARN, KeyServer, alb_header, alb_token, claims, now};
+use crate::common::app::Api;
 use axum::http::StatusCode;
 use base64::Engine;
 use base64::engine::general_purpose::{URL_SAFE, URL_SAFE_NO_PAD};
-use common::alb::{ARN, KeyServer, alb_header, alb_token, claims, now};
-use common::app::Api;
 use gco_console::auth::alb::AlbVerifier;
 use gco_console::auth::roles::RolesMap;
 use gco_console::auth::tokens::Tokens;

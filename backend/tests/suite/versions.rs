@@ -7,14 +7,12 @@
 //! Against the real binary on dynalite, with status writes made as GCO's
 //! monitor makes them (`common::monitor`).
 
-mod common;
-
 use std::sync::Mutex;
 use std::time::Duration;
 
+use crate::common::monitor::{Monitor, Outcome, Running, TABLE};
+use crate::common::{Dynalite, Reply, Server, TempDir, canonical, exchange};
 use aws_sdk_dynamodb::types::AttributeValue as A;
-use common::monitor::{Monitor, Outcome, Running, TABLE};
-use common::{Dynalite, Reply, Server, TempDir, canonical, exchange};
 use gco_spec::Record;
 use gco_spec::json::Value;
 use gco_spec::time::parse_timestamp;

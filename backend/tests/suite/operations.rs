@@ -3,15 +3,15 @@
 //! (dynalite): canary routes, the owner-conditioned delete, and the
 //! deletion fields as each store keeps them.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 
+use crate::common::{Dynalite, TempDir};
 use aws_sdk_dynamodb::types::AttributeValue;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
-use common::{Dynalite, TempDir};
 use gco_console::auth::Access;
 use gco_console::store::Store;
 use gco_spec::json::{Value, parse};

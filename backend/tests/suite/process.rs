@@ -2,11 +2,9 @@
 //! it refuses an unsafe address, and the image's setting refuses the
 //! embedded store. (Crashes are in `faults.rs`.)
 
-mod common;
-
 use std::process::Command;
 
-use common::{Server, TempDir};
+use crate::common::{Server, TempDir};
 
 #[test]
 fn sigterm_shuts_down_cleanly() {

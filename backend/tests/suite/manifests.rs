@@ -1,9 +1,9 @@
 //! `POST /api/manifests` through the real `gco-console` binary, and the
 //! regional scope check on the server's own checks.
 
-mod common;
+use crate::common;
 
-use common::{Server, TempDir};
+use crate::common::{Server, TempDir};
 use gco_spec::json::{Value, parse};
 use gco_spec::manifests::manifests;
 use gco_spec::plan::preview_record;

@@ -2,11 +2,11 @@
 //! store, and If-Match: stale, weak and listed tags, records other writers
 //! stored, and changes that change nothing.
 
-mod common;
+use crate::common;
 
 use axum::http::{StatusCode, header};
 
-use common::app::{Api, Reply};
+use crate::common::app::{Api, Reply};
 
 #[tokio::test]
 async fn topology_changes_are_checked() {

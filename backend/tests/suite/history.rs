@@ -5,20 +5,20 @@
 //! found on read; revert with `If-Match`; a purged endpoint's history and
 //! an admin's redeploy from it; the roles each change needs.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::common::app::{Api, Reply};
+use crate::common::monitor::{Monitor, TABLE};
+use crate::common::{Moto, TempDir, canonical};
 use aws_sdk_dynamodb::types::AttributeValue as A;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use common::app::{Api, Reply};
-use common::monitor::{Monitor, TABLE};
-use common::{Moto, TempDir, canonical};
 use gco_api::Role;
 use gco_console::identity::Identity;
 use gco_console::store::{EmbeddedStore, Span, Store};

@@ -191,7 +191,8 @@ pub const HISTORY_TABLE: &str = "gco-inference-endpoints-history";
 impl Moto {
     pub fn start() -> Moto {
         let port = free_port();
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/common/moto_server.py");
+        let script =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/suite/common/moto_server.py");
         let child = Command::new("python3")
             .arg(script)
             .arg(port.to_string())

@@ -5,14 +5,12 @@
 //!
 //! `GCO_SLOW_TESTS=1` adds the long variants (see README, Testing).
 
-mod common;
-
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use common::monitor::{Running, StatusLog};
-use common::{Dynalite, Reply, Server, TempDir, canonical, eventually, request};
+use crate::common::monitor::{Running, StatusLog};
+use crate::common::{Dynalite, Reply, Server, TempDir, canonical, eventually, request};
 use gco_spec::json::{Value, parse};
 use gco_spec::time::parse_timestamp;
 use gco_spec::{Change, Record, apply};

@@ -3,14 +3,12 @@
 //! and the start-up checks that keep a non-loopback server from running
 //! without a token.
 
-mod common;
-
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use tower::ServiceExt;
 
-use common::TempDir;
-use common::app::{Api, TOKEN};
+use crate::common::TempDir;
+use crate::common::app::{Api, TOKEN};
 use gco_console::auth::tokens::Tokens;
 use gco_console::auth::{Access, Authenticator};
 use gco_spec::json::{Value, parse};

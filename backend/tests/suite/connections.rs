@@ -3,15 +3,13 @@
 //! deadline, an answer nobody reads at the write deadline, and connections
 //! beyond the cap wait until one closes.
 
-mod common;
-
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::TempDir;
+use crate::common::TempDir;
 use gco_console::auth::Access;
 use gco_console::server::{ServeLimits, serve};
 use gco_console::service::Service;

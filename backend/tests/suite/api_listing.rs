@@ -1,12 +1,10 @@
 //! Listing endpoints through the whole HTTP application on the embedded
 //! store: order, filters, pages, and stored items that are no record.
 
-mod common;
-
 use axum::http::StatusCode;
 
-use common::TempDir;
-use common::app::{Api, Names, Reply};
+use crate::common::TempDir;
+use crate::common::app::{Api, Names, Reply};
 use gco_console::auth::Access;
 use gco_spec::json::Value;
 

@@ -2,11 +2,9 @@
 //! store: diagnostics, the stored spec, duplicates and refusals that store
 //! nothing.
 
-mod common;
-
 use axum::http::{StatusCode, header};
 
-use common::app::Api;
+use crate::common::app::Api;
 use gco_spec::json::Value;
 
 #[tokio::test]

@@ -6,14 +6,14 @@
 //! last view served and marked stale until it heals. And `/metrics` parses
 //! as Prometheus text.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use common::Dynalite;
-use common::app::Api;
+use crate::common::Dynalite;
+use crate::common::app::Api;
 use gco_console::listing::{Filter, Page};
 use gco_console::service::Service;
 use gco_console::store::{DynamoConfig, DynamoStore, Store, ViewedStore};

@@ -2,13 +2,11 @@
 //! store: hostile bodies, long lists of mistakes, and what no store keeps or
 //! no path reaches, refused at the field.
 
-mod common;
-
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use tower::ServiceExt;
 
-use common::app::{Api, Reply};
+use crate::common::app::{Api, Reply};
 use gco_spec::json::Value;
 
 #[tokio::test]

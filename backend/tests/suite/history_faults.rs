@@ -6,15 +6,15 @@
 //! while reads keep working; and `--history-table off` says at start-up
 //! that changes are not recorded.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 
+use crate::common::monitor::TABLE;
+use crate::common::{HISTORY_TABLE, Moto, Server, TempDir};
 use aws_sdk_dynamodb::types::AttributeValue as A;
-use common::monitor::TABLE;
-use common::{HISTORY_TABLE, Moto, Server, TempDir};
 use gco_console::store::{DynamoConfig, DynamoStore, Span, Store};
 use gco_spec::json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
