@@ -5,10 +5,13 @@
 
 use std::collections::BTreeMap;
 
+use gco_api::Method;
+use gco_api::route::ROUTES;
 use utoipa::openapi::content::ContentBuilder;
+use utoipa::openapi::extensions::{Extensions, ExtensionsBuilder};
 use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::schema::{ComponentsBuilder, Type};
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
 use utoipa::openapi::{
     InfoBuilder, ObjectBuilder, OpenApi, OpenApiBuilder, Ref, RefOr, Response, ResponseBuilder,
 };
@@ -32,14 +35,50 @@ fn description() -> String {
         "Deploy and change GCO inference endpoints. Records use the layout of GCO's DynamoDB \
          table. Every error has the shape {{error, errors: [{{path, message}}]}} (a list carries \
          at most {MAX_LISTED_DIAGNOSTICS}, with errors_omitted for the rest); messages of the \
-         mooncake block are those of GCO's reference validator. When the server has a token, \
-         every mutation needs `Authorization: Bearer <token>`. Requests must name a host the \
+         mooncake block are those of GCO's reference validator. Unless the server runs with \
+         --auth none, every /api request but GET /api/config needs an identity (a bearer \
+         token, a session, or the load balancer's header); x-role names the role each \
+         operation needs, and x-changes-state whether it changes what is stored. Requests must name a host the \
          server answers to (a loopback one, an IP address when it listens off loopback, or one \
          of --allowed-hosts; 421 otherwise). A mutation that a browser marks as coming from \
          another site (Origin, Sec-Fetch-Site) gets 403. A request body must arrive within {} s \
          (408).",
         BODY_TIMEOUT.as_secs(),
     )
+}
+
+/// Each route's authorization, from `gco_api::route::ROUTES` (the table the
+/// server enforces): a bearer token (or a session, or none under `--auth
+/// none`) where it needs a role, the role as `x-role`, and whether it changes
+/// what is stored as `x-changes-state`.
+pub fn authorization(doc: &mut OpenApi) {
+    for route in &ROUTES {
+        let item = doc.paths.paths.get_mut(route.path);
+        let operation = item.and_then(|item| match route.method {
+            Method::Get => item.get.as_mut(),
+            Method::Post => item.post.as_mut(),
+            Method::Put => item.put.as_mut(),
+            Method::Delete => item.delete.as_mut(),
+        });
+        let Some(operation) = operation else {
+            panic!(
+                "{} {} is in ROUTES but not documented",
+                route.method, route.path
+            );
+        };
+        let mut extensions = ExtensionsBuilder::new().add("x-changes-state", route.changes_state);
+        if let Some(role) = route.needs {
+            operation.security = Some(vec![
+                SecurityRequirement::new(BEARER, Vec::<String>::new()),
+                SecurityRequirement::default(),
+            ]);
+            extensions = extensions.add("x-role", role.as_str());
+        }
+        operation
+            .extensions
+            .get_or_insert_with(Extensions::default)
+            .merge(extensions.build());
+    }
 }
 
 /// The document before the handlers' paths join it.

@@ -85,8 +85,9 @@ pub fn router() -> Router<AppState> {
 pub fn document() -> &'static str {
     static DOCUMENT: OnceLock<String> = OnceLock::new();
     DOCUMENT.get_or_init(|| {
-        documented()
-            .into_openapi()
+        let mut document = documented().into_openapi();
+        doc::authorization(&mut document);
+        document
             .to_pretty_json()
             .expect("an OpenAPI document is JSON")
     })
@@ -240,8 +241,7 @@ fn listing_json(listing: &Page, paged: bool, stale: Option<std::time::Duration>)
 /// Deploy an endpoint
 #[utoipa::path(post, path = route::ENDPOINTS,
     request_body(content = schema::DeployRequest, content_type = "application/json"),
-    responses(RecordCreated, DeployErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordCreated, DeployErrors))]
 async fn deploy(
     State(service): State<AppState>,
     actor: Actor,
@@ -312,8 +312,7 @@ fn needs(change: &Change) -> (Role, &'static str) {
 /// Set the XpYd topology of a split-mode endpoint
 #[utoipa::path(put, path = route::TOPOLOGY, params(EndpointName, IfMatch),
     request_body(content = TopologyBody, content_type = "application/json"),
-    responses(RecordChanged, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordChanged, ChangeErrors))]
 async fn set_topology(
     State(service): State<AppState>,
     actor: Actor,
@@ -329,8 +328,7 @@ async fn set_topology(
 /// Replace the KV-store settings (spec.mooncake.store)
 #[utoipa::path(put, path = route::STORE, params(EndpointName, IfMatch),
     request_body(content = StoreSettings, content_type = "application/json"),
-    responses(RecordChanged, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordChanged, ChangeErrors))]
 async fn configure_store(
     State(service): State<AppState>,
     actor: Actor,
@@ -351,8 +349,7 @@ async fn configure_store(
 /// Update the image (drops per-region image URIs)
 #[utoipa::path(put, path = route::IMAGE, params(EndpointName, IfMatch),
     request_body(content = ImageBody, content_type = "application/json"),
-    responses(RecordChanged, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordChanged, ChangeErrors))]
 async fn update_image(
     State(service): State<AppState>,
     actor: Actor,
@@ -368,8 +365,7 @@ async fn update_image(
 /// Scale a plain endpoint
 #[utoipa::path(put, path = route::REPLICAS, params(EndpointName, IfMatch),
     request_body(content = ReplicasBody, content_type = "application/json"),
-    responses(RecordChanged, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordChanged, ChangeErrors))]
 async fn scale(
     State(service): State<AppState>,
     actor: Actor,
@@ -383,8 +379,7 @@ async fn scale(
 
 /// Stop (from any state but deleted)
 #[utoipa::path(post, path = route::STOP, params(EndpointName, IfMatch),
-    responses(RecordChanged, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordChanged, ChangeErrors))]
 async fn stop(
     State(service): State<AppState>,
     actor: Actor,
@@ -396,8 +391,7 @@ async fn stop(
 
 /// Start a stopped endpoint
 #[utoipa::path(post, path = route::START, params(EndpointName, IfMatch),
-    responses(RecordChanged, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordChanged, ChangeErrors))]
 async fn start(
     State(service): State<AppState>,
     actor: Actor,
@@ -409,8 +403,7 @@ async fn start(
 
 /// Delete an endpoint (idempotent; the monitors clean up)
 #[utoipa::path(delete, path = route::ENDPOINT, params(EndpointName, IfMatch, DeleteQuery),
-    responses(RecordChanged, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordChanged, ChangeErrors))]
 async fn remove(
     State(service): State<AppState>,
     actor: Actor,
@@ -432,8 +425,7 @@ async fn remove(
 /// Start a canary of a plain endpoint (refused on Mooncake endpoints)
 #[utoipa::path(post, path = route::CANARY, params(EndpointName, IfMatch),
     request_body(content = CanaryBody, content_type = "application/json"),
-    responses(RecordChanged, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordChanged, ChangeErrors))]
 async fn canary_deploy(
     State(service): State<AppState>,
     actor: Actor,
@@ -456,8 +448,7 @@ async fn canary_deploy(
 
 /// Promote the canary's image to the endpoint's (plain endpoints only)
 #[utoipa::path(post, path = route::CANARY_PROMOTE, params(EndpointName, IfMatch),
-    responses(RecordChanged, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordChanged, ChangeErrors))]
 async fn promote_canary(
     State(service): State<AppState>,
     actor: Actor,
@@ -469,8 +460,7 @@ async fn promote_canary(
 
 /// Remove the canary and restore full traffic to the primary
 #[utoipa::path(post, path = route::CANARY_ROLLBACK, params(EndpointName, IfMatch),
-    responses(RecordChanged, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordChanged, ChangeErrors))]
 async fn rollback_canary(
     State(service): State<AppState>,
     actor: Actor,
@@ -483,8 +473,7 @@ async fn rollback_canary(
 /// Add a target region
 #[utoipa::path(post, path = route::REGIONS, params(EndpointName, IfMatch),
     request_body(content = RegionBody, content_type = "application/json"),
-    responses(RecordChanged, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordChanged, ChangeErrors))]
 async fn add_region(
     State(service): State<AppState>,
     actor: Actor,
@@ -500,8 +489,7 @@ async fn add_region(
 
 /// Remove a target region
 #[utoipa::path(delete, path = route::REGION, params(EndpointName, IfMatch, RegionName),
-    responses(RecordChanged, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordChanged, ChangeErrors))]
 async fn remove_region(
     State(service): State<AppState>,
     actor: Actor,
@@ -554,8 +542,7 @@ async fn history(
 /// A deleted endpoint not yet purged is refused (409).
 #[utoipa::path(post, path = route::REVERT, params(EndpointName, IfMatch),
     request_body(content = RevertBody, content_type = "application/json"),
-    responses(RecordReverted, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordReverted, ChangeErrors))]
 async fn revert(
     State(service): State<AppState>,
     actor: Actor,
