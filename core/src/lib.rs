@@ -45,7 +45,7 @@ pub use bytesize::{
 };
 pub use commands::{Commands, change_commands, deploy_commands, record_commands, try_it_commands};
 pub use deploy::{
-    DeployCheck, DeployContext, Deployment, TokenSource, new_record, plan_deploy,
+    DeployCheck, DeployContext, DeployRequest, Deployment, TokenSource, new_record, plan_deploy,
     plan_deploy_with_monitors,
 };
 pub use diagnostics::{Diagnostic, Report, Severity};

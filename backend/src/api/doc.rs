@@ -20,8 +20,7 @@ use utoipa::{IntoResponses, ToSchema};
 use super::body::BODY_TIMEOUT;
 use super::error::MAX_LISTED_DIAGNOSTICS;
 use super::schema::{
-    DeployRequest, Diagnostic, ErrorBody, Health, Listing, Record, StoreSettings, Unreadable,
-    Validation,
+    Diagnostic, ErrorBody, Health, Listing, Record, StoreSettings, Unreadable, Validation,
 };
 
 pub const TITLE: &str = "GCO console API";
@@ -29,6 +28,8 @@ pub const TITLE: &str = "GCO console API";
 /// The name of the shared error response and of the security scheme.
 const ERROR_RESPONSE: &str = "Error";
 pub const BEARER: &str = "bearer";
+/// Each operation's `{"changes_state", "role"}`.
+pub const ACCESS_EXTENSION: &str = "x-access";
 
 fn description() -> String {
     format!(
@@ -37,8 +38,8 @@ fn description() -> String {
          at most {MAX_LISTED_DIAGNOSTICS}, with errors_omitted for the rest); messages of the \
          mooncake block are those of GCO's reference validator. Unless the server runs with \
          --auth none, every /api request but GET /api/config needs an identity (a bearer \
-         token, a session, or the load balancer's header); x-role names the role each \
-         operation needs, and x-changes-state whether it changes what is stored. Requests must name a host the \
+         token, a session, or the load balancer's header); each operation's x-access \
+         names the role it needs and whether it changes what is stored. Requests must name a host the \
          server answers to (a loopback one, an IP address when it listens off loopback, or one \
          of --allowed-hosts; 421 otherwise). A mutation that a browser marks as coming from \
          another site (Origin, Sec-Fetch-Site) gets 403. A request body must arrive within {} s \
@@ -49,8 +50,8 @@ fn description() -> String {
 
 /// Each route's authorization, from `gco_api::route::ROUTES` (the table the
 /// server enforces): a bearer token (or a session, or none under `--auth
-/// none`) where it needs a role, the role as `x-role`, and whether it changes
-/// what is stored as `x-changes-state`.
+/// none`) where it needs a role, and [`ACCESS_EXTENSION`]: the role
+/// (`null`: anyone) and whether it changes what is stored.
 pub fn authorization(doc: &mut OpenApi) {
     for route in &ROUTES {
         let item = doc.paths.paths.get_mut(route.path);
@@ -66,18 +67,26 @@ pub fn authorization(doc: &mut OpenApi) {
                 route.method, route.path
             );
         };
-        let mut extensions = ExtensionsBuilder::new().add("x-changes-state", route.changes_state);
-        if let Some(role) = route.needs {
+        if route.needs.is_some() {
             operation.security = Some(vec![
                 SecurityRequirement::new(BEARER, Vec::<String>::new()),
                 SecurityRequirement::default(),
             ]);
-            extensions = extensions.add("x-role", role.as_str());
         }
+        // One extension, an object: utoipa keeps extensions in a hash map,
+        // whose order would change the document from run to run.
+        let access = serde_json::json!({
+            "changes_state": route.changes_state,
+            "role": route.needs.map(gco_api::Role::as_str),
+        });
         operation
             .extensions
             .get_or_insert_with(Extensions::default)
-            .merge(extensions.build());
+            .merge(
+                ExtensionsBuilder::new()
+                    .add(ACCESS_EXTENSION, access)
+                    .build(),
+            );
     }
 }
 
@@ -104,7 +113,7 @@ pub fn base() -> OpenApi {
     collect::<Listing>(&mut schemas);
     collect::<Unreadable>(&mut schemas);
     collect::<Validation>(&mut schemas);
-    collect::<DeployRequest>(&mut schemas);
+    collect::<gco_spec::DeployRequest>(&mut schemas);
     collect::<StoreSettings>(&mut schemas);
     collect::<Health>(&mut schemas);
     components = components.schemas_from_iter(schemas);

@@ -240,7 +240,7 @@ fn listing_json(listing: &Page, paged: bool, stale: Option<std::time::Duration>)
 
 /// Deploy an endpoint
 #[utoipa::path(post, path = route::ENDPOINTS,
-    request_body(content = schema::DeployRequest, content_type = "application/json"),
+    request_body(content = gco_spec::DeployRequest, content_type = "application/json"),
     responses(RecordCreated, DeployErrors))]
 async fn deploy(
     State(service): State<AppState>,

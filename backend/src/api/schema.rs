@@ -46,20 +46,6 @@ fn one_of_strings(values: &[&str]) -> ObjectBuilder {
         .enum_values(Some(values.iter().copied()))
 }
 
-fn capacity_types() -> ObjectBuilder {
-    one_of_strings(&["spot", "on-demand"])
-}
-
-/// Every framework some GCO release accepts; which of them this service
-/// accepts is its `--frameworks`, in `GET /api/config`.
-fn frameworks() -> ObjectBuilder {
-    one_of_strings(&gco_spec::Framework::ALL.map(gco_spec::Framework::as_str))
-}
-
-fn mooncake_modes() -> ObjectBuilder {
-    one_of_strings(&["disaggregated", "store", "both"])
-}
-
 fn offload_tiers() -> ObjectBuilder {
     one_of_strings(&["cpu", "disk", "none"])
 }
@@ -151,64 +137,6 @@ pub struct StoreSettings {
     cold_tier_enabled: bool,
 }
 
-/// The parameters of GCO's deploy().
-#[derive(ToSchema)]
-pub struct DeployRequest {
-    endpoint_name: String,
-    #[schema(required = false)]
-    image: String,
-    #[schema(required = false)]
-    target_regions: Vec<String>,
-    #[schema(default = 1, required = false)]
-    replicas: i64,
-    #[schema(default = 1, required = false)]
-    gpu_count: i64,
-    #[schema(required = false)]
-    gpu_type: String,
-    #[schema(default = 8000, required = false)]
-    port: i64,
-    #[schema(required = false)]
-    model_path: String,
-    #[schema(required = false)]
-    model_source: String,
-    #[schema(default = "/health", required = false)]
-    health_check_path: String,
-    #[schema(required = false)]
-    env: BTreeMap<String, String>,
-    #[schema(default = "gco-inference", required = false)]
-    namespace: String,
-    #[schema(required = false)]
-    labels: BTreeMap<String, String>,
-    #[schema(value_type = Object, required = false)]
-    autoscaling: (),
-    #[schema(schema_with = capacity_types, required = false)]
-    capacity_type: (),
-    #[schema(required = false)]
-    extra_args: Vec<String>,
-    #[schema(default = "nvidia", required = false)]
-    accelerator: String,
-    #[schema(required = false)]
-    node_selector: BTreeMap<String, String>,
-    #[schema(default = true, required = false)]
-    rewrite_image: bool,
-    #[schema(schema_with = frameworks, required = false)]
-    framework: (),
-    #[schema(schema_with = mooncake_modes, required = false)]
-    mooncake_mode: (),
-    #[schema(default = 1, required = false)]
-    prefill_replicas: i64,
-    #[schema(default = 1, required = false)]
-    decode_replicas: i64,
-    #[schema(value_type = Object, required = false)]
-    mooncake_store: (),
-    #[schema(value_type = Object, required = false)]
-    mooncake_transfer: (),
-    #[schema(value_type = Object, required = false)]
-    mooncake_proxy: (),
-    #[schema(value_type = Object, required = false)]
-    mooncake_autoscaling: (),
-}
-
 /// One item of GCO's endpoints table.
 #[derive(ToSchema)]
 pub struct Record {
@@ -278,7 +206,9 @@ pub struct ValidateBody;
 impl PartialSchema for ValidateBody {
     fn schema() -> RefOr<Schema> {
         OneOfBuilder::new()
-            .item(utoipa::openapi::Ref::from_schema_name(DeployRequest::name()))
+            .item(utoipa::openapi::Ref::from_schema_name(
+                gco_spec::DeployRequest::name(),
+            ))
             .item(
                 ObjectBuilder::new()
                     .schema_type(Type::Object)

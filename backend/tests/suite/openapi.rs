@@ -128,16 +128,17 @@ fn the_route_table_is_the_documents() {
     let paths = get(&document, "paths");
     for r in &route::ROUTES {
         let operation = get(&get(&paths, r.path), &r.method.as_str().to_lowercase());
-        let field = |key: &str| operation.as_object().unwrap().get(key).cloned();
+        let access = get(&operation, "x-access");
+        let field = |key: &str| access.as_object().unwrap().get(key).cloned();
         assert_eq!(
-            field("x-changes-state"),
+            field("changes_state"),
             Some(Value::Bool(r.changes_state)),
             "{} {}",
             r.method,
             r.path
         );
         assert_eq!(
-            field("x-role").as_ref().and_then(Value::as_str),
+            field("role").as_ref().and_then(Value::as_str),
             r.needs.map(gco_api::Role::as_str),
             "{} {}",
             r.method,
