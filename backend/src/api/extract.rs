@@ -198,7 +198,7 @@ impl ListQuery {
                     ApiError::field(
                         StatusCode::BAD_REQUEST,
                         "after",
-                        "after must be the next of an earlier page (created_at~endpoint_name)",
+                        "after must be the next of an earlier page",
                     )
                 })
             })
@@ -592,10 +592,7 @@ mod tests {
         );
         assert_eq!(
             list(&[("limit", "0"), ("after", "x")]).map(|_| ()),
-            bad(
-                "after",
-                "after must be the next of an earlier page (created_at~endpoint_name)"
-            )
+            bad("after", "after must be the next of an earlier page")
         );
     }
 
