@@ -3,6 +3,8 @@
 //! [`crate::change_request`]; [`ROUTES`], what each one does and needs; and
 //! the filling of a template.
 
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+
 use crate::Role;
 
 /// This service's OpenAPI document.
@@ -220,22 +222,19 @@ pub fn fill(template: &str, params: &[(&str, &str)]) -> String {
     path
 }
 
-/// `text` as one path segment: every byte but RFC 3986's unreserved
-/// characters (`A-Z a-z 0-9 - . _ ~`) percent-encoded, so that a `/`, `?`,
-/// `#` or `%` in a name stays inside its segment.
+/// Every byte but RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`).
+const NOT_UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// `text` as one path segment or query value: every byte but RFC 3986's
+/// unreserved characters percent-encoded, so that a `/`, `?`, `#`, `&`, `+`
+/// or `%` in a name stays inside its segment. The one encoder of the backend,
+/// the console and the requests they share.
 pub fn encode_segment(text: &str) -> String {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    let mut out = String::with_capacity(text.len());
-    for &b in text.as_bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(char::from(b));
-        } else {
-            out.push('%');
-            out.push(char::from(HEX[usize::from(b >> 4)]));
-            out.push(char::from(HEX[usize::from(b & 0xf)]));
-        }
-    }
-    out
+    utf8_percent_encode(text, NOT_UNRESERVED).to_string()
 }
 
 #[cfg(test)]
@@ -247,6 +246,9 @@ mod tests {
         assert_eq!(encode_segment("pd-1.a_b~c"), "pd-1.a_b~c");
         assert_eq!(encode_segment("a/b?c#d%e f"), "a%2Fb%3Fc%23d%25e%20f");
         assert_eq!(encode_segment("é!"), "%C3%A9%21");
+        // What JS's encodeURIComponent leaves as it is.
+        assert_eq!(encode_segment("!'()*"), "%21%27%28%29%2A");
+        assert_eq!(encode_segment("a+b&c=d"), "a%2Bb%26c%3Dd");
         assert_eq!(encode_segment(""), "");
     }
 

@@ -122,9 +122,7 @@ pub async fn send(
     call(method, &request.path, request.body.as_ref(), condition).await
 }
 
-/// `encodeURIComponent` for a path segment.
+/// `s` as a path segment or query value: the API's one encoder.
 pub fn segment(s: &str) -> String {
-    js_sys::encode_uri_component(s)
-        .as_string()
-        .unwrap_or_default()
+    gco_api::route::encode_segment(s)
 }
