@@ -58,6 +58,15 @@ impl Cursor {
         }
     }
 
+    /// The place of a record created at `created_at` and named
+    /// `endpoint_name`.
+    pub fn at(created_at: &str, endpoint_name: &str) -> Cursor {
+        Cursor {
+            created_at: created_at.to_owned(),
+            endpoint_name: endpoint_name.to_owned(),
+        }
+    }
+
     /// The text of [`Cursor::to_text`], or `None` for any other.
     pub fn parse(text: &str) -> Option<Cursor> {
         let bytes = URL_SAFE_NO_PAD.decode(text).ok()?;
