@@ -5,8 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use gco_api::Method;
 use gco_api::route::ROUTES;
+use gco_api::{
+    Diagnostic, ErrorBody, Listing, MAX_LISTED_DIAGNOSTICS, Method, Stale, Unreadable, Validation,
+};
 use utoipa::openapi::content::ContentBuilder;
 use utoipa::openapi::extensions::{Extensions, ExtensionsBuilder};
 use utoipa::openapi::header::HeaderBuilder;
@@ -18,10 +20,7 @@ use utoipa::openapi::{
 use utoipa::{IntoResponses, ToSchema};
 
 use super::body::BODY_TIMEOUT;
-use super::error::MAX_LISTED_DIAGNOSTICS;
-use super::schema::{
-    Diagnostic, ErrorBody, Health, Listing, Record, StoreSettings, Unreadable, Validation,
-};
+use super::schema::{Health, Record, StoreSettings};
 
 pub const TITLE: &str = "GCO console API";
 
@@ -112,6 +111,7 @@ pub fn base() -> OpenApi {
     collect::<Record>(&mut schemas);
     collect::<Listing>(&mut schemas);
     collect::<Unreadable>(&mut schemas);
+    collect::<Stale>(&mut schemas);
     collect::<Validation>(&mut schemas);
     collect::<gco_spec::DeployRequest>(&mut schemas);
     collect::<StoreSettings>(&mut schemas);

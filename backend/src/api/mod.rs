@@ -33,11 +33,12 @@ use doc::{
     RecordChanged, RecordCreated, RecordRead, RecordReverted, ValidateErrors,
 };
 pub use error::ApiError;
-use error::{insert_diagnostics, json_response};
+use error::{answer, json_response};
 pub use extract::{
     DeleteQuery, EndpointName, HistoryQuery, IfMatch, IfNoneMatch, ListQuery, RegionName,
 };
-use schema::{Health, Listing, StoreSettings, ValidateBody, Validation};
+use gco_api::{Listing, Stale, Unreadable, Validation};
+use schema::{Health, StoreSettings, ValidateBody};
 
 use crate::listing::{Filter, Listing as Page};
 use crate::service::{Actor, Service};
@@ -160,14 +161,19 @@ async fn me(identity: crate::identity::Identity) -> Response {
     responses((status = 200, description = "Diagnostics, and the spec a deploy would store when there is no error.", body = Validation), ValidateErrors))]
 async fn validate(State(service): State<AppState>, JsonBody(body): JsonBody) -> Response {
     let v = service.validate(body);
-    let mut o = Object::new();
-    o.insert("ok", v.report.is_ok());
     let (errors, warnings): (Vec<_>, Vec<_>) =
         v.report.diagnostics.iter().partition(|d| d.is_error());
-    insert_diagnostics(&mut o, "errors", errors.into_iter());
-    insert_diagnostics(&mut o, "warnings", warnings.into_iter());
-    o.insert("spec", v.spec.map_or(Value::Null, Value::Object));
-    json_response(StatusCode::OK, &Value::Object(o))
+    let (errors, errors_omitted) = gco_api::listed(errors.into_iter());
+    let (warnings, warnings_omitted) = gco_api::listed(warnings.into_iter());
+    let validation = Validation {
+        ok: v.report.is_ok(),
+        errors,
+        warnings,
+        spec: v.spec.map(Value::Object),
+        errors_omitted,
+        warnings_omitted,
+    };
+    json_response(StatusCode::OK, &answer(&validation))
 }
 
 /// List endpoints, newest first (then by name), all or one page
@@ -193,10 +199,10 @@ async fn list(
     Ok(conditional::with_etag(response, &tag))
 }
 
-/// `{"endpoints": [...], "unreadable": [...]}` around each record's stored
-/// JSON, sent as a read of it is, and the stored items that are no record
-/// (on the first page); with `next` whenever a limit was asked for, so a
-/// client loops until it is null.
+/// A [`Listing`] around each record's stored JSON, sent as a read of it is
+/// (spliced in rather than parsed and written again), and the stored items
+/// that are no record (on the first page); with `next` whenever a limit was
+/// asked for, so a client loops until it is null.
 fn listing_json(listing: &Page, paged: bool, stale: Option<std::time::Duration>) -> String {
     let records = &listing.records;
     let size: usize = records.iter().map(|s| s.json.len() + 2).sum();
@@ -209,18 +215,16 @@ fn listing_json(listing: &Page, paged: bool, stale: Option<std::time::Duration>)
         body.push_str(&stored.json);
     }
     body.push_str(r#"], "unreadable": "#);
-    let unreadable: Vec<Value> = listing
+    let unreadable: Vec<Unreadable> = listing
         .unreadable
         .iter()
-        .map(|u| {
-            let mut o = Object::new();
-            o.insert("endpoint_name", u.endpoint_name.as_str());
-            o.insert("path", u.path.as_str());
-            o.insert("message", u.message.as_str());
-            Value::Object(o)
+        .map(|u| Unreadable {
+            endpoint_name: u.endpoint_name.clone(),
+            path: u.path.clone(),
+            message: u.message.clone(),
         })
         .collect();
-    body.push_str(&Value::List(unreadable).to_json());
+    body.push_str(&answer(&unreadable).to_json());
     if paged {
         let next = listing
             .next
@@ -230,10 +234,10 @@ fn listing_json(listing: &Page, paged: bool, stale: Option<std::time::Duration>)
         body.push_str(&next.to_json());
     }
     body.push_str(r#", "stale": "#);
-    match stale {
-        Some(age) => body.push_str(&format!(r#"{{"age_seconds": {}}}"#, age.as_secs())),
-        None => body.push_str("null"),
-    }
+    let stale = stale.map(|age| Stale {
+        age_seconds: age.as_secs(),
+    });
+    body.push_str(&answer(&stale).to_json());
     body.push('}');
     body
 }

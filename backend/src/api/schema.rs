@@ -14,8 +14,6 @@ use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
 use utoipa::openapi::{RefOr, Schema};
 use utoipa::{PartialSchema, ToSchema};
 
-use super::error::MAX_LISTED_DIAGNOSTICS;
-
 /// What the monitors are asked to make of an endpoint (the core's
 /// [`DesiredState::ALL`]).
 pub struct DesiredStateName;
@@ -58,24 +56,6 @@ fn byte_size() -> ObjectBuilder {
     ]))
 }
 
-fn omitted(what: &str) -> String {
-    format!("How many {what} were left out: a list carries at most {MAX_LISTED_DIAGNOSTICS}.")
-}
-
-fn errors_omitted() -> ObjectBuilder {
-    ObjectBuilder::new()
-        .schema_type(Type::Integer)
-        .minimum(Some(1u64))
-        .description(Some(omitted("errors")))
-}
-
-fn warnings_omitted() -> ObjectBuilder {
-    ObjectBuilder::new()
-        .schema_type(Type::Integer)
-        .minimum(Some(1u64))
-        .description(Some(omitted("warnings")))
-}
-
 /// `GET /healthz`'s answer.
 #[derive(ToSchema)]
 pub struct Health {
@@ -85,40 +65,6 @@ pub struct Health {
 
 fn ok() -> ObjectBuilder {
     one_of_strings(&["ok"])
-}
-
-/// One thing wrong (or worth a warning) with a request, at the field it
-/// names.
-#[derive(ToSchema)]
-pub struct Diagnostic {
-    #[schema(examples("mooncake.topology.prefill"))]
-    path: String,
-    message: String,
-}
-
-/// The one error shape of the API.
-#[derive(ToSchema)]
-#[schema(as = Error)]
-pub struct ErrorBody {
-    error: String,
-    errors: Vec<Diagnostic>,
-    #[schema(schema_with = errors_omitted, required = false)]
-    errors_omitted: u64,
-}
-
-/// `POST /api/validate`'s answer.
-#[derive(ToSchema)]
-pub struct Validation {
-    ok: bool,
-    errors: Vec<Diagnostic>,
-    warnings: Vec<Diagnostic>,
-    /// The spec a deploy would store, when there is no error.
-    #[schema(value_type = Option<Object>, required = true)]
-    spec: (),
-    #[schema(schema_with = errors_omitted, required = false)]
-    errors_omitted: u64,
-    #[schema(schema_with = warnings_omitted, required = false)]
-    warnings_omitted: u64,
 }
 
 /// `PUT /api/endpoints/{name}/store`: the new `spec.mooncake.store` block
@@ -165,39 +111,6 @@ pub struct Record {
     /// leaves it out).
     #[schema(required = false)]
     created_by: String,
-}
-
-/// A stored item that is no record this service reads.
-#[derive(ToSchema)]
-pub struct Unreadable {
-    endpoint_name: String,
-    /// The attribute at fault, or empty when the item is no record at all.
-    path: String,
-    message: String,
-}
-
-/// `GET /api/endpoints`'s answer.
-#[derive(ToSchema)]
-pub struct Listing {
-    endpoints: Vec<Record>,
-    /// Stored items that are no record this service reads (written by
-    /// another program, say), on the first page whatever the filters:
-    /// listed by name so that none is passed over, and a read of one is
-    /// refused.
-    unreadable: Vec<Unreadable>,
-    /// Present when `limit` is given: the `after` of the next page, or null
-    /// after the last one.
-    #[schema(required = false)]
-    next: Option<String>,
-    /// Null while the list is current; while reads of the table fail, the
-    /// last list read whole is answered, and this says how old it is.
-    stale: Option<Stale>,
-}
-
-#[derive(ToSchema)]
-pub struct Stale {
-    /// Seconds since the table was last read whole.
-    age_seconds: u64,
 }
 
 /// A deploy request or a bare endpoint spec.
