@@ -13,6 +13,7 @@ mod answer;
 mod body;
 mod change;
 mod config;
+mod query;
 pub mod route;
 mod team;
 
@@ -23,5 +24,6 @@ pub use answer::{
 pub use body::{CanaryBody, ImageBody, RegionBody, ReplicasBody, TopologyBody, field};
 pub use change::{ChangeRequest, change_request};
 pub use config::{Config, ConfigError};
+pub use query::{HistoryQuery, ListQuery, MAX_HISTORY_PAGE, MAX_LIST_PAGE};
 pub use route::Method;
 pub use team::{AuthMode, HistoryEntry, HistoryPage, Me, RevertBody, Role, operation};

@@ -12,9 +12,7 @@ use gco_spec::{DesiredState, Record};
 
 use crate::store::{Stored, Unreadable};
 
-/// The most records one page may ask for: a record is about 2 KB of JSON,
-/// so a page stays near 2 MB.
-pub const MAX_PAGE: usize = 1000;
+pub use gco_api::MAX_LIST_PAGE as MAX_PAGE;
 
 /// Which records a listing holds.
 #[derive(Debug, Default)]

@@ -18,7 +18,6 @@ use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::{RefOr, Required, Schema};
 
 use super::error::ApiError;
-use super::schema::desired_state_schema;
 use crate::identity::Identity;
 use crate::listing::{Cursor, MAX_PAGE, Page};
 use crate::service::{Actor, HISTORY_PAGE, MAX_HISTORY_PAGE};
@@ -383,45 +382,8 @@ impl IntoParams for IfMatch {
 }
 
 impl IntoParams for ListQuery {
-    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
-        let limit = ObjectBuilder::new()
-            .schema_type(Type::Integer)
-            .minimum(Some(1u64))
-            .maximum(Some(MAX_PAGE as u64));
-        vec![
-            parameter(
-                "desired_state",
-                ParameterIn::Query,
-                Required::False,
-                desired_state_schema(),
-                None,
-            ),
-            parameter(
-                "region",
-                ParameterIn::Query,
-                Required::False,
-                string(),
-                None,
-            ),
-            parameter(
-                "limit",
-                ParameterIn::Query,
-                Required::False,
-                limit,
-                Some(
-                    "At most this many records; the answer's `next` leads to the rest. Without it, every record.",
-                ),
-            ),
-            parameter(
-                "after",
-                ParameterIn::Query,
-                Required::False,
-                string(),
-                Some(
-                    "The `next` of an earlier page: this page starts after that place in the order (it holds even when that record is gone).",
-                ),
-            ),
-        ]
+    fn into_params(place: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        gco_api::ListQuery::into_params(place)
     }
 }
 
@@ -479,29 +441,8 @@ impl HistoryQuery {
 }
 
 impl IntoParams for HistoryQuery {
-    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
-        let limit = ObjectBuilder::new()
-            .schema_type(Type::Integer)
-            .minimum(Some(1u64))
-            .maximum(Some(MAX_HISTORY_PAGE as u64));
-        vec![
-            parameter(
-                "limit",
-                ParameterIn::Query,
-                Required::False,
-                limit,
-                Some(
-                    "At most this many changes the console wrote (default 50), with the changes made outside the console found among them; the answer's `next` leads to older ones.",
-                ),
-            ),
-            parameter(
-                route::AFTER_PARAMETER,
-                ParameterIn::Query,
-                Required::False,
-                string(),
-                Some("The `next` of an earlier page: the changes before it."),
-            ),
-        ]
+    fn into_params(place: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        gco_api::HistoryQuery::into_params(place)
     }
 }
 
