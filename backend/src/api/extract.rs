@@ -9,7 +9,7 @@ use axum::extract::rejection::PathRejection;
 use axum::extract::{FromRequestParts, Path, Query};
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
-use gco_api::route::{self, NAME_PARAMETER, REGION_PARAMETER};
+use gco_api::route::{self, REGION_PARAMETER};
 use gco_spec::DesiredState;
 use serde::Deserialize;
 use utoipa::IntoParams;
@@ -23,9 +23,13 @@ use crate::listing::{Cursor, MAX_PAGE, Page};
 use crate::service::{Actor, HISTORY_PAGE, MAX_HISTORY_PAGE};
 
 /// The endpoint named in the path (`{name}`), percent-decoded.
+#[derive(IntoParams)]
+#[into_params(names("name"), parameter_in = Path)]
 pub struct EndpointName(pub String);
 
 /// The region named in the path (`{region}`), percent-decoded.
+#[derive(IntoParams)]
+#[into_params(names("region"), parameter_in = Path)]
 pub struct RegionName(pub String);
 
 /// The one parameter a path extractor reads; serde ignores the route's
@@ -95,7 +99,14 @@ fn path_error(e: PathRejection) -> ApiError {
 
 /// The `If-Match` tags: every line of the header, as one list (RFC 9110,
 /// section 5.3); `None` without the header.
-pub struct IfMatch(pub Option<String>);
+#[derive(IntoParams)]
+#[into_params(names("If-Match"), parameter_in = Header)]
+pub struct IfMatch(
+    /// An ETag from a read: the change applies only to that version (412
+    /// otherwise). Without it, a lost race is retried.
+    #[param(nullable = false)]
+    pub Option<String>,
+);
 
 impl<S: Send + Sync> FromRequestParts<S> for IfMatch {
     type Rejection = ApiError;
@@ -343,44 +354,6 @@ fn string() -> ObjectBuilder {
     ObjectBuilder::new().schema_type(Type::String)
 }
 
-impl IntoParams for EndpointName {
-    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
-        vec![parameter(
-            NAME_PARAMETER,
-            ParameterIn::Path,
-            Required::True,
-            string(),
-            None,
-        )]
-    }
-}
-
-impl IntoParams for RegionName {
-    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
-        vec![parameter(
-            REGION_PARAMETER,
-            ParameterIn::Path,
-            Required::True,
-            string(),
-            None,
-        )]
-    }
-}
-
-impl IntoParams for IfMatch {
-    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
-        vec![parameter(
-            "If-Match",
-            ParameterIn::Header,
-            Required::False,
-            string(),
-            Some(
-                "An ETag from a read: the change applies only to that version (412 otherwise). Without it, a lost race is retried.",
-            ),
-        )]
-    }
-}
-
 impl IntoParams for ListQuery {
     fn into_params(place: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
         gco_api::ListQuery::into_params(place)
@@ -482,6 +455,17 @@ mod tests {
 
     fn list(query: &[(&str, &str)]) -> Result<ListQuery, (StatusCode, String, String)> {
         ListQuery::from_pairs(pairs(query)).map_err(refusal)
+    }
+
+    /// `into_params(names(...))` takes literals: they must be the routes'.
+    #[test]
+    fn path_parameters_are_named_as_the_routes_name_them() {
+        let name = |params: Vec<Parameter>| params[0].name.clone();
+        assert_eq!(
+            name(EndpointName::into_params(|| None)),
+            route::NAME_PARAMETER
+        );
+        assert_eq!(name(RegionName::into_params(|| None)), REGION_PARAMETER);
     }
 
     #[test]
