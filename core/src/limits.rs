@@ -138,6 +138,14 @@ pub const MOONCAKE_DEFAULT_AUTOSCALE_METRIC: (&str, i64) = (RESOURCE_METRICS[0],
 /// The PD proxy's replicas when `proxy.replicas` is not set.
 pub const MOONCAKE_DEFAULT_PROXY_REPLICAS: i64 = 1;
 
+/// The PD proxy's container port: fixed, whatever `spec.port` says
+/// (GCO_FACTS_NEWEST 4.5).
+pub const MOONCAKE_PROXY_PORT: i64 = 8000;
+
+/// The port of the Services that front an endpoint (a plain endpoint's,
+/// store mode's and the PD proxy's), forwarding to their pods' port.
+pub const SERVICE_PORT: i64 = 80;
+
 /// The EFA device each GPU container of an RDMA pod requests, and the taint
 /// EFA nodes carry.
 pub const EFA_RESOURCE: &str = "vpc.amazonaws.com/efa";

@@ -8,10 +8,11 @@ use crate::limits::{
     MOONCAKE_AUTOSCALE_DEFAULT_MAX, MOONCAKE_AUTOSCALE_DEFAULT_MIN, MOONCAKE_BOOTSTRAP_PORT_SPAN,
     MOONCAKE_DEFAULT_AUTOSCALE_METRIC, MOONCAKE_DEFAULT_BOOTSTRAP_BASE_PORT,
     MOONCAKE_DEFAULT_GLOBAL_SEGMENT_SIZE, MOONCAKE_DEFAULT_LOCAL_BUFFER_SIZE,
-    MOONCAKE_DEFAULT_PROXY_REPLICAS, MOONCAKE_DEFAULT_TRANSFER_PROTOCOL, MOONCAKE_PROTOCOL_RDMA,
-    MOONCAKE_PROXY_SCHEDULING,
+    MOONCAKE_DEFAULT_PROXY_REPLICAS, MOONCAKE_DEFAULT_PROXY_SCHEDULING,
+    MOONCAKE_DEFAULT_TRANSFER_PROTOCOL, MOONCAKE_PROTOCOL_RDMA,
 };
 use crate::mooncake::{Mode, Role};
+use crate::pyrepr::py_str;
 use crate::region::RegionContext;
 
 /// The highest TCP port.
@@ -190,11 +191,8 @@ impl<'a> Block<'a> {
 
     /// `proxy.scheduling`, `round_robin` when unset.
     pub fn proxy_scheduling(&self) -> String {
-        match self.proxy_field("scheduling") {
-            Some(Value::Str(s)) => s.to_string_lossy(),
-            Some(other) => other.repr(),
-            None => MOONCAKE_PROXY_SCHEDULING[0].to_owned(),
-        }
+        self.proxy_field("scheduling")
+            .map_or_else(|| MOONCAKE_DEFAULT_PROXY_SCHEDULING.to_owned(), py_str)
     }
 
     /// The `--kv-transfer-config` of a role (`None`: the single store
