@@ -18,8 +18,9 @@ use crate::record::{DesiredState, Record};
 use crate::region::RegionContext;
 use crate::spec::spec_mode;
 
+pub use crate::mooncake::MetricKind;
 pub(crate) use kv::Block;
-pub use kv::{Metric, MetricKind, RoleScaling};
+pub use kv::{Metric, RoleScaling};
 pub(crate) use serving::ServingSpec;
 pub use skeleton::Kind;
 pub(crate) use skeleton::{
