@@ -195,7 +195,8 @@ impl ListQuery {
                         StatusCode::BAD_REQUEST,
                         "desired_state",
                         format!(
-                            "desired_state must be one of deploying, running, stopped, deleted, got {s:?}"
+                            "desired_state must be one of {}, got {s:?}",
+                            DesiredState::NAMES.join(", ")
                         ),
                     )
                 })
