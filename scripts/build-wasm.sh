@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the validator's JS/TS API (core/src/wasm.rs) as one npm package,
+# Builds the validator's JS/TS API (core/src/wasm/) as one npm package,
 # `gco-spec`, in core/pkg:
 #   core/pkg/package.json  name, the version from core/Cargo.toml, `exports`
 #                          (node: import and require; browser), types, files

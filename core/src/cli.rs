@@ -1,6 +1,10 @@
 //! The `gco-spec` command line (see `gco-spec --help`).
 
 use std::io::{self, BufRead, Read, Write};
+use std::process::ExitCode;
+
+use clap::error::ErrorKind;
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::commands::record_commands;
 use crate::deploy::DeployContext;
@@ -11,113 +15,109 @@ use crate::protocol;
 use crate::record::Record;
 use crate::region::RegionContext;
 
-const USAGE: &str = "\
-gco-spec: check GCO inference endpoint specs
+/// gco-spec: check GCO inference endpoint specs.
+#[derive(Parser)]
+#[command(name = "gco-spec", arg_required_else_help = true)]
+struct Cli {
+    /// Answer the reference oracle's JSON-lines protocol on stdin and stdout
+    /// (ops validate, author_byte_size, build).
+    #[arg(long)]
+    jsonl: bool,
 
-USAGE:
-    gco-spec validate FILE...   check each file ('-' reads stdin): a spec, a
-                                deploy request, an endpoint record or a bare
-                                mooncake block. Prints FILE: path: message per
-                                problem; exits 1 when any file has an error.
-    gco-spec plan FILE [--region R]
-                                what GCO's monitor creates for the endpoint
-                                (a deploy request or a record) in region R,
-                                or in each target region, as JSON
-    gco-spec manifests FILE --region R [-o yaml|json] [--cluster-name N]
-             [--regional-bucket B] [--metadata-server URL]
-             [--master-address HOST:PORT] [--master-image IMG]
-             [--project-name P]
-                                the Kubernetes objects GCO's monitor applies
-                                for the endpoint in region R, as one v1 List
-                                (YAML by default). The flags stand for the
-                                region's monitor settings; a default used is
-                                a leading # comment (JSON: on stderr)
-    gco-spec cli FILE           the `gco inference` commands that produce the
-                                same endpoint, one per line; what they cannot
-                                express is reported on stderr
-    Every command but --jsonl takes --frameworks LIST (default: the env
-    GCO_FRAMEWORKS, else vllm,sglang): the frameworks the team's GCO
-    accepts, comma-separated (a GCO older than its SGLang release: vllm,tgi).
+    /// The frameworks the team's GCO accepts, comma-separated (a GCO older
+    /// than its SGLang release: vllm,tgi). Every command but --jsonl checks
+    /// with them.
+    #[arg(
+        long,
+        global = true,
+        env = "GCO_FRAMEWORKS",
+        value_name = "LIST",
+        default_value_t = Frameworks::CURRENT
+    )]
+    frameworks: Frameworks,
 
-    gco-spec --jsonl            answer the reference oracle's JSON-lines
-                                protocol on stdin/stdout (ops validate,
-                                author_byte_size, build)
-    gco-spec --help             this text
-";
+    #[command(subcommand)]
+    command: Option<Command>,
+}
 
-/// Runs the tool; returns the exit code.
-pub fn main(mut args: Vec<String>) -> i32 {
-    let frameworks = match take_frameworks(&mut args) {
-        Ok(frameworks) => frameworks,
-        Err(message) => {
-            eprintln!("gco-spec: --frameworks: {message}");
-            return 2;
-        }
-    };
-    let fw = &frameworks;
-    match args.first().map(String::as_str) {
-        Some("--jsonl") => jsonl(),
-        Some("validate") if args.len() > 1 => validate_files(&args[1..], fw),
-        Some("plan") => match args[1..] {
-            [ref file] => plan_file(file, None, fw),
-            [ref file, ref flag, ref region] | [ref flag, ref region, ref file]
-                if flag == "--region" =>
-            {
-                plan_file(file, Some(region), fw)
-            }
-            _ => usage_error(),
-        },
-        Some("manifests") => match ManifestsArgs::parse(&args[1..]) {
-            Ok(parsed) => manifests_file(&parsed, fw),
-            Err(message) => {
-                eprintln!("gco-spec manifests: {message}");
-                usage_error()
-            }
-        },
-        Some("cli") if args.len() == 2 => cli_file(&args[1], fw),
-        Some("--help" | "-h" | "help") => {
-            print!("{USAGE}");
-            0
-        }
-        _ => usage_error(),
+#[derive(Subcommand)]
+enum Command {
+    /// Check each file ('-' reads stdin): a spec, a deploy request, an
+    /// endpoint record or a bare mooncake block. Prints FILE: path: message
+    /// per problem; exits 1 when any file has an error.
+    Validate {
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<String>,
+    },
+    /// What GCO's monitor creates for the endpoint (a deploy request or a
+    /// record) in a region, or in each target region, as JSON.
+    Plan {
+        /// A deploy request or an endpoint record ('-' reads stdin).
+        file: String,
+        #[arg(long)]
+        region: Option<String>,
+    },
+    /// The Kubernetes objects GCO's monitor applies for the endpoint in a
+    /// region, as one v1 List. The flags but --output stand for the
+    /// region's monitor settings; a default used is a leading # comment
+    /// (with JSON, a line on stderr).
+    Manifests(ManifestsArgs),
+    /// The `gco inference` commands that produce the same endpoint, one per
+    /// line; what they cannot express is reported on stderr.
+    Cli {
+        /// A deploy request or an endpoint record ('-' reads stdin).
+        file: String,
+    },
+}
+
+#[derive(Args)]
+struct ManifestsArgs {
+    /// A deploy request or an endpoint record ('-' reads stdin).
+    file: String,
+    #[arg(short, long, value_enum, default_value_t = Output::Yaml)]
+    output: Output,
+    #[command(flatten)]
+    region: RegionContext,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Output {
+    Yaml,
+    Json,
+}
+
+/// Runs the tool on the process's arguments. Usage errors go to stderr with
+/// exit code 2; a file with an error exits 1.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let frameworks = &cli.frameworks;
+    match cli.command {
+        None if cli.jsonl => jsonl(),
+        None => Cli::command()
+            .error(
+                ErrorKind::MissingSubcommand,
+                "a command or --jsonl is required",
+            )
+            .exit(),
+        // Not clap's `args_conflicts_with_subcommands`: that would refuse
+        // --frameworks before the command too.
+        Some(_) if cli.jsonl => Cli::command()
+            .error(ErrorKind::ArgumentConflict, "--jsonl takes no command")
+            .exit(),
+        Some(Command::Validate { files }) => validate_files(&files, frameworks),
+        Some(Command::Plan { file, region }) => plan_file(&file, region.as_deref(), frameworks),
+        Some(Command::Manifests(args)) => manifests_file(&args, frameworks),
+        Some(Command::Cli { file }) => cli_file(&file, frameworks),
     }
 }
 
-/// Removes `--frameworks LIST` (or `--frameworks=LIST`) from `args`; the
-/// list given, else `GCO_FRAMEWORKS`, else GCO's current one.
-fn take_frameworks(args: &mut Vec<String>) -> Result<Frameworks, String> {
-    let mut given = None;
-    let mut i = 0;
-    while i < args.len() {
-        if args[i] == "--frameworks" {
-            if i + 1 >= args.len() {
-                return Err("needs a value, e.g. vllm,sglang".into());
-            }
-            given = Some(args.remove(i + 1));
-            args.remove(i);
-        } else if let Some(list) = args[i].strip_prefix("--frameworks=") {
-            given = Some(list.to_owned());
-            args.remove(i);
-        } else {
-            i += 1;
-        }
-    }
-    match given.or_else(|| std::env::var("GCO_FRAMEWORKS").ok()) {
-        Some(list) => Frameworks::parse_list(&list).map_err(|e| e.to_string()),
-        None => Ok(Frameworks::CURRENT),
-    }
-}
-
-fn usage_error() -> i32 {
-    eprint!("{USAGE}");
-    2
-}
-
-fn jsonl() -> i32 {
+fn jsonl() -> ExitCode {
     let stdin = io::stdin().lock();
     let mut out = io::BufWriter::new(io::stdout().lock());
     for line in stdin.split(b'\n') {
-        let Ok(line) = line else { return 1 };
+        let Ok(line) = line else {
+            return ExitCode::FAILURE;
+        };
         let line = String::from_utf8_lossy(&line);
         if protocol::is_blank(&line) {
             continue;
@@ -126,13 +126,13 @@ fn jsonl() -> i32 {
         // One flushed line per request, as the oracle does: callers may
         // interleave writes and reads.
         if writeln!(out, "{answer}").and_then(|_| out.flush()).is_err() {
-            return 1;
+            return ExitCode::FAILURE;
         }
     }
-    0
+    ExitCode::SUCCESS
 }
 
-fn validate_files(files: &[String], frameworks: &Frameworks) -> i32 {
+fn validate_files(files: &[String], frameworks: &Frameworks) -> ExitCode {
     let mut failed = false;
     for file in files {
         let Some(text) = read(file) else {
@@ -145,7 +145,11 @@ fn validate_files(files: &[String], frameworks: &Frameworks) -> i32 {
         }
         failed |= !report.is_ok();
     }
-    i32::from(failed)
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 /// A file's text (`-`: stdin); a read error is printed.
@@ -183,26 +187,25 @@ fn read_record(file: &str, region: Option<&str>, frameworks: &Frameworks) -> Opt
     }
 }
 
-fn plan_file(file: &str, region: Option<&str>, frameworks: &Frameworks) -> i32 {
+fn plan_file(file: &str, region: Option<&str>, frameworks: &Frameworks) -> ExitCode {
     let Some(record) = read_record(file, region, frameworks) else {
-        return 1;
+        return ExitCode::FAILURE;
     };
-    let plans = crate::plan::plans_value(&record, region);
-    match plans {
+    match crate::plan::plans_value(&record, region) {
         Ok(v) => {
             println!("{}", v.to_json_pretty());
-            0
+            ExitCode::SUCCESS
         }
         Err(e) => {
             println!("{file}: {}: {}", e.path, e.message);
-            1
+            ExitCode::FAILURE
         }
     }
 }
 
-fn cli_file(file: &str, frameworks: &Frameworks) -> i32 {
+fn cli_file(file: &str, frameworks: &Frameworks) -> ExitCode {
     let Some(record) = read_record(file, None, frameworks) else {
-        return 1;
+        return ExitCode::FAILURE;
     };
     let commands = record_commands(&record);
     for line in &commands.lines {
@@ -211,78 +214,40 @@ fn cli_file(file: &str, frameworks: &Frameworks) -> i32 {
     for note in &commands.notes {
         eprintln!("{file}: {note}");
     }
-    0
+    ExitCode::SUCCESS
 }
 
-/// The arguments of `gco-spec manifests`.
-struct ManifestsArgs {
-    file: String,
-    json: bool,
-    ctx: RegionContext,
-}
-
-impl ManifestsArgs {
-    fn parse(args: &[String]) -> Result<ManifestsArgs, String> {
-        let mut file = None;
-        let mut json = false;
-        let mut region = None;
-        let mut ctx = RegionContext::default();
-        let mut rest = args.iter();
-        while let Some(arg) = rest.next() {
-            let mut value = || {
-                rest.next()
-                    .cloned()
-                    .ok_or_else(|| format!("{arg} needs a value"))
-            };
-            match arg.as_str() {
-                "--region" => region = Some(value()?),
-                "-o" | "--output" => {
-                    json = match value()?.as_str() {
-                        "yaml" => false,
-                        "json" => true,
-                        other => return Err(format!("-o must be yaml or json, got {other:?}")),
-                    }
-                }
-                "--cluster-name" => ctx.cluster_name = Some(value()?),
-                "--regional-bucket" => ctx.regional_bucket = Some(value()?),
-                "--metadata-server" => ctx.metadata_server = Some(value()?),
-                "--master-address" => ctx.master_address = Some(value()?),
-                "--master-image" => ctx.master_image = Some(value()?),
-                "--project-name" => ctx.project_name = Some(value()?),
-                flag if flag.starts_with("--") => return Err(format!("unknown flag {flag}")),
-                path if file.is_none() => file = Some(path.to_owned()),
-                extra => return Err(format!("unexpected argument {extra:?}")),
-            }
-        }
-        ctx.region = region.ok_or("--region is required")?;
-        Ok(ManifestsArgs {
-            file: file.ok_or("FILE is required")?,
-            json,
-            ctx,
-        })
-    }
-}
-
-fn manifests_file(args: &ManifestsArgs, frameworks: &Frameworks) -> i32 {
+fn manifests_file(args: &ManifestsArgs, frameworks: &Frameworks) -> ExitCode {
     let file = &args.file;
-    let Some(record) = read_record(file, Some(&args.ctx.region), frameworks) else {
-        return 1;
+    let Some(record) = read_record(file, Some(&args.region.region), frameworks) else {
+        return ExitCode::FAILURE;
     };
-    match crate::manifests::manifests(&record, &args.ctx) {
-        Ok(m) if args.json => {
-            for note in &m.notes {
-                eprintln!("{file}: note: {note}");
-            }
-            println!("{}", m.to_json());
-            0
-        }
+    match crate::manifests::manifests(&record, &args.region) {
         Ok(m) => {
-            print!("{}", m.to_yaml());
-            0
+            match args.output {
+                Output::Json => {
+                    for note in &m.notes {
+                        eprintln!("{file}: note: {note}");
+                    }
+                    println!("{}", m.to_json());
+                }
+                Output::Yaml => print!("{}", m.to_yaml()),
+            }
+            ExitCode::SUCCESS
         }
         Err(e) => {
             println!("{file}: {}: {}", e.path, e.message);
-            1
+            ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
     }
 }

@@ -26,6 +26,7 @@ pub mod mooncake;
 pub mod names;
 pub mod ops;
 pub mod plan;
+#[cfg(feature = "cli")]
 pub mod protocol;
 pub mod pyrepr;
 pub mod record;

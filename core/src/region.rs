@@ -16,21 +16,31 @@ pub const COLD_TIER_KEY_PREFIX: &str = "mooncake-kv";
 
 /// One region's monitor settings. `None` means "not given": the monitor's
 /// default applies, or, for the facts without one, the renderer says so.
+/// The `manifests` command's flags are these fields (`--cluster-name`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct RegionContext {
+    /// The AWS region the monitor runs in.
+    #[cfg_attr(feature = "cli", arg(long))]
     pub region: String,
     /// The EKS cluster (the monitor's `CLUSTER_NAME`); GCO has no default.
+    #[cfg_attr(feature = "cli", arg(long))]
     pub cluster_name: Option<String>,
     /// The general-purpose regional bucket (SSM
     /// `/<project>/regional-shared-bucket/name`); GCO has no default.
+    #[cfg_attr(feature = "cli", arg(long))]
     pub regional_bucket: Option<String>,
     /// `MOONCAKE_METADATA_SERVER`.
+    #[cfg_attr(feature = "cli", arg(long))]
     pub metadata_server: Option<String>,
     /// `MOONCAKE_MASTER_ADDRESS`.
+    #[cfg_attr(feature = "cli", arg(long))]
     pub master_address: Option<String>,
     /// `MOONCAKE_MASTER_IMAGE`; `store.master_image` wins over it.
+    #[cfg_attr(feature = "cli", arg(long))]
     pub master_image: Option<String>,
     /// `PROJECT_NAME`.
+    #[cfg_attr(feature = "cli", arg(long))]
     pub project_name: Option<String>,
 }
 

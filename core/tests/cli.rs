@@ -76,6 +76,7 @@ fn missing_files_and_bad_usage_fail() {
     assert!(out.starts_with("/nonexistent/spec.json: "), "{out}");
     assert_eq!(run(&[], "").0, 2);
     assert_eq!(run(&["frobnicate"], "").0, 2);
+    assert_eq!(run(&["--jsonl", "validate", "-"], "").0, 2);
     assert_eq!(run(&["--help"], "").0, 0);
 }
 
@@ -274,34 +275,42 @@ fn manifests_reports_what_the_region_must_supply_and_bad_usage() {
         "{out}"
     );
 
-    for bad in [
-        vec!["manifests", file.as_str()],
-        vec![
-            "manifests",
-            file.as_str(),
-            "--region",
-            "us-east-1",
-            "-o",
-            "xml",
-        ],
-        vec![
-            "manifests",
-            file.as_str(),
-            "--region",
-            "us-east-1",
-            "--colour",
-        ],
-        vec!["manifests", "--region", "us-east-1"],
+    // Usage errors are clap's, on stderr, naming what is wrong.
+    for (bad, says) in [
+        (
+            vec!["manifests", file.as_str()],
+            "required arguments were not provided:\n  --region <REGION>\n",
+        ),
+        (
+            vec![
+                "manifests",
+                file.as_str(),
+                "--region",
+                "us-east-1",
+                "-o",
+                "xml",
+            ],
+            "invalid value 'xml' for '--output <OUTPUT>'\n  [possible values: yaml, json]\n",
+        ),
+        (
+            vec![
+                "manifests",
+                file.as_str(),
+                "--region",
+                "us-east-1",
+                "--colour",
+            ],
+            "unexpected argument '--colour' found",
+        ),
+        (
+            vec!["manifests", "--region", "us-east-1"],
+            "required arguments were not provided:\n  <FILE>\n",
+        ),
     ] {
-        let (code, _, err) = run_with_stderr(&bad);
-        assert_eq!(code, 2, "{bad:?}");
-        assert!(err.starts_with("gco-spec manifests: "), "{err}");
+        let (code, out, err) = run_with_stderr(&bad);
+        assert_eq!((code, out.as_str()), (2, ""), "{bad:?}");
+        assert!(err.starts_with("error: ") && err.contains(says), "{err}");
     }
-    let (_, _, err) = run_with_stderr(&["manifests", &file, "-o", "xml", "--region", "r"]);
-    assert!(
-        err.starts_with("gco-spec manifests: -o must be yaml or json, got \"xml\"\n"),
-        "{err}"
-    );
 }
 
 #[test]
@@ -321,8 +330,10 @@ fn validate_checks_frameworks_against_the_teams_gco() {
         out,
         format!("{tgi}: framework: framework must be 'vllm' or 'sglang'\n")
     );
-    // An older GCO's, by flag (either form, before or after the files).
+    // An older GCO's, by flag (either form, before or after the command or
+    // the files).
     for args in [
+        ["--frameworks", "vllm,tgi", "validate", &tgi, &sglang].as_slice(),
         ["validate", "--frameworks", "vllm,tgi", &tgi, &sglang].as_slice(),
         ["validate", &tgi, &sglang, "--frameworks=vllm,tgi"].as_slice(),
     ] {

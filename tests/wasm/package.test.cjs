@@ -91,16 +91,19 @@ test('installed: a strict TypeScript consumer typechecks', () => {
     const block: ValidationResult = validateJson('{"mode":"store"}');
     const first: Diagnostic | undefined = block.errors[0];
     const doc: DocumentResult = validateDocument('{}', { deployedRegions: ['us-east-1'], defaultImage: 'img:1' });
-    const kind: 'record' | 'deploy_request' | 'spec' | 'mooncake_block' | null | undefined = doc.kind;
+    const kind: 'record' | 'deploy_request' | 'spec' | 'mooncake_block' | null = doc.kind;
+    // Options and the region may be left out.
+    const alone: DocumentResult = validateDocument('{}');
     const size = parseByteSize('4 GiB');
     const canonical: string = size.ok ? size.value : size.error;
     const plan = planDeploy('{}', 'us-east-1');
     const planned: unknown = plan.ok ? plan.value : plan.errors.map((d) => d.message);
+    const everywhere = planDeploy('{}');
     const commands = deployCommands('{}');
     const lines: string[] = commands.ok ? commands.lines : [];
     const built = buildMooncakeBlock({ mode: 'both', prefillReplicas: 2n, defaultProxyImage: null });
     const text: string = built.ok ? built.json : built.kind;
-    export { first, kind, canonical, planned, lines, text };
+    export { first, kind, alone, canonical, planned, everywhere, lines, text };
   `);
   fs.writeFileSync(path.join(dir, 'bad.ts'), `
     import { validateJson, buildMooncakeBlock } from 'gco-spec';

@@ -205,5 +205,5 @@ test('an older GCO\'s frameworks: the package, the server and the CLI agree', { 
   assert.ok(seen.tgi > 0 && seen.sglang > 0, JSON.stringify(seen));
   assert.throws(() => gco.validateDocument('{}', { frameworks: ['triton'] }), /option "frameworks" must name one or more of "vllm", "sglang" and "tgi"/);
   assert.throws(() => gco.validateDocument('{}', { frameworks: [] }), /must name one or more/);
-  assert.throws(() => gco.validateDocument('{}', { frameworks: 'vllm' }), /must be an array of strings/);
+  assert.throws(() => gco.validateDocument('{}', { frameworks: 'vllm' }), /option "frameworks": expected an array of strings/);
 });

@@ -1,4 +1,4 @@
-// The JS/TS API of the validator (core/src/wasm.rs), under node's built-in
+// The JS/TS API of the validator (core/src/wasm/), under node's built-in
 // test runner:
 //
 //   bash scripts/build-wasm.sh && node --test tests/wasm/
@@ -383,9 +383,11 @@ test('misuse throws a TypeError naming the function', () => {
     [() => gco.buildMooncakeBlock(['both']), /^buildMooncakeBlock: expected an options object$/],
     [() => gco.buildMooncakeBlock('both'), /^buildMooncakeBlock: expected an options object$/],
     [() => gco.buildMooncakeBlock({}), /^buildMooncakeBlock: option "mode" is required$/],
+    [() => gco.buildMooncakeBlock({ mode: undefined }), /^buildMooncakeBlock: option "mode" is required$/],
     [() => gco.buildMooncakeBlock({ mode: 'both', prefill_replicas: 2 }),
       /^buildMooncakeBlock: unknown option "prefill_replicas"; expected one of mode, prefillReplicas, /],
-    [() => gco.buildMooncakeBlock({ mode: 'both', store: { x: () => 1 } }), /^buildMooncakeBlock: invalid type/],
+    [() => gco.buildMooncakeBlock({ mode: 'both', store: { x: () => 1 } }), /^buildMooncakeBlock: option "store": invalid type/],
+    [() => gco.buildMooncakeBlock({ mode: 'both', store: cyclic }), /^buildMooncakeBlock: option "store": value is nested too deeply/],
   ];
   for (const [call, message] of cases) {
     assert.throws(call, (e) => e instanceof TypeError && message.test(e.message), String(call));
@@ -421,6 +423,8 @@ test('validateDocument: the deploy surroundings come from the options', () => {
   // Without deployed regions (a file check) no target regions is fine.
   assert.equal(gco.validateDocument(request).ok, true);
   assert.equal(gco.validateDocument(request).spec.image, gco.validateDocument(request, {}).spec.image);
+  // An option set to undefined is one not given.
+  assert.equal(gco.validateDocument(request, { deployedRegions: undefined }).ok, true);
   assert.deepEqual(gco.validateDocument(request, { deployedRegions: [], defaultImage: 'd:1' }).errors, [
     err('target_regions', 'No deployed regions found. Deploy infrastructure first.'),
   ]);
@@ -452,10 +456,11 @@ test('document functions: misuse throws a TypeError naming the function', () => 
     [() => gco.validateDocument('{}', null), /^validateDocument: expected an options object$/],
     [() => gco.validateDocument('{}', { regions: [] }), /^validateDocument: unknown option "regions"; expected one of deployedRegions, defaultImage, frameworks$/],
     [() => gco.validateDocument('{}', { frameworks: ['vllm', 'x'] }), /^validateDocument: option "frameworks" must name one or more of "vllm", "sglang" and "tgi"$/],
-    [() => gco.validateDocument('{}', { frameworks: [1] }), /^validateDocument: option "frameworks" must be an array of strings$/],
-    [() => gco.validateDocument('{}', { deployedRegions: 'us-east-1' }), /^validateDocument: option "deployedRegions" must be an array of strings$/],
-    [() => gco.validateDocument('{}', { deployedRegions: [1] }), /^validateDocument: option "deployedRegions" must be an array of strings$/],
-    [() => gco.validateDocument('{}', { defaultImage: 1 }), /^validateDocument: option "defaultImage" must be a string$/],
+    [() => gco.validateDocument('{}', { frameworks: [1] }), /^validateDocument: option "frameworks": expected an array of strings$/],
+    [() => gco.validateDocument('{}', { deployedRegions: 'us-east-1' }), /^validateDocument: option "deployedRegions": expected an array of strings$/],
+    [() => gco.validateDocument('{}', { deployedRegions: [1] }), /^validateDocument: option "deployedRegions": expected an array of strings$/],
+    [() => gco.validateDocument('{}', { deployedRegions: null }), /^validateDocument: option "deployedRegions": expected an array of strings$/],
+    [() => gco.validateDocument('{}', { defaultImage: 1 }), /^validateDocument: option "defaultImage": expected a string$/],
     [() => gco.planDeploy('{}', 5), /^planDeploy: expected a string$/],
     [() => gco.planDeploy(), /^planDeploy: expected a string$/],
     [() => gco.deployCommands(), /^deployCommands: expected a string$/],

@@ -1,3 +1,3 @@
-fn main() {
-    std::process::exit(gco_spec::cli::main(std::env::args().skip(1).collect()));
+fn main() -> std::process::ExitCode {
+    gco_spec::cli::main()
 }

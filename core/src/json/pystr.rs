@@ -33,12 +33,21 @@ impl PyStr {
     }
 
     /// The text, unless it holds a lone surrogate.
+    // The workspace's one allowed `unsafe` (unsafe_code is denied in
+    // Cargo.toml): every name, key and message reads its text here, and a
+    // checked `from_utf8` would scan every byte again.
+    #[allow(unsafe_code)]
     pub fn as_str(&self) -> Option<&str> {
         if self.surrogates {
             return None;
         }
-        // SAFETY: without surrogates, the bytes came from a `str` or from
-        // `push_code_point` of scalar values, which is UTF-8.
+        // SAFETY: the bytes are WTF-8: every constructor copies a `str`
+        // (`From`, the decoder's unescaped runs) or writes code points of at
+        // most U+10FFFF with `push_code_point` (the decoder's `\u` escapes,
+        // `one_code_point` of an existing string's). WTF-8 differs from
+        // UTF-8 only in surrogates, which `from_wtf8` flagged (only a
+        // surrogate's encoding starts ED A0..ED BF), so without one it is
+        // UTF-8.
         Some(unsafe { std::str::from_utf8_unchecked(&self.bytes) })
     }
 

@@ -4,9 +4,10 @@
 //! A thin layer: each function reads its JS arguments, calls the same core
 //! function the CLI and the server call, and hands the answer back. No rule
 //! lives here. Answers are typed Rust values converted with
-//! serde-wasm-bindgen; their TypeScript declarations are generated from
-//! these types (tsify). Text arguments are read as Python's `json` reads
-//! them (the exact path: integers of any size, `2.0` a float).
+//! serde-wasm-bindgen, and options objects are read with serde into typed
+//! values (`args.rs`); the TypeScript declarations of both are generated
+//! from these types (tsify). Text arguments are read as Python's `json`
+//! reads them (the exact path: integers of any size, `2.0` a float).
 //!
 //! Invalid input is an answer (`ok: false`); only misuse throws a
 //! `TypeError` (an argument of the wrong JS type, a missing argument, an
@@ -14,8 +15,11 @@
 //! symbol, a `Map` or other iterable that is not an array, a cyclic or too
 //! deeply nested object, a BigInt beyond 64 bits).
 
-use js_sys::{Array, BigInt, JsString, Object, Reflect, Symbol};
-use serde::{Deserialize, Serialize};
+mod args;
+
+use js_sys::JsString;
+use serde::de::{self, DeserializeOwned};
+use serde::{Deserialize, Deserializer, Serialize};
 use tsify::Tsify;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -25,9 +29,10 @@ use crate::deploy::{DeployContext, plan_deploy_owned};
 use crate::diagnostics::Report;
 use crate::document::{self, check_document, record_of_document};
 use crate::framework::{Framework, Frameworks};
-use crate::json::{self, Int, MAX_DEPTH, Value};
+use crate::json::{self, Value};
 use crate::mooncake::{BuildArgs, build_mooncake_block};
 use crate::{ByteSizeArg, author_byte_size, check_mooncake};
+use args::{JsDeserializer, Misuse};
 
 /// Answers cross as plain JS data: dicts as plain objects, integers beyond
 /// 2^53 as BigInts (see `json::serde_impl`).
@@ -109,6 +114,7 @@ impl From<document::DocumentKind> for DocumentKind {
 /// spec the deploy stores. A deploy request's diagnostics are
 /// `POST /api/validate`'s, in its order.
 #[derive(Serialize, Tsify)]
+#[tsify(missing_as_null)]
 pub struct DocumentResult {
     pub kind: Option<DocumentKind>,
     pub ok: bool,
@@ -128,101 +134,44 @@ pub struct DocumentResult {
 #[derive(Deserialize, Tsify, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct DocumentOptions {
+    #[serde(deserialize_with = "strings_option")]
     #[tsify(optional)]
     pub deployed_regions: Option<Vec<String>>,
+    #[serde(deserialize_with = "string_option")]
     #[tsify(optional)]
     pub default_image: Option<String>,
+    #[serde(deserialize_with = "strings_option")]
     #[tsify(optional, type = "(\"vllm\" | \"sglang\" | \"tgi\")[]")]
     pub frameworks: Option<Vec<String>>,
 }
 
-/// The option names `DocumentOptions` declares.
-const DOCUMENT_OPTIONS: [&str; 3] = ["deployedRegions", "defaultImage", "frameworks"];
+// Strings are read as the JSON values every other option is, then taken
+// apart: serde's own readers would be generic code kept for them alone
+// (2 KB before compression), and serde's wording of a wrong type prints
+// floats with Rust's float formatting, which the package does without.
 
-/// An option that must be an array of strings, or absent; `wrong` says so.
-fn strings_option(
-    function: &str,
-    options: &JsValue,
-    name: &str,
-    wrong: &str,
-) -> Result<Option<Vec<String>>, JsValue> {
-    let value = Reflect::get(options, &JsValue::from_str(name))?;
-    if value.is_undefined() {
-        return Ok(None);
-    }
-    let items = value
-        .dyn_ref::<Array>()
-        .filter(|_| Array::is_array(&value))
-        .ok_or_else(|| misuse(function, wrong))?;
-    let mut list = Vec::with_capacity(items.length() as usize);
-    for i in 0..items.length() {
-        list.push(
-            items
-                .get(i)
-                .as_string()
-                .ok_or_else(|| misuse(function, wrong))?,
-        );
-    }
-    Ok(Some(list))
+/// An option that is a string.
+fn string_option<'de, D: Deserializer<'de>>(option: D) -> Result<Option<String>, D::Error> {
+    let string = |value: Value| value.as_str().map(str::to_owned);
+    Option::<Value>::deserialize(option)?
+        .map(|value| string(value).ok_or_else(|| de::Error::custom("expected a string")))
+        .transpose()
 }
 
-/// [`strings_option`] of the option `$name`.
-macro_rules! strings_option {
-    ($function:expr, $options:expr, $name:literal) => {
-        strings_option(
-            $function,
-            $options,
-            $name,
-            concat!("option \"", $name, "\" must be an array of strings"),
-        )
+/// An option that is an array of strings.
+fn strings_option<'de, D: Deserializer<'de>>(option: D) -> Result<Option<Vec<String>>, D::Error> {
+    let strings = |value: Value| match value {
+        Value::List(items) => items
+            .iter()
+            .map(|item| item.as_str().map(str::to_owned))
+            .collect(),
+        _ => None,
     };
-}
-
-/// Reads `DocumentOptions` by hand: serde's errors would bring Rust's float
-/// formatting into the package (about 6 KB gzipped) for two fields.
-fn document_options(function: &str, options: &JsValue) -> Result<DocumentOptions, JsValue> {
-    if options.is_undefined() {
-        return Ok(DocumentOptions::default());
-    }
-    if !options.is_object() || Array::is_array(options) {
-        return Err(misuse(function, "expected an options object"));
-    }
-    known_keys(function, options, &DOCUMENT_OPTIONS)?;
-    let get = |name: &str| Reflect::get(options, &JsValue::from_str(name));
-    let deployed_regions = strings_option!(function, options, "deployedRegions")?;
-    let frameworks = strings_option!(function, options, "frameworks")?;
-    let image = get("defaultImage")?;
-    let default_image = if image.is_undefined() {
-        None
-    } else {
-        Some(
-            image
-                .as_string()
-                .ok_or_else(|| misuse(function, "option \"defaultImage\" must be a string"))?,
-        )
-    };
-    Ok(DocumentOptions {
-        deployed_regions,
-        default_image,
-        frameworks,
-    })
-}
-
-/// Throws unless every own key of `options` is one of `known`.
-fn known_keys(function: &str, options: &JsValue, known: &[&str]) -> Result<(), JsValue> {
-    for key in Object::keys(options.unchecked_ref::<Object>()).iter() {
-        let key = key.as_string().unwrap_or_default();
-        if !known.contains(&key.as_str()) {
-            return Err(misuse(
-                function,
-                &format!(
-                    "unknown option \"{key}\"; expected one of {}",
-                    known.join(", ")
-                ),
-            ));
-        }
-    }
-    Ok(())
+    Option::<Value>::deserialize(option)?
+        .map(|value| {
+            strings(value).ok_or_else(|| de::Error::custom("expected an array of strings"))
+        })
+        .transpose()
 }
 
 /// A value, or the reference's message saying why there is none.
@@ -325,11 +274,9 @@ pub enum BuildResult {
 /// Only `mode` is required; an absent (or `undefined`) option takes the
 /// reference's default (replicas 1, nothing else). `null` is passed on as
 /// Python's `None`. Values of the wrong kind are reported, not thrown; an
-/// option name not listed here throws. Read by hand (see `from_js`): this
-/// type gives the declaration and the list of names.
+/// option name not listed here throws.
 #[derive(Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
 pub struct BuildOptions {
     #[tsify(type = "\"both\" | \"disaggregated\" | \"store\" | (string & {}) | null")]
     mode: Value,
@@ -364,91 +311,18 @@ fn misuse(function: &str, what: &str) -> JsValue {
     js_sys::TypeError::new(&format!("{function}: {what}")).into()
 }
 
-/// The largest integer a JS number holds exactly (`Number.MAX_SAFE_INTEGER`).
-const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
+/// Reads an argument with serde (`JsDeserializer`); what cannot be read
+/// throws a `TypeError` naming the function.
+fn read<T: DeserializeOwned>(function: &str, value: JsValue) -> Result<T, JsValue> {
+    T::deserialize(JsDeserializer::new(value)).map_err(|Misuse(what)| misuse(function, &what))
+}
 
-/// A JS value as the core's JSON model: JS numbers that are safe integers
-/// become ints, others floats (JS cannot tell `2.0` from `2`; use
-/// `validateJson` for that); a BigInt within 64 bits is an int; `null` and
-/// `undefined` inside a value are `None`; arrays are lists and other
-/// objects dicts of their own enumerable string keys, except iterables
-/// (`Map`, `Set`, typed arrays), which are refused.
-fn from_js(function: &str, value: &JsValue) -> Result<Value, JsValue> {
+/// A JS value as the core's JSON model (see `JsDeserializer`).
+fn from_js(function: &str, value: JsValue) -> Result<Value, JsValue> {
     if value.is_undefined() {
         return Err(misuse(function, "expected a JSON value, got undefined"));
     }
-    to_value(value, 0).map_err(|what| misuse(function, what))
-}
-
-/// Refuses values nested deeper than the text parser accepts (which also
-/// stops cycles): the core's checks are written for what `json::parse` can
-/// produce.
-fn to_value(value: &JsValue, depth: usize) -> Result<Value, &'static str> {
-    // `null` or `undefined`.
-    if value.loose_eq(&JsValue::NULL) {
-        return Ok(Value::Null);
-    }
-    if let Some(b) = value.as_bool() {
-        return Ok(Value::Bool(b));
-    }
-    if let Some(f) = value.as_f64() {
-        return Ok(if f.fract() == 0.0 && f.abs() <= MAX_SAFE {
-            Value::int(f as i64)
-        } else {
-            Value::Float(f)
-        });
-    }
-    if let Some(s) = value.as_string() {
-        return Ok(Value::from(s));
-    }
-    if value.is_bigint() {
-        let text = value
-            .unchecked_ref::<BigInt>()
-            .to_string(10)
-            .map(String::from)
-            .unwrap_or_default();
-        // An i64, or a u64 (up to 18446744073709551615: 20 digits).
-        return match Int::from_decimal(&text) {
-            Some(Int::Small(i)) => Ok(Value::int(i)),
-            Some(big)
-                if !text.starts_with('-')
-                    && (text.len(), text.as_str()) <= (20, "18446744073709551615") =>
-            {
-                Ok(Value::Int(big))
-            }
-            _ => Err("a BigInt beyond 64 bits (use validateJson for integers of any size)"),
-        };
-    }
-    if !value.is_object() {
-        return Err(if value.is_function() {
-            "invalid type: function, expected a JSON value"
-        } else {
-            "invalid type: symbol, expected a JSON value"
-        });
-    }
-    if depth >= MAX_DEPTH {
-        return Err("value is nested too deeply (or is cyclic)");
-    }
-    if Array::is_array(value) {
-        let mut items = Vec::new();
-        for item in value.unchecked_ref::<Array>().iter() {
-            items.push(to_value(&item, depth + 1)?);
-        }
-        return Ok(Value::List(items));
-    }
-    if Reflect::has(value, &Symbol::iterator()).unwrap_or(false) {
-        return Err(
-            "invalid type: an iterable object (a Map, a Set ...), expected an array or a plain object",
-        );
-    }
-    let entries = Object::entries(value.unchecked_ref::<Object>());
-    let mut pairs = Vec::new();
-    for entry in entries.iter() {
-        let entry = entry.unchecked_into::<Array>();
-        let key = entry.get(0).as_string().unwrap_or_default();
-        pairs.push((Value::from(key), to_value(&entry.get(1), depth + 1)?));
-    }
-    Ok(Value::Object(json::Object::from_pairs(pairs)))
+    read(function, value)
 }
 
 fn string_arg(function: &str, value: JsValue) -> Result<String, JsValue> {
@@ -517,7 +391,7 @@ fn invalid_json(e: json::JsonError) -> Report {
 pub fn validate(
     #[wasm_bindgen(unchecked_param_type = "unknown")] block: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let value = from_js("validate", &block)?;
+    let value = from_js("validate", block)?;
     Ok(to_js(&ValidationResult::from(check_mooncake(&value))))
 }
 
@@ -544,15 +418,19 @@ pub fn validate_json(
 /// checks it (the same core function), in the surroundings `options` gives
 /// (the server's `GET /api/config`); a valid one answers the spec the
 /// deploy stores. Throws a `TypeError` when `text` is not a string or
-/// `options` is not a `DocumentOptions`.
+/// `options` is given and is not a `DocumentOptions`.
 #[wasm_bindgen(js_name = validateDocument, unchecked_return_type = "DocumentResult")]
 pub fn validate_document(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "DocumentOptions")] options: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "DocumentOptions")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
     const F: &str = "validateDocument";
     let text = text_arg(F, text)?;
-    let options = document_options(F, &options)?;
+    let options: DocumentOptions = if options.is_undefined() {
+        DocumentOptions::default()
+    } else {
+        read(F, options)?
+    };
     let frameworks = match &options.frameworks {
         None => Frameworks::CURRENT,
         // A short fixed message: the core's, naming the framework, costs the
@@ -628,7 +506,7 @@ fn record_of_text(
 #[wasm_bindgen(js_name = planDeploy, unchecked_return_type = "PlanResult")]
 pub fn plan_deploy_js(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "string")] region: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "string")] region: JsValue,
 ) -> Result<JsValue, JsValue> {
     const F: &str = "planDeploy";
     let text = text_arg(F, text)?;
@@ -687,7 +565,7 @@ pub fn deploy_commands_js(
 pub fn author_byte_size_js(
     #[wasm_bindgen(unchecked_param_type = "number | bigint | string")] value: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let value = from_js("authorByteSize", &value)?;
+    let value = from_js("authorByteSize", value)?;
     Ok(to_js(&Outcome::from(author_byte_size(ByteSizeArg::from(
         &value,
     )))))
@@ -714,18 +592,6 @@ pub fn format_byte_size_js(
     Ok(crate::format_byte_size(&canonical).map_or(JsValue::NULL, |s| JsValue::from_str(&s)))
 }
 
-/// The options `BuildOptions` declares, in its order.
-const BUILD_OPTIONS: [&str; 8] = [
-    "mode",
-    "prefillReplicas",
-    "decodeReplicas",
-    "store",
-    "transfer",
-    "proxy",
-    "autoscaling",
-    "defaultProxyImage",
-];
-
 /// The reference's `_build_mooncake_block`: assembles a block from deploy
 /// arguments (topology for split modes, the store enabled for store-bearing
 /// ones, byte sizes authored, the proxy image defaulted) and validates it.
@@ -736,32 +602,19 @@ const BUILD_OPTIONS: [&str; 8] = [
 pub fn build_mooncake_block_js(
     #[wasm_bindgen(unchecked_param_type = "BuildOptions")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    const F: &str = "buildMooncakeBlock";
-    if !options.is_object() || Array::is_array(&options) {
-        return Err(misuse(F, "expected an options object"));
-    }
-    known_keys(F, &options, &BUILD_OPTIONS)?;
-    let option = |name: &str| -> Result<Option<Value>, JsValue> {
-        let value = Reflect::get(&options, &JsValue::from_str(name))?;
-        if value.is_undefined() {
-            Ok(None)
-        } else {
-            from_js(F, &value).map(Some)
-        }
-    };
-    let mode = option("mode")?.ok_or_else(|| misuse(F, "option \"mode\" is required"))?;
-    let mut args = BuildArgs::new(mode);
-    if let Some(n) = option("prefillReplicas")? {
+    let options: BuildOptions = read("buildMooncakeBlock", options)?;
+    let mut args = BuildArgs::new(options.mode);
+    if let Some(n) = options.prefill_replicas {
         args.prefill_replicas = n;
     }
-    if let Some(n) = option("decodeReplicas")? {
+    if let Some(n) = options.decode_replicas {
         args.decode_replicas = n;
     }
-    args.store = option("store")?;
-    args.transfer = option("transfer")?;
-    args.proxy = option("proxy")?;
-    args.autoscaling = option("autoscaling")?;
-    args.default_proxy_image = option("defaultProxyImage")?;
+    args.store = options.store;
+    args.transfer = options.transfer;
+    args.proxy = options.proxy;
+    args.autoscaling = options.autoscaling;
+    args.default_proxy_image = options.default_proxy_image;
     let answer = match build_mooncake_block(&args) {
         Ok(block) => BuildResult::Value {
             ok: true,
