@@ -4,17 +4,17 @@
 #![no_main]
 
 use gco_spec::json::{self, Value};
-use gco_spec::{check_mooncake, document, validate_mooncake};
+use gco_spec::{Frameworks, check_mooncake, document, validate_mooncake};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    let _ = document::check_document_text(text);
+    let _ = document::check_document_text(text, &Frameworks::CURRENT);
     let Ok(tree) = json::parse(text) else { return };
     let verdict = validate_mooncake(&tree);
     let first_error = check_mooncake(&tree).errors().next().cloned();
     assert_eq!(first_error, verdict.err(), "check's first error is not validate's on {text:?}");
-    let _ = document::check_document(&tree);
+    let _ = document::check_document(&tree, &Frameworks::CURRENT);
     let written = tree.to_json();
     let reread: Value = json::parse(&written).expect("written JSON reads back");
     if !has_nan(&tree) {
