@@ -32,15 +32,14 @@ function log(...args) {
 
 /**
  * The backend binary: GCO_CONSOLE_BIN when set, else the newer of the
- * release and debug builds (an older one would test stale code), else
- * built (debug) now.
+ * release and debug builds in cargo's target directory (CARGO_TARGET_DIR,
+ * as cargo reads it; an older one would test stale code), else built
+ * (debug) now.
  */
 function backendBinary() {
   if (process.env.GCO_CONSOLE_BIN) return process.env.GCO_CONSOLE_BIN;
-  const candidates = [
-    path.join(ROOT, 'target', 'release', 'gco-console'),
-    path.join(ROOT, 'target', 'debug', 'gco-console'),
-  ];
+  const target = path.resolve(ROOT, process.env.CARGO_TARGET_DIR || 'target');
+  const candidates = [path.join(target, 'release', 'gco-console'), path.join(target, 'debug', 'gco-console')];
   const built = candidates.filter((c) => fs.existsSync(c));
   built.sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
   if (built.length) return built[0];
