@@ -269,7 +269,7 @@ test('the history pages by `next`, and shows a change made outside the console b
 /** moto's DynamoDB (it has transactions, which history needs), one request at a time. */
 async function startMoto() {
   const port = await h.freePort();
-  const script = path.join(h.ROOT, 'backend', 'tests', 'common', 'moto_server.py');
+  const script = path.join(h.ROOT, 'backend', 'tests', 'suite', 'common', 'moto_server.py');
   const child = spawn('python3', [script, String(port)], { stdio: 'ignore' });
   const endpoint = `http://127.0.0.1:${port}`;
   for (let tries = 0; ; tries++) {
