@@ -179,7 +179,7 @@ pub fn Identity() -> impl IntoView {
     // `autofocus` works once per page: each opening puts the focus in the box.
     Effect::new(move |_| {
         if a.prompt.get() {
-            request_animation_frame(|| crate::editor::focus("token-input"));
+            request_animation_frame(|| crate::browser::focus("#token-input"));
         }
     });
     let text = RwSignal::new(String::new());

@@ -8,7 +8,7 @@ use gco_spec::{DesiredState, Record};
 use leptos::prelude::*;
 
 use crate::api::{self, Reply};
-use crate::live::{ConnectionNotice, Watcher};
+use crate::live::{ConnectionNotice, Load, Watcher};
 use crate::paths;
 use crate::route::{Link, Page};
 use crate::time::Time;
@@ -170,13 +170,6 @@ fn listing_of(reply: &Reply) -> Result<Listing, String> {
     })
 }
 
-#[derive(Clone, PartialEq)]
-enum Load {
-    Loading,
-    Failed(String),
-    Ready(Listing),
-}
-
 fn mode(r: &Record) -> String {
     r.spec
         .get("mooncake")
@@ -192,7 +185,7 @@ fn state_rank(s: DesiredState) -> usize {
 pub fn ListPage() -> impl IntoView {
     let frameworks = crate::settings::Settings::get().frameworks;
     let query = RwSignal::new(Query::from_url());
-    let load = RwSignal::new(Load::Loading);
+    let load = RwSignal::new(Load::<Listing>::Loading);
     // Records shown in the default view: the first page, then each "Show more".
     let shown = RwSignal::new(PAGE_SIZE);
 
@@ -217,7 +210,7 @@ pub fn ListPage() -> impl IntoView {
             let next = match reply.and_then(|r| listing_of(&r)) {
                 Ok(listing) => Load::Ready(listing),
                 // A failed refresh keeps the list on screen.
-                Err(e) if !matches!(load.get_untracked(), Load::Ready(_)) => Load::Failed(e),
+                Err(e) if load.with_untracked(|l| l.ready().is_none()) => Load::Failed(e),
                 Err(_) => return,
             };
             load.set(next);
@@ -263,10 +256,7 @@ pub fn ListPage() -> impl IntoView {
         more.value().with(|v| v.as_ref()?.as_ref().err().cloned())
     };
     let show_more = move || {
-        if let Some(after) = load.with_untracked(|l| match l {
-            Load::Ready(l) => l.next.clone(),
-            _ => None,
-        }) {
+        if let Some(after) = load.with_untracked(|l| l.ready().and_then(|l| l.next.clone())) {
             more.dispatch(after);
         }
     };
@@ -359,7 +349,7 @@ pub fn ListPage() -> impl IntoView {
                 _ => None,
             })}
             {move || match load.with(|l| match l {
-                Load::Loading => Err(None),
+                Load::Loading | Load::Missing => Err(None),
                 Load::Failed(e) => Err(Some(e.clone())),
                 Load::Ready(l) => Ok((l.records.is_empty(), l.next.is_some())),
             }) {

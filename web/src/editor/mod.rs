@@ -64,16 +64,6 @@ const LINK_THROTTLE_MS: i32 = 400;
 /// What the Deploy buttons do, as a role's refusal names it.
 const DEPLOYING: &str = "Deploying";
 
-/// Moves focus to the element of `id`, if it is on the page.
-pub fn focus(id: &str) {
-    if let Some(el) = document().get_element_by_id(id) {
-        use wasm_bindgen::JsCast;
-        if let Ok(el) = el.dyn_into::<web_sys::HtmlElement>() {
-            let _ = el.focus();
-        }
-    }
-}
-
 #[component]
 fn Summary(ed: Editor, json_view: RwSignal<bool>) -> impl IntoView {
     let all = move || ed.all();
@@ -94,9 +84,9 @@ fn Summary(ed: Editor, json_view: RwSignal<bool>) -> impl IntoView {
                 {move || all().into_iter().map(|d| {
                     let class = if d.severity == Severity::Error { "error" } else { "warning" };
                     let target = if d.path.is_empty() {
-                        Some("json-editor".to_owned())
+                        Some("#json-editor".to_owned())
                     } else {
-                        field_for(&d.path).map(|f| field_id(f.diag))
+                        field_for(&d.path).map(|f| format!("#{}", field_id(f.diag)))
                     };
                     let in_json = d.path.is_empty();
                     let path = if d.path.is_empty() { "request".to_owned() } else { d.path.clone() };
@@ -106,7 +96,7 @@ fn Summary(ed: Editor, json_view: RwSignal<bool>) -> impl IntoView {
                                 if let Some(t) = &target {
                                     json_view.set(in_json);
                                     let t = t.clone();
-                                    request_animation_frame(move || focus(&t));
+                                    request_animation_frame(move || crate::browser::focus(&t));
                                 }
                             }>
                                 <code>{path}</code>" "{d.message}
@@ -339,23 +329,21 @@ pub fn EditorPage() -> impl IntoView {
     let copy_link = move |_| {
         let state = ed.state.get_untracked();
         spawn_local(async move {
-            match share::encode(&state).await {
+            let note = match share::encode(&state).await {
                 Ok(f) => {
                     share::set_fragment(&f);
                     draft::note_fragment(&f);
                     let href = window().location().href().unwrap_or_default();
-                    let _ = wasm_bindgen_futures::JsFuture::from(
-                        window().navigator().clipboard().write_text(&href),
-                    )
-                    .await;
-                    let _ = status.try_set(Some(
-                        "Link copied: it holds this editor's state, never a token.".into(),
-                    ));
+                    if crate::browser::copy(&href).await {
+                        "Link copied: it holds this editor's state, never a token.".to_owned()
+                    } else {
+                        "The browser did not allow copying; the address bar holds the link."
+                            .to_owned()
+                    }
                 }
-                Err(e) => {
-                    let _ = status.try_set(Some(e));
-                }
-            }
+                Err(e) => e,
+            };
+            let _ = status.try_set(Some(note));
         });
     };
 
@@ -400,7 +388,7 @@ pub fn EditorPage() -> impl IntoView {
                 share::set_fragment("");
                 navigate(Page::Endpoint(name));
                 // Focus follows to the new page, not to <body>.
-                request_animation_frame(|| focus("endpoint-title"));
+                request_animation_frame(|| crate::browser::focus("#endpoint-title"));
             }
             // No token: the prompt asks, and saving one deploys again.
             Ok(r) if r.status == 401 => {
@@ -433,16 +421,7 @@ pub fn EditorPage() -> impl IntoView {
         if let Some(el) = document().get_element_by_id("summary-title") {
             el.scroll_into_view();
         }
-        if let Some(first) = document()
-            .query_selector(".summary li button")
-            .ok()
-            .flatten()
-        {
-            use wasm_bindgen::JsCast;
-            if let Ok(b) = first.dyn_into::<web_sys::HtmlElement>() {
-                let _ = b.focus();
-            }
-        }
+        crate::browser::focus(".summary li button");
     };
     let error_count = move || {
         ed.all()

@@ -13,8 +13,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::review::{Act, DiffTable, diff_lines};
-use super::{EndpointCtx, Load, content, ctx};
+use super::{EndpointCtx, content, ctx};
 use crate::api;
+use crate::live::Load;
 use crate::paths;
 use crate::team::{Guard, Session};
 use crate::time::local;

@@ -15,7 +15,7 @@ use gco_spec::{Change, DesiredState, Diagnostic, Framework, Frameworks, Record};
 use leptos::prelude::*;
 
 use crate::api::{self, Reply};
-use crate::live::{ConnectionNotice, Watcher};
+use crate::live::{ConnectionNotice, Load, Watcher};
 use crate::paths;
 use crate::preview::CliCommands;
 use crate::route::{Link, Page, navigate};
@@ -28,15 +28,6 @@ use review::{Pending, Review};
 pub struct Loaded {
     pub record: Record,
     pub etag: Option<String>,
-}
-
-#[derive(Clone, PartialEq)]
-enum Load {
-    Loading,
-    /// No endpoint of that name (never was, or purged after deletion).
-    Missing,
-    Failed(String),
-    Ready(Box<Loaded>),
 }
 
 /// What a record's content is, leaving out what GCO's monitors write on
@@ -52,7 +43,7 @@ fn content(r: &Record) -> Record {
 #[derive(Clone, Copy)]
 pub struct EndpointCtx {
     name: StoredValue<String>,
-    load: RwSignal<Load>,
+    load: RwSignal<Load<Box<Loaded>>>,
     pub pending: RwSignal<Option<Pending>>,
     /// The last change's outcome: (succeeded, text).
     pub outcome: RwSignal<Option<(bool, String)>>,
@@ -70,17 +61,12 @@ pub struct EndpointCtx {
 impl EndpointCtx {
     /// The record on screen.
     pub fn loaded(&self) -> Option<Loaded> {
-        self.load.with(|l| match l {
-            Load::Ready(l) => Some(Loaded::clone(l)),
-            _ => None,
-        })
+        self.load.with(|l| l.ready().map(|l| Loaded::clone(l)))
     }
 
     pub fn loaded_untracked(&self) -> Option<Loaded> {
-        self.load.with_untracked(|l| match l {
-            Load::Ready(l) => Some(Loaded::clone(l)),
-            _ => None,
-        })
+        self.load
+            .with_untracked(|l| l.ready().map(|l| Loaded::clone(l)))
     }
 
     /// Takes an answer carrying the record (a read, or a change's reply).
@@ -251,7 +237,7 @@ fn Tabs() -> impl IntoView {
             ev.prevent_default();
             let to = !history.get_untracked();
             show(to);
-            review::focus_id(if to { "tab-history" } else { "tab-overview" });
+            crate::browser::focus(if to { "#tab-history" } else { "#tab-overview" });
         }
     };
     let tab = move |id: &'static str, label: &'static str, on_history: bool| {

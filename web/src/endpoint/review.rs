@@ -15,6 +15,7 @@ use leptos::prelude::*;
 
 use super::{EndpointCtx, ctx};
 use crate::api::{self, Reply};
+use crate::browser::focus;
 use crate::paths;
 use crate::preview::CliCommands;
 
@@ -270,7 +271,7 @@ pub fn open(ctx: &EndpointCtx, form: &'static str, title: &str, act: Act) {
             // brings its heading into view and has it read out), and comes
             // back to what opened it when it closes.
             remember_opener();
-            request_animation_frame(|| focus_id("review-title"));
+            request_animation_frame(|| focus("#review-title"));
         }
         Err(e) => {
             ctx.pending.set(None);
@@ -343,18 +344,8 @@ fn remember_opener() {
     OPENER.with(|o| *o.borrow_mut() = el);
 }
 
-pub fn focus_id(id: &str) {
-    use wasm_bindgen::JsCast;
-    if let Some(el) = document()
-        .get_element_by_id(id)
-        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
-    {
-        let _ = el.focus();
-    }
-}
-
 /// After the review closes: back to what opened it while it is on the
-/// page, else to `fallback` (the outcome, the page's heading).
+/// page, else to `fallback` (the outcome, the page's heading: a selector).
 fn return_focus(fallback: &'static str) {
     request_animation_frame(move || {
         let opener = OPENER.with(|o| o.borrow_mut().take());
@@ -362,7 +353,7 @@ fn return_focus(fallback: &'static str) {
             Some(el) => {
                 let _ = el.focus();
             }
-            None => focus_id(fallback),
+            None => focus(fallback),
         }
     });
 }
@@ -370,7 +361,7 @@ fn return_focus(fallback: &'static str) {
 /// Closes the review without sending it.
 fn close(ctx: &EndpointCtx) {
     ctx.pending.set(None);
-    return_focus("endpoint-title");
+    return_focus("#endpoint-title");
 }
 
 #[component]
@@ -398,7 +389,7 @@ pub fn Review() -> impl IntoView {
                 // The notice of a change elsewhere was about the review
                 // just replaced by this outcome.
                 ctx.changed_elsewhere.set(false);
-                return_focus("outcome");
+                return_focus("#outcome");
                 if let Some(w) = ctx.watcher.get_value() {
                     w.seen(r.etag.clone());
                 }
@@ -429,7 +420,7 @@ pub fn Review() -> impl IntoView {
                 ctx.outcome
                     .set(Some((false, format!("Not applied: {}", r.summary()))));
                 session.ask_again();
-                return_focus("outcome");
+                return_focus("#outcome");
             }
             Ok(r) => {
                 let detail = r.diagnostics();
