@@ -121,10 +121,3 @@ pub async fn send(
     let condition = if_match.map_or(Condition::None, Condition::IfMatch);
     call(method, &request.path, request.body.as_ref(), condition).await
 }
-
-/// `encodeURIComponent` for a path segment.
-pub fn segment(s: &str) -> String {
-    js_sys::encode_uri_component(s)
-        .as_string()
-        .unwrap_or_default()
-}

@@ -139,7 +139,7 @@ fn Manifests(ed: Editor, region: String) -> impl IntoView {
                 Err(e) => view! { <p class="error" role="alert">{format!("No manifests: {e}")}</p> }.into_any(),
                 Ok((yaml, notes)) => {
                     let copy_text = yaml.clone();
-                    let href = format!("data:application/yaml;charset=utf-8,{}", crate::api::segment(&yaml));
+                    let href = format!("data:application/yaml;charset=utf-8,{}", gco_api::route::encode_segment(&yaml));
                     view! {
                         <div class="row">
                             <button type="button" on:click=move |_| {

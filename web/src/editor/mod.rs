@@ -49,7 +49,7 @@ use leptos::task::spawn_local;
 use crate::api::{Condition, Method};
 
 use crate::preview::PreviewPanel;
-use crate::route::{Page, navigate};
+use crate::route::{Page, Router};
 use crate::share;
 use crate::team::Guard;
 use crate::topology::Topology;
@@ -347,6 +347,7 @@ pub fn EditorPage() -> impl IntoView {
         });
     };
 
+    let router = Router::get();
     let send = Action::new_local(|body: &Value| {
         let body = body.clone();
         async move {
@@ -386,7 +387,7 @@ pub fn EditorPage() -> impl IntoView {
                 let name = crate::paths::display(crate::paths::get(&r.body, &["endpoint_name"]));
                 draft::clear();
                 share::set_fragment("");
-                navigate(Page::Endpoint(name));
+                router.navigate(Page::Endpoint(name));
                 // Focus follows to the new page, not to <body>.
                 request_animation_frame(|| crate::browser::focus("#endpoint-title"));
             }

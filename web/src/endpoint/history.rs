@@ -82,7 +82,7 @@ fn url(name: &str, after: Option<&str>) -> String {
         Some(cursor) => format!(
             "{path}?{}={}",
             gco_api::route::AFTER_PARAMETER,
-            api::segment(cursor)
+            gco_api::route::encode_segment(cursor)
         ),
         None => path,
     }

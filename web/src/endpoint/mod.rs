@@ -14,11 +14,11 @@ use gco_spec::json::Value;
 use gco_spec::{Change, DesiredState, Diagnostic, Framework, Frameworks, Record};
 use leptos::prelude::*;
 
-use crate::api::{self, Reply};
+use crate::api::Reply;
 use crate::live::{ConnectionNotice, Load, Watcher};
 use crate::paths;
 use crate::preview::CliCommands;
-use crate::route::{Link, Page, navigate};
+use crate::route::{self, Link, Page, Router};
 use crate::time::Time;
 use crate::topology::{Picture, Shape};
 use review::{Pending, Review};
@@ -132,7 +132,10 @@ pub fn EndpointPage(name: String) -> impl IntoView {
         watcher: StoredValue::new_local(None),
         frameworks,
     };
-    let url = format!("/api/endpoints/{}", api::segment(&name));
+    let url = gco_api::route::fill(
+        gco_api::route::ENDPOINT,
+        &[(gco_api::route::NAME_PARAMETER, &name)],
+    );
     let watcher = Watcher::new(
         move || url.clone(),
         move |reply| match reply {
@@ -155,10 +158,11 @@ pub fn EndpointPage(name: String) -> impl IntoView {
         })
     });
 
+    let router = Router::get();
     let clone = move |_| {
         if let Some(l) = ctx.loaded_untracked() {
             crate::editor::open_clone(&l.record);
-            navigate(Page::New);
+            router.navigate(Page::New);
         }
     };
 
@@ -210,26 +214,17 @@ pub fn EndpointPage(name: String) -> impl IntoView {
 /// at the history.
 #[component]
 fn Tabs() -> impl IntoView {
-    let history = RwSignal::new(
-        web_sys::UrlSearchParams::new_with_str(&window().location().search().unwrap_or_default())
-            .ok()
-            .and_then(|p| p.get("tab"))
-            .as_deref()
-            == Some("history"),
-    );
+    let history =
+        RwSignal::new(route::query_value(&route::search(), "tab").as_deref() == Some("history"));
     let seen = RwSignal::new(history.get_untracked());
     let show = move |on_history: bool| {
         history.set(on_history);
         seen.set(seen.get_untracked() || on_history);
-        let l = window().location();
-        let url = format!(
-            "{}{}",
-            l.pathname().unwrap_or_default(),
+        let path = window().location().pathname().unwrap_or_default();
+        route::replace_url(&format!(
+            "{path}{}",
             if on_history { "?tab=history" } else { "" }
-        );
-        if let Ok(h) = window().history() {
-            let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
-        }
+        ));
     };
     // Arrow keys move between the tabs (the tab pattern of WAI-ARIA).
     let keys = move |ev: leptos::ev::KeyboardEvent| {
@@ -355,6 +350,7 @@ pub fn unserved_framework(record: &Record, frameworks: &Frameworks) -> Option<St
 #[component]
 fn UnservedFramework() -> impl IntoView {
     let ctx = ctx();
+    let router = Router::get();
     let unserved = move || {
         let record = ctx.loaded()?.record;
         let framework = unserved_framework(&record, &ctx.frameworks.get())?;
@@ -366,7 +362,7 @@ fn UnservedFramework() -> impl IntoView {
             let to_sglang = accepted.accepts(Framework::Sglang.as_str());
             let clone = move |_| {
                 crate::editor::open_clone_on_sglang(&record);
-                navigate(Page::New);
+                router.navigate(Page::New);
             };
             view! {
                 <div class="banner warning-banner unserved" role="alert">

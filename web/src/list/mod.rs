@@ -3,6 +3,9 @@
 //! (state, region) and the sort live in the URL's query, so a reload or a
 //! shared address shows the same list; the list keeps itself current.
 
+mod query;
+
+use gco_api::route::encode_segment;
 use gco_spec::json::Value;
 use gco_spec::{DesiredState, Record};
 use leptos::prelude::*;
@@ -10,115 +13,13 @@ use leptos::prelude::*;
 use crate::api::{self, Reply};
 use crate::live::{ConnectionNotice, Load, Watcher};
 use crate::paths;
-use crate::route::{Link, Page};
+use crate::route::{self, Link, Page};
 use crate::time::Time;
+use query::{Query, Sort};
 
 /// Records per request in the default view; the rest follow on "Show
 /// more". A search or another sort needs every record, asked for at once.
 const PAGE_SIZE: usize = 100;
-
-/// The list's query, as it stands in the URL (`?q=chat&state=running&region=us-east-1&sort=name`).
-#[derive(Clone, Debug, Default, PartialEq)]
-struct Query {
-    search: String,
-    state: String,
-    region: String,
-    sort: Sort,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-enum Sort {
-    /// Newest first: the server's order, which pages.
-    #[default]
-    Created,
-    Name,
-    State,
-}
-
-impl Sort {
-    const ALL: [(Sort, &'static str, &'static str); 3] = [
-        (Sort::Created, "created", "newest first"),
-        (Sort::Name, "name", "name"),
-        (Sort::State, "state", "state"),
-    ];
-
-    fn key(self) -> &'static str {
-        Sort::ALL
-            .iter()
-            .find(|(s, ..)| *s == self)
-            .map_or("created", |(_, k, _)| k)
-    }
-}
-
-impl Query {
-    fn from_url() -> Query {
-        let search = window().location().search().unwrap_or_default();
-        let params = web_sys::UrlSearchParams::new_with_str(&search).ok();
-        let get = |k: &str| params.as_ref().and_then(|p| p.get(k)).unwrap_or_default();
-        let sort = get("sort");
-        Query {
-            search: get("q"),
-            state: get("state"),
-            region: get("region"),
-            sort: Sort::ALL
-                .iter()
-                .find(|(_, k, _)| *k == sort)
-                .map_or(Sort::Created, |(s, ..)| *s),
-        }
-    }
-
-    /// The URL's query for it (empty parts left out).
-    fn to_url(&self) -> String {
-        let mut parts = Vec::new();
-        for (k, v) in [
-            ("q", self.search.as_str()),
-            ("state", self.state.as_str()),
-            ("region", self.region.trim()),
-            (
-                "sort",
-                if self.sort == Sort::Created {
-                    ""
-                } else {
-                    self.sort.key()
-                },
-            ),
-        ] {
-            if !v.is_empty() {
-                parts.push(format!("{k}={}", api::segment(v)));
-            }
-        }
-        if parts.is_empty() {
-            "/".to_owned()
-        } else {
-            format!("/?{}", parts.join("&"))
-        }
-    }
-
-    /// Whether the list needs every record (it searches or sorts itself).
-    fn needs_all(&self) -> bool {
-        !self.search.trim().is_empty() || self.sort != Sort::Created
-    }
-
-    /// The API query for the server's filters, asking for `limit` records
-    /// (every one when `None`).
-    fn api_url(&self, limit: Option<usize>) -> String {
-        let mut query = Vec::new();
-        if let Some(limit) = limit {
-            query.push(format!("limit={limit}"));
-        }
-        if !self.state.is_empty() {
-            query.push(format!("desired_state={}", api::segment(&self.state)));
-        }
-        if !self.region.trim().is_empty() {
-            query.push(format!("region={}", api::segment(self.region.trim())));
-        }
-        format!("/api/endpoints?{}", query.join("&"))
-    }
-
-    fn filtered(&self) -> bool {
-        !self.search.trim().is_empty() || !self.state.is_empty() || !self.region.trim().is_empty()
-    }
-}
 
 /// One answer of the list: its records, the cursor when more follow, and
 /// the stored items the server could not read (first page only).
@@ -184,18 +85,13 @@ fn state_rank(s: DesiredState) -> usize {
 #[component]
 pub fn ListPage() -> impl IntoView {
     let frameworks = crate::settings::Settings::get().frameworks;
-    let query = RwSignal::new(Query::from_url());
+    let query = RwSignal::new(Query::from_search(&route::search()));
     let load = RwSignal::new(Load::<Listing>::Loading);
     // Records shown in the default view: the first page, then each "Show more".
     let shown = RwSignal::new(PAGE_SIZE);
 
     // The URL follows the query (replaced, so Back leaves the list).
-    Effect::new(move |_| {
-        let url = query.with(Query::to_url);
-        if let Ok(history) = window().history() {
-            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
-        }
-    });
+    Effect::new(move |_| route::replace_url(&query.with(Query::to_url)));
     let watcher = Watcher::new(
         move || {
             query.with_untracked(|q| {
@@ -230,7 +126,7 @@ pub fn ListPage() -> impl IntoView {
         let url = format!(
             "{}&after={}",
             query.with_untracked(|q| q.api_url(Some(PAGE_SIZE))),
-            api::segment(&after)
+            encode_segment(&after)
         );
         async move {
             let more = api::get(&url).await.and_then(|r| listing_of(&r))?;
@@ -319,7 +215,7 @@ pub fn ListPage() -> impl IntoView {
                 <div class="field">
                     <label for="sort">"Sort by"</label>
                     <select id="sort" prop:value=move || query.with(|q| q.sort.key()) on:change=set(|q, v| {
-                        q.sort = Sort::ALL.iter().find(|(_, k, _)| *k == v).map_or(Sort::Created, |(s, ..)| *s);
+                        q.sort = Sort::of_key(&v);
                     })>
                         {Sort::ALL.iter().map(|(_, k, label)| view! { <option value=*k>{*label}</option> }).collect_view()}
                     </select>
