@@ -5,6 +5,7 @@
 mod draft;
 pub mod fields;
 pub mod state;
+mod undo;
 
 pub use fields::size_note;
 

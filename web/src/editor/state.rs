@@ -5,20 +5,9 @@ use gco_spec::json::{Object, Value};
 use gco_spec::{DeployCheck, DeployContext, Diagnostic, Report, plan_deploy};
 use leptos::prelude::*;
 
+use super::undo::History;
 use crate::paths;
 use crate::settings::Settings;
-
-/// Edits of one field within this many milliseconds are one undo step.
-const COALESCE_MS: f64 = 1000.0;
-/// Undo steps kept.
-const HISTORY_LIMIT: usize = 200;
-
-#[derive(Default)]
-struct History {
-    past: Vec<Value>,
-    future: Vec<Value>,
-    last_field: Option<(String, f64)>,
-}
 
 /// Text in the JSON view that does not parse: while it is there, the state
 /// (the last request that parsed) is not what the user sees, so nothing may
@@ -83,21 +72,8 @@ impl Editor {
 
     fn record(&self, field: Option<&str>) {
         let now = js_sys::Date::now();
-        let before = self.state.get_untracked();
-        self.history.update_value(|h| {
-            let same_field = match (&h.last_field, field) {
-                (Some((f, t)), Some(g)) => f == g && now - t < COALESCE_MS,
-                _ => false,
-            };
-            if !same_field {
-                h.past.push(before);
-                if h.past.len() > HISTORY_LIMIT {
-                    h.past.remove(0);
-                }
-            }
-            h.future.clear();
-            h.last_field = field.map(|f| (f.to_owned(), now));
-        });
+        self.state
+            .with_untracked(|before| self.history.update_value(|h| h.record(before, field, now)));
         self.version.update(|v| *v += 1);
         self.server.set(Vec::new());
     }
@@ -116,19 +92,16 @@ impl Editor {
 
     fn step(&self, back: bool) {
         let current = self.state.get_untracked();
-        let mut target = None;
-        self.history.update_value(|h| {
-            let (from, to) = if back {
-                (&mut h.past, &mut h.future)
-            } else {
-                (&mut h.future, &mut h.past)
-            };
-            target = from.pop();
-            if target.is_some() {
-                to.push(current);
-            }
-            h.last_field = None;
-        });
+        let target = self
+            .history
+            .try_update_value(|h| {
+                if back {
+                    h.undo(current)
+                } else {
+                    h.redo(current)
+                }
+            })
+            .flatten();
         if let Some(t) = target {
             self.state.set(t);
             self.version.update(|v| *v += 1);
@@ -145,12 +118,12 @@ impl Editor {
 
     pub fn can_undo(&self) -> bool {
         self.version.get();
-        self.history.with_value(|h| !h.past.is_empty())
+        self.history.with_value(History::can_undo)
     }
 
     pub fn can_redo(&self) -> bool {
         self.version.get();
-        self.history.with_value(|h| !h.future.is_empty())
+        self.history.with_value(History::can_redo)
     }
 
     /// Local and server diagnostics at `path` or below it.
