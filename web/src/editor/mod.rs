@@ -2,6 +2,7 @@
 //! topology picture, every diagnostic at its field and in a summary, share
 //! links, and Deploy.
 
+mod deploy;
 mod draft;
 pub mod fields;
 pub mod state;
@@ -47,13 +48,12 @@ use gco_spec::json::{Object, Value};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::api::{Condition, Method};
-
 use crate::preview::PreviewPanel;
-use crate::route::{Page, Router};
+use crate::route::Router;
 use crate::share;
 use crate::team::Guard;
 use crate::topology::Topology;
+use deploy::{DEPLOYING, Deploy, DeployAnswer};
 use fields::{
     AUTOSCALING, ENDPOINT, MOONCAKE, PROXY, STORE, Section, TRANSFER, field_for, field_id,
 };
@@ -61,9 +61,6 @@ use state::{Editor, JsonDraft, empty_request};
 
 /// How long edits wait before the URL follows them.
 const LINK_THROTTLE_MS: i32 = 400;
-
-/// What the Deploy buttons do, as a role's refusal names it.
-const DEPLOYING: &str = "Deploying";
 
 #[component]
 fn Summary(ed: Editor, json_view: RwSignal<bool>) -> impl IntoView {
@@ -246,9 +243,15 @@ fn start() -> Start {
 
 #[component]
 pub fn EditorPage() -> impl IntoView {
-    // The server's deploy defaults, once; until then the editor checks as a
+    let deploy = Deploy::new(Router::get());
+    // Until the server's deploy defaults arrive, the editor checks as a
     // file check does (no regions assumed).
-    let ed = Editor::new(empty_request(), crate::settings::Settings::get());
+    let ed = Editor::new(
+        empty_request(),
+        crate::settings::Settings::get(),
+        move |request| deploy.diagnostics_of(request),
+    );
+    deploy.retry_after_sign_in(ed);
     let json_view = RwSignal::new(false);
     let banner = RwSignal::new(None::<String>);
     let restored = RwSignal::new(None::<String>);
@@ -348,73 +351,11 @@ pub fn EditorPage() -> impl IntoView {
         });
     };
 
-    let router = Router::get();
-    let send = Action::new_local(|body: &Value| {
-        let body = body.clone();
-        async move {
-            crate::api::call(
-                Method::POST,
-                gco_api::route::ENDPOINTS,
-                Some(&body),
-                Condition::None,
-            )
-            .await
-        }
-    });
-    let busy = send.pending();
-    // A role that may not deploy: the buttons say why; so does the shortcut.
-    let session = crate::team::Session::get();
-    let refused = Memo::new(move |_| session.refusal(DEPLOYING, Role::Operator));
-    let deploy = move || {
-        if ed.has_errors() || busy.get_untracked() {
-            return;
-        }
-        if let Some(why) = refused.get_untracked() {
-            banner.set(Some(why));
-            return;
-        }
-        banner.set(None);
-        status.set(Some("Deploying…".into()));
-        send.dispatch(ed.state.get_untracked());
-    };
-    // The deploy's answer: the endpoint's page, or why not at the fields.
-    Effect::new(move |_| {
-        let Some(result) = send.value().get() else {
-            return;
-        };
-        status.set(None);
-        match result {
-            Ok(r) if r.ok() => {
-                let name = crate::paths::display(crate::paths::get(&r.body, &["endpoint_name"]));
-                draft::clear();
-                share::set_fragment("");
-                router.navigate(Page::Endpoint(name));
-                // Focus follows to the new page, not to <body>.
-                request_animation_frame(|| crate::browser::focus("#endpoint-title"));
-            }
-            // No token: the prompt asks, and saving one deploys again.
-            Ok(r) if r.status == 401 => {
-                banner.set(Some(format!(
-                    "Not deployed: {}. Saving the token deploys again.",
-                    r.summary()
-                )));
-                crate::auth::retry_after_token(move || {
-                    let _ = banner.try_set(None);
-                    deploy();
-                });
-            }
-            Ok(r) => {
-                ed.server.set(r.diagnostics());
-                banner.set(Some(format!("Not deployed: {}", r.summary())));
-            }
-            Err(e) => banner.set(Some(format!("Not deployed: {e}"))),
-        }
-    });
     // Deploy from anywhere in the form: Ctrl+Enter (Cmd+Enter on a Mac).
     let shortcut = move |ev: leptos::ev::KeyboardEvent| {
         if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
             ev.prevent_default();
-            deploy();
+            deploy.start(ed);
         }
     };
     // The problems panel sits beside the form, or below it on a narrow
@@ -449,13 +390,14 @@ pub fn EditorPage() -> impl IntoView {
                         </button>
                     </Show>
                     <Guard needed=Role::Operator doing=DEPLOYING id="deploy-reason".to_owned() quiet=true>
-                        <button type="button" class="primary" on:click=move |_| deploy()
-                            aria-keyshortcuts="Control+Enter" title=move || refused.with(Option::is_none).then_some("Deploy (Ctrl+Enter)")
-                            disabled=move || ed.has_errors() || busy.get()>"Deploy"</button>
+                        <button type="button" class="primary" on:click=move |_| deploy.start(ed)
+                            aria-keyshortcuts="Control+Enter" title=move || deploy.refused.with(Option::is_none).then_some("Deploy (Ctrl+Enter)")
+                            disabled=move || deploy.disabled(ed)>"Deploy"</button>
                     </Guard>
                 </div>
             </header>
             {move || banner.get().map(|b| view! { <p class="banner error" role="alert">{b}</p> })}
+            <DeployAnswer deploy=deploy/>
             {move || restored.get().map(|text| view! {
                 <p class="banner" role="status">{text}" "
                     <button type="button" class="link-button" on:click=start_over>"Start over"</button>
@@ -485,9 +427,9 @@ pub fn EditorPage() -> impl IntoView {
                     </Show>
                     <div class="form-end">
                         <Guard needed=Role::Operator doing=DEPLOYING id="deploy-reason-end".to_owned()>
-                            <button type="button" class="primary" on:click=move |_| deploy()
+                            <button type="button" class="primary" on:click=move |_| deploy.start(ed)
                                 aria-label="Deploy, from the end of the form"
-                                disabled=move || ed.has_errors() || busy.get()>"Deploy"</button>
+                                disabled=move || deploy.disabled(ed)>"Deploy"</button>
                             <span class="hint">" or Ctrl+Enter from any field"</span>
                         </Guard>
                     </div>

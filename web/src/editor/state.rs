@@ -1,5 +1,5 @@
 //! The editor's one state (a deploy request as JSON), its history, and the
-//! core's verdict on it.
+//! verdicts on it: the core's, and the server's on a deploy of it.
 
 use gco_spec::json::{Object, Value};
 use gco_spec::{DeployCheck, DeployContext, Diagnostic, Report, plan_deploy};
@@ -28,8 +28,9 @@ pub struct Editor {
     pub report: Memo<Report>,
     /// The frameworks the server accepts (GCO's current ones until known).
     pub frameworks: Memo<gco_spec::Frameworks>,
-    /// Diagnostics the backend returned for the last submit.
-    pub server: RwSignal<Vec<Diagnostic>>,
+    /// The server's diagnostics of the state (its answer to a deploy of
+    /// exactly this request).
+    server: Memo<Vec<Diagnostic>>,
     /// The JSON view's text when it does not parse.
     pub json_draft: RwSignal<Option<JsonDraft>>,
     version: RwSignal<u32>,
@@ -38,8 +39,13 @@ pub struct Editor {
 impl Editor {
     /// An editor on `initial`, checked against the server's settings:
     /// until they arrive (or without a usable answer) as a file check is,
-    /// with no regions assumed.
-    pub fn new(initial: Value, settings: Settings) -> Editor {
+    /// with no regions assumed. `server` gives the server's diagnostics of
+    /// a request.
+    pub fn new(
+        initial: Value,
+        settings: Settings,
+        server: impl Fn(&Value) -> Vec<Diagnostic> + Send + Sync + 'static,
+    ) -> Editor {
         let state = RwSignal::new(initial);
         let frameworks = settings.frameworks;
         let check = Memo::new(move |_| {
@@ -64,7 +70,7 @@ impl Editor {
             check,
             report,
             frameworks,
-            server: RwSignal::new(Vec::new()),
+            server: Memo::new(move |_| state.with(&server)),
             json_draft: RwSignal::new(None),
             version: RwSignal::new(0),
         }
@@ -75,7 +81,6 @@ impl Editor {
         self.state
             .with_untracked(|before| self.history.update_value(|h| h.record(before, field, now)));
         self.version.update(|v| *v += 1);
-        self.server.set(Vec::new());
     }
 
     /// Sets one field (`None` removes it).
@@ -148,7 +153,7 @@ impl Editor {
                 .collect()
         });
         out.extend(self.report.with(|r| r.diagnostics.clone()));
-        out.extend(self.server.get());
+        out.extend(self.server.with(|s| s.clone()));
         out.sort_by_key(|d| d.severity);
         out
     }

@@ -160,11 +160,7 @@ pub fn History() -> impl IntoView {
         if let Some(e) = error.get() {
             notes.push(("banner error", format!("Could not read the history: {e}")));
         }
-        if let Some(d) = ctx.refused.with(|r| {
-            r.as_ref()
-                .filter(|(f, _)| *f == FORM)
-                .map(|(_, d)| d.message.clone())
-        }) {
+        if let Some(d) = ctx.refusal(FORM).map(|d| d.message) {
             notes.push(("banner error", d));
         }
         // The reason once, above the list; each entry's button says it

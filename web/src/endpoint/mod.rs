@@ -6,6 +6,7 @@
 //! was computed from; a 412 offers to reload and re-apply.
 
 mod actions;
+mod apply;
 mod history;
 mod review;
 mod status;
@@ -21,6 +22,7 @@ use crate::preview::CliCommands;
 use crate::route::{self, Link, Page, Router};
 use crate::time::Time;
 use crate::topology::{Picture, Shape};
+use apply::{Applied, Apply};
 use review::{Pending, Review};
 
 /// The record on screen and the version it was read at.
@@ -45,10 +47,10 @@ pub struct EndpointCtx {
     name: StoredValue<String>,
     load: RwSignal<Load<Box<Loaded>>>,
     pub pending: RwSignal<Option<Pending>>,
-    /// The last change's outcome: (succeeded, text).
-    pub outcome: RwSignal<Option<(bool, String)>>,
+    /// Sends the change under review.
+    pub apply: Apply,
     /// Why the core refused a change, shown at the form's field: (form, error).
-    pub refused: RwSignal<Option<(&'static str, Diagnostic)>>,
+    refused: RwSignal<Option<(&'static str, Diagnostic)>>,
     /// Whether a form holds edits not yet sent.
     pub editing: RwSignal<bool>,
     /// Someone else changed the endpoint while the user had unsent edits.
@@ -111,6 +113,26 @@ impl EndpointCtx {
         })));
     }
 
+    /// What became of the last change sent, once its answer is in:
+    /// (done, text).
+    fn outcome(&self) -> Option<(bool, String)> {
+        self.apply.applied()?.outcome()
+    }
+
+    /// Why a change from `form` was refused, at its field: in the core's
+    /// words when it was reviewed, else in the server's when applied.
+    pub fn refusal(&self, form: &str) -> Option<Diagnostic> {
+        let core = self.refused.with(|r| {
+            r.as_ref()
+                .filter(|(f, _)| *f == form)
+                .map(|(_, d)| d.clone())
+        });
+        core.or_else(|| match self.apply.applied() {
+            Some(Applied::Refused(f, d)) if f == form => Some(d),
+            _ => None,
+        })
+    }
+
     /// Opens the review of `change`, or says at the form why the core
     /// refuses it.
     pub fn review(&self, form: &'static str, title: &str, change: Change) {
@@ -121,11 +143,12 @@ impl EndpointCtx {
 #[component]
 pub fn EndpointPage(name: String) -> impl IntoView {
     let frameworks = crate::settings::Settings::get().frameworks;
+    let apply = Apply::new();
     let ctx = EndpointCtx {
         name: StoredValue::new(name.clone()),
         load: RwSignal::new(Load::Loading),
         pending: RwSignal::new(None),
-        outcome: RwSignal::new(None),
+        apply,
         refused: RwSignal::new(None),
         editing: RwSignal::new(false),
         changed_elsewhere: RwSignal::new(false),
@@ -149,6 +172,7 @@ pub fn EndpointPage(name: String) -> impl IntoView {
     );
     ctx.watcher.set_value(Some(watcher));
     provide_context(ctx);
+    apply::retry_after_sign_in(ctx);
     let phase = Memo::new(move |_| {
         ctx.load.with(|l| match l {
             Load::Loading => Phase::Loading,
@@ -184,7 +208,7 @@ pub fn EndpointPage(name: String) -> impl IntoView {
                     <button type="button" class="link-button" on:click=move |_| ctx.changed_elsewhere.set(false)>"Dismiss"</button>
                 </p>
             </Show>
-            {move || ctx.outcome.get().map(|(ok, text)| view! {
+            {move || ctx.outcome().map(|(ok, text)| view! {
                 <p id="outcome" tabindex="-1" class=if ok { "banner ok" } else { "banner error" } role="status">{text}</p>
             })}
             <Review/>

@@ -129,7 +129,8 @@ pub fn ListPage() -> impl IntoView {
             encode_segment(&after)
         );
         async move {
-            let more = api::get(&url).await.and_then(|r| listing_of(&r))?;
+            let reply = api::get(&url).await?;
+            let more = listing_of(&reply)?;
             let _ = load.try_update(|l| {
                 // Only onto the list it continues.
                 if let Load::Ready(l) = l
@@ -140,7 +141,7 @@ pub fn ListPage() -> impl IntoView {
                 }
             });
             let _ = shown.try_update(|n| *n += PAGE_SIZE);
-            Ok::<_, String>(())
+            Ok::<_, String>(reply)
         }
     });
     let more_pending = more.pending();
