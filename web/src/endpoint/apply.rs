@@ -169,3 +169,60 @@ pub fn retry_after_sign_in(ctx: EndpointCtx) {
         }
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use gco_spec::Change;
+    use gco_spec::json::parse;
+
+    use super::super::review::Act;
+    use super::*;
+
+    fn answer(status: u16, body: &str) -> Result<Reply, String> {
+        Ok(Reply {
+            status,
+            etag: None,
+            body: parse(body).unwrap(),
+        })
+    }
+
+    #[test]
+    fn each_answer_says_what_became_of_the_change() {
+        let p = Pending {
+            form: "lifecycle",
+            title: "stop".into(),
+            act: Act::Change(Change::Stop),
+            lines: Vec::new(),
+            notes: Vec::new(),
+            etag: Some("\"v1\"".into()),
+            stale: false,
+            reloading: false,
+        };
+        let of = |status, body| Applied::of(&p, &answer(status, body));
+        assert_eq!(of(200, "{}"), Applied::Done("stop".into()));
+        assert_eq!(of(412, "{}"), Applied::Outdated);
+        assert_eq!(
+            of(401, r#"{"error": "no token"}"#),
+            Applied::NeedsToken("no token".into())
+        );
+        assert_eq!(
+            of(403, r#"{"error": "needs operator"}"#).outcome(),
+            Some((false, "Not applied: needs operator".into()))
+        );
+        // The server's first diagnostic goes to the form's field.
+        assert!(matches!(
+            of(422, r#"{"error": "bad", "errors": [{"path": "replicas", "message": "too many"}]}"#),
+            Applied::Refused("lifecycle", d) if d.path == "replicas" && d.message == "too many"
+        ));
+        assert_eq!(
+            of(409, r#"{"error": "conflict"}"#),
+            Applied::Failed("conflict".into())
+        );
+        assert_eq!(
+            Applied::of(&p, &Err("offline".into())).outcome(),
+            Some((false, "offline".into()))
+        );
+        assert_eq!(of(200, "{}").outcome(), Some((true, "stop: done.".into())));
+        assert_eq!(of(412, "{}").outcome(), None);
+    }
+}
