@@ -21,6 +21,9 @@ cargo fmt --all --check
 cargo clippy -q --workspace --all-targets --features gco-spec/schema -- -D warnings
 cargo clippy -q -p gco-web --target wasm32-unknown-unknown -- -D warnings
 
+step "Docs: every path and item ARCHITECTURE.md names exists"
+python3 tests/docs/check_architecture.py
+
 step "Rust tests (workspace)"
 cargo test --workspace --features gco-spec/schema
 

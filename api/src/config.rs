@@ -1,7 +1,7 @@
 //! `GET /api/config`: what a deploy assumes on this service.
 
 use gco_spec::Frameworks;
-use gco_spec::json::{Object, Value};
+use gco_spec::json::Value;
 use serde::{Deserialize, Serialize};
 
 /// The deploy defaults of a service: the regions a deploy without target
@@ -39,14 +39,7 @@ impl std::error::Error for ConfigError {}
 impl Config {
     /// The answer's JSON (the core's, as every answer of the API).
     pub fn to_value(&self) -> Value {
-        let texts = |list: &[String]| Value::List(list.iter().map(|t| Value::str(t)).collect());
-        let mut o = Object::new();
-        o.insert("deployed_regions", texts(&self.deployed_regions));
-        o.insert("default_image", self.default_image.as_str());
-        o.insert("frameworks", texts(&self.frameworks));
-        o.insert("auth", self.auth.as_str());
-        o.insert("history", Value::Bool(self.history));
-        Value::Object(o)
+        gco_spec::json::to_value(self).expect("a config is JSON")
     }
 
     /// The frameworks as the core checks them; an answer naming none, or

@@ -9,14 +9,21 @@
 //! server's rules name what is wrong with it. With the feature `openapi`,
 //! the types also describe themselves for the backend's OpenAPI document.
 
+mod answer;
 mod body;
 mod change;
 mod config;
+mod query;
 pub mod route;
 mod team;
 
+pub use answer::{
+    Diagnostic, ErrorBody, Listing, MAX_LISTED_DIAGNOSTICS, Stale, Unreadable, Validation, listed,
+    read,
+};
 pub use body::{CanaryBody, ImageBody, RegionBody, ReplicasBody, TopologyBody, field};
 pub use change::{ChangeRequest, change_request};
 pub use config::{Config, ConfigError};
+pub use query::{HistoryQuery, ListQuery, MAX_HISTORY_PAGE, MAX_LIST_PAGE};
 pub use route::Method;
 pub use team::{AuthMode, HistoryEntry, HistoryPage, Me, RevertBody, Role, operation};

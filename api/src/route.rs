@@ -1,6 +1,11 @@
 //! The API's routes: path templates (axum's and OpenAPI's `{param}` syntax),
 //! one constant each, used by the backend's router and by
-//! [`crate::change_request`], and the filling of a template.
+//! [`crate::change_request`]; [`ROUTES`], what each one does and needs; and
+//! the filling of a template.
+
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+
+use crate::Role;
 
 /// This service's OpenAPI document.
 pub const OPENAPI: &str = "/api/openapi.json";
@@ -66,6 +71,18 @@ pub enum Method {
 }
 
 impl Method {
+    /// The method of an HTTP request, `HEAD` as the `GET` it mirrors; `None`
+    /// for one the API has no route for.
+    pub fn parse(text: &str) -> Option<Method> {
+        Some(match text {
+            "GET" | "HEAD" => Method::Get,
+            "POST" => Method::Post,
+            "PUT" => Method::Put,
+            "DELETE" => Method::Delete,
+            _ => return None,
+        })
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Method::Get => "GET",
@@ -80,6 +97,110 @@ impl std::fmt::Display for Method {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// One route of the API: what authorization and the OpenAPI document know
+/// of it. [`ROUTES`] lists every route the backend serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Route {
+    pub method: Method,
+    /// The path template.
+    pub path: &'static str,
+    /// Whether it changes what is stored: a change needs an identity that
+    /// may make it, and a browser's change must come from the console's page.
+    /// A POST that only checks or renders (validate, manifests) does not.
+    pub changes_state: bool,
+    /// The role it needs, and `None` for what anyone may read (the deploy
+    /// defaults the console reads before sign-in, and liveness).
+    pub needs: Option<Role>,
+}
+
+impl Route {
+    const fn new(
+        method: Method,
+        path: &'static str,
+        changes_state: bool,
+        needs: Option<Role>,
+    ) -> Route {
+        Route {
+            method,
+            path,
+            changes_state,
+            needs,
+        }
+    }
+
+    /// What the route does, as a refusal names it ("deleting an endpoint
+    /// needs the admin role; ...").
+    pub fn action(&self) -> &'static str {
+        match self.needs {
+            Some(Role::Admin) => "deleting an endpoint",
+            _ if self.changes_state => "changing endpoints",
+            _ => "reading endpoints",
+        }
+    }
+
+    /// Whether `path` (a request's, percent-encoded) is this route's
+    /// template with each `{param}` filled by one non-empty segment.
+    pub fn matches(&self, path: &str) -> bool {
+        let mut given = path.split('/');
+        let mut template = self.path.split('/');
+        loop {
+            match (template.next(), given.next()) {
+                (None, None) => return true,
+                (Some(t), Some(g)) if t.starts_with('{') => {
+                    if g.is_empty() {
+                        return false;
+                    }
+                }
+                (Some(t), Some(g)) if t == g => {}
+                _ => return false,
+            }
+        }
+    }
+}
+
+const READ: Option<Role> = Some(Role::Viewer);
+const CHANGE: Option<Role> = Some(Role::Operator);
+
+/// Every route the backend serves (its test checks the router and the
+/// document against this list). Removing a region is a change, not a
+/// delete: only deleting the endpoint needs an admin.
+pub const ROUTES: [Route; 24] = {
+    use Method::{Delete, Get, Post, Put};
+    [
+        Route::new(Get, HEALTHZ, false, None),
+        Route::new(Get, OPENAPI, false, READ),
+        Route::new(Get, CONFIG, false, None),
+        Route::new(Get, ME, false, READ),
+        Route::new(Post, VALIDATE, false, READ),
+        Route::new(Post, MANIFESTS, false, READ),
+        Route::new(Get, MONITOR_SETTINGS, false, READ),
+        Route::new(Get, ENDPOINTS, false, READ),
+        Route::new(Post, ENDPOINTS, true, CHANGE),
+        Route::new(Get, ENDPOINT, false, READ),
+        Route::new(Delete, ENDPOINT, true, Some(Role::Admin)),
+        Route::new(Put, TOPOLOGY, true, CHANGE),
+        Route::new(Put, STORE, true, CHANGE),
+        Route::new(Put, IMAGE, true, CHANGE),
+        Route::new(Put, REPLICAS, true, CHANGE),
+        Route::new(Post, STOP, true, CHANGE),
+        Route::new(Post, START, true, CHANGE),
+        Route::new(Post, CANARY, true, CHANGE),
+        Route::new(Post, CANARY_PROMOTE, true, CHANGE),
+        Route::new(Post, CANARY_ROLLBACK, true, CHANGE),
+        Route::new(Post, REGIONS, true, CHANGE),
+        Route::new(Delete, REGION, true, CHANGE),
+        Route::new(Get, HISTORY, false, READ),
+        Route::new(Post, REVERT, true, CHANGE),
+    ]
+};
+
+/// The route a request is for, if any.
+pub fn find(method: Method, path: &str) -> Option<&'static Route> {
+    ROUTES
+        .iter()
+        .find(|r| r.method == method && r.matches(path))
 }
 
 /// `template` with each `{key}` of `params` replaced by its value,
@@ -101,22 +222,19 @@ pub fn fill(template: &str, params: &[(&str, &str)]) -> String {
     path
 }
 
-/// `text` as one path segment: every byte but RFC 3986's unreserved
-/// characters (`A-Z a-z 0-9 - . _ ~`) percent-encoded, so that a `/`, `?`,
-/// `#` or `%` in a name stays inside its segment.
+/// Every byte but RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`).
+const NOT_UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// `text` as one path segment or query value: every byte but RFC 3986's
+/// unreserved characters percent-encoded, so that a `/`, `?`, `#`, `&`, `+`
+/// or `%` in a name stays inside its segment. The one encoder of the backend,
+/// the console and the requests they share.
 pub fn encode_segment(text: &str) -> String {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    let mut out = String::with_capacity(text.len());
-    for &b in text.as_bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(char::from(b));
-        } else {
-            out.push('%');
-            out.push(char::from(HEX[usize::from(b >> 4)]));
-            out.push(char::from(HEX[usize::from(b & 0xf)]));
-        }
-    }
-    out
+    utf8_percent_encode(text, NOT_UNRESERVED).to_string()
 }
 
 #[cfg(test)]
@@ -128,6 +246,9 @@ mod tests {
         assert_eq!(encode_segment("pd-1.a_b~c"), "pd-1.a_b~c");
         assert_eq!(encode_segment("a/b?c#d%e f"), "a%2Fb%3Fc%23d%25e%20f");
         assert_eq!(encode_segment("é!"), "%C3%A9%21");
+        // What JS's encodeURIComponent leaves as it is.
+        assert_eq!(encode_segment("!'()*"), "%21%27%28%29%2A");
+        assert_eq!(encode_segment("a+b&c=d"), "a%2Bb%26c%3Dd");
         assert_eq!(encode_segment(""), "");
     }
 
@@ -140,6 +261,35 @@ mod tests {
             ),
             "/api/endpoints/a%2Fb/regions/eu-west-1"
         );
+    }
+
+    #[test]
+    fn a_route_is_found_by_its_filled_template() {
+        let found = |m, p| find(m, p).map(|r| (r.method, r.path));
+        assert_eq!(
+            found(Method::Delete, "/api/endpoints/a%2Fb"),
+            Some((Method::Delete, ENDPOINT))
+        );
+        assert_eq!(
+            found(Method::Delete, "/api/endpoints/a/regions/eu-west-1"),
+            Some((Method::Delete, REGION))
+        );
+        assert_eq!(found(Method::Get, "/api/endpoints/"), None);
+        assert_eq!(found(Method::Get, "/api/endpoints/a/b"), None);
+        assert_eq!(found(Method::Put, "/api/endpoints/a"), None);
+        assert_eq!(
+            found(Method::Post, VALIDATE),
+            Some((Method::Post, VALIDATE))
+        );
+    }
+
+    #[test]
+    fn routes_are_listed_once() {
+        for (i, a) in ROUTES.iter().enumerate() {
+            for b in &ROUTES[i + 1..] {
+                assert!((a.method, a.path) != (b.method, b.path), "{a:?} twice");
+            }
+        }
     }
 
     #[test]

@@ -6,13 +6,13 @@
 use std::cmp::{Ordering, Reverse};
 use std::sync::Arc;
 
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use gco_spec::{DesiredState, Record};
 
 use crate::store::{Stored, Unreadable};
 
-/// The most records one page may ask for: a record is about 2 KB of JSON,
-/// so a page stays near 2 MB.
-pub const MAX_PAGE: usize = 1000;
+pub use gco_api::MAX_LIST_PAGE as MAX_PAGE;
 
 /// Which records a listing holds.
 #[derive(Debug, Default)]
@@ -56,63 +56,44 @@ impl Cursor {
         }
     }
 
-    /// `created_at~endpoint_name`. Any record's place has a text that reads
-    /// back as it, whatever another writer put in `created_at` (nothing, a
-    /// timestamp without a zone, a `~`): [`Cursor::to_text`] escapes `%`,
-    /// `~` and space there, so the first `~` ends it. A GCO timestamp has
-    /// none of the three and is sent as it is.
-    ///
-    /// A cursor pasted into a URL unencoded has its timestamp's `+00:00`
-    /// read back as ` 00:00` (a query's `+` is a space); an escaped
-    /// timestamp holds no space, so it is read as the `+` it was.
+    /// The place of a record created at `created_at` and named
+    /// `endpoint_name`.
+    pub fn at(created_at: &str, endpoint_name: &str) -> Cursor {
+        Cursor {
+            created_at: created_at.to_owned(),
+            endpoint_name: endpoint_name.to_owned(),
+        }
+    }
+
+    /// The text of [`Cursor::to_text`], or `None` for any other.
     pub fn parse(text: &str) -> Option<Cursor> {
-        let (created_at, name) = text.split_once('~')?;
-        let created_at = unescape(&created_at.replace(' ', "+"))?;
+        let bytes = URL_SAFE_NO_PAD.decode(text).ok()?;
+        let place = String::from_utf8(bytes).ok()?;
+        let (length, rest) = place.split_once(':')?;
+        let at = length.parse().ok().filter(|n| rest.is_char_boundary(*n))?;
+        let (created_at, name) = rest.split_at(at);
         (!name.is_empty()).then(|| Cursor {
-            created_at,
+            created_at: created_at.to_owned(),
             endpoint_name: name.to_owned(),
         })
     }
 
+    /// Opaque to clients: base64url (no padding, so nothing in it needs
+    /// escaping in a URL) of `created_at` after its length, then the name,
+    /// so that whatever another writer put in `created_at` reads back.
     pub fn to_text(&self) -> String {
-        let mut text = String::with_capacity(self.created_at.len() + 1 + self.endpoint_name.len());
-        for c in self.created_at.chars() {
-            match CURSOR_ESCAPES.iter().find(|(raw, _)| *raw == c) {
-                Some((_, escaped)) => text.push_str(escaped),
-                None => text.push(c),
-            }
-        }
-        text.push('~');
-        text.push_str(&self.endpoint_name);
-        text
+        let place = format!(
+            "{}:{}{}",
+            self.created_at.len(),
+            self.created_at,
+            self.endpoint_name
+        );
+        URL_SAFE_NO_PAD.encode(place)
     }
 
     fn precedes(&self, r: &Record) -> bool {
         place(&self.created_at, &self.endpoint_name) < place(&r.created_at, &r.endpoint_name)
     }
-}
-
-/// What a cursor's text escapes in `created_at`: `~` ends it, a space is
-/// what an unencoded `+` becomes in a query, and `%` starts an escape.
-const CURSOR_ESCAPES: [(char, &str); 3] = [('%', "%25"), ('~', "%7E"), (' ', "%20")];
-
-/// `created_at` from a cursor's text: `None` for a `%` that starts none of
-/// [`CURSOR_ESCAPES`], which [`Cursor::to_text`] never writes.
-fn unescape(text: &str) -> Option<String> {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find('%') {
-        out.push_str(&rest[..at]);
-        let (raw, escaped) = CURSOR_ESCAPES.iter().find(|(_, escaped)| {
-            rest[at..]
-                .get(..3)
-                .is_some_and(|e| e.eq_ignore_ascii_case(escaped))
-        })?;
-        out.push(*raw);
-        rest = &rest[at + escaped.len()..];
-    }
-    out.push_str(rest);
-    Some(out)
 }
 
 /// Cursors sort in the list's order, so an ordered map keyed by them is the
@@ -349,7 +330,7 @@ mod tests {
             },
         );
         let next = first.next.unwrap();
-        assert_eq!(next.to_text(), "2026-01-01T00:00:00.000001+00:00~a");
+        assert_eq!(next.endpoint_name, "a");
         // `a` is gone by the time the next page is asked for.
         let rest: Vec<_> = records()
             .into_iter()
@@ -436,23 +417,30 @@ mod tests {
     }
 
     #[test]
-    fn cursor_text() {
-        let c = Cursor::parse("2026-01-01T00:00:00.000001+00:00~odd~name").unwrap();
-        assert_eq!(c.endpoint_name, "odd~name");
-        assert_eq!(
-            Cursor::parse("2026-01-01T00:00:00.000001 00:00~odd~name"),
-            Some(c),
-            "an unencoded `+` read as a space"
+    fn a_cursor_is_opaque_and_refuses_other_text() {
+        let c = Cursor {
+            created_at: "2026-01-01T00:00:00.000001+00:00".to_owned(),
+            endpoint_name: "a".to_owned(),
+        };
+        let text = c.to_text();
+        assert!(
+            text.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'),
+            "{text}"
         );
+        assert_eq!(Cursor::parse(&text), Some(c));
+        let encode = |s: &str| URL_SAFE_NO_PAD.encode(s);
         for bad in [
-            "",
-            "2026-01-01T00:00:00.000001+00:00~",
-            "a",
-            "50%~a",
-            "%7~a",
-            "%41~a",
+            String::new(),
+            "2026-01-01T00:00:00.000001+00:00~a".to_owned(),
+            "not base64!".to_owned(),
+            encode("no length"),
+            encode("5:short"),
+            encode("9:toolong"),
+            encode("x:a"),
+            encode("1:\u{e9}a"),
         ] {
-            assert_eq!(Cursor::parse(bad), None, "{bad:?}");
+            assert_eq!(Cursor::parse(&bad), None, "{bad:?}");
         }
     }
 
@@ -483,12 +471,5 @@ mod tests {
                 );
             }
         }
-        assert_eq!(
-            Cursor::parse("2026-01-01T00:00:00.000001+00:00~a")
-                .unwrap()
-                .to_text(),
-            "2026-01-01T00:00:00.000001+00:00~a",
-            "a GCO timestamp is sent as it is"
-        );
     }
 }

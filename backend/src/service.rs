@@ -160,7 +160,7 @@ impl Actor {
 
 /// The history's page size when a client names none, and the most it may.
 pub const HISTORY_PAGE: usize = 50;
-pub const MAX_HISTORY_PAGE: usize = 500;
+pub use gco_api::MAX_HISTORY_PAGE;
 
 /// The id of a change made outside the console: the id of the entry
 /// before it (`0` when none is) with this suffix, so it sorts between

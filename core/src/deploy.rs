@@ -17,131 +17,50 @@ use crate::spec::MOONCAKE_FRAMEWORK;
 use crate::spec::check_spec_fields;
 use crate::suggest::did_you_mean;
 
-/// Every key a deploy request may have (the parameters of `deploy()`).
-const REQUEST_KEYS: [&str; 28] = [
-    "endpoint_name",
-    "image",
-    "target_regions",
-    "replicas",
-    "gpu_count",
-    "gpu_type",
-    "port",
-    "model_path",
-    "model_source",
-    "health_check_path",
-    "env",
-    "namespace",
-    "labels",
-    "autoscaling",
-    "capacity_type",
-    "extra_args",
-    "accelerator",
-    "node_selector",
-    "rewrite_image",
-    "framework",
-    "mooncake_mode",
-    "prefill_replicas",
-    "decode_replicas",
-    "mooncake_store",
-    "mooncake_transfer",
-    "mooncake_proxy",
-    "mooncake_autoscaling",
-    // Accepted so a request can carry the block directly, as a spec does.
-    "mooncake",
-];
+mod request;
 
-/// The index of a request field in [`REQUEST_KEYS`], found when compiling.
-macro_rules! field {
+pub use request::DeployRequest;
+
+/// A deploy request's key, checked against [`DeployRequest::KEYS`] when
+/// compiling.
+macro_rules! key {
     ($key:literal) => {
-        const { field_index($key) }
+        const { request::checked_key($key) }
     };
 }
+use request::non_null;
 
-const fn field_index(key: &str) -> usize {
-    let mut i = 0;
-    while i < REQUEST_KEYS.len() {
-        let known = REQUEST_KEYS[i].as_bytes();
-        let (a, b) = (known, key.as_bytes());
-        if a.len() == b.len() {
-            let mut j = 0;
-            while j < a.len() && a[j] == b[j] {
-                j += 1;
-            }
-            if j == a.len() {
-                return i;
-            }
-        }
-        i += 1;
-    }
-    panic!("not a deploy request field")
-}
-
-/// A deploy request taken apart. One pass over its members finds each known
-/// field (and warns about the others), so reading a field is an index, not
-/// a search of the request; a member moves out with its key.
-struct Fields {
-    entries: Vec<(Value, Value)>,
-    /// Per field of [`REQUEST_KEYS`], its entry while it has not been taken.
-    at: [Option<usize>; REQUEST_KEYS.len()],
-}
-
-impl Fields {
-    fn classify(req: Object, report: &mut Report) -> Fields {
-        let entries = req.into_entries();
-        let mut at = [None; REQUEST_KEYS.len()];
-        for (i, (key, _)) in entries.iter().enumerate() {
-            let Value::Str(key) = key else { continue };
-            if let Some(field) = REQUEST_KEYS.iter().position(|known| key.eq_str(known)) {
-                at[field] = Some(i);
-                continue;
-            }
-            let key = key.to_string_lossy();
-            let hint = did_you_mean(&key, &REQUEST_KEYS)
-                .map(|s| format!("; did you mean '{s}'?"))
-                .unwrap_or_default();
-            report.push(Diagnostic::warning(
-                key.clone(),
-                format!(
-                    "unknown deploy field {}, which is ignored{hint}",
-                    crate::pyrepr::repr_text(&key)
-                ),
-            ));
-        }
-        Fields { entries, at }
-    }
-
-    /// The field's key and value, moved out; `None` when absent.
-    fn take_entry(&mut self, field: usize) -> Option<(Value, Value)> {
-        let i = self.at[field].take()?;
-        Some(std::mem::replace(
-            &mut self.entries[i],
-            (Value::Null, Value::Null),
-        ))
-    }
-
-    /// The field's value as given (a null stays null).
-    fn take_given(&mut self, field: usize) -> Option<Value> {
-        self.take_entry(field).map(|(_, v)| v)
-    }
-
-    /// The field's value, `None` when absent or null, as `deploy()`'s
-    /// defaults read it.
-    fn take(&mut self, field: usize) -> Option<Value> {
-        self.take_given(field).filter(|v| !v.is_null())
+/// Warns about each member that is no parameter of `deploy()`.
+fn warn_unknown(unknown: &[(Value, Value)], report: &mut Report) {
+    for (key, _) in unknown {
+        let key = match key {
+            Value::Str(text) => text.to_string_lossy(),
+            other => other.to_json(),
+        };
+        let hint = did_you_mean(&key, DeployRequest::KEYS)
+            .map(|s| format!("; did you mean '{s}'?"))
+            .unwrap_or_default();
+        report.push(Diagnostic::warning(
+            key.clone(),
+            format!(
+                "unknown deploy field {}, which is ignored{hint}",
+                crate::pyrepr::repr_text(&key)
+            ),
+        ));
     }
 }
 
 /// Optional request fields copied into the spec when truthy (as `deploy()`
 /// does with `if gpu_type:`), in spec order, with the spec's name for the
 /// one it renames.
-const OPTIONAL_SPEC_FIELDS: [(usize, Option<&str>); 7] = [
-    (field!("gpu_type"), None),
-    (field!("model_path"), None),
-    (field!("model_source"), None),
-    (field!("env"), None),
-    (field!("autoscaling"), None),
-    (field!("capacity_type"), None),
-    (field!("extra_args"), Some("args")),
+const OPTIONAL_SPEC_FIELDS: [(&str, Option<&str>); 7] = [
+    (key!("gpu_type"), None),
+    (key!("model_path"), None),
+    (key!("model_source"), None),
+    (key!("env"), None),
+    (key!("autoscaling"), None),
+    (key!("capacity_type"), None),
+    (key!("extra_args"), Some("args")),
 ];
 
 /// What a deploy needs from its surroundings.
@@ -227,16 +146,17 @@ fn plan_deploy_in(
         };
     };
 
-    let mut req = Fields::classify(req, &mut report);
+    let mut req = DeployRequest::from_object(req);
+    warn_unknown(&req.unknown, &mut report);
 
     // Image: only a missing image falls back, and only for a mooncake deploy.
-    let mode_value = req.take(field!("mooncake_mode"));
-    let mut image = req.take(field!("image"));
+    let mode_value = non_null(req.mooncake_mode.take());
+    let mut image = non_null(req.image.take());
     if image.is_none() && mode_value.is_some() {
         image = Some(Value::str(ctx.default_image));
     }
 
-    let given_block = req.take(field!("mooncake"));
+    let given_block = non_null(req.mooncake.take());
     let block = match (mode_value, given_block) {
         (Some(mode), given) => {
             if given.is_some() {
@@ -247,18 +167,15 @@ fn plan_deploy_in(
             }
             // A null count is passed on as None, which the rules refuse.
             let count = |v: Option<Value>| v.unwrap_or(Value::int(MOONCAKE_DEFAULT_INSTANCES));
-            let (prefill, decode) = (
-                req.take_given(field!("prefill_replicas")),
-                req.take_given(field!("decode_replicas")),
-            );
+            let (prefill, decode) = (req.prefill_replicas.take(), req.decode_replicas.take());
             let args = BuildArgs {
                 mode,
                 prefill_replicas: count(prefill),
                 decode_replicas: count(decode),
-                store: req.take(field!("mooncake_store")),
-                transfer: req.take(field!("mooncake_transfer")),
-                proxy: req.take(field!("mooncake_proxy")),
-                autoscaling: req.take(field!("mooncake_autoscaling")),
+                store: non_null(req.mooncake_store.take()),
+                transfer: non_null(req.mooncake_transfer.take()),
+                proxy: non_null(req.mooncake_proxy.take()),
+                autoscaling: non_null(req.mooncake_autoscaling.take()),
                 default_proxy_image: image.clone(),
             };
             mooncake_from_args(args, &mut report)
@@ -273,7 +190,7 @@ fn plan_deploy_in(
         .as_ref()
         .and_then(|b| b.as_object()?.get("mode")?.as_str().and_then(Mode::parse));
 
-    let endpoint_name = match req.take(field!("endpoint_name")) {
+    let endpoint_name = match non_null(req.endpoint_name.take()) {
         Some(Value::Str(s)) => {
             let name = s.to_string_lossy();
             // Text the table cannot hold (a lone surrogate) is refused as
@@ -316,11 +233,11 @@ fn plan_deploy_in(
     }
 
     let target_regions = target_regions(
-        req.take(field!("target_regions")).as_ref(),
+        non_null(req.target_regions.take()).as_ref(),
         ctx,
         &mut report,
     );
-    let namespace = match req.take(field!("namespace")) {
+    let namespace = match non_null(req.namespace.take()) {
         None => DEFAULT_NAMESPACE.to_owned(),
         Some(Value::Str(s)) if crate::names::is_dns_label(&s.to_string_lossy()) => {
             s.to_string_lossy()
@@ -333,9 +250,9 @@ fn plan_deploy_in(
             String::new()
         }
     };
-    let labels = string_map(req.take(field!("labels")), "labels", &mut report);
+    let labels = string_map(non_null(req.labels.take()), "labels", &mut report);
     check_labels(&labels, &mut report);
-    let rewrite = match req.take(field!("rewrite_image")) {
+    let rewrite = match non_null(req.rewrite_image.take()) {
         None => true,
         Some(Value::Bool(b)) => b,
         Some(other) => {
@@ -430,7 +347,7 @@ fn in_request_terms(mut d: Diagnostic) -> Diagnostic {
         if !(rest.is_empty() || rest.starts_with(['[', '.'])) {
             continue;
         }
-        let path = format!("{}{rest}", REQUEST_KEYS[field]);
+        let path = format!("{field}{rest}");
         if let Some(after) = d.message.strip_prefix(d.path.as_str()) {
             d.message = format!("{path}{after}");
         }
@@ -575,7 +492,7 @@ fn check_labels(labels: &Object, report: &mut Report) {
 /// request's remaining fields move into it (with their keys, where the spec
 /// keeps the request's name). Its keys are distinct by construction.
 fn assemble_spec(
-    mut req: Fields,
+    mut req: DeployRequest,
     image: Option<Value>,
     block: Option<Value>,
     mode: Option<Mode>,
@@ -588,38 +505,39 @@ fn assemble_spec(
         _ => None,
     };
     spec.push_new(Value::str("image"), image);
-    move_or(&mut spec, &mut req, field!("port"), || {
-        Value::int(DEFAULT_PORT)
-    });
-    move_or(&mut spec, &mut req, field!("replicas"), || {
-        Value::int(DEFAULT_REPLICAS)
-    });
-    move_or(&mut spec, &mut req, field!("gpu_count"), || {
-        Value::int(DEFAULT_GPU_COUNT)
-    });
-    move_or(&mut spec, &mut req, field!("health_check_path"), || {
-        Value::str(DEFAULT_HEALTH_CHECK_PATH)
-    });
+    let mut move_or = |key: &str, default: Value| {
+        let value = non_null(req.field_mut(key).and_then(Option::take));
+        spec.push_new(Value::str(key), value.unwrap_or(default));
+    };
+    move_or("port", Value::int(DEFAULT_PORT));
+    move_or("replicas", Value::int(DEFAULT_REPLICAS));
+    move_or("gpu_count", Value::int(DEFAULT_GPU_COUNT));
+    move_or("health_check_path", Value::str(DEFAULT_HEALTH_CHECK_PATH));
     // Newer GCO: Mooncake runs on vLLM only, so a mode forces it.
-    if !move_if(&mut spec, &mut req, field!("framework"), None, |_| true) && mode.is_some() {
-        spec.push_new(Value::str("framework"), Value::str(MOONCAKE_FRAMEWORK));
+    match non_null(req.framework.take()) {
+        Some(framework) => spec.push_new(Value::str("framework"), framework),
+        None if mode.is_some() => {
+            spec.push_new(Value::str("framework"), Value::str(MOONCAKE_FRAMEWORK));
+        }
+        None => {}
     }
     if let Some(uris) = rewritten {
         spec.push_new(Value::str("region_image_uris"), Value::Object(uris));
     }
-    for (field, renamed) in OPTIONAL_SPEC_FIELDS {
-        move_if(&mut spec, &mut req, field, renamed, Value::is_truthy);
+    let mut move_if = |key: &str, renamed: Option<&str>, keep: &dyn Fn(&Value) -> bool| {
+        if let Some(value) = non_null(req.field_mut(key).and_then(Option::take))
+            && keep(&value)
+        {
+            spec.push_new(Value::str(renamed.unwrap_or(key)), value);
+        }
+    };
+    for (key, renamed) in OPTIONAL_SPEC_FIELDS {
+        move_if(key, renamed, &Value::is_truthy);
     }
-    move_if(&mut spec, &mut req, field!("accelerator"), None, |a| {
+    move_if("accelerator", None, &|a| {
         a.as_str() != Some(DEFAULT_ACCELERATOR)
     });
-    move_if(
-        &mut spec,
-        &mut req,
-        field!("node_selector"),
-        None,
-        Value::is_truthy,
-    );
+    move_if("node_selector", None, &Value::is_truthy);
     if let Some(block) = block {
         spec.push_new(Value::str("mooncake"), block);
     }
@@ -628,33 +546,6 @@ fn assemble_spec(
 
 /// Room for every key a spec can have, so building one never reallocates.
 const SPEC_CAPACITY: usize = crate::spec::SPEC_KEYS.len();
-
-/// Moves a request field into the spec under its name, or `default()` when
-/// it is absent or null.
-fn move_or(spec: &mut Object, req: &mut Fields, field: usize, default: impl FnOnce() -> Value) {
-    if !move_if(spec, req, field, None, |_| true) {
-        spec.push_new(Value::str(REQUEST_KEYS[field]), default());
-    }
-}
-
-/// Moves a request field into the spec (under `renamed`, or with its own
-/// key) when it is present, not null and `keep` holds; whether it did.
-fn move_if(
-    spec: &mut Object,
-    req: &mut Fields,
-    field: usize,
-    renamed: Option<&str>,
-    keep: impl FnOnce(&Value) -> bool,
-) -> bool {
-    match req.take_entry(field) {
-        Some((key, value)) if !value.is_null() && keep(&value) => {
-            let key = renamed.map_or(key, Value::str);
-            spec.push_new(key, value);
-            true
-        }
-        _ => false,
-    }
-}
 
 /// Tokens a new record needs; the caller supplies randomness.
 pub trait TokenSource {
@@ -707,7 +598,7 @@ const DERIVED_SPEC_KEYS: [&str; 2] = ["region_image_uris", "canary"];
 pub fn request_of_record(record: &Record) -> Value {
     let mut request = Object::new();
     request.insert(
-        REQUEST_KEYS[field!("endpoint_name")],
+        key!("endpoint_name"),
         format!("{}-copy", record.endpoint_name),
     );
     for (key, value) in record.spec.str_entries() {
@@ -719,11 +610,11 @@ pub fn request_of_record(record: &Record) -> Value {
         let renamed = OPTIONAL_SPEC_FIELDS
             .iter()
             .find(|(_, spec_key)| *spec_key == Some(key.as_str()))
-            .map_or(key.as_str(), |(field, _)| REQUEST_KEYS[*field]);
+            .map_or(key.as_str(), |(field, _)| field);
         request.insert(renamed, value.clone());
     }
     request.insert(
-        REQUEST_KEYS[field!("target_regions")],
+        key!("target_regions"),
         Value::List(
             record
                 .target_regions
@@ -732,22 +623,22 @@ pub fn request_of_record(record: &Record) -> Value {
                 .collect(),
         ),
     );
-    request.insert(REQUEST_KEYS[field!("namespace")], record.namespace.as_str());
+    request.insert(key!("namespace"), record.namespace.as_str());
     if !record.labels.is_empty() {
-        request.insert(REQUEST_KEYS[field!("labels")], record.labels.clone());
+        request.insert(key!("labels"), record.labels.clone());
     }
     block_as_fields(Value::Object(request))
 }
 
 /// The request fields that build a block (besides `mooncake_mode`): given
 /// without a mode, deploy ignores them.
-const BLOCK_FIELDS: [usize; 6] = [
-    field!("prefill_replicas"),
-    field!("decode_replicas"),
-    field!("mooncake_store"),
-    field!("mooncake_transfer"),
-    field!("mooncake_proxy"),
-    field!("mooncake_autoscaling"),
+const BLOCK_FIELDS: [&str; 6] = [
+    key!("prefill_replicas"),
+    key!("decode_replicas"),
+    key!("mooncake_store"),
+    key!("mooncake_transfer"),
+    key!("mooncake_proxy"),
+    key!("mooncake_autoscaling"),
 ];
 
 /// A request that gives the `mooncake` block as is (a Clone, a link) with
@@ -768,20 +659,13 @@ pub fn block_as_fields(request: Value) -> Value {
 }
 
 fn split_block(req: &Object) -> Option<Object> {
-    let mode_key = REQUEST_KEYS[field!("mooncake_mode")];
-    if req.contains_key(mode_key)
-        || BLOCK_FIELDS
-            .iter()
-            .any(|f| req.contains_key(REQUEST_KEYS[*f]))
-    {
+    let mode_key = key!("mooncake_mode");
+    if req.contains_key(mode_key) || BLOCK_FIELDS.iter().any(|f| req.contains_key(f)) {
         return None;
     }
     let block = req.get("mooncake")?.as_object()?;
     let mode = block.get("mode").filter(|m| !m.is_null())?.clone();
-    let image = req
-        .get(REQUEST_KEYS[field!("image")])
-        .filter(|i| !i.is_null())
-        .cloned();
+    let image = req.get(key!("image")).filter(|i| !i.is_null()).cloned();
     // Without an image, deploy defaults the proxy's to the server's, which
     // is not known here.
     if image.is_none()
@@ -830,16 +714,16 @@ fn split_block(req: &Object) -> Option<Object> {
         }
         out.insert(mode_key, mode.clone());
         let given = [
-            (field!("prefill_replicas"), prefill.clone()),
-            (field!("decode_replicas"), decode.clone()),
-            (field!("mooncake_store"), store.clone()),
-            (field!("mooncake_transfer"), transfer.clone()),
-            (field!("mooncake_proxy"), proxy.clone()),
-            (field!("mooncake_autoscaling"), autoscaling.clone()),
+            (key!("prefill_replicas"), prefill.clone()),
+            (key!("decode_replicas"), decode.clone()),
+            (key!("mooncake_store"), store.clone()),
+            (key!("mooncake_transfer"), transfer.clone()),
+            (key!("mooncake_proxy"), proxy.clone()),
+            (key!("mooncake_autoscaling"), autoscaling.clone()),
         ];
         for (field, value) in given {
             if let Some(v) = value {
-                out.insert(REQUEST_KEYS[field], v);
+                out.insert(field, v);
             }
         }
     }

@@ -13,40 +13,19 @@ use crate::deploy::request_of_record;
 use crate::json::{Object, Value};
 use crate::record::Record;
 
-/// A serving framework some GCO release deploys.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
-pub enum Framework {
-    Vllm,
-    Sglang,
-    Tgi,
+vocabulary! {
+    /// A serving framework some GCO release deploys.
+    pub enum Framework {
+        // Newest GCO's first.
+        Vllm = "vllm",
+        Sglang = "sglang",
+        Tgi = "tgi",
+    }
 }
 
 impl Framework {
-    /// Every framework any GCO release knows, newest GCO's first.
-    pub const ALL: [Framework; 3] = [Framework::Vllm, Framework::Sglang, Framework::Tgi];
-
     /// The one framework Mooncake serving runs on, in every release.
     pub const MOONCAKE: Framework = Framework::Vllm;
-
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Framework::Vllm => "vllm",
-            Framework::Sglang => "sglang",
-            Framework::Tgi => "tgi",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Framework> {
-        match name {
-            "vllm" => Some(Framework::Vllm),
-            "sglang" => Some(Framework::Sglang),
-            "tgi" => Some(Framework::Tgi),
-            _ => None,
-        }
-    }
 
     const fn bit(self) -> u8 {
         1 << self as u8
@@ -57,12 +36,6 @@ impl Framework {
         spec.get("framework")
             .and_then(Value::as_str)
             .and_then(Framework::parse)
-    }
-}
-
-impl fmt::Display for Framework {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

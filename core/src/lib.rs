@@ -5,6 +5,9 @@
 //! block's rules answer exactly as GCO's Python reference does (same
 //! accept/reject, same first message byte for byte); see `ARCHITECTURE.md`.
 
+#[macro_use]
+mod vocabulary;
+
 pub mod bytesize;
 #[cfg(feature = "cli")]
 pub mod cli;
@@ -45,13 +48,16 @@ pub use bytesize::{
 };
 pub use commands::{Commands, change_commands, deploy_commands, record_commands, try_it_commands};
 pub use deploy::{
-    DeployCheck, DeployContext, Deployment, TokenSource, new_record, plan_deploy,
+    DeployCheck, DeployContext, DeployRequest, Deployment, TokenSource, new_record, plan_deploy,
     plan_deploy_with_monitors,
 };
 pub use diagnostics::{Diagnostic, Report, Severity};
 pub use framework::{Framework, Frameworks};
 pub use json::{JsonError, Value};
-pub use mooncake::{BuildArgs, BuildError, Mode, Role, check_mooncake, validate_mooncake};
+pub use mooncake::{
+    BuildArgs, BuildError, MetricKind, Mode, OffloadTier, Role, TransferProtocol, check_mooncake,
+    validate_mooncake,
+};
 pub use ops::{Change, OpError, OpErrorKind, apply};
 pub use plan::{Plan, PlanError, plan, plan_deployment, plan_in_region};
 pub use record::{DesiredState, Record};

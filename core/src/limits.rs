@@ -1,23 +1,21 @@
 //! The reference's vocabularies, bounds and defaults, each in one place.
-//! (The serving modes are [`crate::mooncake::Mode`]; the frameworks and
-//! capacity types a spec may name are in [`crate::spec`].)
+//! A vocabulary with a typed enum is that enum (the serving modes are
+//! [`crate::mooncake::Mode`], transfer protocols [`TransferProtocol`],
+//! offload tiers [`OffloadTier`], autoscaling metrics [`MetricKind`],
+//! frameworks [`crate::framework::Framework`], capacity types
+//! [`crate::spec::CapacityType`]); the lists here are derived from them.
 
-/// KV transfer over RDMA: scheduled on EFA nodes, with the shared master
-/// for the transfer engine's handshake, and named `efa` to vLLM.
-pub const MOONCAKE_PROTOCOL_RDMA: &str = "rdma";
-/// KV transfer over TCP: the non-EFA fallback.
-pub const MOONCAKE_PROTOCOL_TCP: &str = "tcp";
+use crate::mooncake::{MetricKind, OffloadTier, TransferProtocol};
 
 /// KV transfer intents, sorted as the reference lists them in messages.
-pub const MOONCAKE_TRANSFER_PROTOCOLS: [&str; 2] = [MOONCAKE_PROTOCOL_RDMA, MOONCAKE_PROTOCOL_TCP];
+pub const MOONCAKE_TRANSFER_PROTOCOLS: [&str; 2] = TransferProtocol::NAMES;
 
 /// The transfer protocol a block gets when `transfer.protocol` is absent:
 /// GCO's Mooncake runs on EFA.
-pub const MOONCAKE_DEFAULT_TRANSFER_PROTOCOL: &str = MOONCAKE_PROTOCOL_RDMA;
+pub const MOONCAKE_DEFAULT_TRANSFER_PROTOCOL: TransferProtocol = TransferProtocol::Rdma;
 
-/// Offload tiers the monitor understands. The reference does not enforce
-/// them, so an unknown tier is a warning here, never an error.
-pub const MOONCAKE_OFFLOAD_TIERS: [&str; 3] = ["cpu", "disk", "none"];
+/// Offload tiers the monitor understands; an unknown one is a warning.
+pub const MOONCAKE_OFFLOAD_TIERS: [&str; 3] = OffloadTier::NAMES;
 
 /// The PD proxy's scheduling when `proxy.scheduling` is not set: the only
 /// strategy GCO's proxy implements.
@@ -98,9 +96,6 @@ pub const MOONCAKE_MASTER_RPC_PORT: i64 = 50051;
 /// The master's HTTP metadata port (`metadata_server`).
 pub const MOONCAKE_MASTER_METADATA_PORT: i64 = 8080;
 
-/// Autoscaling metrics a plain HPA reads (resource metrics).
-pub const RESOURCE_METRICS: [&str; 2] = ["cpu", "memory"];
-
 /// A role autoscaler's bounds when its block leaves them out (GCO_FACTS_NEWEST 4.8).
 pub const MOONCAKE_AUTOSCALE_DEFAULT_MIN: i64 = 1;
 /// See [`MOONCAKE_AUTOSCALE_DEFAULT_MIN`].
@@ -120,23 +115,23 @@ pub const NETWORK_POLICY_RDMA_BOOTSTRAP: &str = "allow-rdma-bootstrap";
 /// `transfer.bootstrap_base_port`: vLLM derives one port per worker from it.
 pub const MOONCAKE_BOOTSTRAP_PORT_SPAN: i64 = 100;
 
-/// Autoscaling metrics KEDA serves (from GPU exporters).
-pub const KEDA_METRICS: [&str; 2] = ["gpu", "gpu_memory"];
-
 /// Every autoscaling metric type GCO scales on: the resource metrics, then
 /// KEDA's.
-pub const AUTOSCALE_METRICS: [&str; 4] = [
-    RESOURCE_METRICS[0],
-    RESOURCE_METRICS[1],
-    KEDA_METRICS[0],
-    KEDA_METRICS[1],
-];
+pub const AUTOSCALE_METRICS: [&str; 4] = MetricKind::NAMES;
 
 /// The metric a role autoscales on when its block names none: CPU at 70%.
-pub const MOONCAKE_DEFAULT_AUTOSCALE_METRIC: (&str, i64) = (RESOURCE_METRICS[0], 70);
+pub const MOONCAKE_DEFAULT_AUTOSCALE_METRIC: (MetricKind, i64) = (MetricKind::Cpu, 70);
 
 /// The PD proxy's replicas when `proxy.replicas` is not set.
 pub const MOONCAKE_DEFAULT_PROXY_REPLICAS: i64 = 1;
+
+/// The PD proxy's container port: fixed, whatever `spec.port` says
+/// (GCO_FACTS_NEWEST 4.5).
+pub const MOONCAKE_PROXY_PORT: i64 = 8000;
+
+/// The port of the Services that front an endpoint (a plain endpoint's,
+/// store mode's and the PD proxy's), forwarding to their pods' port.
+pub const SERVICE_PORT: i64 = 80;
 
 /// The EFA device each GPU container of an RDMA pod requests, and the taint
 /// EFA nodes carry.
@@ -161,54 +156,58 @@ pub fn choices<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mooncake::Mode;
+    use crate::framework::Framework;
+    use crate::mooncake::{Mode, Role};
+    use crate::record::DesiredState;
+    use crate::spec::CapacityType;
 
+    /// The texts the messages print, as they were written out before the
+    /// enums became their source.
     #[test]
     fn vocabularies_are_listed_as_the_reference_lists_them() {
         assert_eq!(choices(MOONCAKE_TRANSFER_PROTOCOLS), "{rdma, tcp}");
-        assert_eq!(
-            choices(Mode::ALL.map(Mode::as_str)),
-            "{both, disaggregated, store}"
-        );
+        assert_eq!(choices(Mode::NAMES), "{both, disaggregated, store}");
+        assert_eq!(MOONCAKE_OFFLOAD_TIERS.join(", "), "cpu, disk, none");
+        assert_eq!(AUTOSCALE_METRICS, ["cpu", "memory", "gpu", "gpu_memory"]);
         assert_eq!(choices([]), "{}");
-        assert!(MOONCAKE_TRANSFER_PROTOCOLS.contains(&MOONCAKE_DEFAULT_TRANSFER_PROTOCOL));
         assert!(MOONCAKE_PROXY_SCHEDULING.contains(&MOONCAKE_DEFAULT_PROXY_SCHEDULING));
-        assert!(AUTOSCALE_METRICS.contains(&MOONCAKE_DEFAULT_AUTOSCALE_METRIC.0));
     }
 
-    /// The typed views (and so the JSON Schema) name the same vocabularies.
+    /// The serde names (and so the JSON Schema's) are the vocabularies'
+    /// texts, and each text parses back to its value.
     #[cfg(feature = "serde")]
     #[test]
-    fn typed_views_spell_the_vocabularies() {
-        use crate::types::{CapacityType, Framework, MooncakeMode, OffloadTier, TransferProtocol};
-        let names = |json: String| -> Vec<String> { serde_json::from_str(&json).unwrap() };
-        let modes = [
-            MooncakeMode::Both,
-            MooncakeMode::Disaggregated,
-            MooncakeMode::Store,
-        ];
-        assert_eq!(
-            names(serde_json::to_string(&modes).unwrap()),
-            Mode::ALL.map(Mode::as_str)
+    fn serde_spells_the_vocabularies() {
+        fn check<T>(all: &[T], names: &[&str], parse: fn(&str) -> Option<T>)
+        where
+            T: serde::Serialize + PartialEq + std::fmt::Debug + Copy,
+        {
+            let spelled: Vec<String> =
+                serde_json::from_value(serde_json::to_value(all).unwrap()).unwrap();
+            assert_eq!(spelled, names);
+            for (value, name) in all.iter().zip(names) {
+                assert_eq!(parse(name), Some(*value));
+            }
+        }
+        check(&Mode::ALL, &Mode::NAMES, Mode::parse);
+        check(&Role::ALL, &Role::NAMES, Role::parse);
+        check(
+            &TransferProtocol::ALL,
+            &TransferProtocol::NAMES,
+            TransferProtocol::parse,
         );
-        let protocols = [TransferProtocol::Rdma, TransferProtocol::Tcp];
-        assert_eq!(
-            names(serde_json::to_string(&protocols).unwrap()),
-            MOONCAKE_TRANSFER_PROTOCOLS
+        check(&OffloadTier::ALL, &OffloadTier::NAMES, OffloadTier::parse);
+        check(&MetricKind::ALL, &MetricKind::NAMES, MetricKind::parse);
+        check(&Framework::ALL, &Framework::NAMES, Framework::parse);
+        check(
+            &CapacityType::ALL,
+            &CapacityType::NAMES,
+            CapacityType::parse,
         );
-        let tiers = [OffloadTier::Cpu, OffloadTier::Disk, OffloadTier::None];
-        assert_eq!(
-            names(serde_json::to_string(&tiers).unwrap()),
-            MOONCAKE_OFFLOAD_TIERS
-        );
-        assert_eq!(
-            names(serde_json::to_string(&Framework::ALL).unwrap()),
-            Framework::ALL.map(Framework::as_str)
-        );
-        let capacity = [CapacityType::Spot, CapacityType::OnDemand];
-        assert_eq!(
-            names(serde_json::to_string(&capacity).unwrap()),
-            crate::spec::CAPACITY_TYPES
+        check(
+            &DesiredState::ALL,
+            &DesiredState::NAMES,
+            DesiredState::parse,
         );
     }
 }

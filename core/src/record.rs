@@ -5,40 +5,13 @@ use std::fmt;
 use crate::json::{Object, Value};
 use crate::status::{CanarySpec, RegionStatus};
 
-/// What the monitors are asked to make of an endpoint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum DesiredState {
-    Deploying,
-    Running,
-    Stopped,
-    Deleted,
-}
-
-impl DesiredState {
-    pub const ALL: [DesiredState; 4] = [
-        DesiredState::Deploying,
-        DesiredState::Running,
-        DesiredState::Stopped,
-        DesiredState::Deleted,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DesiredState::Deploying => "deploying",
-            DesiredState::Running => "running",
-            DesiredState::Stopped => "stopped",
-            DesiredState::Deleted => "deleted",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<DesiredState> {
-        DesiredState::ALL.into_iter().find(|d| d.as_str() == s)
-    }
-}
-
-impl fmt::Display for DesiredState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+vocabulary! {
+    /// What the monitors are asked to make of an endpoint.
+    pub enum DesiredState {
+        Deploying = "deploying",
+        Running = "running",
+        Stopped = "stopped",
+        Deleted = "deleted",
     }
 }
 
@@ -196,7 +169,8 @@ impl Record {
         };
         let endpoint_name =
             string("endpoint_name")?.ok_or_else(|| err("endpoint_name", "is required"))?;
-        let state = string("desired_state")?.unwrap_or_else(|| "deploying".into());
+        let state =
+            string("desired_state")?.unwrap_or_else(|| DesiredState::Deploying.as_str().to_owned());
         let desired_state = DesiredState::parse(&state).ok_or_else(|| {
             err(
                 "desired_state",

@@ -34,8 +34,16 @@ pub const SPEC_KEYS: [&str; 18] = [
 /// The framework Mooncake runs on: newer GCO forces it for any mooncake mode.
 pub const MOONCAKE_FRAMEWORK: &str = Framework::MOONCAKE.as_str();
 
+vocabulary! {
+    /// A node capacity type GCO can schedule on (`capacity_type`).
+    pub enum CapacityType {
+        Spot = "spot",
+        OnDemand = "on-demand",
+    }
+}
+
 /// Node capacity types GCO can schedule on.
-pub const CAPACITY_TYPES: [&str; 2] = ["spot", "on-demand"];
+pub const CAPACITY_TYPES: [&str; 2] = CapacityType::NAMES;
 
 /// Every problem of a spec: each field's type and range, the framework
 /// against the ones the team's GCO accepts, and the whole `mooncake` block
@@ -183,13 +191,16 @@ fn check_framework(spec: &Object, frameworks: &Frameworks, report: &mut Report) 
     if spec.contains_key("mooncake") && given.as_str() != Some(MOONCAKE_FRAMEWORK) {
         report.push(Diagnostic::error(
             "framework",
-            "Mooncake serving requires the vllm framework",
+            format!("Mooncake serving requires the {MOONCAKE_FRAMEWORK} framework"),
         ));
     }
     if Framework::of_spec(spec) == Some(Framework::Sglang) && sglang_model(spec).is_none() {
         report.push(Diagnostic::error(
             "env.MODEL",
-            "framework 'sglang' needs a model: set the MODEL env entry, or pass --model-path in the extra arguments",
+            format!(
+                "framework '{}' needs a model: set the MODEL env entry, or pass --model-path in the extra arguments",
+                Framework::Sglang
+            ),
         ));
     }
 }
@@ -333,6 +344,10 @@ mod tests {
                 "env.A-B: env.A-B must be a string, got 1",
                 "args[1]: args[1] must be a string, got 2",
             ]
+        );
+        assert_eq!(
+            errors(r#"{"image": "x", "capacity_type": "reserved"}"#),
+            ["capacity_type: capacity_type must be one of {spot, on-demand}, got 'reserved'"]
         );
         assert_eq!(
             errors(r#"{"image": "x", "replicas": 9223372036854775808}"#),

@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::framework::Framework;
 use crate::json::{Object, Value};
+pub use crate::mooncake::{Mode as MooncakeMode, OffloadTier, TransferProtocol};
+pub use crate::spec::CapacityType;
 
 #[cfg(feature = "schema")]
 use crate::limits::{MOONCAKE_TOPOLOGY_MAX, MOONCAKE_TOPOLOGY_MIN, PORT_MAX, PORT_MIN};
@@ -185,41 +187,12 @@ typed! {
     }
 }
 
-/// See [`crate::mooncake::Mode`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(JsonSchema))]
-#[serde(rename_all = "lowercase")]
-pub enum MooncakeMode {
-    #[default]
-    Disaggregated,
-    Store,
-    Both,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(JsonSchema))]
-#[serde(rename_all = "lowercase")]
-pub enum TransferProtocol {
-    Rdma,
-    Tcp,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(JsonSchema))]
-#[serde(rename_all = "lowercase")]
-pub enum OffloadTier {
-    Cpu,
-    Disk,
-    None,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(JsonSchema))]
-pub enum CapacityType {
-    #[serde(rename = "spot")]
-    Spot,
-    #[serde(rename = "on-demand")]
-    OnDemand,
+/// The typed views are `Default`, so an empty block's mode is the one
+/// this view has always defaulted to; the rules know no default mode.
+impl Default for MooncakeMode {
+    fn default() -> MooncakeMode {
+        MooncakeMode::Disaggregated
+    }
 }
 
 /// Reads a typed view from a value. Fails where the value is outside the

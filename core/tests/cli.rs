@@ -123,8 +123,8 @@ fn plan_prints_the_objects_of_one_region_or_of_each() {
     assert_eq!(
         kinds,
         [
-            "StatefulSet mooncake-master",
             "Service mooncake-master",
+            "StatefulSet mooncake-master",
             "NetworkPolicy allow-inference-internal",
             "NetworkPolicy allow-pod-to-master",
             "NetworkPolicy allow-pod-to-metadata",

@@ -5,9 +5,9 @@
 
 use std::path::PathBuf;
 
-use gco_spec::json::parse;
+use gco_spec::json::{Object, Value, parse};
 use gco_spec::manifests::{Manifests, ScaledObject, manifests};
-use gco_spec::plan::preview_record;
+use gco_spec::plan::{plan_in_region, preview_record};
 use gco_spec::{DeployContext, DesiredState, Record, RegionContext, plan_deploy};
 use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
@@ -15,6 +15,23 @@ use k8s_openapi::api::core::v1::{ConfigMap, Secret, Service};
 use k8s_openapi::api::networking::v1::NetworkPolicy;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+
+/// The golden cases' requests (`tests/golden/requests.json`), by the name
+/// of their golden file.
+fn golden_requests() -> Object {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/requests.json");
+    match parse(&std::fs::read_to_string(path).unwrap()).unwrap() {
+        Value::Object(cases) => cases,
+        other => panic!("{path} holds no mapping: {}", other.to_json()),
+    }
+}
+
+fn golden_request(case: &str) -> String {
+    golden_requests()
+        .get(case)
+        .unwrap_or_else(|| panic!("no golden request {case}"))
+        .to_json()
+}
 
 fn record(request: &str) -> Record {
     let deployed = vec!["us-east-1".to_owned(), "eu-west-1".to_owned()];
@@ -122,9 +139,7 @@ fn kinds(m: &Manifests) -> Vec<String> {
 
 #[test]
 fn disaggregated_over_rdma() {
-    let r = record(
-        r#"{"endpoint_name": "pd", "gpu_count": 4, "mooncake_mode": "disaggregated", "prefill_replicas": 2, "decode_replicas": 3}"#,
-    );
+    let r = record(&golden_request("disaggregated-rdma"));
     let m = manifests(&r, &region("us-east-1")).unwrap();
     assert_eq!(
         kinds(&m),
@@ -151,9 +166,7 @@ fn disaggregated_over_rdma() {
 
 #[test]
 fn disaggregated_over_tcp_has_no_master_and_no_policies() {
-    let r = record(
-        r#"{"endpoint_name": "pd", "mooncake_mode": "disaggregated", "mooncake_transfer": {"protocol": "tcp"}, "mooncake_proxy": {"admin_api_key_secret": "team-key", "replicas": 2}}"#,
-    );
+    let r = record(&golden_request("disaggregated-tcp"));
     // No master: no master image needed either.
     let m = manifests(&r, &RegionContext::defaults("us-east-1")).unwrap();
     assert_eq!(
@@ -174,9 +187,7 @@ fn disaggregated_over_tcp_has_no_master_and_no_policies() {
 
 #[test]
 fn store_mode_is_one_deployment_and_service() {
-    let r = stored(
-        r#"{"endpoint_name": "kv", "mooncake_mode": "store", "replicas": 5, "port": 9000, "mooncake_store": {"global_segment_size": "1073741824"}}"#,
-    );
+    let r = stored(&golden_request("store"));
     let m = manifests(&r, &region("us-east-1")).unwrap();
     assert_eq!(
         kinds(&m),
@@ -195,7 +206,9 @@ fn store_mode_is_one_deployment_and_service() {
     golden("store.yaml", &m);
 }
 
-const BOTH: &str = r#"{"endpoint_name": "chat", "image": "111122223333.dkr.ecr.us-east-1.amazonaws.com/vllm:0.27", "target_regions": ["us-east-1", "eu-west-1"], "gpu_count": 8, "env": {"HF_HOME": "/models/hf", "PYTHONHASHSEED": "42"}, "model_source": "s3://models/llama", "capacity_type": "on-demand", "extra_args": ["--model", "/models/chat"], "mooncake_mode": "both", "prefill_replicas": 2, "decode_replicas": 3, "mooncake_transfer": {"protocol": "rdma", "device_name": "rdmap0s6", "bootstrap_base_port": 65500}, "mooncake_store": {"enabled": true, "cold_tier_enabled": true, "global_segment_size": "8589934592", "master_image": "mooncake/master:0.3.6"}, "mooncake_autoscaling": {"enabled": true, "prefill": {"min_replicas": 2, "max_replicas": 6, "metrics": [{"type": "cpu", "target": 60}]}, "decode": {"min_replicas": 3, "max_replicas": 12, "metrics": [{"type": "gpu", "target": 75}, {"type": "memory", "target": 80}]}}}"#;
+fn both() -> String {
+    golden_request("both")
+}
 
 fn both_region() -> RegionContext {
     RegionContext {
@@ -207,7 +220,7 @@ fn both_region() -> RegionContext {
 
 #[test]
 fn both_with_store_cold_tier_and_autoscaling() {
-    let r = stored(BOTH);
+    let r = stored(&both());
     let m = manifests(&r, &both_region()).unwrap();
     assert_eq!(
         kinds(&m),
@@ -263,9 +276,7 @@ fn both_with_store_cold_tier_and_autoscaling() {
 
 #[test]
 fn plain_endpoint() {
-    let r = stored(
-        r#"{"endpoint_name": "web", "image": "nginx:1.27", "replicas": 3, "port": 9000, "gpu_count": 0, "health_check_path": "/ready", "env": {"MODE": "fast"}, "node_selector": {"pool": "web"}}"#,
-    );
+    let r = stored(&golden_request("plain"));
     let m = manifests(&r, &RegionContext::defaults("us-east-1")).unwrap();
     assert_eq!(kinds(&m), ["Deployment web", "Service web"]);
     golden("plain.yaml", &m);
@@ -273,9 +284,7 @@ fn plain_endpoint() {
 
 #[test]
 fn an_sglang_endpoint_gets_gcos_launcher_and_startup_probe() {
-    let r = stored(
-        r#"{"endpoint_name": "chat", "image": "lmsysorg/sglang:v0.5.4", "framework": "sglang", "port": 30000, "env": {"MODEL": "Qwen/Qwen3-8B"}, "extra_args": ["--tp", "2"], "target_regions": ["us-east-1"]}"#,
-    );
+    let r = stored(&golden_request("sglang"));
     let m = manifests(&r, &RegionContext::defaults("us-east-1")).unwrap();
     assert_eq!(kinds(&m), ["Deployment chat", "Service chat"]);
     let list = m.to_json_value();
@@ -352,7 +361,7 @@ fn the_region_settings_replace_the_defaults_and_drop_their_notes() {
 
 #[test]
 fn a_stopped_endpoint_is_scaled_to_zero_without_autoscalers() {
-    let mut r = stored(BOTH);
+    let mut r = stored(&both());
     r.desired_state = DesiredState::Stopped;
     let m = manifests(&r, &both_region()).unwrap();
     let list = m.to_json_value();
@@ -375,7 +384,7 @@ fn error(r: &Record, ctx: &RegionContext) -> (String, String) {
 
 #[test]
 fn the_cold_tier_without_the_regional_bucket_is_refused_as_the_monitor_fails() {
-    let r = stored(BOTH);
+    let r = stored(&both());
     let ctx = RegionContext {
         regional_bucket: None,
         ..both_region()
@@ -412,7 +421,7 @@ fn a_master_without_an_image_is_refused() {
 
 #[test]
 fn a_gpu_trigger_without_the_cluster_name_is_refused() {
-    let r = stored(BOTH);
+    let r = stored(&both());
     let ctx = RegionContext {
         cluster_name: None,
         ..both_region()
@@ -428,7 +437,7 @@ fn a_gpu_trigger_without_the_cluster_name_is_refused() {
 
 #[test]
 fn untargeted_regions_and_deleted_endpoints_get_nothing() {
-    let mut r = stored(BOTH);
+    let mut r = stored(&both());
     assert_eq!(
         error(&r, &region("ap-south-1")),
         (
@@ -448,7 +457,7 @@ fn untargeted_regions_and_deleted_endpoints_get_nothing() {
 
 #[test]
 fn an_invalid_block_is_refused_with_the_references_message() {
-    let mut r = stored(BOTH);
+    let mut r = stored(&both());
     r.spec.insert(
         "mooncake",
         parse(r#"{"mode": "both", "topology": {"prefill": 0, "decode": 1}}"#).unwrap(),
@@ -464,7 +473,7 @@ fn an_invalid_block_is_refused_with_the_references_message() {
 
 #[test]
 fn the_admin_secret_value_is_redacted_and_the_proxy_program_is_a_placeholder() {
-    let m = manifests(&stored(BOTH), &both_region()).unwrap();
+    let m = manifests(&stored(&both()), &both_region()).unwrap();
     let list = m.to_json_value();
     let items = list["items"].as_array().unwrap();
     let secret = items.iter().find(|i| i["kind"] == "Secret").unwrap();
@@ -492,9 +501,7 @@ fn the_admin_secret_value_is_redacted_and_the_proxy_program_is_a_placeholder() {
 #[test]
 fn store_modes_over_tcp_keep_the_master_but_leave_efa() {
     for (mode, file) in [("store", "store-tcp.yaml"), ("both", "both-tcp.yaml")] {
-        let r = record(&format!(
-            r#"{{"endpoint_name": "kv", "gpu_count": 1, "mooncake_mode": "{mode}", "mooncake_transfer": {{"protocol": "tcp", "device_name": "eth0"}}}}"#
-        ));
+        let r = record(&golden_request(&format!("{mode}-tcp")));
         let m = manifests(&r, &region("us-east-1")).unwrap();
         let names = kinds(&m);
         assert!(
@@ -531,4 +538,48 @@ fn a_blank_region_setting_counts_as_not_given() {
         ..region("us-east-1")
     };
     assert_eq!(error(&r, &ctx).0, "spec.mooncake.store.master_image");
+}
+
+/// The plan and the manifests render one skeleton: for every golden case,
+/// in each of its regions, the same objects under the same names, in the
+/// same order.
+#[test]
+fn plan_and_manifests_list_the_same_objects_for_every_golden_case() {
+    let cases = golden_requests();
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/manifests");
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|f| f.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    let mut named: Vec<String> = cases
+        .str_entries()
+        .map(|(case, _)| format!("{}.yaml", case.to_string_lossy()))
+        .collect();
+    named.sort();
+    assert_eq!(named, files, "one request per golden file");
+    for (case, request) in cases.str_entries() {
+        let r = stored(&request.to_json());
+        for region in &r.target_regions {
+            // Every fact a region may have to supply, so that neither refuses.
+            let ctx = RegionContext {
+                master_image: Some("mooncake/master:0.3.6".into()),
+                cluster_name: Some(format!("gco-{region}")),
+                regional_bucket: Some(format!("gco-shared-{region}")),
+                ..RegionContext::defaults(region)
+            };
+            let plan = plan_in_region(&r, &ctx).unwrap();
+            let planned: Vec<String> = plan
+                .objects
+                .iter()
+                .map(|o| format!("{} {}", o.kind.as_str(), o.name))
+                .collect();
+            assert_eq!(
+                kinds(&manifests(&r, &ctx).unwrap()),
+                planned,
+                "{} in {region}",
+                case.to_string_lossy()
+            );
+        }
+    }
 }

@@ -129,14 +129,15 @@ fn check_combination(mode: &str, transfer: Option<&str>, store_on: bool, autosca
     let split = mode != "store";
     let has_store = mode != "disaggregated";
 
-    // Objects, in order.
-    // The monitor's pass order: the shared master and the namespace's
-    // NetworkPolicies first, then the endpoint's config.
+    // Objects, in the monitor's pass order (GCO_FACTS_NEWEST 4.1): the
+    // shared master and the namespace's NetworkPolicies, the endpoint's
+    // config, the role Deployments, their autoscalers, then the Services and
+    // the PD proxy.
     let mut expected: Vec<String> = Vec::new();
     if has_store || protocol == "rdma" {
         expected.extend([
-            "StatefulSet mooncake-master".into(),
             "Service mooncake-master".into(),
+            "StatefulSet mooncake-master".into(),
             "NetworkPolicy allow-inference-internal".into(),
             "NetworkPolicy allow-pod-to-master".into(),
             "NetworkPolicy allow-pod-to-metadata".into(),
@@ -145,15 +146,19 @@ fn check_combination(mode: &str, transfer: Option<&str>, store_on: bool, autosca
     }
     expected.push("ConfigMap ep-mooncake".into());
     if split {
-        expected.extend(["Deployment ep-prefill".into(), "Service ep-prefill".into()]);
+        expected.extend([
+            "Deployment ep-prefill".into(),
+            "Deployment ep-decode".into(),
+        ]);
         if autoscale {
-            expected.push("HorizontalPodAutoscaler ep-prefill".into());
-        }
-        expected.extend(["Deployment ep-decode".into(), "Service ep-decode".into()]);
-        if autoscale {
-            expected.push("ScaledObject ep-decode".into());
+            expected.extend([
+                "HorizontalPodAutoscaler ep-prefill".into(),
+                "ScaledObject ep-decode".into(),
+            ]);
         }
         expected.extend([
+            "Service ep-prefill".into(),
+            "Service ep-decode".into(),
             "ConfigMap ep-pd-proxy".into(),
             "Secret ep-admin".into(),
             "Deployment ep-proxy".into(),

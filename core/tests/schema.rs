@@ -25,7 +25,7 @@ fn schema_describes_the_block() {
     let defs = &schema["$defs"];
     assert_eq!(
         defs["MooncakeMode"]["enum"],
-        serde_json::json!(["disaggregated", "store", "both"])
+        serde_json::json!(["both", "disaggregated", "store"])
     );
     assert_eq!(
         defs["MooncakeTopology"]["properties"]["prefill"]["maximum"],

@@ -63,16 +63,16 @@ test('the Preview panel and Copy as CLI follow an edit', async () => {
     assert.deepEqual(
       objects.map((o) => `${o.kind} ${o.name}`),
       [
-        'StatefulSet mooncake-master',
         'Service mooncake-master',
+        'StatefulSet mooncake-master',
         'NetworkPolicy allow-inference-internal',
         'NetworkPolicy allow-pod-to-master',
         'NetworkPolicy allow-pod-to-metadata',
         'NetworkPolicy allow-rdma-bootstrap',
         'ConfigMap chat-mooncake',
         'Deployment chat-prefill',
-        'Service chat-prefill',
         'Deployment chat-decode',
+        'Service chat-prefill',
         'Service chat-decode',
         'ConfigMap chat-pd-proxy',
         'Secret chat-admin',

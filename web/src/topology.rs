@@ -8,10 +8,11 @@
 
 use gco_spec::json::Value;
 use gco_spec::limits::{
+    MOONCAKE_AUTOSCALE_DEFAULT_MAX, MOONCAKE_AUTOSCALE_DEFAULT_MIN,
     MOONCAKE_DEFAULT_GLOBAL_SEGMENT_SIZE, MOONCAKE_DEFAULT_LOCAL_BUFFER_SIZE,
     MOONCAKE_DEFAULT_TRANSFER_PROTOCOL, MOONCAKE_TOPOLOGY_MAX, MOONCAKE_TOPOLOGY_MIN,
 };
-use gco_spec::{Mode, format_byte_size};
+use gco_spec::{Mode, OffloadTier, TransferProtocol, format_byte_size};
 use leptos::prelude::*;
 
 use crate::editor::state::Editor;
@@ -98,21 +99,29 @@ impl Shape {
         let split = mode.is_some_and(Mode::is_split);
         let protocol = protocol
             .and_then(Value::as_str)
-            .unwrap_or(MOONCAKE_DEFAULT_TRANSFER_PROTOCOL);
+            .unwrap_or(MOONCAKE_DEFAULT_TRANSFER_PROTOCOL.as_str());
         let text =
             |v: Option<&Value>, key: &str| paths::display(v.and_then(|v| paths::get(v, &[key])));
         let autoscale_on = autoscaling
             .and_then(|a| paths::get(a, &["enabled"]))
             .is_some_and(Value::is_true);
-        let autoscale = ["prefill", "decode"].map(|role| {
+        let autoscale = gco_spec::Role::NAMES.map(|role| {
             let role_block = autoscaling.and_then(|a| paths::get(a, &[role]));
             let (min, max) = (
                 text(role_block, "min_replicas"),
                 text(role_block, "max_replicas"),
             );
             (autoscale_on && role_block.is_some()).then(|| {
-                let min = if min.is_empty() { "1".into() } else { min };
-                let max = if max.is_empty() { "10".into() } else { max };
+                let min = if min.is_empty() {
+                    MOONCAKE_AUTOSCALE_DEFAULT_MIN.to_string()
+                } else {
+                    min
+                };
+                let max = if max.is_empty() {
+                    MOONCAKE_AUTOSCALE_DEFAULT_MAX.to_string()
+                } else {
+                    max
+                };
                 format!("autoscales {min} to {max}")
             })
         });
@@ -134,7 +143,7 @@ impl Shape {
                 size("local_buffer_size", MOONCAKE_DEFAULT_LOCAL_BUFFER_SIZE)
             ));
             let offload = text(store, "offload");
-            if !offload.is_empty() && offload != "none" {
+            if !offload.is_empty() && offload != OffloadTier::None.as_str() {
                 store_tiers.push(format!("offload: {offload}"));
             }
             if store
@@ -153,7 +162,7 @@ impl Shape {
                 None => Some(1),
                 Some(v) => v.as_int().and_then(|i| i.as_i64()).filter(|n| *n >= 0),
             },
-            efa: mode.is_some() && protocol == "rdma",
+            efa: mode.is_some() && protocol == TransferProtocol::Rdma.as_str(),
             autoscale,
             store_tiers,
         }

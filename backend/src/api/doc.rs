@@ -5,41 +5,88 @@
 
 use std::collections::BTreeMap;
 
+use gco_api::route::ROUTES;
+use gco_api::{
+    Diagnostic, ErrorBody, Listing, MAX_LISTED_DIAGNOSTICS, Method, Stale, Unreadable, Validation,
+};
 use utoipa::openapi::content::ContentBuilder;
+use utoipa::openapi::extensions::{Extensions, ExtensionsBuilder};
 use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::schema::{ComponentsBuilder, Type};
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
 use utoipa::openapi::{
     InfoBuilder, ObjectBuilder, OpenApi, OpenApiBuilder, Ref, RefOr, Response, ResponseBuilder,
 };
 use utoipa::{IntoResponses, ToSchema};
 
 use super::body::BODY_TIMEOUT;
-use super::error::MAX_LISTED_DIAGNOSTICS;
-use super::schema::{
-    DeployRequest, Diagnostic, ErrorBody, Health, Listing, Record, StoreSettings, Unreadable,
-    Validation,
-};
+use super::schema::{Health, Record, StoreSettings};
 
 pub const TITLE: &str = "GCO console API";
 
 /// The name of the shared error response and of the security scheme.
 const ERROR_RESPONSE: &str = "Error";
 pub const BEARER: &str = "bearer";
+/// Each operation's `{"changes_state", "role"}`.
+pub const ACCESS_EXTENSION: &str = "x-access";
 
 fn description() -> String {
     format!(
         "Deploy and change GCO inference endpoints. Records use the layout of GCO's DynamoDB \
          table. Every error has the shape {{error, errors: [{{path, message}}]}} (a list carries \
          at most {MAX_LISTED_DIAGNOSTICS}, with errors_omitted for the rest); messages of the \
-         mooncake block are those of GCO's reference validator. When the server has a token, \
-         every mutation needs `Authorization: Bearer <token>`. Requests must name a host the \
+         mooncake block are those of GCO's reference validator. Unless the server runs with \
+         --auth none, every /api request but GET /api/config needs an identity (a bearer \
+         token, a session, or the load balancer's header); each operation's x-access \
+         names the role it needs and whether it changes what is stored. Requests must name a host the \
          server answers to (a loopback one, an IP address when it listens off loopback, or one \
          of --allowed-hosts; 421 otherwise). A mutation that a browser marks as coming from \
          another site (Origin, Sec-Fetch-Site) gets 403. A request body must arrive within {} s \
          (408).",
         BODY_TIMEOUT.as_secs(),
     )
+}
+
+/// Each route's authorization, from `gco_api::route::ROUTES` (the table the
+/// server enforces): a bearer token (or a session, or none under `--auth
+/// none`) where it needs a role, and [`ACCESS_EXTENSION`]: the role
+/// (`null`: anyone) and whether it changes what is stored.
+pub fn authorization(doc: &mut OpenApi) {
+    for route in &ROUTES {
+        let item = doc.paths.paths.get_mut(route.path);
+        let operation = item.and_then(|item| match route.method {
+            Method::Get => item.get.as_mut(),
+            Method::Post => item.post.as_mut(),
+            Method::Put => item.put.as_mut(),
+            Method::Delete => item.delete.as_mut(),
+        });
+        let Some(operation) = operation else {
+            panic!(
+                "{} {} is in ROUTES but not documented",
+                route.method, route.path
+            );
+        };
+        if route.needs.is_some() {
+            operation.security = Some(vec![
+                SecurityRequirement::new(BEARER, Vec::<String>::new()),
+                SecurityRequirement::default(),
+            ]);
+        }
+        // One extension, an object: utoipa keeps extensions in a hash map,
+        // whose order would change the document from run to run.
+        let access = serde_json::json!({
+            "changes_state": route.changes_state,
+            "role": route.needs.map(gco_api::Role::as_str),
+        });
+        operation
+            .extensions
+            .get_or_insert_with(Extensions::default)
+            .merge(
+                ExtensionsBuilder::new()
+                    .add(ACCESS_EXTENSION, access)
+                    .build(),
+            );
+    }
 }
 
 /// The document before the handlers' paths join it.
@@ -64,8 +111,9 @@ pub fn base() -> OpenApi {
     collect::<Record>(&mut schemas);
     collect::<Listing>(&mut schemas);
     collect::<Unreadable>(&mut schemas);
+    collect::<Stale>(&mut schemas);
     collect::<Validation>(&mut schemas);
-    collect::<DeployRequest>(&mut schemas);
+    collect::<gco_spec::DeployRequest>(&mut schemas);
     collect::<StoreSettings>(&mut schemas);
     collect::<Health>(&mut schemas);
     components = components.schemas_from_iter(schemas);

@@ -4,7 +4,8 @@
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use gco_spec::json::{Object, Value};
+use gco_api::ErrorBody;
+use gco_spec::json::Value;
 use gco_spec::{Diagnostic, OpErrorKind, Report};
 
 use crate::service::ServiceError;
@@ -49,35 +50,6 @@ fn summary_of(message: &str) -> String {
     }
 }
 
-/// Most diagnostics one list of an answer carries. Every item of a long
-/// list can be wrong the same way (`extra_args` of 100,000 numbers): the
-/// first ones show what to fix, and an answer 40 times the size of its
-/// request would make the server an amplifier.
-pub const MAX_LISTED_DIAGNOSTICS: usize = 100;
-
-/// Inserts `diagnostics` under `key` (at most [`MAX_LISTED_DIAGNOSTICS`]),
-/// and how many were left out under `<key>_omitted` when some were.
-pub fn insert_diagnostics<'a>(
-    o: &mut Object,
-    key: &str,
-    diagnostics: impl ExactSizeIterator<Item = &'a Diagnostic>,
-) {
-    let omitted = diagnostics.len().saturating_sub(MAX_LISTED_DIAGNOSTICS);
-    let listed = diagnostics
-        .take(MAX_LISTED_DIAGNOSTICS)
-        .map(|d| {
-            let mut o = Object::new();
-            o.insert("path", d.path.as_str());
-            o.insert("message", d.message.as_str());
-            Value::Object(o)
-        })
-        .collect::<Vec<_>>();
-    o.insert(key, Value::List(listed));
-    if omitted > 0 {
-        o.insert(&format!("{key}_omitted"), Value::int(omitted as i64));
-    }
-}
-
 /// A JSON response from a core value.
 pub fn json_response(status: StatusCode, body: &Value) -> Response {
     (
@@ -90,11 +62,19 @@ pub fn json_response(status: StatusCode, body: &Value) -> Response {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let mut o = Object::new();
-        o.insert("error", self.summary);
-        insert_diagnostics(&mut o, "errors", self.errors.iter());
-        json_response(self.status, &Value::Object(o))
+        let (errors, errors_omitted) = gco_api::listed(self.errors.iter());
+        let body = ErrorBody {
+            error: self.summary,
+            errors,
+            errors_omitted,
+        };
+        json_response(self.status, &answer(&body))
     }
+}
+
+/// A typed answer as the core's JSON.
+pub fn answer<T: serde::Serialize>(body: &T) -> Value {
+    gco_spec::json::to_value(body).expect("the API's answers are JSON")
 }
 
 /// A 422 with every error of `report`, at its field.

@@ -9,7 +9,7 @@ use axum::extract::rejection::PathRejection;
 use axum::extract::{FromRequestParts, Path, Query};
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
-use gco_api::route::{self, NAME_PARAMETER, REGION_PARAMETER};
+use gco_api::route::{self, REGION_PARAMETER};
 use gco_spec::DesiredState;
 use serde::Deserialize;
 use utoipa::IntoParams;
@@ -18,15 +18,18 @@ use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::{RefOr, Required, Schema};
 
 use super::error::ApiError;
-use super::schema::desired_state_schema;
 use crate::identity::Identity;
 use crate::listing::{Cursor, MAX_PAGE, Page};
 use crate::service::{Actor, HISTORY_PAGE, MAX_HISTORY_PAGE};
 
 /// The endpoint named in the path (`{name}`), percent-decoded.
+#[derive(IntoParams)]
+#[into_params(names("name"), parameter_in = Path)]
 pub struct EndpointName(pub String);
 
 /// The region named in the path (`{region}`), percent-decoded.
+#[derive(IntoParams)]
+#[into_params(names("region"), parameter_in = Path)]
 pub struct RegionName(pub String);
 
 /// The one parameter a path extractor reads; serde ignores the route's
@@ -96,7 +99,14 @@ fn path_error(e: PathRejection) -> ApiError {
 
 /// The `If-Match` tags: every line of the header, as one list (RFC 9110,
 /// section 5.3); `None` without the header.
-pub struct IfMatch(pub Option<String>);
+#[derive(IntoParams)]
+#[into_params(names("If-Match"), parameter_in = Header)]
+pub struct IfMatch(
+    /// An ETag from a read: the change applies only to that version (412
+    /// otherwise). Without it, a lost race is retried.
+    #[param(nullable = false)]
+    pub Option<String>,
+);
 
 impl<S: Send + Sync> FromRequestParts<S> for IfMatch {
     type Rejection = ApiError;
@@ -185,7 +195,8 @@ impl ListQuery {
                         StatusCode::BAD_REQUEST,
                         "desired_state",
                         format!(
-                            "desired_state must be one of deploying, running, stopped, deleted, got {s:?}"
+                            "desired_state must be one of {}, got {s:?}",
+                            DesiredState::NAMES.join(", ")
                         ),
                     )
                 })
@@ -198,7 +209,7 @@ impl ListQuery {
                     ApiError::field(
                         StatusCode::BAD_REQUEST,
                         "after",
-                        "after must be the next of an earlier page (created_at~endpoint_name)",
+                        "after must be the next of an earlier page",
                     )
                 })
             })
@@ -344,84 +355,9 @@ fn string() -> ObjectBuilder {
     ObjectBuilder::new().schema_type(Type::String)
 }
 
-impl IntoParams for EndpointName {
-    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
-        vec![parameter(
-            NAME_PARAMETER,
-            ParameterIn::Path,
-            Required::True,
-            string(),
-            None,
-        )]
-    }
-}
-
-impl IntoParams for RegionName {
-    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
-        vec![parameter(
-            REGION_PARAMETER,
-            ParameterIn::Path,
-            Required::True,
-            string(),
-            None,
-        )]
-    }
-}
-
-impl IntoParams for IfMatch {
-    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
-        vec![parameter(
-            "If-Match",
-            ParameterIn::Header,
-            Required::False,
-            string(),
-            Some(
-                "An ETag from a read: the change applies only to that version (412 otherwise). Without it, a lost race is retried.",
-            ),
-        )]
-    }
-}
-
 impl IntoParams for ListQuery {
-    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
-        let limit = ObjectBuilder::new()
-            .schema_type(Type::Integer)
-            .minimum(Some(1u64))
-            .maximum(Some(MAX_PAGE as u64));
-        vec![
-            parameter(
-                "desired_state",
-                ParameterIn::Query,
-                Required::False,
-                desired_state_schema(),
-                None,
-            ),
-            parameter(
-                "region",
-                ParameterIn::Query,
-                Required::False,
-                string(),
-                None,
-            ),
-            parameter(
-                "limit",
-                ParameterIn::Query,
-                Required::False,
-                limit,
-                Some(
-                    "At most this many records; the answer's `next` leads to the rest. Without it, every record.",
-                ),
-            ),
-            parameter(
-                "after",
-                ParameterIn::Query,
-                Required::False,
-                string(),
-                Some(
-                    "The `next` of an earlier page: this page starts after that place in the order (it holds even when that record is gone).",
-                ),
-            ),
-        ]
+    fn into_params(place: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        gco_api::ListQuery::into_params(place)
     }
 }
 
@@ -479,29 +415,8 @@ impl HistoryQuery {
 }
 
 impl IntoParams for HistoryQuery {
-    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
-        let limit = ObjectBuilder::new()
-            .schema_type(Type::Integer)
-            .minimum(Some(1u64))
-            .maximum(Some(MAX_HISTORY_PAGE as u64));
-        vec![
-            parameter(
-                "limit",
-                ParameterIn::Query,
-                Required::False,
-                limit,
-                Some(
-                    "At most this many changes the console wrote (default 50), with the changes made outside the console found among them; the answer's `next` leads to older ones.",
-                ),
-            ),
-            parameter(
-                route::AFTER_PARAMETER,
-                ParameterIn::Query,
-                Required::False,
-                string(),
-                Some("The `next` of an earlier page: the changes before it."),
-            ),
-        ]
+    fn into_params(place: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        gco_api::HistoryQuery::into_params(place)
     }
 }
 
@@ -541,6 +456,17 @@ mod tests {
 
     fn list(query: &[(&str, &str)]) -> Result<ListQuery, (StatusCode, String, String)> {
         ListQuery::from_pairs(pairs(query)).map_err(refusal)
+    }
+
+    /// `into_params(names(...))` takes literals: they must be the routes'.
+    #[test]
+    fn path_parameters_are_named_as_the_routes_name_them() {
+        let name = |params: Vec<Parameter>| params[0].name.clone();
+        assert_eq!(
+            name(EndpointName::into_params(|| None)),
+            route::NAME_PARAMETER
+        );
+        assert_eq!(name(RegionName::into_params(|| None)), REGION_PARAMETER);
     }
 
     #[test]
@@ -592,10 +518,7 @@ mod tests {
         );
         assert_eq!(
             list(&[("limit", "0"), ("after", "x")]).map(|_| ()),
-            bad(
-                "after",
-                "after must be the next of an earlier page (created_at~endpoint_name)"
-            )
+            bad("after", "after must be the next of an earlier page")
         );
     }
 

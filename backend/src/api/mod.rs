@@ -33,11 +33,12 @@ use doc::{
     RecordChanged, RecordCreated, RecordRead, RecordReverted, ValidateErrors,
 };
 pub use error::ApiError;
-use error::{insert_diagnostics, json_response};
+use error::{answer, json_response};
 pub use extract::{
     DeleteQuery, EndpointName, HistoryQuery, IfMatch, IfNoneMatch, ListQuery, RegionName,
 };
-use schema::{Health, Listing, StoreSettings, ValidateBody, Validation};
+use gco_api::{Listing, Stale, Unreadable, Validation};
+use schema::{Health, StoreSettings, ValidateBody};
 
 use crate::listing::{Filter, Listing as Page};
 use crate::service::{Actor, Service};
@@ -85,8 +86,9 @@ pub fn router() -> Router<AppState> {
 pub fn document() -> &'static str {
     static DOCUMENT: OnceLock<String> = OnceLock::new();
     DOCUMENT.get_or_init(|| {
-        documented()
-            .into_openapi()
+        let mut document = documented().into_openapi();
+        doc::authorization(&mut document);
+        document
             .to_pretty_json()
             .expect("an OpenAPI document is JSON")
     })
@@ -159,14 +161,19 @@ async fn me(identity: crate::identity::Identity) -> Response {
     responses((status = 200, description = "Diagnostics, and the spec a deploy would store when there is no error.", body = Validation), ValidateErrors))]
 async fn validate(State(service): State<AppState>, JsonBody(body): JsonBody) -> Response {
     let v = service.validate(body);
-    let mut o = Object::new();
-    o.insert("ok", v.report.is_ok());
     let (errors, warnings): (Vec<_>, Vec<_>) =
         v.report.diagnostics.iter().partition(|d| d.is_error());
-    insert_diagnostics(&mut o, "errors", errors.into_iter());
-    insert_diagnostics(&mut o, "warnings", warnings.into_iter());
-    o.insert("spec", v.spec.map_or(Value::Null, Value::Object));
-    json_response(StatusCode::OK, &Value::Object(o))
+    let (errors, errors_omitted) = gco_api::listed(errors.into_iter());
+    let (warnings, warnings_omitted) = gco_api::listed(warnings.into_iter());
+    let validation = Validation {
+        ok: v.report.is_ok(),
+        errors,
+        warnings,
+        spec: v.spec.map(Value::Object),
+        errors_omitted,
+        warnings_omitted,
+    };
+    json_response(StatusCode::OK, &answer(&validation))
 }
 
 /// List endpoints, newest first (then by name), all or one page
@@ -192,10 +199,10 @@ async fn list(
     Ok(conditional::with_etag(response, &tag))
 }
 
-/// `{"endpoints": [...], "unreadable": [...]}` around each record's stored
-/// JSON, sent as a read of it is, and the stored items that are no record
-/// (on the first page); with `next` whenever a limit was asked for, so a
-/// client loops until it is null.
+/// A [`Listing`] around each record's stored JSON, sent as a read of it is
+/// (spliced in rather than parsed and written again), and the stored items
+/// that are no record (on the first page); with `next` whenever a limit was
+/// asked for, so a client loops until it is null.
 fn listing_json(listing: &Page, paged: bool, stale: Option<std::time::Duration>) -> String {
     let records = &listing.records;
     let size: usize = records.iter().map(|s| s.json.len() + 2).sum();
@@ -208,18 +215,16 @@ fn listing_json(listing: &Page, paged: bool, stale: Option<std::time::Duration>)
         body.push_str(&stored.json);
     }
     body.push_str(r#"], "unreadable": "#);
-    let unreadable: Vec<Value> = listing
+    let unreadable: Vec<Unreadable> = listing
         .unreadable
         .iter()
-        .map(|u| {
-            let mut o = Object::new();
-            o.insert("endpoint_name", u.endpoint_name.as_str());
-            o.insert("path", u.path.as_str());
-            o.insert("message", u.message.as_str());
-            Value::Object(o)
+        .map(|u| Unreadable {
+            endpoint_name: u.endpoint_name.clone(),
+            path: u.path.clone(),
+            message: u.message.clone(),
         })
         .collect();
-    body.push_str(&Value::List(unreadable).to_json());
+    body.push_str(&answer(&unreadable).to_json());
     if paged {
         let next = listing
             .next
@@ -229,19 +234,18 @@ fn listing_json(listing: &Page, paged: bool, stale: Option<std::time::Duration>)
         body.push_str(&next.to_json());
     }
     body.push_str(r#", "stale": "#);
-    match stale {
-        Some(age) => body.push_str(&format!(r#"{{"age_seconds": {}}}"#, age.as_secs())),
-        None => body.push_str("null"),
-    }
+    let stale = stale.map(|age| Stale {
+        age_seconds: age.as_secs(),
+    });
+    body.push_str(&answer(&stale).to_json());
     body.push('}');
     body
 }
 
 /// Deploy an endpoint
 #[utoipa::path(post, path = route::ENDPOINTS,
-    request_body(content = schema::DeployRequest, content_type = "application/json"),
-    responses(RecordCreated, DeployErrors),
-    security(("bearer" = []), ()))]
+    request_body(content = gco_spec::DeployRequest, content_type = "application/json"),
+    responses(RecordCreated, DeployErrors))]
 async fn deploy(
     State(service): State<AppState>,
     actor: Actor,
@@ -312,8 +316,7 @@ fn needs(change: &Change) -> (Role, &'static str) {
 /// Set the XpYd topology of a split-mode endpoint
 #[utoipa::path(put, path = route::TOPOLOGY, params(EndpointName, IfMatch),
     request_body(content = TopologyBody, content_type = "application/json"),
-    responses(RecordChanged, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordChanged, ChangeErrors))]
 async fn set_topology(
     State(service): State<AppState>,
     actor: Actor,
@@ -329,8 +332,7 @@ async fn set_topology(
 /// Replace the KV-store settings (spec.mooncake.store)
 #[utoipa::path(put, path = route::STORE, params(EndpointName, IfMatch),
     request_body(content = StoreSettings, content_type = "application/json"),
-    responses(RecordChanged, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordChanged, ChangeErrors))]
 async fn configure_store(
     State(service): State<AppState>,
     actor: Actor,
@@ -351,8 +353,7 @@ async fn configure_store(
 /// Update the image (drops per-region image URIs)
 #[utoipa::path(put, path = route::IMAGE, params(EndpointName, IfMatch),
     request_body(content = ImageBody, content_type = "application/json"),
-    responses(RecordChanged, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordChanged, ChangeErrors))]
 async fn update_image(
     State(service): State<AppState>,
     actor: Actor,
@@ -368,8 +369,7 @@ async fn update_image(
 /// Scale a plain endpoint
 #[utoipa::path(put, path = route::REPLICAS, params(EndpointName, IfMatch),
     request_body(content = ReplicasBody, content_type = "application/json"),
-    responses(RecordChanged, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordChanged, ChangeErrors))]
 async fn scale(
     State(service): State<AppState>,
     actor: Actor,
@@ -383,8 +383,7 @@ async fn scale(
 
 /// Stop (from any state but deleted)
 #[utoipa::path(post, path = route::STOP, params(EndpointName, IfMatch),
-    responses(RecordChanged, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordChanged, ChangeErrors))]
 async fn stop(
     State(service): State<AppState>,
     actor: Actor,
@@ -396,8 +395,7 @@ async fn stop(
 
 /// Start a stopped endpoint
 #[utoipa::path(post, path = route::START, params(EndpointName, IfMatch),
-    responses(RecordChanged, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordChanged, ChangeErrors))]
 async fn start(
     State(service): State<AppState>,
     actor: Actor,
@@ -409,8 +407,7 @@ async fn start(
 
 /// Delete an endpoint (idempotent; the monitors clean up)
 #[utoipa::path(delete, path = route::ENDPOINT, params(EndpointName, IfMatch, DeleteQuery),
-    responses(RecordChanged, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordChanged, ChangeErrors))]
 async fn remove(
     State(service): State<AppState>,
     actor: Actor,
@@ -432,8 +429,7 @@ async fn remove(
 /// Start a canary of a plain endpoint (refused on Mooncake endpoints)
 #[utoipa::path(post, path = route::CANARY, params(EndpointName, IfMatch),
     request_body(content = CanaryBody, content_type = "application/json"),
-    responses(RecordChanged, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordChanged, ChangeErrors))]
 async fn canary_deploy(
     State(service): State<AppState>,
     actor: Actor,
@@ -456,8 +452,7 @@ async fn canary_deploy(
 
 /// Promote the canary's image to the endpoint's (plain endpoints only)
 #[utoipa::path(post, path = route::CANARY_PROMOTE, params(EndpointName, IfMatch),
-    responses(RecordChanged, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordChanged, ChangeErrors))]
 async fn promote_canary(
     State(service): State<AppState>,
     actor: Actor,
@@ -469,8 +464,7 @@ async fn promote_canary(
 
 /// Remove the canary and restore full traffic to the primary
 #[utoipa::path(post, path = route::CANARY_ROLLBACK, params(EndpointName, IfMatch),
-    responses(RecordChanged, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordChanged, ChangeErrors))]
 async fn rollback_canary(
     State(service): State<AppState>,
     actor: Actor,
@@ -483,8 +477,7 @@ async fn rollback_canary(
 /// Add a target region
 #[utoipa::path(post, path = route::REGIONS, params(EndpointName, IfMatch),
     request_body(content = RegionBody, content_type = "application/json"),
-    responses(RecordChanged, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordChanged, ChangeErrors))]
 async fn add_region(
     State(service): State<AppState>,
     actor: Actor,
@@ -500,8 +493,7 @@ async fn add_region(
 
 /// Remove a target region
 #[utoipa::path(delete, path = route::REGION, params(EndpointName, IfMatch, RegionName),
-    responses(RecordChanged, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordChanged, ChangeErrors))]
 async fn remove_region(
     State(service): State<AppState>,
     actor: Actor,
@@ -554,8 +546,7 @@ async fn history(
 /// A deleted endpoint not yet purged is refused (409).
 #[utoipa::path(post, path = route::REVERT, params(EndpointName, IfMatch),
     request_body(content = RevertBody, content_type = "application/json"),
-    responses(RecordReverted, ChangeErrors),
-    security(("bearer" = []), ()))]
+    responses(RecordReverted, ChangeErrors))]
 async fn revert(
     State(service): State<AppState>,
     actor: Actor,

@@ -14,8 +14,6 @@ use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
 use utoipa::openapi::{RefOr, Schema};
 use utoipa::{PartialSchema, ToSchema};
 
-use super::error::MAX_LISTED_DIAGNOSTICS;
-
 /// What the monitors are asked to make of an endpoint (the core's
 /// [`DesiredState::ALL`]).
 pub struct DesiredStateName;
@@ -46,20 +44,6 @@ fn one_of_strings(values: &[&str]) -> ObjectBuilder {
         .enum_values(Some(values.iter().copied()))
 }
 
-fn capacity_types() -> ObjectBuilder {
-    one_of_strings(&["spot", "on-demand"])
-}
-
-/// Every framework some GCO release accepts; which of them this service
-/// accepts is its `--frameworks`, in `GET /api/config`.
-fn frameworks() -> ObjectBuilder {
-    one_of_strings(&gco_spec::Framework::ALL.map(gco_spec::Framework::as_str))
-}
-
-fn mooncake_modes() -> ObjectBuilder {
-    one_of_strings(&["disaggregated", "store", "both"])
-}
-
 fn offload_tiers() -> ObjectBuilder {
     one_of_strings(&["cpu", "disk", "none"])
 }
@@ -72,24 +56,6 @@ fn byte_size() -> ObjectBuilder {
     ]))
 }
 
-fn omitted(what: &str) -> String {
-    format!("How many {what} were left out: a list carries at most {MAX_LISTED_DIAGNOSTICS}.")
-}
-
-fn errors_omitted() -> ObjectBuilder {
-    ObjectBuilder::new()
-        .schema_type(Type::Integer)
-        .minimum(Some(1u64))
-        .description(Some(omitted("errors")))
-}
-
-fn warnings_omitted() -> ObjectBuilder {
-    ObjectBuilder::new()
-        .schema_type(Type::Integer)
-        .minimum(Some(1u64))
-        .description(Some(omitted("warnings")))
-}
-
 /// `GET /healthz`'s answer.
 #[derive(ToSchema)]
 pub struct Health {
@@ -99,40 +65,6 @@ pub struct Health {
 
 fn ok() -> ObjectBuilder {
     one_of_strings(&["ok"])
-}
-
-/// One thing wrong (or worth a warning) with a request, at the field it
-/// names.
-#[derive(ToSchema)]
-pub struct Diagnostic {
-    #[schema(examples("mooncake.topology.prefill"))]
-    path: String,
-    message: String,
-}
-
-/// The one error shape of the API.
-#[derive(ToSchema)]
-#[schema(as = Error)]
-pub struct ErrorBody {
-    error: String,
-    errors: Vec<Diagnostic>,
-    #[schema(schema_with = errors_omitted, required = false)]
-    errors_omitted: u64,
-}
-
-/// `POST /api/validate`'s answer.
-#[derive(ToSchema)]
-pub struct Validation {
-    ok: bool,
-    errors: Vec<Diagnostic>,
-    warnings: Vec<Diagnostic>,
-    /// The spec a deploy would store, when there is no error.
-    #[schema(value_type = Option<Object>, required = true)]
-    spec: (),
-    #[schema(schema_with = errors_omitted, required = false)]
-    errors_omitted: u64,
-    #[schema(schema_with = warnings_omitted, required = false)]
-    warnings_omitted: u64,
 }
 
 /// `PUT /api/endpoints/{name}/store`: the new `spec.mooncake.store` block
@@ -149,64 +81,6 @@ pub struct StoreSettings {
     offload: (),
     #[schema(required = false)]
     cold_tier_enabled: bool,
-}
-
-/// The parameters of GCO's deploy().
-#[derive(ToSchema)]
-pub struct DeployRequest {
-    endpoint_name: String,
-    #[schema(required = false)]
-    image: String,
-    #[schema(required = false)]
-    target_regions: Vec<String>,
-    #[schema(default = 1, required = false)]
-    replicas: i64,
-    #[schema(default = 1, required = false)]
-    gpu_count: i64,
-    #[schema(required = false)]
-    gpu_type: String,
-    #[schema(default = 8000, required = false)]
-    port: i64,
-    #[schema(required = false)]
-    model_path: String,
-    #[schema(required = false)]
-    model_source: String,
-    #[schema(default = "/health", required = false)]
-    health_check_path: String,
-    #[schema(required = false)]
-    env: BTreeMap<String, String>,
-    #[schema(default = "gco-inference", required = false)]
-    namespace: String,
-    #[schema(required = false)]
-    labels: BTreeMap<String, String>,
-    #[schema(value_type = Object, required = false)]
-    autoscaling: (),
-    #[schema(schema_with = capacity_types, required = false)]
-    capacity_type: (),
-    #[schema(required = false)]
-    extra_args: Vec<String>,
-    #[schema(default = "nvidia", required = false)]
-    accelerator: String,
-    #[schema(required = false)]
-    node_selector: BTreeMap<String, String>,
-    #[schema(default = true, required = false)]
-    rewrite_image: bool,
-    #[schema(schema_with = frameworks, required = false)]
-    framework: (),
-    #[schema(schema_with = mooncake_modes, required = false)]
-    mooncake_mode: (),
-    #[schema(default = 1, required = false)]
-    prefill_replicas: i64,
-    #[schema(default = 1, required = false)]
-    decode_replicas: i64,
-    #[schema(value_type = Object, required = false)]
-    mooncake_store: (),
-    #[schema(value_type = Object, required = false)]
-    mooncake_transfer: (),
-    #[schema(value_type = Object, required = false)]
-    mooncake_proxy: (),
-    #[schema(value_type = Object, required = false)]
-    mooncake_autoscaling: (),
 }
 
 /// One item of GCO's endpoints table.
@@ -239,46 +113,15 @@ pub struct Record {
     created_by: String,
 }
 
-/// A stored item that is no record this service reads.
-#[derive(ToSchema)]
-pub struct Unreadable {
-    endpoint_name: String,
-    /// The attribute at fault, or empty when the item is no record at all.
-    path: String,
-    message: String,
-}
-
-/// `GET /api/endpoints`'s answer.
-#[derive(ToSchema)]
-pub struct Listing {
-    endpoints: Vec<Record>,
-    /// Stored items that are no record this service reads (written by
-    /// another program, say), on the first page whatever the filters:
-    /// listed by name so that none is passed over, and a read of one is
-    /// refused.
-    unreadable: Vec<Unreadable>,
-    /// Present when `limit` is given: the `after` of the next page, or null
-    /// after the last one.
-    #[schema(required = false)]
-    next: Option<String>,
-    /// Null while the list is current; while reads of the table fail, the
-    /// last list read whole is answered, and this says how old it is.
-    stale: Option<Stale>,
-}
-
-#[derive(ToSchema)]
-pub struct Stale {
-    /// Seconds since the table was last read whole.
-    age_seconds: u64,
-}
-
 /// A deploy request or a bare endpoint spec.
 pub struct ValidateBody;
 
 impl PartialSchema for ValidateBody {
     fn schema() -> RefOr<Schema> {
         OneOfBuilder::new()
-            .item(utoipa::openapi::Ref::from_schema_name(DeployRequest::name()))
+            .item(utoipa::openapi::Ref::from_schema_name(
+                gco_spec::DeployRequest::name(),
+            ))
             .item(
                 ObjectBuilder::new()
                     .schema_type(Type::Object)

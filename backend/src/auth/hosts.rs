@@ -6,6 +6,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 
 use axum::extract::Request;
+use axum::http::uri::Authority;
 use axum::http::{StatusCode, header};
 
 use crate::api::ApiError;
@@ -30,34 +31,34 @@ enum Host<'a> {
 }
 
 impl<'a> Host<'a> {
-    /// `name`, `name:port`, `a.b.c.d[:port]` or `[v6][:port]`; `None` for
-    /// anything else (userinfo, a path, an empty or non-numeric port).
+    /// `name`, `name:port`, `a.b.c.d[:port]` or `[v6][:port]`, read by
+    /// `http`'s [`Authority`]; `None` for anything else (userinfo, a path, an
+    /// empty or non-numeric port).
     fn parse(text: &'a str) -> Option<Host<'a>> {
-        // After the name, nothing or a port: `localhost:evil.example` is not
-        // this machine, whatever a lenient reader would make of it.
-        let port_or_none = |rest: &str| {
-            rest.is_empty()
-                || rest
-                    .strip_prefix(':')
-                    .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
-        };
-        if let Some(v6) = text.strip_prefix('[') {
-            let (ip, rest) = v6.split_once(']')?;
-            return (port_or_none(rest))
-                .then(|| ip.parse().ok().map(|ip| Host::Address(IpAddr::V6(ip))))
-                .flatten();
-        }
-        let (name, rest) = text.find(':').map_or((text, ""), |at| text.split_at(at));
-        if !port_or_none(rest) || name.is_empty() {
+        let authority: Authority = text.parse().ok()?;
+        // `Authority` takes a user (`user@host`), and after the host
+        // anything (`host:`, `localhost:evil.example`), with no port to
+        // show for it: no request's Host names either.
+        if text.contains('@') {
             return None;
         }
-        if let Ok(ip) = name.parse() {
+        // Without a user, the host is where the text starts.
+        let host = &text[..authority.host().len()];
+        if host.len() < text.len() && authority.port_u16().is_none() {
+            return None;
+        }
+        if let Some(v6) = host.strip_prefix('[') {
+            let ip = v6.strip_suffix(']')?.parse().ok()?;
+            return Some(Host::Address(IpAddr::V6(ip)));
+        }
+        if let Ok(ip) = host.parse() {
             return Some(Host::Address(IpAddr::V4(ip)));
         }
-        let valid = name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_'));
-        valid.then_some(Host::Name(name))
+        let valid = !host.is_empty()
+            && host
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_'));
+        valid.then_some(Host::Name(host))
     }
 }
 

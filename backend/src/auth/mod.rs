@@ -170,36 +170,42 @@ impl Access {
     }
 }
 
-/// Routes that are POSTed to but store nothing.
-const READ_ONLY_POSTS: [&str; 2] = [route::VALIDATE, route::MANIFESTS];
-
-/// A request that changes something: any method but GET/HEAD/OPTIONS, except
-/// [`READ_ONLY_POSTS`].
-fn is_mutation(method: &Method, path: &str) -> bool {
-    !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
-        && !READ_ONLY_POSTS.contains(&path)
+/// What a request is, as [`authorize`] judges it: from its route in
+/// `gco_api::route::ROUTES`, or, for a path no route serves (answered 404
+/// further on), from its method alone.
+struct Judged {
+    changes_state: bool,
+    /// The role it needs; `None`: anyone may ask.
+    needs: Option<Role>,
+    action: &'static str,
 }
 
-/// The role a request needs, and the action as a 403 names it.
-fn needed(method: &Method, path: &str) -> (Role, &'static str) {
-    let endpoint = path
-        .strip_prefix("/api/endpoints/")
-        .is_some_and(|name| !name.is_empty() && !name.contains('/'));
-    if *method == Method::DELETE && endpoint {
-        (Role::Admin, "deleting an endpoint")
-    } else if is_mutation(method, path) {
-        (Role::Operator, "changing endpoints")
-    } else {
-        (Role::Viewer, "reading endpoints")
+fn judge(method: &Method, path: &str) -> Judged {
+    let known = gco_api::Method::parse(method.as_str()).and_then(|m| route::find(m, path));
+    if let Some(route) = known {
+        return Judged {
+            changes_state: route.changes_state,
+            needs: route.needs,
+            action: route.action(),
+        };
     }
-}
-
-/// Whether a request needs an identity: everything under `/api` but the
-/// deploy defaults, which the console reads before anyone signs in.
-fn needs_identity(method: &Method, path: &str) -> bool {
+    let changes_state = !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS);
     let api = path == "/api" || path.starts_with("/api/");
-    let config = path == route::CONFIG && matches!(*method, Method::GET | Method::HEAD);
-    api && !config
+    Judged {
+        changes_state,
+        // Unknown paths under /api ask who is asking before saying 404,
+        // so that they tell nothing to anyone else.
+        needs: api.then_some(if changes_state {
+            Role::Operator
+        } else {
+            Role::Viewer
+        }),
+        action: if changes_state {
+            "changing endpoints"
+        } else {
+            "reading endpoints"
+        },
+    }
 }
 
 /// Why a request has no identity: a 401 saying what to do, the reason
@@ -307,7 +313,8 @@ impl Authenticator {
 /// The whole check, in front of every route.
 pub async fn authorize(State(access): State<Access>, mut request: Request, next: Next) -> Response {
     let (method, path) = (request.method().clone(), request.uri().path().to_owned());
-    let mutation = is_mutation(&method, &path);
+    let judged = judge(&method, &path);
+    let mutation = judged.changes_state;
     if mutation && is_cross_site(&request) {
         return ApiError::new(
             StatusCode::FORBIDDEN,
@@ -318,9 +325,9 @@ pub async fn authorize(State(access): State<Access>, mut request: Request, next:
     if !access.hosts.admit(&request) {
         return access.hosts.refusal().into_response();
     }
-    if !needs_identity(&method, &path) {
+    let Some(role) = judged.needs else {
         return next.run(request).await;
-    }
+    };
     let identified = match access.auth.identify(request.headers()).await {
         Ok(identified) => identified,
         Err(unidentified) => return unidentified.into_response(),
@@ -338,8 +345,7 @@ pub async fn authorize(State(access): State<Access>, mut request: Request, next:
         )
         .into_response();
     }
-    let (role, action) = needed(&method, &path);
-    if let Err(refusal) = identified.identity.require(role, action) {
+    if let Err(refusal) = identified.identity.require(role, judged.action) {
         tracing::info!(who = %identified.identity.name, %method, %path, "refused: role");
         return refusal.into_response();
     }
@@ -431,31 +437,36 @@ mod tests {
 
     #[test]
     fn routes_need_the_role_of_what_they_do() {
-        let need = |m: Method, p: &str| needed(&m, p).0;
-        assert_eq!(need(Method::GET, "/api/endpoints"), Role::Viewer);
-        assert_eq!(need(Method::POST, route::VALIDATE), Role::Viewer);
-        assert_eq!(need(Method::POST, route::MANIFESTS), Role::Viewer);
-        assert_eq!(need(Method::POST, "/api/endpoints"), Role::Operator);
+        let need = |m: Method, p: &str| judge(&m, p).needs;
+        assert_eq!(need(Method::GET, "/api/endpoints"), Some(Role::Viewer));
+        assert_eq!(need(Method::POST, route::VALIDATE), Some(Role::Viewer));
+        assert_eq!(need(Method::POST, route::MANIFESTS), Some(Role::Viewer));
+        assert_eq!(need(Method::POST, "/api/endpoints"), Some(Role::Operator));
         assert_eq!(
             need(Method::PUT, "/api/endpoints/a/replicas"),
-            Role::Operator
+            Some(Role::Operator)
         );
         assert_eq!(
             need(Method::POST, "/api/endpoints/a/revert"),
-            Role::Operator
+            Some(Role::Operator)
         );
-        assert_eq!(need(Method::DELETE, "/api/endpoints/a"), Role::Admin);
+        assert_eq!(need(Method::DELETE, "/api/endpoints/a"), Some(Role::Admin));
         // Removing a region is a change, not a delete.
         assert_eq!(
             need(Method::DELETE, "/api/endpoints/a/regions/eu-west-1"),
-            Role::Operator
+            Some(Role::Operator)
         );
-        assert!(!needs_identity(&Method::GET, route::CONFIG));
-        assert!(needs_identity(&Method::POST, route::CONFIG));
-        assert!(needs_identity(&Method::GET, route::ME));
-        assert!(needs_identity(&Method::GET, "/api"));
-        assert!(!needs_identity(&Method::GET, "/healthz"));
-        assert!(!needs_identity(&Method::GET, "/apis"));
-        assert!(!needs_identity(&Method::GET, route::SIGN_IN));
+        assert_eq!(need(Method::GET, route::CONFIG), None);
+        assert_eq!(need(Method::HEAD, route::CONFIG), None);
+        assert_eq!(need(Method::POST, route::CONFIG), Some(Role::Operator));
+        assert_eq!(need(Method::GET, route::ME), Some(Role::Viewer));
+        assert_eq!(need(Method::GET, "/api"), Some(Role::Viewer));
+        assert_eq!(need(Method::GET, "/api/nothing"), Some(Role::Viewer));
+        assert_eq!(need(Method::GET, "/healthz"), None);
+        assert_eq!(need(Method::GET, "/apis"), None);
+        assert_eq!(need(Method::GET, route::SIGN_IN), None);
+        assert!(!judge(&Method::POST, route::VALIDATE).changes_state);
+        assert!(judge(&Method::POST, route::SIGN_OUT).changes_state);
+        assert!(judge(&Method::PATCH, "/api/endpoints/a").changes_state);
     }
 }

@@ -17,8 +17,8 @@ use aws_sdk_dynamodb::types::{
     Update,
 };
 use gco_api::HistoryEntry;
-use gco_spec::Record;
 use gco_spec::json::Value;
+use gco_spec::{DesiredState, Record};
 
 use super::attr::{from_item, to_item};
 use super::history::{self, Author, Span};
@@ -470,7 +470,10 @@ fn conditioned(
     }
     if !expected.allow_deleted {
         condition.push_str(" AND desired_state <> :deleted");
-        values.insert(":deleted".into(), AttributeValue::S("deleted".into()));
+        values.insert(
+            ":deleted".into(),
+            AttributeValue::S(DesiredState::Deleted.as_str().into()),
+        );
     }
     (condition, names, values)
 }

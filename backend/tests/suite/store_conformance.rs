@@ -296,15 +296,13 @@ async fn conformance(store: Arc<dyn Store>) {
         },
     ];
     let every = select(listed.clone(), &Filter::default(), &Page::default());
-    let places = std::iter::once(None).chain(every.records.iter().step_by(3).map(|s| {
-        Some(
-            Cursor::parse(&format!(
-                "{}~{}",
-                s.record.created_at, s.record.endpoint_name
-            ))
-            .unwrap(),
-        )
-    }));
+    let places = std::iter::once(None).chain(
+        every
+            .records
+            .iter()
+            .step_by(3)
+            .map(|s| Some(Cursor::of(&s.record))),
+    );
     for (filter, after) in filters
         .iter()
         .flat_map(|f| places.clone().map(move |a| (f, a)))
@@ -533,7 +531,7 @@ async fn lists_report_unreadable_items(store: Arc<dyn Store>, expected: &[Unread
         "whatever the filter"
     );
     let after = Page {
-        after: Some(Cursor::parse("2030-01-01T00:00:00+00:00~a").unwrap()),
+        after: Some(Cursor::at("2030-01-01T00:00:00+00:00", "a")),
         limit: Some(1),
     };
     let listing = store.list_page(&Filter::default(), &after).await.unwrap();

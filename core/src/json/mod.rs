@@ -17,6 +17,8 @@ mod parse;
 mod pystr;
 #[cfg(feature = "serde")]
 mod serde_impl;
+#[cfg(feature = "serde")]
+mod to_value;
 pub mod write;
 
 pub use int::Int;
@@ -25,6 +27,8 @@ pub use object::Object;
 pub use parse::{parse, parse_limited};
 pub use pystr::PyStr;
 pub(crate) use pystr::push_code_point as pystr_push;
+#[cfg(feature = "serde")]
+pub use to_value::{ToValueError, to_value};
 
 /// A JSON value with Python's semantics (see the module docs).
 #[derive(Debug, Clone, PartialEq)]

@@ -12,7 +12,7 @@ use super::keda::{ScaleTargetRef, ScaleTrigger, ScaledObject, ScaledObjectSpec};
 use super::meta::object_meta;
 use super::{Endpoint, Manifest, ManifestError, Notes};
 use crate::mooncake::Role;
-use crate::plan::{Block, PlanError};
+use crate::plan::{Block, Kind, PlanError};
 
 /// The CloudWatch namespace the cluster's observability agent publishes
 /// per-pod GPU metrics to.
@@ -22,18 +22,21 @@ fn i32_of(n: i64) -> i32 {
     i32::try_from(n).unwrap_or(if n < 0 { i32::MIN } else { i32::MAX })
 }
 
+/// The autoscaler of `role`'s Deployment `target`, of the skeleton's `kind`
+/// (named as the Deployment it scales).
 pub(super) fn role_autoscaler(
     ep: &Endpoint<'_>,
+    target: &str,
+    kind: Kind,
     block: &Block<'_>,
     role: Role,
     notes: &mut Notes,
-) -> Result<Option<Manifest>, ManifestError> {
-    let Some(scaling) = block.role_autoscaling(role) else {
-        return Ok(None);
-    };
-    let target = format!("{}-{}", ep.name, role.as_str());
-    let metadata = object_meta(&target, ep.namespace, None, ep.owner.annotations());
-    if !scaling.needs_keda() {
+) -> Result<Manifest, ManifestError> {
+    let scaling = block
+        .role_autoscaling(role)
+        .expect("the skeleton lists an autoscaler only for a role that has one");
+    let metadata = object_meta(target, ep.namespace, None, ep.owner.annotations());
+    if kind == Kind::HorizontalPodAutoscaler {
         let metrics = scaling
             .metrics
             .iter()
@@ -50,14 +53,14 @@ pub(super) fn role_autoscaler(
                 ..MetricSpec::default()
             })
             .collect();
-        return Ok(Some(Manifest::HorizontalPodAutoscaler(Box::new(
+        return Ok(Manifest::HorizontalPodAutoscaler(Box::new(
             HorizontalPodAutoscaler {
                 metadata,
                 spec: HorizontalPodAutoscalerSpec {
                     scale_target_ref: CrossVersionObjectReference {
                         api_version: Some("apps/v1".to_owned()),
                         kind: "Deployment".to_owned(),
-                        name: target.clone(),
+                        name: target.to_owned(),
                     },
                     min_replicas: Some(i32_of(scaling.min_replicas)),
                     max_replicas: i32_of(scaling.max_replicas),
@@ -66,7 +69,7 @@ pub(super) fn role_autoscaler(
                 },
                 ..HorizontalPodAutoscaler::default()
             },
-        ))));
+        )));
     }
     let cluster = ep.ctx.cluster_name();
     let mut triggers = Vec::new();
@@ -119,17 +122,17 @@ pub(super) fn role_autoscaler(
     notes.push(format!(
         "KEDA creates the HPA keda-hpa-{target} behind ScaledObject {target}"
     ));
-    Ok(Some(Manifest::ScaledObject(Box::new(ScaledObject::new(
+    Ok(Manifest::ScaledObject(Box::new(ScaledObject::new(
         metadata,
         ScaledObjectSpec {
             scale_target_ref: ScaleTargetRef {
                 api_version: Some("apps/v1".to_owned()),
                 kind: Some("Deployment".to_owned()),
-                name: target.clone(),
+                name: target.to_owned(),
             },
             min_replica_count: i32_of(scaling.min_replicas),
             max_replica_count: i32_of(scaling.max_replicas),
             triggers,
         },
-    )))))
+    ))))
 }

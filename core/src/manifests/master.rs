@@ -21,12 +21,8 @@ use super::{Endpoint, Manifest, ManifestError, Notes};
 use crate::json::Value;
 use crate::limits::{
     MOONCAKE_MASTER_METADATA_PORT, MOONCAKE_MASTER_NAME, MOONCAKE_MASTER_RPC_PORT,
-    NETWORK_POLICY_INFERENCE_INTERNAL as INFERENCE_INTERNAL,
-    NETWORK_POLICY_POD_TO_MASTER as POD_TO_MASTER,
-    NETWORK_POLICY_POD_TO_METADATA as POD_TO_METADATA,
-    NETWORK_POLICY_RDMA_BOOTSTRAP as RDMA_BOOTSTRAP,
 };
-use crate::plan::{Block, PlanError};
+use crate::plan::{AllowRule, Block, PlanError};
 
 const RPC_PORT: i32 = MOONCAKE_MASTER_RPC_PORT as i32;
 const METADATA_PORT: i32 = MOONCAKE_MASTER_METADATA_PORT as i32;
@@ -80,13 +76,8 @@ fn quantities<const N: usize>(
         .collect()
 }
 
-/// The headless Service and the StatefulSet of `mooncake-master`.
-pub(super) fn shared_master(
-    ep: &Endpoint<'_>,
-    block: &Block<'_>,
-    notes: &mut Notes,
-) -> Result<[Manifest; 2], ManifestError> {
-    let image = master_image(ep, block)?;
+/// The headless Service of `mooncake-master`.
+pub(super) fn service(ep: &Endpoint<'_>, notes: &mut Notes) -> Manifest {
     notes.push(format!(
         "{MOONCAKE_MASTER_NAME} and the NetworkPolicies are shared by the namespace: the monitor creates them when absent and never changes them, so an existing one keeps its image and window"
     ));
@@ -97,7 +88,7 @@ pub(super) fn shared_master(
         protocol: Some("TCP".to_owned()),
         ..ServicePort::default()
     };
-    let service = Service {
+    Manifest::Service(Box::new(Service {
         metadata: object_meta(
             MOONCAKE_MASTER_NAME,
             ep.namespace,
@@ -111,7 +102,15 @@ pub(super) fn shared_master(
             ..ServiceSpec::default()
         }),
         ..Service::default()
-    };
+    }))
+}
+
+/// The StatefulSet of `mooncake-master`.
+pub(super) fn stateful_set(
+    ep: &Endpoint<'_>,
+    block: &Block<'_>,
+) -> Result<Manifest, ManifestError> {
+    let image = master_image(ep, block)?;
     let container_port = |name: &str, number: i32| ContainerPort {
         name: Some(name.to_owned()),
         container_port: number,
@@ -177,10 +176,7 @@ pub(super) fn shared_master(
         },
         ..StatefulSet::default()
     };
-    Ok([
-        Manifest::Service(Box::new(service)),
-        Manifest::StatefulSet(Box::new(stateful_set)),
-    ])
+    Ok(Manifest::StatefulSet(Box::new(stateful_set)))
 }
 
 fn inference_pods() -> NetworkPolicyPeer {
@@ -239,14 +235,17 @@ fn ingress_from_inference(ports: Vec<NetworkPolicyPort>) -> NetworkPolicyIngress
     }
 }
 
-/// The four allow rules beside the namespace's default-deny posture.
-pub(super) fn network_policies(namespace: &str, block: &Block<'_>) -> [Manifest; 4] {
-    let (base, end) = block.bootstrap_window();
-    let clamp = |p: i64| i32::try_from(p).unwrap_or(if p < 0 { i32::MIN } else { i32::MAX });
-    [
-        policy(
+/// One of the allow rules beside the namespace's default-deny posture.
+pub(super) fn allow_rule(
+    namespace: &str,
+    name: &str,
+    rule: AllowRule,
+    block: &Block<'_>,
+) -> Manifest {
+    match rule {
+        AllowRule::InferenceInternal => policy(
             namespace,
-            INFERENCE_INTERNAL,
+            name,
             inference_pods(),
             ingress_from_inference(vec![tcp(None, None)]),
             Some(vec![
@@ -263,26 +262,31 @@ pub(super) fn network_policies(namespace: &str, block: &Block<'_>) -> [Manifest;
                 },
             ]),
         ),
-        policy(
+        AllowRule::PodToMaster => policy(
             namespace,
-            POD_TO_MASTER,
+            name,
             master_pods(),
             ingress_from_inference(vec![tcp(Some(RPC_PORT), None)]),
             None,
         ),
-        policy(
+        AllowRule::PodToMetadata => policy(
             namespace,
-            POD_TO_METADATA,
+            name,
             master_pods(),
             ingress_from_inference(vec![tcp(Some(METADATA_PORT), None)]),
             None,
         ),
-        policy(
-            namespace,
-            RDMA_BOOTSTRAP,
-            inference_pods(),
-            ingress_from_inference(vec![tcp(Some(clamp(base)), Some(clamp(end)))]),
-            None,
-        ),
-    ]
+        AllowRule::RdmaBootstrap => {
+            let (base, end) = block.bootstrap_window();
+            let clamp =
+                |p: i64| i32::try_from(p).unwrap_or(if p < 0 { i32::MIN } else { i32::MAX });
+            policy(
+                namespace,
+                name,
+                inference_pods(),
+                ingress_from_inference(vec![tcp(Some(clamp(base)), Some(clamp(end)))]),
+                None,
+            )
+        }
+    }
 }

@@ -2,9 +2,11 @@
 //! one region (GCO_FACTS_NEWEST section 4), as typed objects (k8s-openapi;
 //! KEDA's ScaledObject has its own small type) gathered in a `v1` `List`.
 //!
-//! [`crate::plan`] summarises the same objects; both read the spec through
-//! [`crate::plan::Block`], so `--kv-transfer-config`, `mooncake.json`, the
-//! replicas and the autoscalers have one implementation. What only the
+//! [`crate::plan`] summarises the same objects: both render the plan's
+//! skeleton (which objects, their names and order) and read the spec
+//! through [`crate::plan::Block`] and [`crate::plan::ServingSpec`], so
+//! `--kv-transfer-config`, `mooncake.json`, the replicas, the autoscalers
+//! and the spec's defaults have one implementation. What only the
 //! region knows comes from a [`RegionContext`]; every default taken from it,
 //! and every fact the monitor holds that a manifest cannot, is a note.
 
@@ -25,8 +27,7 @@ use serde::Serialize;
 
 pub use keda::ScaledObject;
 
-use crate::mooncake::Role;
-use crate::plan::{Block, PlanError, mooncake_block};
+use crate::plan::{Block, Kind, Part, PlanError, ServingSpec, Skeleton, mooncake_block, skeleton};
 use crate::record::{DesiredState, Record};
 use crate::region::RegionContext;
 use meta::Owner;
@@ -46,16 +47,16 @@ pub enum Manifest {
 }
 
 impl Manifest {
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> Kind {
         match self {
-            Manifest::Deployment(_) => "Deployment",
-            Manifest::Service(_) => "Service",
-            Manifest::ConfigMap(_) => "ConfigMap",
-            Manifest::Secret(_) => "Secret",
-            Manifest::StatefulSet(_) => "StatefulSet",
-            Manifest::NetworkPolicy(_) => "NetworkPolicy",
-            Manifest::HorizontalPodAutoscaler(_) => "HorizontalPodAutoscaler",
-            Manifest::ScaledObject(_) => "ScaledObject",
+            Manifest::Deployment(_) => Kind::Deployment,
+            Manifest::Service(_) => Kind::Service,
+            Manifest::ConfigMap(_) => Kind::ConfigMap,
+            Manifest::Secret(_) => Kind::Secret,
+            Manifest::StatefulSet(_) => Kind::StatefulSet,
+            Manifest::NetworkPolicy(_) => Kind::NetworkPolicy,
+            Manifest::HorizontalPodAutoscaler(_) => Kind::HorizontalPodAutoscaler,
+            Manifest::ScaledObject(_) => Kind::ScaledObject,
         }
     }
 
@@ -144,13 +145,13 @@ impl Notes {
 
 impl fmt::Display for Manifest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", self.kind(), self.name())
+        write!(f, "{} {}", self.kind().as_str(), self.name())
     }
 }
 
-/// What a rendering reads: the record, its block, the region.
+/// What a rendering reads: the record's spec, its block, the region.
 pub(crate) struct Endpoint<'a> {
-    pub record: &'a Record,
+    pub serving: ServingSpec<'a>,
     pub name: &'a str,
     pub namespace: &'a str,
     pub block: Option<Block<'a>>,
@@ -191,7 +192,7 @@ pub fn manifests(record: &Record, ctx: &RegionContext) -> Result<Manifests, Mani
     let block = mooncake_block(record)?;
     let owner = Owner::of(record, region, &mut notes);
     let ep = Endpoint {
-        record,
+        serving: ServingSpec { spec: &record.spec },
         name: &record.endpoint_name,
         namespace: &record.namespace,
         block,
@@ -204,10 +205,14 @@ pub fn manifests(record: &Record, ctx: &RegionContext) -> Result<Manifests, Mani
             "the endpoint is stopped: the monitor scales its Deployments to 0 and deletes its autoscalers; the rest stays",
         );
     }
-    let objects = match block {
-        None => workload::plain(&ep, &mut notes)?,
-        Some(block) => mooncake(&ep, block, &mut notes)?,
-    };
+    let mut objects = Vec::new();
+    for object in skeleton(ep.name, block.as_ref()) {
+        // Stopping deletes the autoscalers (4.9).
+        if ep.stopped && matches!(object.part, Part::Autoscaler(_)) {
+            continue;
+        }
+        objects.push(render(&ep, &object, &mut notes)?);
+    }
     Ok(Manifests {
         region: region.to_owned(),
         objects,
@@ -215,35 +220,34 @@ pub fn manifests(record: &Record, ctx: &RegionContext) -> Result<Manifests, Mani
     })
 }
 
-/// A mooncake endpoint, in the monitor's pass order (4.1).
-fn mooncake(
+/// One object of the skeleton, as the monitor builds it.
+fn render(
     ep: &Endpoint<'_>,
-    block: Block<'_>,
+    object: &Skeleton,
     notes: &mut Notes,
-) -> Result<Vec<Manifest>, ManifestError> {
-    let mut out = Vec::new();
-    if block.needs_master() {
-        out.extend(master::shared_master(ep, &block, notes)?);
-        out.extend(master::network_policies(ep.namespace, &block));
-    }
-    out.push(workload::mooncake_config(ep, &block, notes)?);
-    if !block.mode.is_split() {
-        out.push(workload::role_deployment(ep, &block, None, notes)?);
-        out.push(workload::role_service(ep, None));
-        return Ok(out);
-    }
-    let roles = [Role::Prefill, Role::Decode];
-    for role in roles {
-        out.push(workload::role_deployment(ep, &block, Some(role), notes)?);
-    }
-    if !ep.stopped {
-        for role in roles {
-            out.extend(autoscale::role_autoscaler(ep, &block, role, notes)?);
+) -> Result<Manifest, ManifestError> {
+    let name = object.name.as_str();
+    let Some(block) = &ep.block else {
+        return match object.kind {
+            Kind::Deployment => workload::plain_deployment(ep, name, notes),
+            _ => Ok(workload::serving_service(ep, name, None)),
+        };
+    };
+    Ok(match (object.part, object.kind) {
+        (Part::Master, Kind::Service) => master::service(ep, notes),
+        (Part::Master, _) => master::stateful_set(ep, block)?,
+        (Part::AllowRule(rule), _) => master::allow_rule(ep.namespace, name, rule, block),
+        (Part::MooncakeConfig, _) => workload::mooncake_config(ep, name, block, notes)?,
+        (Part::Serving(role), Kind::Deployment) => {
+            workload::role_deployment(ep, name, block, role, notes)?
         }
-    }
-    for role in roles {
-        out.push(workload::role_service(ep, Some(role)));
-    }
-    out.extend(proxy::pd_proxy(ep, &block, notes)?);
-    Ok(out)
+        (Part::Serving(role), _) => workload::serving_service(ep, name, role),
+        (Part::Autoscaler(role), kind) => {
+            autoscale::role_autoscaler(ep, name, kind, block, role, notes)?
+        }
+        (Part::ProxyProgram, _) => proxy::program(ep, name, notes),
+        (Part::AdminSecret, _) => proxy::admin_secret(ep, name, notes),
+        (Part::Proxy, Kind::Deployment) => proxy::deployment(ep, name, block, notes)?,
+        (Part::Proxy, _) => proxy::service(ep, name),
+    })
 }

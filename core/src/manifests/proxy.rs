@@ -13,14 +13,15 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-use super::meta::{inference_labels, map, object_meta, selector};
-use super::workload::{env_var, mount, port_of};
+use super::meta::{SERVICE_PORT, inference_labels, map, object_meta, selector};
+use super::workload::{env_var, mount};
 use super::{Endpoint, Manifest, ManifestError, Notes};
 use crate::json::Value;
-use crate::plan::{Block, PlanError};
+use crate::limits::{MOONCAKE_MASTER_NAME, MOONCAKE_MASTER_RPC_PORT, MOONCAKE_PROXY_PORT};
+use crate::mooncake::Role;
+use crate::plan::{Block, PlanError, admin_secret_name, proxy_program_name, serving_name};
 
-/// The proxy's container port.
-const PROXY_PORT: i32 = 8000;
+const PROXY_PORT: i32 = MOONCAKE_PROXY_PORT as i32;
 /// The key of the admin Secret and the env the proxy reads it from.
 const ADMIN_API_KEY: &str = "ADMIN_API_KEY";
 const PROGRAM_KEY: &str = "mooncake_pd_proxy.py";
@@ -32,63 +33,60 @@ pub const PROGRAM_PLACEHOLDER: &str = "# GCO's bundled PD proxy program (gco/ser
 /// What stands in the generated admin Secret for its value.
 pub const REDACTED_KEY: &str = "<redacted: the monitor generates 64 random hex characters>";
 
-pub(super) fn pd_proxy(
-    ep: &Endpoint<'_>,
-    block: &Block<'_>,
-    notes: &mut Notes,
-) -> Result<Vec<Manifest>, ManifestError> {
-    let name = ep.name;
-    let proxy_name = format!("{name}-proxy");
-    let config_map = format!("{name}-pd-proxy");
-    let labels = inference_labels(&proxy_name, Some("proxy"));
-    let mut out = Vec::new();
-
-    out.push(Manifest::ConfigMap(Box::new(ConfigMap {
-        metadata: object_meta(&config_map, ep.namespace, None, ep.owner.annotations()),
+/// `{name}-pd-proxy`: the proxy's program, a placeholder here.
+pub(super) fn program(ep: &Endpoint<'_>, name: &str, notes: &mut Notes) -> Manifest {
+    notes.push(format!(
+        "ConfigMap {name}: {PROGRAM_KEY} holds a placeholder; GCO's monitor writes its bundled proxy program there"
+    ));
+    Manifest::ConfigMap(Box::new(ConfigMap {
+        metadata: object_meta(name, ep.namespace, None, ep.owner.annotations()),
         data: Some(BTreeMap::from([(
             PROGRAM_KEY.to_owned(),
             PROGRAM_PLACEHOLDER.to_owned(),
         )])),
         ..ConfigMap::default()
-    })));
+    }))
+}
+
+/// `{name}-admin`, the admin key the monitor generates when the spec names
+/// no Secret, its value redacted.
+pub(super) fn admin_secret(ep: &Endpoint<'_>, name: &str, notes: &mut Notes) -> Manifest {
     notes.push(format!(
-        "ConfigMap {config_map}: {PROGRAM_KEY} holds a placeholder; GCO's monitor writes its bundled proxy program there"
+        "Secret {name}: its {ADMIN_API_KEY} is redacted; the monitor generates it"
     ));
+    Manifest::Secret(Box::new(Secret {
+        metadata: object_meta(
+            name,
+            ep.namespace,
+            Some(map([
+                ("app", name),
+                ("project", "gco"),
+                ("gco.io/type", "inference"),
+            ])),
+            ep.owner.lifecycle_annotation(),
+        ),
+        type_: Some("Opaque".to_owned()),
+        string_data: Some(BTreeMap::from([(
+            ADMIN_API_KEY.to_owned(),
+            REDACTED_KEY.to_owned(),
+        )])),
+        ..Secret::default()
+    }))
+}
 
-    let secret = match block.named_admin_secret() {
-        Some(named) => {
-            notes.push(format!(
-                "the proxy reads Secret '{named}' (mooncake.proxy.admin_api_key_secret): it must exist with a non-empty {ADMIN_API_KEY}, or the region fails"
-            ));
-            named.to_owned()
-        }
-        None => {
-            let secret = format!("{name}-admin");
-            out.push(Manifest::Secret(Box::new(Secret {
-                metadata: object_meta(
-                    &secret,
-                    ep.namespace,
-                    Some(map([
-                        ("app", secret.as_str()),
-                        ("project", "gco"),
-                        ("gco.io/type", "inference"),
-                    ])),
-                    ep.owner.lifecycle_annotation(),
-                ),
-                type_: Some("Opaque".to_owned()),
-                string_data: Some(BTreeMap::from([(
-                    ADMIN_API_KEY.to_owned(),
-                    REDACTED_KEY.to_owned(),
-                )])),
-                ..Secret::default()
-            })));
-            notes.push(format!(
-                "Secret {secret}: its {ADMIN_API_KEY} is redacted; the monitor generates it"
-            ));
-            secret
-        }
-    };
-
+/// The proxy's Deployment `{name}-proxy`.
+pub(super) fn deployment(
+    ep: &Endpoint<'_>,
+    proxy_name: &str,
+    block: &Block<'_>,
+    notes: &mut Notes,
+) -> Result<Manifest, ManifestError> {
+    let name = ep.name;
+    if let Some(named) = block.named_admin_secret() {
+        notes.push(format!(
+            "the proxy reads Secret '{named}' (mooncake.proxy.admin_api_key_secret): it must exist with a non-empty {ADMIN_API_KEY}, or the region fails"
+        ));
+    }
     let image = block
         .proxy_field("image")
         .and_then(Value::as_str)
@@ -97,11 +95,14 @@ pub(super) fn pd_proxy(
             path: "spec.mooncake.proxy.image".into(),
             message: "mooncake.proxy.image is unset: GCO's deploy always writes it (the deploy image by default) and the monitor runs the proxy with it".into(),
         })?;
-    let port = port_of(&ep.record.spec);
+    let port = ep.serving.container_port();
     let mut env: Vec<EnvVar> = [
         ("PD_PROXY_RESIDENCY_TIMEOUT_SECONDS", "2".to_owned()),
         ("PD_PROXY_RESIDENCY_CHECK_BLOCKING", "false".to_owned()),
-        ("PD_PROXY_RESIDENCY_MISS_TARGET", "prefill".to_owned()),
+        (
+            "PD_PROXY_RESIDENCY_MISS_TARGET",
+            Role::Prefill.as_str().to_owned(),
+        ),
         ("PD_PROXY_DECODE_ROUTING", "ready_only".to_owned()),
         ("PD_PROXY_NO_DECODE_BACKEND_ACTION", "reject".to_owned()),
         ("PD_PROXY_NO_DECODE_BACKEND_STATUS", "503".to_owned()),
@@ -110,7 +111,10 @@ pub(super) fn pd_proxy(
             "no available decode backend".to_owned(),
         ),
         ("PD_PROXY_SCHEDULING", block.proxy_scheduling()),
-        ("PD_PROXY_STORE_ADDRESS", "mooncake-master:50051".to_owned()),
+        (
+            "PD_PROXY_STORE_ADDRESS",
+            format!("{MOONCAKE_MASTER_NAME}:{MOONCAKE_MASTER_RPC_PORT}"),
+        ),
     ]
     .iter()
     .map(|(k, v)| env_var(k, v))
@@ -119,7 +123,7 @@ pub(super) fn pd_proxy(
         name: ADMIN_API_KEY.to_owned(),
         value_from: Some(EnvVarSource {
             secret_key_ref: Some(SecretKeySelector {
-                name: secret,
+                name: admin_secret_name(name, block),
                 key: ADMIN_API_KEY.to_owned(),
                 ..SecretKeySelector::default()
             }),
@@ -128,14 +132,13 @@ pub(super) fn pd_proxy(
         ..EnvVar::default()
     });
     env.push(env_var("PD_PROXY_PORT", &PROXY_PORT.to_string()));
-    env.push(env_var(
-        "PD_PROXY_PREFILL_URL",
-        &format!("http://{name}-prefill:{port}"),
-    ));
-    env.push(env_var(
-        "PD_PROXY_DECODE_URL",
-        &format!("http://{name}-decode:{port}"),
-    ));
+    for (key, role) in [
+        ("PD_PROXY_PREFILL_URL", Role::Prefill),
+        ("PD_PROXY_DECODE_URL", Role::Decode),
+    ] {
+        let service = serving_name(name, Some(role));
+        env.push(env_var(key, &format!("http://{service}:{port}")));
+    }
 
     let tcp_probe = |delay, period, failure| Probe {
         tcp_socket: Some(TCPSocketAction {
@@ -175,25 +178,25 @@ pub(super) fn pd_proxy(
         volume_mounts: Some(vec![mount("pd-proxy-script", PROGRAM_DIR, true)]),
         ..Container::default()
     };
-    let proxy_selector = map([("app", proxy_name.as_str()), ("gco.io/role", "proxy")]);
+    let labels = proxy_labels(proxy_name);
     let replicas = if ep.stopped {
         0
     } else {
         block.proxy_replicas()
     };
-    out.push(Manifest::Deployment(Box::new(Deployment {
+    Ok(Manifest::Deployment(Box::new(Deployment {
         metadata: object_meta(
-            &proxy_name,
+            proxy_name,
             ep.namespace,
             Some(labels.clone()),
             ep.owner.annotations(),
         ),
         spec: DeploymentSpec {
             replicas: Some(i32::try_from(replicas).unwrap_or(i32::MAX)),
-            selector: selector(proxy_selector.clone()),
+            selector: selector(proxy_selector(proxy_name)),
             template: PodTemplateSpec {
                 metadata: Some(ObjectMeta {
-                    labels: Some(labels.clone()),
+                    labels: Some(labels),
                     ..ObjectMeta::default()
                 }),
                 spec: Some(PodSpec {
@@ -201,7 +204,7 @@ pub(super) fn pd_proxy(
                     volumes: Some(vec![Volume {
                         name: "pd-proxy-script".to_owned(),
                         config_map: Some(ConfigMapVolumeSource {
-                            name: config_map,
+                            name: proxy_program_name(name),
                             default_mode: Some(PROGRAM_MODE),
                             ..ConfigMapVolumeSource::default()
                         }),
@@ -213,19 +216,23 @@ pub(super) fn pd_proxy(
             ..DeploymentSpec::default()
         },
         ..Deployment::default()
-    })));
-    out.push(Manifest::Service(Box::new(Service {
+    })))
+}
+
+/// The proxy's Service `{name}-proxy`.
+pub(super) fn service(ep: &Endpoint<'_>, proxy_name: &str) -> Manifest {
+    Manifest::Service(Box::new(Service {
         metadata: object_meta(
-            &proxy_name,
+            proxy_name,
             ep.namespace,
-            Some(labels),
+            Some(proxy_labels(proxy_name)),
             ep.owner.annotations(),
         ),
         spec: Some(ServiceSpec {
             type_: Some("ClusterIP".to_owned()),
-            selector: Some(proxy_selector),
+            selector: Some(proxy_selector(proxy_name)),
             ports: Some(vec![ServicePort {
-                port: 80,
+                port: SERVICE_PORT,
                 target_port: Some(IntOrString::Int(PROXY_PORT)),
                 protocol: Some("TCP".to_owned()),
                 ..ServicePort::default()
@@ -233,6 +240,13 @@ pub(super) fn pd_proxy(
             ..ServiceSpec::default()
         }),
         ..Service::default()
-    })));
-    Ok(out)
+    }))
+}
+
+fn proxy_labels(proxy_name: &str) -> BTreeMap<String, String> {
+    inference_labels(proxy_name, Some("proxy"))
+}
+
+fn proxy_selector(proxy_name: &str) -> BTreeMap<String, String> {
+    map([("app", proxy_name), ("gco.io/role", "proxy")])
 }

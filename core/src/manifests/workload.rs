@@ -13,15 +13,16 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-use super::meta::{inference_labels, map, object_meta, selector};
+use super::meta::{SERVICE_PORT, inference_labels, map, object_meta, selector};
 use super::{Endpoint, Manifest, ManifestError, Notes};
 use crate::framework::{
     Framework, SGLANG_COMMAND_WORDS, SGLANG_STARTUP_SECONDS, sglang_launcher, sglang_model,
 };
-use crate::json::{Object, Value};
-use crate::limits::EFA_RESOURCE;
+use crate::json::Value;
+use crate::limits::{DEFAULT_REPLICAS, EFA_RESOURCE};
 use crate::mooncake::Role;
-use crate::plan::{Block, PlanError, serving_image};
+use crate::plan::{Block, PlanError, ServingSpec, mooncake_config_name};
+use crate::pyrepr::py_str;
 
 /// The container image that syncs an `s3://` model into the model volume
 /// (the monitor's pinned AWS CLI v2 image).
@@ -36,32 +37,10 @@ const SGLANG_STARTUP_PERIOD: i32 = 10;
 const DEFAULT_REQUESTS: [(&str, &str); 2] = [("cpu", "1"), ("memory", "4Gi")];
 const DEFAULT_LIMITS: [(&str, &str); 2] = [("cpu", "4"), ("memory", "16Gi")];
 
-/// Python's `str(value)`: a string's text, any other value's repr.
-pub(crate) fn py_str(v: &Value) -> String {
-    match v {
-        Value::Str(s) => s.to_string_lossy(),
-        other => other.repr(),
-    }
-}
-
-fn int_of(v: Option<&Value>, default: i64) -> i64 {
-    v.and_then(Value::as_int)
-        .and_then(|i| i.as_i64())
-        .unwrap_or(default)
-}
-
-/// The spec value of `key` unless absent or null.
-fn spec_get<'a>(spec: &'a Object, key: &str) -> Option<&'a Value> {
-    spec.get(key).filter(|v| !v.is_null())
-}
-
-pub(crate) fn port_of(spec: &Object) -> i32 {
-    i32::try_from(int_of(spec_get(spec, "port"), 8000)).unwrap_or(8000)
-}
-
 /// The `{name}-mooncake` ConfigMap with `mooncake.json`.
 pub(super) fn mooncake_config(
     ep: &Endpoint<'_>,
+    name: &str,
     block: &Block<'_>,
     notes: &mut Notes,
 ) -> Result<Manifest, ManifestError> {
@@ -92,23 +71,30 @@ pub(super) fn mooncake_config(
     }
     let mut data = BTreeMap::new();
     data.insert("mooncake.json".to_owned(), block.mooncake_json(ctx, &uri));
-    let name = format!("{}-mooncake", ep.name);
     Ok(Manifest::ConfigMap(Box::new(ConfigMap {
-        metadata: object_meta(&name, ep.namespace, None, ep.owner.annotations()),
+        metadata: object_meta(name, ep.namespace, None, ep.owner.annotations()),
         data: Some(data),
         ..ConfigMap::default()
     })))
 }
 
-/// A plain endpoint: the classic Deployment and Service `{name}` (as far as
-/// the facts describe them; the notes say what is left out).
-pub(super) fn plain(ep: &Endpoint<'_>, notes: &mut Notes) -> Result<Vec<Manifest>, ManifestError> {
-    let spec = &ep.record.spec;
-    let autoscaling = spec_get(spec, "autoscaling").and_then(Value::as_object);
+/// A plain endpoint's classic Deployment `{name}` (as far as the facts
+/// describe it; the notes say what is left out).
+pub(super) fn plain_deployment(
+    ep: &Endpoint<'_>,
+    name: &str,
+    notes: &mut Notes,
+) -> Result<Manifest, ManifestError> {
+    let serving = ep.serving;
+    let autoscaling = serving.get("autoscaling").and_then(Value::as_object);
     let autoscaled = autoscaling.is_some_and(|a| a.get("enabled").is_some_and(Value::is_truthy));
     let replicas = match autoscaling.filter(|_| autoscaled) {
-        Some(a) => int_of(a.get("min_replicas"), 1),
-        None => int_of(spec_get(spec, "replicas"), 1),
+        Some(a) => a
+            .get("min_replicas")
+            .and_then(Value::as_int)
+            .and_then(|i| i.as_i64())
+            .unwrap_or(DEFAULT_REPLICAS),
+        None => serving.replicas(),
     };
     notes.push(
         "plain endpoint: the Deployment and Service are built as the facts describe the monitor's shared builder (as read); its Service is port 80 to spec.port like store mode's (as read)",
@@ -118,72 +104,56 @@ pub(super) fn plain(ep: &Endpoint<'_>, notes: &mut Notes) -> Result<Vec<Manifest
             "spec.autoscaling: the classic autoscaler is left out (the facts do not describe it)",
         );
     }
-    match Framework::of_spec(spec) {
+    match Framework::of_spec(serving.spec) {
         Some(Framework::Tgi) => notes.push(
             "framework tgi: GCO since its SGLang release no longer renders it (the endpoint never starts there); an older GCO adds a startup probe the facts do not describe, left out",
         ),
-        Some(Framework::Sglang) if spec_get(spec, "command").is_none() => notes.push(format!(
+        _ if serving.runs_sglang_launcher() => notes.push(format!(
             "framework sglang: the launcher and a startup probe on the health path allowing {} minutes are GCO's; the probe's period (10 s) and failure threshold ({}) are inferred (as read)",
             SGLANG_STARTUP_SECONDS / 60,
             SGLANG_STARTUP_SECONDS / SGLANG_STARTUP_PERIOD
         )),
         _ => {}
     }
-    let deployment = serving_deployment(ep, None, ep.name, None, replicas, notes)?;
-    Ok(vec![deployment, role_service(ep, None)])
+    serving_deployment(ep, None, name, replicas, notes)
 }
 
 /// A role's Deployment: `{name}-prefill`/`-decode`, or `{name}` (role
 /// `single`) in store mode.
 pub(super) fn role_deployment(
     ep: &Endpoint<'_>,
+    name: &str,
     block: &Block<'_>,
     role: Option<Role>,
     notes: &mut Notes,
 ) -> Result<Manifest, ManifestError> {
-    let name = deployment_name(ep.name, role);
     let replicas = block.role_replicas(role);
-    serving_deployment(
-        ep,
-        Some(block),
-        &name,
-        Some(role_label(role)),
-        replicas,
-        notes,
-    )
+    serving_deployment(ep, Some((block, role)), name, replicas, notes)
 }
 
 fn role_label(role: Option<Role>) -> &'static str {
     role.map_or("single", Role::as_str)
 }
 
-fn deployment_name(name: &str, role: Option<Role>) -> String {
-    match role {
-        Some(role) => format!("{name}-{}", role.as_str()),
-        None => name.to_owned(),
-    }
-}
-
 /// The ClusterIP Service of a role (port = targetPort = spec.port), or of
 /// store mode and plain endpoints (`{name}`, port 80 to spec.port).
-pub(super) fn role_service(ep: &Endpoint<'_>, role: Option<Role>) -> Manifest {
-    let name = deployment_name(ep.name, role);
-    let port = port_of(&ep.record.spec);
+pub(super) fn serving_service(ep: &Endpoint<'_>, name: &str, role: Option<Role>) -> Manifest {
+    let port = ep.serving.container_port();
     let service_port = ServicePort {
-        port: if role.is_some() { port } else { 80 },
+        port: if role.is_some() { port } else { SERVICE_PORT },
         target_port: Some(IntOrString::Int(port)),
         protocol: Some("TCP".to_owned()),
         ..ServicePort::default()
     };
-    let labels = match (ep.block, role) {
-        (None, _) => inference_labels(&name, None),
-        (Some(_), role) => inference_labels(&name, Some(role_label(role))),
+    let labels = match ep.block {
+        None => inference_labels(name, None),
+        Some(_) => inference_labels(name, Some(role_label(role))),
     };
     Manifest::Service(Box::new(Service {
-        metadata: object_meta(&name, ep.namespace, Some(labels), ep.owner.annotations()),
+        metadata: object_meta(name, ep.namespace, Some(labels), ep.owner.annotations()),
         spec: Some(ServiceSpec {
             type_: Some("ClusterIP".to_owned()),
-            selector: Some(map([("app", name.as_str())])),
+            selector: Some(map([("app", name)])),
             ports: Some(vec![service_port]),
             ..ServiceSpec::default()
         }),
@@ -197,8 +167,8 @@ struct Accelerator {
     selector: (&'static str, &'static str),
 }
 
-fn accelerator(spec: &Object) -> Accelerator {
-    match spec_get(spec, "accelerator").and_then(Value::as_str) {
+fn accelerator(serving: ServingSpec<'_>) -> Accelerator {
+    match serving.get("accelerator").and_then(Value::as_str) {
         Some("neuron") => Accelerator {
             resource: "aws.amazon.com/neuron",
             selector: ("accelerator", "neuron"),
@@ -222,11 +192,12 @@ fn toleration(key: &str) -> Toleration {
 
 /// `spec.resources.<key>` when it is a mapping, else the defaults.
 fn resource_map(
-    spec: &Object,
+    serving: ServingSpec<'_>,
     key: &str,
     defaults: [(&str, &str); 2],
 ) -> BTreeMap<String, Quantity> {
-    let given = spec_get(spec, "resources")
+    let given = serving
+        .get("resources")
         .and_then(Value::as_object)
         .and_then(|r| r.get(key))
         .and_then(Value::as_object);
@@ -250,24 +221,26 @@ fn strings(v: Option<&Value>) -> Vec<String> {
 }
 
 /// The shared builder of serving Deployments (`_build_inference_deployment_object`
-/// with `apply_efa_scheduling`, 4.3); `block` is `None` for a plain endpoint.
+/// with `apply_efa_scheduling`, 4.3); `mooncake` is the block and the role
+/// (`None`: store mode's single instance), `None` for a plain endpoint.
 fn serving_deployment(
     ep: &Endpoint<'_>,
-    block: Option<&Block<'_>>,
+    mooncake: Option<(&Block<'_>, Option<Role>)>,
     name: &str,
-    role: Option<&str>,
     replicas: i64,
     notes: &mut Notes,
 ) -> Result<Manifest, ManifestError> {
-    let spec = &ep.record.spec;
-    let image = serving_image(spec, &ep.ctx.region)?.to_owned();
-    let port = port_of(spec);
-    let mut command = spec_get(spec, "command").map(|c| strings(Some(c)));
+    let serving = ep.serving;
+    let spec = serving.spec;
+    let block = mooncake.map(|(block, _)| block);
+    let image = serving.image(&ep.ctx.region)?.to_owned();
+    let port = serving.container_port();
+    let mut command = serving.get("command").map(|c| strings(Some(c)));
 
     // Arguments: SGLang's launcher, the spec's, then --root-path for vLLM,
     // then the KV config.
-    let mut args = strings(spec_get(spec, "args"));
-    let sglang = command.is_none() && Framework::of_spec(spec) == Some(Framework::Sglang);
+    let mut args = strings(serving.get("args"));
+    let sglang = serving.runs_sglang_launcher();
     if sglang {
         let line = sglang_launcher(i64::from(port), sglang_model(spec));
         let mut words: Vec<String> = line.split(' ').map(str::to_owned).collect();
@@ -276,8 +249,11 @@ fn serving_deployment(
         launch.append(&mut args);
         args = launch;
     }
-    let framework = spec_get(spec, "framework").and_then(Value::as_str);
-    let vllm = framework.map_or_else(|| image.contains("vllm"), |f| f == "vllm");
+    let framework = serving.get("framework").and_then(Value::as_str);
+    let vllm = framework.map_or_else(
+        || image.contains(Framework::Vllm.as_str()),
+        |f| f == Framework::Vllm.as_str(),
+    );
     let has_root_path = args
         .iter()
         .any(|a| a == "--root-path" || a.starts_with("--root-path="));
@@ -288,12 +264,7 @@ fn serving_deployment(
     let root_path = args
         .iter()
         .any(|a| a == "--root-path" || a.starts_with("--root-path="));
-    if let Some(block) = block {
-        let role = role.and_then(|r| match r {
-            "prefill" => Some(Role::Prefill),
-            "decode" => Some(Role::Decode),
-            _ => None,
-        });
+    if let Some((block, role)) = mooncake {
         args.push("--kv-transfer-config".to_owned());
         args.push(block.kv_transfer_config(role));
     }
@@ -301,7 +272,7 @@ fn serving_deployment(
     // Env: PYTHONHASHSEED (the spec may override it in place), the spec's,
     // then the mooncake pair.
     let mut env: Vec<EnvVar> = vec![env_var("PYTHONHASHSEED", "0")];
-    if let Some(given) = spec_get(spec, "env").and_then(Value::as_object) {
+    if let Some(given) = serving.get("env").and_then(Value::as_object) {
         for (k, v) in given.iter() {
             let (k, v) = (py_str(k), py_str(v));
             match env.iter_mut().find(|e| e.name == k) {
@@ -319,10 +290,10 @@ fn serving_deployment(
     }
 
     // Resources, tolerations and node placement.
-    let gpus = int_of(spec_get(spec, "gpu_count"), 1);
-    let accel = accelerator(spec);
-    let mut requests = resource_map(spec, "requests", DEFAULT_REQUESTS);
-    let mut limits = resource_map(spec, "limits", DEFAULT_LIMITS);
+    let gpus = serving.gpu_count();
+    let accel = accelerator(serving);
+    let mut requests = resource_map(serving, "requests", DEFAULT_REQUESTS);
+    let mut limits = resource_map(serving, "limits", DEFAULT_LIMITS);
     if gpus > 0 {
         for m in [&mut requests, &mut limits] {
             m.insert(accel.resource.to_owned(), Quantity(gpus.to_string()));
@@ -344,12 +315,12 @@ fn serving_deployment(
         tolerations.push(toleration(EFA_RESOURCE));
     }
     let mut node_selector: BTreeMap<String, String> =
-        match spec_get(spec, "node_selector").and_then(Value::as_object) {
+        match serving.get("node_selector").and_then(Value::as_object) {
             Some(given) => given.iter().map(|(k, v)| (py_str(k), py_str(v))).collect(),
             None if gpus > 0 => map([accel.selector]),
             None => BTreeMap::new(),
         };
-    if let Some(capacity) = spec_get(spec, "capacity_type") {
+    if let Some(capacity) = serving.get("capacity_type") {
         node_selector.insert("karpenter.sh/capacity-type".to_owned(), py_str(capacity));
     }
     if rdma {
@@ -358,9 +329,7 @@ fn serving_deployment(
     }
 
     // Probes on the served health path.
-    let health = spec_get(spec, "health_check_path")
-        .map(py_str)
-        .unwrap_or_else(|| "/health".to_owned());
+    let health = serving.health_check_path();
     let path = if root_path {
         format!("/inference/{}{health}", ep.name)
     } else {
@@ -382,7 +351,7 @@ fn serving_deployment(
     let mut volumes = Vec::new();
     let mut mounts = Vec::new();
     let mut init_containers = Vec::new();
-    let has = |key| spec_get(spec, key).is_some_and(Value::is_truthy);
+    let has = |key| serving.get(key).is_some_and(Value::is_truthy);
     if has("model_path") || has("model_source") {
         volumes.push(Volume {
             name: "model-storage".to_owned(),
@@ -393,7 +362,8 @@ fn serving_deployment(
             ..Volume::default()
         });
         mounts.push(mount("model-storage", "/models", false));
-        if let Some(source) = spec_get(spec, "model_source")
+        if let Some(source) = serving
+            .get("model_source")
             .and_then(Value::as_str)
             .filter(|s| s.starts_with("s3://"))
         {
@@ -422,7 +392,7 @@ fn serving_deployment(
         volumes.push(Volume {
             name: "mooncake-config".to_owned(),
             config_map: Some(ConfigMapVolumeSource {
-                name: format!("{}-mooncake", ep.name),
+                name: mooncake_config_name(ep.name),
                 ..ConfigMapVolumeSource::default()
             }),
             ..Volume::default()
@@ -458,7 +428,7 @@ fn serving_deployment(
         volume_mounts: (!mounts.is_empty()).then_some(mounts),
         ..Container::default()
     };
-    let labels = inference_labels(name, role);
+    let labels = inference_labels(name, mooncake.map(|(_, role)| role_label(role)));
     let replicas = if ep.stopped { 0 } else { replicas };
     Ok(Manifest::Deployment(Box::new(Deployment {
         metadata: object_meta(

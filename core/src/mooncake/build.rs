@@ -210,7 +210,7 @@ fn assemble(
             path: "mooncake.mode".into(),
             message: format!(
                 "mooncake.mode must be one of {}, got {}",
-                choices(Mode::ALL.map(Mode::as_str)),
+                choices(Mode::NAMES),
                 args.mode.repr()
             ),
             kind: ErrorKind::ValueError,

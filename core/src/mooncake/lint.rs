@@ -1,9 +1,10 @@
 //! Warnings: what the reference accepts but an author probably got wrong.
 //! They never block a deploy.
 
+use super::{Mode, OffloadTier, Role};
 use crate::diagnostics::{Diagnostic, Report};
 use crate::json::{Object, Value};
-use crate::limits::{MOONCAKE_OFFLOAD_TIERS, MOONCAKE_PROXY_SCHEDULING};
+use crate::limits::MOONCAKE_PROXY_SCHEDULING;
 use crate::suggest::did_you_mean;
 
 /// The keys a block may have, in the order the builder writes them.
@@ -15,7 +16,7 @@ pub(super) const BLOCK_KEYS: &[&str] = &[
     "proxy",
     "autoscaling",
 ];
-const TOPOLOGY_KEYS: &[&str] = &["prefill", "decode"];
+const TOPOLOGY_KEYS: &[&str] = &Role::NAMES;
 /// The keys of each section: the reference's schema plus what GCO's newest
 /// monitor reads (GCO_FACTS_NEWEST 4.3-4.9: `store.master_image`,
 /// `transfer.peer_addresses`).
@@ -54,7 +55,7 @@ pub(super) fn lint(block: &Value, report: &mut Report) {
         unknown_keys(topology, "mooncake.topology", TOPOLOGY_KEYS, report);
         if block
             .get("mode")
-            .is_some_and(|m| m.as_str() == Some("store"))
+            .is_some_and(|m| m.as_str() == Some(Mode::Store.as_str()))
         {
             report.push(Diagnostic::warning(
                 "mooncake.topology",
@@ -68,7 +69,7 @@ pub(super) fn lint(block: &Value, report: &mut Report) {
             store,
             "offload",
             "mooncake.store.offload",
-            &MOONCAKE_OFFLOAD_TIERS,
+            &OffloadTier::NAMES,
             report,
         );
     }
@@ -116,7 +117,7 @@ pub(super) fn lint(block: &Value, report: &mut Report) {
             report,
         );
         let enabled = autoscaling.get("enabled").is_some_and(Value::is_true);
-        for role in ["prefill", "decode"] {
+        for role in Role::NAMES {
             let Some(bounds) = autoscaling.get(role).and_then(Value::as_object) else {
                 continue;
             };

@@ -13,32 +13,19 @@ use crate::diagnostics::{Diagnostic, Report};
 use crate::json::Value;
 use rules::{AllErrors, FirstError};
 
-/// A serving mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Mode {
-    Disaggregated,
-    Store,
-    Both,
+vocabulary! {
+    /// A serving mode: `disaggregated` splits prefill and decode; `store`
+    /// runs a single KV-store instance; `both` composes the two. Sorted by
+    /// name, as the reference lists them in messages.
+    #[cfg_attr(feature = "schema", schemars(rename = "MooncakeMode"))]
+    pub enum Mode {
+        Both = "both",
+        Disaggregated = "disaggregated",
+        Store = "store",
+    }
 }
 
 impl Mode {
-    /// Every mode, sorted by name as the reference lists them in messages.
-    /// `disaggregated` splits prefill and decode; `store` runs a single
-    /// KV-store instance; `both` composes the two.
-    pub const ALL: [Mode; 3] = [Mode::Both, Mode::Disaggregated, Mode::Store];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Disaggregated => "disaggregated",
-            Mode::Store => "store",
-            Mode::Both => "both",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Mode> {
-        Mode::ALL.into_iter().find(|m| m.as_str() == s)
-    }
-
     pub(crate) fn of(v: &Value) -> Option<Mode> {
         v.as_str().and_then(Mode::parse)
     }
@@ -55,21 +42,63 @@ impl Mode {
     }
 }
 
-/// A role of a split topology.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Role {
-    Prefill,
-    Decode,
+vocabulary! {
+    /// A role of a split topology.
+    pub enum Role {
+        Prefill = "prefill",
+        Decode = "decode",
+    }
+}
+
+vocabulary! {
+    /// How KV blocks move between instances (`transfer.protocol`), sorted
+    /// as the reference lists them in messages: RDMA over EFA (scheduled on
+    /// EFA nodes, with the shared master for the transfer engine's
+    /// handshake, and named `efa` to vLLM), or TCP, the non-EFA fallback.
+    pub enum TransferProtocol {
+        Rdma = "rdma",
+        Tcp = "tcp",
+    }
+}
+
+vocabulary! {
+    /// The store's offload tiers the monitor understands (`store.offload`).
+    /// The reference does not enforce them, so an unknown tier is a warning.
+    pub enum OffloadTier {
+        Cpu = "cpu",
+        Disk = "disk",
+        None = "none",
+    }
+}
+
+vocabulary! {
+    /// The metrics a role autoscales on: the resource metrics a plain HPA
+    /// reads, then the GPU ones KEDA serves.
+    pub enum MetricKind {
+        Cpu = "cpu",
+        Memory = "memory",
+        Gpu = "gpu",
+        GpuMemory = "gpu_memory",
+    }
+}
+
+impl MetricKind {
+    /// A GPU metric makes the autoscaler a KEDA ScaledObject.
+    pub fn is_gpu(self) -> bool {
+        matches!(self, MetricKind::Gpu | MetricKind::GpuMemory)
+    }
+
+    /// The ContainerInsights metric a GPU trigger reads.
+    pub fn cloudwatch_metric(self) -> Option<&'static str> {
+        match self {
+            MetricKind::Gpu => Some("pod_gpu_utilization"),
+            MetricKind::GpuMemory => Some("pod_gpu_memory_utilization"),
+            _ => None,
+        }
+    }
 }
 
 impl Role {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Prefill => "prefill",
-            Role::Decode => "decode",
-        }
-    }
-
     fn topology_path(self) -> &'static str {
         match self {
             Role::Prefill => "mooncake.topology.prefill",

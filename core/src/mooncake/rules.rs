@@ -6,12 +6,11 @@
 
 use std::ops::ControlFlow;
 
-use super::{Mode, Role};
+use super::{Mode, Role, TransferProtocol};
 use crate::bytesize::{ByteSizeArg, byte_size_value};
 use crate::json::{Object, Value};
 use crate::limits::{
-    MOONCAKE_STORE_BYTE_SIZE_FIELDS, MOONCAKE_TOPOLOGY_MAX, MOONCAKE_TOPOLOGY_MIN,
-    MOONCAKE_TRANSFER_PROTOCOLS, choices,
+    MOONCAKE_STORE_BYTE_SIZE_FIELDS, MOONCAKE_TOPOLOGY_MAX, MOONCAKE_TOPOLOGY_MIN, choices,
 };
 
 /// Where rule violations go. `Break` stops the check. Taken as `dyn`: one
@@ -85,7 +84,7 @@ pub(crate) fn check(block: &Value, sink: &mut dyn Sink) -> ControlFlow<()> {
             "mooncake.mode",
             format!(
                 "mooncake.mode must be one of {}, got {}",
-                choices(Mode::ALL.map(Mode::as_str)),
+                choices(Mode::NAMES),
                 repr_opt(mode_value)
             ),
         )?;
@@ -178,15 +177,16 @@ fn check_transfer(transfer: &Object, sink: &mut dyn Sink) -> ControlFlow<()> {
     let [protocol, device_name] = transfer.fields(["protocol", "device_name"]);
     // `transfer.get("protocol", "rdma")`: only an absent key takes the default.
     if let Some(protocol) = protocol
-        && !protocol
+        && protocol
             .as_str()
-            .is_some_and(|p| MOONCAKE_TRANSFER_PROTOCOLS.contains(&p))
+            .and_then(TransferProtocol::parse)
+            .is_none()
     {
         sink.error(
             "mooncake.transfer.protocol",
             format!(
                 "mooncake.transfer.protocol must be one of {}, got {}",
-                choices(MOONCAKE_TRANSFER_PROTOCOLS),
+                choices(TransferProtocol::NAMES),
                 protocol.repr()
             ),
         )?;

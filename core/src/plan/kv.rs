@@ -8,10 +8,11 @@ use crate::limits::{
     MOONCAKE_AUTOSCALE_DEFAULT_MAX, MOONCAKE_AUTOSCALE_DEFAULT_MIN, MOONCAKE_BOOTSTRAP_PORT_SPAN,
     MOONCAKE_DEFAULT_AUTOSCALE_METRIC, MOONCAKE_DEFAULT_BOOTSTRAP_BASE_PORT,
     MOONCAKE_DEFAULT_GLOBAL_SEGMENT_SIZE, MOONCAKE_DEFAULT_LOCAL_BUFFER_SIZE,
-    MOONCAKE_DEFAULT_PROXY_REPLICAS, MOONCAKE_DEFAULT_TRANSFER_PROTOCOL, MOONCAKE_PROTOCOL_RDMA,
-    MOONCAKE_PROXY_SCHEDULING,
+    MOONCAKE_DEFAULT_PROXY_REPLICAS, MOONCAKE_DEFAULT_PROXY_SCHEDULING,
+    MOONCAKE_DEFAULT_TRANSFER_PROTOCOL,
 };
-use crate::mooncake::{Mode, Role};
+use crate::mooncake::{MetricKind, Mode, Role, TransferProtocol};
+use crate::pyrepr::py_str;
 use crate::region::RegionContext;
 
 /// The highest TCP port.
@@ -33,10 +34,10 @@ impl<'a> Block<'a> {
         self.section(section)?.get(key)?.as_str()
     }
 
-    /// `transfer.protocol`, `rdma` when absent.
+    /// `transfer.protocol` as stored, `rdma` when absent.
     pub fn transfer_protocol(&self) -> &'a str {
         self.text("transfer", "protocol")
-            .unwrap_or(MOONCAKE_DEFAULT_TRANSFER_PROTOCOL)
+            .unwrap_or(MOONCAKE_DEFAULT_TRANSFER_PROTOCOL.as_str())
     }
 
     /// `transfer.device_name`; empty asks Mooncake to pick the interface.
@@ -70,7 +71,7 @@ impl<'a> Block<'a> {
     /// Whether the pods move KV blocks over EFA and so run on EFA nodes:
     /// `transfer.protocol` is `rdma` (as read, for every mode's pods).
     pub fn uses_rdma(&self) -> bool {
-        self.transfer_protocol() == MOONCAKE_PROTOCOL_RDMA
+        self.transfer_protocol() == TransferProtocol::Rdma.as_str()
     }
 
     /// `VLLM_MOONCAKE_BOOTSTRAP_PORT` and the NetworkPolicy window's base:
@@ -155,10 +156,7 @@ impl<'a> Block<'a> {
         let mut metrics: Vec<Metric> = given.iter().filter_map(Metric::of).collect();
         if metrics.is_empty() {
             let (kind, target) = MOONCAKE_DEFAULT_AUTOSCALE_METRIC;
-            metrics.push(Metric {
-                kind: MetricKind::of(kind).expect("the default metric is known"),
-                target,
-            });
+            metrics.push(Metric { kind, target });
         }
         Some(RoleScaling {
             min_replicas: int("min_replicas", MOONCAKE_AUTOSCALE_DEFAULT_MIN),
@@ -190,11 +188,8 @@ impl<'a> Block<'a> {
 
     /// `proxy.scheduling`, `round_robin` when unset.
     pub fn proxy_scheduling(&self) -> String {
-        match self.proxy_field("scheduling") {
-            Some(Value::Str(s)) => s.to_string_lossy(),
-            Some(other) => other.repr(),
-            None => MOONCAKE_PROXY_SCHEDULING[0].to_owned(),
-        }
+        self.proxy_field("scheduling")
+            .map_or_else(|| MOONCAKE_DEFAULT_PROXY_SCHEDULING.to_owned(), py_str)
     }
 
     /// The `--kv-transfer-config` of a role (`None`: the single store
@@ -214,7 +209,7 @@ impl<'a> Block<'a> {
         let transfer_connector = || {
             // vLLM names RDMA over EFA `efa`; TCP keeps its name.
             let protocol = match self.transfer_protocol() {
-                "rdma" => "efa",
+                rdma if rdma == TransferProtocol::Rdma.as_str() => "efa",
                 other => other,
             };
             let mut extra = Object::new();
@@ -305,54 +300,12 @@ impl Metric {
     /// is not an integer (as read). An absent target is the default 70.
     fn of(v: &Value) -> Option<Metric> {
         let m = v.as_object()?;
-        let kind = MetricKind::of(m.get("type")?.as_str()?)?;
+        let kind = MetricKind::parse(m.get("type")?.as_str()?)?;
         let target = match m.get("target") {
             None => MOONCAKE_DEFAULT_AUTOSCALE_METRIC.1,
             Some(t) => t.as_int()?.as_i64()?,
         };
         Some(Metric { kind, target })
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MetricKind {
-    Cpu,
-    Memory,
-    Gpu,
-    GpuMemory,
-}
-
-impl MetricKind {
-    fn of(name: &str) -> Option<MetricKind> {
-        Some(match name {
-            "cpu" => MetricKind::Cpu,
-            "memory" => MetricKind::Memory,
-            "gpu" => MetricKind::Gpu,
-            "gpu_memory" => MetricKind::GpuMemory,
-            _ => return None,
-        })
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MetricKind::Cpu => "cpu",
-            MetricKind::Memory => "memory",
-            MetricKind::Gpu => "gpu",
-            MetricKind::GpuMemory => "gpu_memory",
-        }
-    }
-
-    pub fn is_gpu(self) -> bool {
-        matches!(self, MetricKind::Gpu | MetricKind::GpuMemory)
-    }
-
-    /// The ContainerInsights metric a GPU trigger reads.
-    pub fn cloudwatch_metric(self) -> Option<&'static str> {
-        match self {
-            MetricKind::Gpu => Some("pod_gpu_utilization"),
-            MetricKind::GpuMemory => Some("pod_gpu_memory_utilization"),
-            _ => None,
-        }
     }
 }
 

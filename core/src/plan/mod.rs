@@ -5,6 +5,8 @@
 
 mod kv;
 mod objects;
+mod serving;
+mod skeleton;
 
 use std::fmt;
 
@@ -16,38 +18,15 @@ use crate::record::{DesiredState, Record};
 use crate::region::RegionContext;
 use crate::spec::spec_mode;
 
+pub use crate::mooncake::MetricKind;
 pub(crate) use kv::Block;
-pub use kv::{Metric, MetricKind, RoleScaling};
-
-/// A Kubernetes object kind the monitor manages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Deployment,
-    Service,
-    ConfigMap,
-    Secret,
-    StatefulSet,
-    /// An allow rule beside the namespace's default-deny posture.
-    NetworkPolicy,
-    HorizontalPodAutoscaler,
-    /// KEDA's autoscaler, for metrics a plain HPA cannot read (GPU).
-    ScaledObject,
-}
-
-impl Kind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Deployment => "Deployment",
-            Kind::Service => "Service",
-            Kind::ConfigMap => "ConfigMap",
-            Kind::Secret => "Secret",
-            Kind::StatefulSet => "StatefulSet",
-            Kind::NetworkPolicy => "NetworkPolicy",
-            Kind::HorizontalPodAutoscaler => "HorizontalPodAutoscaler",
-            Kind::ScaledObject => "ScaledObject",
-        }
-    }
-}
+pub use kv::{Metric, RoleScaling};
+pub(crate) use serving::ServingSpec;
+pub use skeleton::Kind;
+pub(crate) use skeleton::{
+    AllowRule, Part, Skeleton, admin_secret_name, mooncake_config_name, proxy_name,
+    proxy_program_name, serving_name, skeleton,
+};
 
 /// What the monitor does with an object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -202,10 +181,8 @@ pub fn preview_record(deployment: Deployment) -> Record {
 
 /// The objects the spec asks for in the region, all to be applied.
 fn spec_objects(record: &Record, ctx: &RegionContext) -> Result<Vec<PlannedObject>, PlanError> {
-    match mooncake_block(record)? {
-        None => objects::plain(record, &ctx.region),
-        Some(block) => objects::mooncake(record, ctx, block),
-    }
+    let block = mooncake_block(record)?;
+    objects::render(record, ctx, block.as_ref())
 }
 
 /// The record's `mooncake` block as the monitor reads it; `None` for a
@@ -226,23 +203,6 @@ pub(crate) fn mooncake_block(record: &Record) -> Result<Option<Block<'_>>, PlanE
         mode,
         block: block.as_object().expect("a valid block is a mapping"),
     }))
-}
-
-/// The image the monitor runs the serving pods with in `region`:
-/// `spec.region_image_uris[region]`, else `spec.image`.
-pub(crate) fn serving_image<'a>(spec: &'a Object, region: &str) -> Result<&'a str, PlanError> {
-    let regional = spec
-        .get("region_image_uris")
-        .and_then(Value::as_object)
-        .and_then(|m| m.get(region));
-    regional
-        .or_else(|| spec.get("image"))
-        .and_then(Value::as_str)
-        .filter(|s| !s.trim().is_empty())
-        .ok_or_else(|| PlanError {
-            path: "spec.image".into(),
-            message: "Image must be a non-empty string".into(),
-        })
 }
 
 impl Plan {

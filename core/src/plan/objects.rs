@@ -1,85 +1,108 @@
-//! The objects of a plain endpoint and of each mooncake mode, all to be
+//! The settings a reviewer checks on each object of the skeleton, all to be
 //! applied; [`super::plan`] turns that into what the state asks for.
 
-use super::{Action, Block, Kind, PlanError, PlannedObject, serving_image};
-use crate::framework::{Framework, SGLANG_STARTUP_SECONDS, sglang_launcher, sglang_model};
+use super::{
+    Action, AllowRule, Block, Kind, Part, PlanError, PlannedObject, ServingSpec, Skeleton,
+    admin_secret_name, mooncake_config_name, proxy_name, proxy_program_name, serving_name,
+    skeleton,
+};
+use crate::framework::{SGLANG_STARTUP_SECONDS, sglang_launcher, sglang_model};
 use crate::json::{Object, Value};
 use crate::limits::{
     EFA_RESOURCE, MOONCAKE_MASTER_METADATA_PORT, MOONCAKE_MASTER_NAME, MOONCAKE_MASTER_RPC_PORT,
-    NETWORK_POLICY_INFERENCE_INTERNAL, NETWORK_POLICY_POD_TO_MASTER,
-    NETWORK_POLICY_POD_TO_METADATA, NETWORK_POLICY_RDMA_BOOTSTRAP,
+    MOONCAKE_PROXY_PORT, SERVICE_PORT,
 };
 use crate::mooncake::Role;
 use crate::record::Record;
 use crate::region::RegionContext;
 
-/// The PD proxy's fixed container port (GCO_FACTS_NEWEST 4.5).
-pub(crate) const PD_PROXY_PORT: i64 = 8000;
-
-fn object(kind: Kind, name: impl Into<String>, settings: Object) -> PlannedObject {
-    PlannedObject {
-        kind,
-        name: name.into(),
-        action: Action::Apply,
-        shared: false,
-        settings,
-    }
+/// Every object of `record`'s skeleton in `ctx.region`, with its settings.
+pub(super) fn render(
+    record: &Record,
+    ctx: &RegionContext,
+    block: Option<&Block<'_>>,
+) -> Result<Vec<PlannedObject>, PlanError> {
+    let pod = Pod::new(record, &ctx.region)?;
+    let name = record.endpoint_name.as_str();
+    let objects = skeleton(name, block);
+    let settings = |object: &Skeleton| -> Object {
+        let Some(block) = block else {
+            return match object.kind {
+                Kind::Deployment => pod.deployment(pod.serving.replicas_value(), None),
+                _ => pod.service(&object.name),
+            };
+        };
+        match (object.part, object.kind) {
+            (Part::Master, _) => master(),
+            (Part::AllowRule(rule), _) => allow_rule(rule, block),
+            (Part::MooncakeConfig, _) => mooncake_config(name, ctx, block),
+            (Part::Serving(role), Kind::Deployment) => {
+                let scaler =
+                    role.and_then(|role| objects.iter().find(|o| o.part == Part::Autoscaler(role)));
+                role_deployment(&pod, name, block, role, scaler)
+            }
+            (Part::Serving(_), _) => pod.service(&object.name),
+            (Part::Autoscaler(role), _) => autoscaler(block, role, &object.name),
+            (Part::ProxyProgram, _) => proxy_program(name, block),
+            (Part::AdminSecret, _) => {
+                let mut settings = Object::new();
+                settings.insert("holds", "the PD proxy's admin API key");
+                settings
+            }
+            (Part::Proxy, Kind::Deployment) => proxy_deployment(name, block),
+            (Part::Proxy, _) => proxy_service(name),
+        }
+    };
+    Ok(objects
+        .iter()
+        .map(|object| PlannedObject {
+            kind: object.kind,
+            name: object.name.clone(),
+            action: Action::Apply,
+            shared: object.part.is_shared(),
+            settings: settings(object),
+        })
+        .collect())
 }
 
 /// The spec's settings every serving pod shares.
 struct Pod<'a> {
-    spec: &'a Object,
-    image: String,
+    serving: ServingSpec<'a>,
+    image: &'a str,
 }
 
 impl<'a> Pod<'a> {
     fn new(record: &'a Record, region: &str) -> Result<Pod<'a>, PlanError> {
-        let spec = &record.spec;
-        // The monitor pulls the region's own ECR copy when deploy wrote one.
-        let image = serving_image(spec, region)?;
+        let serving = ServingSpec { spec: &record.spec };
         Ok(Pod {
-            spec,
-            image: image.to_owned(),
+            serving,
+            image: serving.image(region)?,
         })
-    }
-
-    fn get(&self, key: &str, default: Value) -> Value {
-        self.spec
-            .get(key)
-            .filter(|v| !v.is_null())
-            .cloned()
-            .unwrap_or(default)
-    }
-
-    fn port(&self) -> Value {
-        self.get("port", Value::int(8000))
     }
 
     /// A serving Deployment's settings: replicas, then the container (whose
     /// arguments are `--kv-transfer-config` and then the spec's `args`).
     fn deployment(&self, replicas: Value, kv_transfer_config: Option<String>) -> Object {
+        let spec = self.serving.spec;
         let mut s = Object::new();
         s.insert("replicas", replicas);
-        s.insert("image", self.image.as_str());
-        s.insert("port", self.port());
-        s.insert("gpu_count", self.get("gpu_count", Value::int(1)));
-        if let Some(gpu_type) = self.spec.get("gpu_type").filter(|v| v.is_truthy()) {
+        s.insert("image", self.image);
+        s.insert("port", self.serving.port_value());
+        s.insert("gpu_count", self.serving.gpu_count_value());
+        if let Some(gpu_type) = spec.get("gpu_type").filter(|v| v.is_truthy()) {
             s.insert("gpu_type", gpu_type.clone());
         }
         if let Some(config) = kv_transfer_config {
             s.insert("kv_transfer_config", config);
         }
-        if let Some(extra @ Value::List(_)) = self.spec.get("args") {
+        if let Some(extra @ Value::List(_)) = spec.get("args") {
             s.insert("extra_args", extra.clone());
         }
-        let own_command = self.spec.get("command").is_some_and(|c| !c.is_null());
-        if Framework::of_spec(self.spec) == Some(Framework::Sglang) && !own_command {
-            let port = self
-                .port()
-                .as_int()
-                .and_then(|p| p.as_i64())
-                .unwrap_or(8000);
-            s.insert("launcher", sglang_launcher(port, sglang_model(self.spec)));
+        if self.serving.runs_sglang_launcher() {
+            s.insert(
+                "launcher",
+                sglang_launcher(self.serving.port(), sglang_model(spec)),
+            );
             s.insert(
                 "startup_probe_seconds",
                 Value::int(i64::from(SGLANG_STARTUP_SECONDS)),
@@ -91,53 +114,51 @@ impl<'a> Pod<'a> {
     fn service(&self, selects: &str) -> Object {
         let mut s = Object::new();
         s.insert("selects", selects);
-        s.insert("port", self.port());
+        s.insert("port", self.serving.port_value());
         s
     }
 }
 
-/// A plain endpoint: one Deployment and its Service.
-pub(super) fn plain(record: &Record, region: &str) -> Result<Vec<PlannedObject>, PlanError> {
-    let pod = Pod::new(record, region)?;
-    let name = &record.endpoint_name;
-    Ok(vec![
-        object(
-            Kind::Deployment,
-            name,
-            pod.deployment(pod.get("replicas", Value::int(1)), None),
-        ),
-        object(Kind::Service, name, pod.service(name)),
-    ])
+/// The shared master's ports (StatefulSet and Service alike).
+fn master() -> Object {
+    let mut ports = Object::new();
+    ports.insert("rpc", MOONCAKE_MASTER_RPC_PORT);
+    ports.insert("metadata", MOONCAKE_MASTER_METADATA_PORT);
+    let mut settings = Object::new();
+    settings.insert("ports", ports);
+    settings
 }
 
-/// A mooncake endpoint: its config, the shared master when needed, the
-/// serving roles with their autoscalers, and the PD proxy of split modes.
-pub(super) fn mooncake(
-    record: &Record,
-    ctx: &RegionContext,
-    block: Block<'_>,
-) -> Result<Vec<PlannedObject>, PlanError> {
-    let pod = Pod::new(record, &ctx.region)?;
-    let name = record.endpoint_name.as_str();
-    let mut out = Vec::new();
-
-    if block.needs_master() {
-        let mut ports = Object::new();
-        ports.insert("rpc", MOONCAKE_MASTER_RPC_PORT);
-        ports.insert("metadata", MOONCAKE_MASTER_METADATA_PORT);
-        for kind in [Kind::StatefulSet, Kind::Service] {
-            let mut settings = Object::new();
-            settings.insert("ports", ports.clone());
-            out.push(PlannedObject {
-                shared: true,
-                ..object(kind, MOONCAKE_MASTER_NAME, settings)
-            });
+/// An allow rule of the namespace: what it selects, whom it admits and on
+/// which TCP ports.
+fn allow_rule(rule: AllowRule, block: &Block<'_>) -> Object {
+    let inference = "gco.io/type=inference";
+    let master = format!("app={MOONCAKE_MASTER_NAME}");
+    let (selects, ports) = match rule {
+        AllowRule::InferenceInternal => (inference, "all".to_owned()),
+        AllowRule::PodToMaster => (master.as_str(), MOONCAKE_MASTER_RPC_PORT.to_string()),
+        AllowRule::PodToMetadata => (master.as_str(), MOONCAKE_MASTER_METADATA_PORT.to_string()),
+        AllowRule::RdmaBootstrap => {
+            let (base, end) = block.bootstrap_window();
+            (inference, format!("{base}-{end}"))
         }
-        out.extend(network_policies(&block));
+    };
+    let mut settings = Object::new();
+    settings.insert("selects", selects);
+    settings.insert("from", inference);
+    settings.insert("tcp_ports", ports);
+    if rule == AllowRule::InferenceInternal {
+        settings.insert(
+            "egress",
+            format!("{inference} (all TCP), {master} (TCP {MOONCAKE_MASTER_RPC_PORT}, {MOONCAKE_MASTER_METADATA_PORT})"),
+        );
     }
+    settings
+}
 
-    let config_map = format!("{name}-mooncake");
-    // Without the bucket the plan names where the monitor reads it.
+/// `{name}-mooncake`'s `mooncake.json`. Without the bucket the plan names
+/// where the monitor reads it.
+fn mooncake_config(name: &str, ctx: &RegionContext, block: &Block<'_>) -> Object {
     let cold_tier = ctx.cold_tier_uri(name).unwrap_or_else(|| {
         format!(
             "s3://<SSM {} in {}>/mooncake-kv/{name}/",
@@ -147,79 +168,31 @@ pub(super) fn mooncake(
     });
     let mut data = Object::new();
     data.insert("mooncake.json", block.mooncake_json(ctx, &cold_tier));
-    out.push(object(Kind::ConfigMap, &config_map, data));
-
-    if !block.mode.is_split() {
-        let mut settings = pod.deployment(
-            Value::int(block.role_replicas(None)),
-            Some(block.kv_transfer_config(None)),
-        );
-        placement(&mut settings, &block, &config_map);
-        out.push(object(Kind::Deployment, name, settings));
-        out.push(object(Kind::Service, name, pod.service(name)));
-        return Ok(out);
-    }
-
-    for role in [Role::Prefill, Role::Decode] {
-        let role_name = format!("{name}-{}", role.as_str());
-        let scaler = autoscaler(&block, role, &role_name);
-        let replicas = Value::int(block.role_replicas(Some(role)));
-        let mut settings = pod.deployment(replicas, Some(block.kv_transfer_config(Some(role))));
-        settings.insert("role", role.as_str());
-        placement(&mut settings, &block, &config_map);
-        if let Some(scaler) = &scaler {
-            settings.insert(
-                "autoscaler",
-                format!("{} {}", scaler.kind.as_str(), scaler.name),
-            );
-        }
-        out.push(object(Kind::Deployment, &role_name, settings));
-        out.push(object(Kind::Service, &role_name, pod.service(&role_name)));
-        out.extend(scaler);
-    }
-    out.extend(proxy(name, &block));
-    Ok(out)
+    data
 }
 
-/// The namespace's four allow rules, shared like the master: what each
-/// selects, whom it admits and on which TCP ports.
-fn network_policies(block: &Block<'_>) -> Vec<PlannedObject> {
-    let inference = "gco.io/type=inference";
-    let master = format!("app={MOONCAKE_MASTER_NAME}");
-    let (base, end) = block.bootstrap_window();
-    let rule = |name: &str, selects: &str, ports: String| {
-        let mut settings = Object::new();
-        settings.insert("selects", selects);
-        settings.insert("from", inference);
-        settings.insert("tcp_ports", ports);
-        PlannedObject {
-            shared: true,
-            ..object(Kind::NetworkPolicy, name, settings)
-        }
-    };
-    let mut internal = rule(NETWORK_POLICY_INFERENCE_INTERNAL, inference, "all".into());
-    internal.settings.insert(
-        "egress",
-        format!("{inference} (all TCP), {master} (TCP {MOONCAKE_MASTER_RPC_PORT}, {MOONCAKE_MASTER_METADATA_PORT})"),
-    );
-    vec![
-        internal,
-        rule(
-            NETWORK_POLICY_POD_TO_MASTER,
-            &master,
-            MOONCAKE_MASTER_RPC_PORT.to_string(),
-        ),
-        rule(
-            NETWORK_POLICY_POD_TO_METADATA,
-            &master,
-            MOONCAKE_MASTER_METADATA_PORT.to_string(),
-        ),
-        rule(
-            NETWORK_POLICY_RDMA_BOOTSTRAP,
-            inference,
-            format!("{base}-{end}"),
-        ),
-    ]
+/// A role's Deployment (`None`: store mode's single instance), naming the
+/// autoscaler that scales it.
+fn role_deployment(
+    pod: &Pod<'_>,
+    name: &str,
+    block: &Block<'_>,
+    role: Option<Role>,
+    scaler: Option<&Skeleton>,
+) -> Object {
+    let replicas = Value::int(block.role_replicas(role));
+    let mut settings = pod.deployment(replicas, Some(block.kv_transfer_config(role)));
+    if let Some(role) = role {
+        settings.insert("role", role.as_str());
+    }
+    placement(&mut settings, block, &mooncake_config_name(name));
+    if let Some(scaler) = scaler {
+        settings.insert(
+            "autoscaler",
+            format!("{} {}", scaler.kind.as_str(), scaler.name),
+        );
+    }
+    settings
 }
 
 /// The config the pods mount, the KV bootstrap port, and EFA placement for
@@ -248,8 +221,10 @@ fn placement(settings: &mut Object, block: &Block<'_>, config_map: &str) {
 }
 
 /// A role's autoscaler, as [`Block::role_autoscaling`] reads it.
-fn autoscaler(block: &Block<'_>, role: Role, target: &str) -> Option<PlannedObject> {
-    let scaling = block.role_autoscaling(role)?;
+fn autoscaler(block: &Block<'_>, role: Role, target: &str) -> Object {
+    let scaling = block
+        .role_autoscaling(role)
+        .expect("the skeleton lists an autoscaler only for a role that has one");
     let metrics: Vec<Value> = scaling
         .metrics
         .iter()
@@ -265,34 +240,19 @@ fn autoscaler(block: &Block<'_>, role: Role, target: &str) -> Option<PlannedObje
     settings.insert("min_replicas", scaling.min_replicas);
     settings.insert("max_replicas", scaling.max_replicas);
     settings.insert("metrics", metrics);
-    let kind = if scaling.needs_keda() {
-        Kind::ScaledObject
-    } else {
-        Kind::HorizontalPodAutoscaler
-    };
-    Some(object(kind, target, settings))
+    settings
 }
 
-/// The PD proxy in front of a split topology: its config, admin key,
-/// Deployment and Service.
-fn proxy(name: &str, block: &Block<'_>) -> Vec<PlannedObject> {
-    let proxy_name = format!("{name}-proxy");
-    let config_map = format!("{name}-pd-proxy");
-    let named_secret = block.named_admin_secret();
-    let secret = named_secret.map_or_else(|| format!("{name}-admin"), str::to_owned);
-
-    let mut out = Vec::new();
+/// The PD proxy's program config: its scheduling and the two role Services.
+fn proxy_program(name: &str, block: &Block<'_>) -> Object {
     let mut config = Object::new();
     config.insert("scheduling", block.proxy_scheduling());
-    config.insert("prefill_service", format!("{name}-prefill"));
-    config.insert("decode_service", format!("{name}-decode"));
-    out.push(object(Kind::ConfigMap, &config_map, config));
-    if named_secret.is_none() {
-        let mut settings = Object::new();
-        settings.insert("holds", "the PD proxy's admin API key");
-        out.push(object(Kind::Secret, &secret, settings));
-    }
+    config.insert("prefill_service", serving_name(name, Some(Role::Prefill)));
+    config.insert("decode_service", serving_name(name, Some(Role::Decode)));
+    config
+}
 
+fn proxy_deployment(name: &str, block: &Block<'_>) -> Object {
     let mut settings = Object::new();
     settings.insert("replicas", block.proxy_replicas());
     // The builder stored the deploy image here; the monitor never rewrites
@@ -300,14 +260,16 @@ fn proxy(name: &str, block: &Block<'_>) -> Vec<PlannedObject> {
     if let Some(image) = block.proxy_field("image") {
         settings.insert("image", image.clone());
     }
-    settings.insert("port", PD_PROXY_PORT);
-    settings.insert("config_map", config_map);
-    settings.insert("admin_key_secret", secret);
-    out.push(object(Kind::Deployment, &proxy_name, settings));
+    settings.insert("port", MOONCAKE_PROXY_PORT);
+    settings.insert("config_map", proxy_program_name(name));
+    settings.insert("admin_key_secret", admin_secret_name(name, block));
+    settings
+}
+
+fn proxy_service(name: &str) -> Object {
     let mut service = Object::new();
-    service.insert("selects", proxy_name.as_str());
-    service.insert("port", 80);
-    service.insert("target_port", PD_PROXY_PORT);
-    out.push(object(Kind::Service, &proxy_name, service));
-    out
+    service.insert("selects", proxy_name(name));
+    service.insert("port", SERVICE_PORT);
+    service.insert("target_port", MOONCAKE_PROXY_PORT);
+    service
 }

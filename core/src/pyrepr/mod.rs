@@ -1,4 +1,5 @@
-//! Python's `repr()`, `str.strip()` and float formatting, for messages.
+//! Python's `repr()`, `str()`, `str.strip()` and float formatting, as messages and
+//! rendered texts print them.
 
 mod tables;
 
@@ -64,6 +65,15 @@ pub fn is_space(cp: u32) -> bool {
 /// e.g. U+001C to U+001F) from both ends.
 pub fn py_strip(text: &str) -> &str {
     text.trim_matches(|c: char| is_space(c as u32))
+}
+
+/// `str(value)`: a string's text (lone surrogates replaced), any other
+/// value's repr.
+pub fn py_str(value: &Value) -> String {
+    match value {
+        Value::Str(s) => s.to_string_lossy(),
+        other => other.repr(),
+    }
 }
 
 /// `repr(value)` appended to `out`.

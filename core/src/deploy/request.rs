@@ -1,0 +1,235 @@
+//! The deploy request: one field per parameter of GCO's `deploy()`, each the
+//! JSON the client sent. Values stay the core's [`Value`] rather than typed
+//! Rust, so that a rule can name what was sent as the reference does (a
+//! `None` count, a `'3'` string, an integer beyond 64 bits).
+
+use crate::json::{Object, Value};
+
+/// Declares [`DeployRequest`] from one list of its fields: the struct, its
+/// keys and the lookup from a key to its field cannot disagree.
+macro_rules! deploy_request {
+    ($($(#[$attribute:meta])* $field:ident,)*) => {
+        /// The parameters of GCO's `deploy()`. A member that is none of them
+        /// gets a warning and is otherwise ignored.
+        //
+        // Each field is the member as given, `None` when absent; a given
+        // `null` stays `Some(Value::Null)`, which some rules refuse.
+        #[derive(Debug, Clone, Default, PartialEq)]
+        #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+        pub struct DeployRequest {
+            $($(#[$attribute])* pub $field: Option<Value>,)*
+            /// Members that are no parameter of `deploy()`, in their order:
+            /// each gets a warning, and is otherwise ignored.
+            #[cfg_attr(feature = "openapi", schema(ignore))]
+            pub unknown: Vec<(Value, Value)>,
+        }
+
+        impl DeployRequest {
+            /// Every field's key, in `deploy()`'s parameter order.
+            pub const KEYS: &[&str] = &[$(stringify!($field)),*];
+
+            pub(super) fn field_mut(&mut self, key: &str) -> Option<&mut Option<Value>> {
+                match key {
+                    $(stringify!($field) => Some(&mut self.$field),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+deploy_request! {
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    endpoint_name,
+    /// Required unless `mooncake_mode` is given (which brings a default).
+    #[cfg_attr(feature = "openapi", schema(value_type = String, required = false))]
+    image,
+    /// Default: every region with GCO infrastructure.
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>, required = false))]
+    target_regions,
+    #[cfg_attr(feature = "openapi", schema(value_type = i64, required = false,
+        default = json!(crate::limits::DEFAULT_REPLICAS)))]
+    replicas,
+    #[cfg_attr(feature = "openapi", schema(value_type = i64, required = false,
+        default = json!(crate::limits::DEFAULT_GPU_COUNT)))]
+    gpu_count,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, required = false))]
+    gpu_type,
+    #[cfg_attr(feature = "openapi", schema(value_type = i64, required = false,
+        default = json!(crate::limits::DEFAULT_PORT)))]
+    port,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, required = false))]
+    model_path,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, required = false))]
+    model_source,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, required = false,
+        default = json!(crate::limits::DEFAULT_HEALTH_CHECK_PATH)))]
+    health_check_path,
+    #[cfg_attr(feature = "openapi", schema(
+        value_type = std::collections::BTreeMap<String, String>, required = false))]
+    env,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, required = false,
+        default = json!(crate::limits::DEFAULT_NAMESPACE)))]
+    namespace,
+    #[cfg_attr(feature = "openapi", schema(
+        value_type = std::collections::BTreeMap<String, String>, required = false))]
+    labels,
+    #[cfg_attr(feature = "openapi", schema(value_type = Object, required = false))]
+    autoscaling,
+    #[cfg_attr(feature = "openapi", schema(schema_with = schema::capacity_types, required = false))]
+    capacity_type,
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>, required = false))]
+    extra_args,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, required = false,
+        default = json!(crate::limits::DEFAULT_ACCELERATOR)))]
+    accelerator,
+    #[cfg_attr(feature = "openapi", schema(
+        value_type = std::collections::BTreeMap<String, String>, required = false))]
+    node_selector,
+    /// Whether to point the image at each region's ECR mirror.
+    #[cfg_attr(feature = "openapi", schema(value_type = bool, required = false,
+        default = true))]
+    rewrite_image,
+    /// Which of these the team's GCO accepts is the console's
+    /// `--frameworks`, in `GET /api/config`.
+    #[cfg_attr(feature = "openapi", schema(schema_with = schema::frameworks, required = false))]
+    framework,
+    /// Builds the `mooncake` block from this and the fields below.
+    #[cfg_attr(feature = "openapi", schema(schema_with = schema::mooncake_modes, required = false))]
+    mooncake_mode,
+    #[cfg_attr(feature = "openapi", schema(value_type = i64, required = false,
+        default = json!(crate::limits::MOONCAKE_DEFAULT_INSTANCES)))]
+    prefill_replicas,
+    #[cfg_attr(feature = "openapi", schema(value_type = i64, required = false,
+        default = json!(crate::limits::MOONCAKE_DEFAULT_INSTANCES)))]
+    decode_replicas,
+    #[cfg_attr(feature = "openapi", schema(value_type = Object, required = false))]
+    mooncake_store,
+    #[cfg_attr(feature = "openapi", schema(value_type = Object, required = false))]
+    mooncake_transfer,
+    #[cfg_attr(feature = "openapi", schema(value_type = Object, required = false))]
+    mooncake_proxy,
+    #[cfg_attr(feature = "openapi", schema(value_type = Object, required = false))]
+    mooncake_autoscaling,
+    /// The `mooncake` block itself, as a spec carries it (ignored when
+    /// `mooncake_mode` is given).
+    #[cfg_attr(feature = "openapi", schema(value_type = Object, required = false))]
+    mooncake,
+}
+
+impl DeployRequest {
+    /// A request's members, each known key into its field and the rest into
+    /// `unknown`. A key given twice keeps its last value, as a Python dict
+    /// built from the JSON does.
+    pub fn from_object(object: Object) -> DeployRequest {
+        let mut request = DeployRequest::default();
+        for (key, value) in object.into_entries() {
+            let field = match &key {
+                Value::Str(text) => text.as_str().and_then(|k| request.field_mut(k)),
+                _ => None,
+            };
+            match field {
+                Some(field) => *field = Some(value),
+                None => request.unknown.push((key, value)),
+            }
+        }
+        request
+    }
+}
+
+/// `key`, which must be one of [`DeployRequest::KEYS`] (for `const`
+/// contexts: a misspelt key fails the build).
+pub(super) const fn checked_key(key: &'static str) -> &'static str {
+    let mut i = 0;
+    while i < DeployRequest::KEYS.len() {
+        if str_eq(DeployRequest::KEYS[i], key) {
+            return key;
+        }
+        i += 1;
+    }
+    panic!("not a deploy request field")
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// A field's value as `deploy()`'s defaults read it: `None` when absent or
+/// null.
+pub(super) fn non_null(field: Option<Value>) -> Option<Value> {
+    field.filter(|v| !v.is_null())
+}
+
+#[cfg(feature = "openapi")]
+mod schema {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+
+    fn one_of(values: impl IntoIterator<Item = &'static str>) -> ObjectBuilder {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(values))
+    }
+
+    pub fn capacity_types() -> ObjectBuilder {
+        one_of(crate::spec::CAPACITY_TYPES)
+    }
+
+    /// Every framework some GCO release accepts.
+    pub fn frameworks() -> ObjectBuilder {
+        one_of(crate::Framework::ALL.map(crate::Framework::as_str))
+    }
+
+    pub fn mooncake_modes() -> ObjectBuilder {
+        one_of(crate::Mode::ALL.map(crate::Mode::as_str))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parse;
+
+    fn request(text: &str) -> DeployRequest {
+        match parse(text).unwrap() {
+            Value::Object(o) => DeployRequest::from_object(o),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn members_go_to_their_fields_and_the_rest_stays_in_order() {
+        let r = request(r#"{"port": 80, "zz": 1, "replicas": null, "aa": 2}"#);
+        assert_eq!(r.port, Some(Value::int(80)));
+        assert_eq!(r.replicas, Some(Value::Null));
+        assert_eq!(non_null(r.replicas.clone()), None);
+        assert_eq!(r.image, None);
+        let unknown: Vec<String> = r.unknown.iter().map(|(k, _)| k.to_json()).collect();
+        assert_eq!(unknown, [r#""zz""#, r#""aa""#]);
+    }
+
+    #[test]
+    fn a_repeated_key_keeps_its_last_value() {
+        let r = request(r#"{"port": 80, "port": 81}"#);
+        assert_eq!(r.port, Some(Value::int(81)));
+    }
+
+    #[test]
+    fn every_key_is_a_field() {
+        let mut r = DeployRequest::default();
+        for key in DeployRequest::KEYS {
+            assert!(r.field_mut(key).is_some(), "{key}");
+        }
+        assert_eq!(DeployRequest::KEYS.len(), 28);
+    }
+}
