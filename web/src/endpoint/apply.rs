@@ -62,19 +62,22 @@ impl Applied {
 /// The page's Apply: the change sent last and the server's answer.
 #[derive(Clone, Copy)]
 pub struct Apply {
-    action: Action<(String, Pending), Result<Reply, String>>,
+    /// Sends the change in `sent` to the endpoint it is given.
+    action: Action<String, Result<Reply, String>>,
     pub busy: Memo<bool>,
-    /// The change sent last (the action forgets its input once answered).
+    /// The change sent last.
     sent: RwSignal<Option<Pending>>,
 }
 
 impl Apply {
     /// For the endpoint's page, whose context the answers move on.
     pub fn new() -> Apply {
-        let action = Action::new_local(|(name, p): &(String, Pending)| {
-            let request = p.act.request(name);
-            let etag = p.etag.clone();
+        let sent = RwSignal::new(None::<Pending>);
+        let action = Action::new_local(move |name: &String| {
+            let change =
+                sent.with_untracked(|p| p.as_ref().map(|p| (p.act.request(name), p.etag.clone())));
             async move {
+                let (request, etag) = change.ok_or("no change under review")?;
                 let answer = api::send(&request, etag.as_deref()).await;
                 // The page may be gone by now.
                 if let Some(ctx) = use_context::<EndpointCtx>().filter(|c| !c.pending.is_disposed())
@@ -87,14 +90,14 @@ impl Apply {
         Apply {
             action,
             busy: action.pending(),
-            sent: RwSignal::new(None),
+            sent,
         }
     }
 
     /// Sends change `p` to endpoint `name`.
     pub fn send(self, name: String, p: Pending) {
-        self.sent.set(Some(p.clone()));
-        self.action.dispatch((name, p));
+        self.sent.set(Some(p));
+        self.action.dispatch(name);
     }
 
     /// Forgets the last answer (a new review opens).
