@@ -2,8 +2,8 @@
 # Runs the console's browser end-to-end tests (tests/e2e/) in headless
 # Chromium: Debian's /usr/bin/chromium driven by npm playwright-core, against
 # the real backend with a fresh data directory. Builds dist/ when it is
-# missing or older than the console's sources (web/, core/src, index.html,
-# Cargo.lock), and the backend. Installs nothing scripts/setup.sh does not,
+# missing or older than the console's sources (web/, core/src, api/src,
+# index.html, Cargo.lock), and the backend (unless GCO_CONSOLE_BIN names one). Installs nothing scripts/setup.sh does not,
 # apart from Chromium when it is missing. Exits non-zero when a test fails.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -22,7 +22,7 @@ fi
 stale=""
 if [ ! -f dist/index.html ]; then
   stale="missing"
-elif [ -n "$(find web core/src index.html Cargo.lock -newer dist/index.html -type f -print -quit 2>/dev/null)" ]; then
+elif [ -n "$(find web core/src api/src index.html Cargo.lock -newer dist/index.html -type f -print -quit 2>/dev/null)" ]; then
   stale="older than its sources"
 fi
 if [ -n "$stale" ]; then
@@ -30,8 +30,14 @@ if [ -n "$stale" ]; then
   bash scripts/build-web.sh
 fi
 
-log "building the backend: cargo build --release -p gco-console"
-cargo build --release -q -p gco-console
+# GCO_CONSOLE_BIN names a backend built elsewhere (tests/e2e/harness.cjs
+# runs it); without it, the release build in cargo's target directory.
+if [ -n "${GCO_CONSOLE_BIN:-}" ]; then
+  log "the backend: $GCO_CONSOLE_BIN (GCO_CONSOLE_BIN)"
+else
+  log "building the backend: cargo build --release -p gco-console"
+  cargo build --release -q -p gco-console
+fi
 
 rm -rf tests/e2e/artifacts
 log "running node --test tests/e2e/"

@@ -34,7 +34,7 @@ test('a 401 asks for the token; the retried deploy carries it and no link does',
     await page.getByRole('button', { name: 'Cancel', exact: true }).click();
     await page.getByLabel('Endpoint name', { exact: true }).fill('e2e-with-token');
     await page.getByLabel('Mooncake mode', { exact: true }).selectOption('disaggregated');
-    await page.waitForTimeout(500);
+    await page.waitForFunction(() => !document.querySelector('.toolbar button.primary').disabled);
     await page.getByRole('button', { name: 'Deploy', exact: true }).click();
     await dialog.waitFor();
     await page.getByRole('alert').filter({ hasText: 'Not deployed: this request needs a valid bearer token' }).waitFor();

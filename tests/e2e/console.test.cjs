@@ -38,7 +38,9 @@ test('JSON view: text that does not parse blocks Deploy and Copy link and leads 
     assert.doesNotMatch(await page.locator('#summary-title').textContent(), /No problems/);
     // Ctrl+Enter does not deploy either.
     await json.press('Control+Enter');
-    await h.sleep(300);
+    // A deploy would have shown by the next frame.
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+    assert.equal(await page.getByText('Deploying…').count(), 0);
     assert.equal((await h.api(env.base, 'GET', '/api/endpoints/e2e-json')).status, 404);
     // The form says what it shows; the text waits in the JSON view.
     await page.getByRole('button', { name: 'Form', exact: true }).click();
@@ -106,7 +108,9 @@ test('an endpoint that does not exist says so, and nothing keeps loading', () =>
   withPage(async (page) => {
     await page.goto(`${env.base}/endpoints/does-not-exist`);
     await page.getByText('There is no endpoint named "does-not-exist"').waitFor();
-    await h.sleep(3500); // a refresh later, still no spinner
+    // A refresh later, still no spinner.
+    await page.waitForResponse((r) => r.url().endsWith('/api/endpoints/does-not-exist'));
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
     assert.equal(await page.getByText('Loading…').count(), 0);
     await page.getByRole('link', { name: 'Back to all endpoints' }).waitFor();
     h.assertNoProblems(page, [404]);
@@ -150,12 +154,14 @@ test('a draft survives leaving at once and coming Back; New endpoint asks before
 
     const newEndpoint = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'New endpoint' });
     const dialogs = [];
-    page.once('dialog', (d) => {
-      dialogs.push(d.message());
-      d.dismiss();
-    });
+    const dismissed = new Promise((resolve) =>
+      page.once('dialog', (d) => {
+        dialogs.push(d.message());
+        d.dismiss().then(resolve);
+      }),
+    );
     await newEndpoint.click();
-    await h.sleep(200);
+    await dismissed;
     assert.deepEqual(dialogs, ['Start a new endpoint? This discards the draft you are editing.']);
     assert.equal(await page.getByLabel('Endpoint name', { exact: true }).inputValue(), 'e2e-draft');
     page.once('dialog', (d) => d.accept());

@@ -108,7 +108,9 @@ test('Deploy right after an edit (inside the 400 ms link throttle) leaves no err
     await deployButton(page).click();
     await page.waitForURL(`${env.base}/endpoints/e2e-quick-deploy`);
     await page.locator('.record').waitFor();
-    await page.waitForTimeout(800); // past every pending timer
+    // Past the editor's pending link timers: a timer of their 400 ms, set
+    // after them, fires after them.
+    await page.evaluate(() => new Promise((r) => setTimeout(r, 400)));
     assert.equal(new URL(page.url()).hash, '', 'no share fragment on the endpoint page');
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Endpoints', exact: true }).click();
     await page.getByRole('link', { name: 'e2e-quick-deploy', exact: true }).waitFor();
@@ -165,7 +167,7 @@ test('deploying a name that exists shows the server message at the name field (4
     await h.openEditor(page, env.base);
     await page.getByLabel('Endpoint name', { exact: true }).fill('e2e-taken');
     await page.getByLabel('Mooncake mode', { exact: true }).selectOption('disaggregated');
-    await page.waitForTimeout(500);
+    await page.waitForFunction(() => !document.querySelector('.toolbar button.primary').disabled);
     await deployButton(page).click();
     await page.getByRole('alert').filter({ hasText: "Not deployed: Endpoint 'e2e-taken' already exists" }).waitFor();
     assert.equal(new URL(page.url()).pathname, '/new', 'the editor stays');
@@ -252,8 +254,9 @@ test('undo and redo survive switching between the Form and JSON views', async ()
     const jsonBtn = page.getByRole('button', { name: 'JSON', exact: true });
     const json = page.getByLabel('Deploy request (JSON)', { exact: true });
 
+    // Two fields, two undo steps (edits of one field within 1 s are one:
+    // web/src/editor/undo.rs's tests).
     await name.fill('first-name');
-    await page.waitForTimeout(1100); // past the 1 s coalescing of one field's edits
     await page.getByLabel('Mooncake mode', { exact: true }).selectOption('disaggregated');
     assert.equal(await undo.isEnabled(), true);
 

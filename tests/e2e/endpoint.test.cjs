@@ -288,7 +288,8 @@ test(
       const page = await h.newPage(context);
       await openEndpoint(page, 'e2e-narrow-review');
       await reviewTopology(page, 4, 5);
-      await page.waitForTimeout(300);
+      // The review takes the focus, which scrolls it into view.
+      await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'review-title');
       await h.screenshot(page, 'endpoint-narrow-after-review', { fullPage: false });
       const inView = await page.evaluate(() => {
         const r = document.querySelector('section.review').getBoundingClientRect();

@@ -32,15 +32,14 @@ function log(...args) {
 
 /**
  * The backend binary: GCO_CONSOLE_BIN when set, else the newer of the
- * release and debug builds (an older one would test stale code), else
- * built (debug) now.
+ * release and debug builds in cargo's target directory (CARGO_TARGET_DIR,
+ * as cargo reads it; an older one would test stale code), else built
+ * (debug) now.
  */
 function backendBinary() {
   if (process.env.GCO_CONSOLE_BIN) return process.env.GCO_CONSOLE_BIN;
-  const candidates = [
-    path.join(ROOT, 'target', 'release', 'gco-console'),
-    path.join(ROOT, 'target', 'debug', 'gco-console'),
-  ];
+  const target = path.resolve(ROOT, process.env.CARGO_TARGET_DIR || 'target');
+  const candidates = [path.join(target, 'release', 'gco-console'), path.join(target, 'debug', 'gco-console')];
   const built = candidates.filter((c) => fs.existsSync(c));
   built.sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
   if (built.length) return built[0];
@@ -71,7 +70,37 @@ function freePort() {
   });
 }
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/**
+ * Polls `check` (sync or async) until it answers truthy, and resolves to
+ * that answer; fails after `timeout` ms, saying what it waited for. The
+ * tests' one way to wait for something outside a page (a process, a
+ * server's answer) or for an async in-page answer; inside a page,
+ * playwright's waitFor and waitForFunction.
+ */
+async function waitUntil(check, { timeout = 10_000, interval = 50, what = 'a condition' } = {}) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const answer = await check();
+    if (answer) return answer;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, interval));
+  }
+}
+
+/** Resolves once `child` has exited, or after `timeout` ms: whether it has. */
+function exitOf(child, timeout) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), timeout);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+/** Whether `url` answers at all (any status). */
+const answers = (url) => fetch(url).then(() => true, () => false);
 
 /**
  * Starts gco-console on a free port with a fresh --data-dir (and `args`,
@@ -116,25 +145,19 @@ async function startBackend({ token, args = [], port: wanted } = {}) {
       process.removeListener('exit', killOnExit);
       for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.removeListener(sig, killOnSignal);
     });
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline && !exited) {
-      try {
-        const r = await fetch(`${url}/healthz`);
-        if (r.ok) {
-          const stop = async () => {
-            if (!exited) {
-              child.kill('SIGTERM');
-              for (let i = 0; i < 50 && !exited; i++) await sleep(100);
-              if (!exited) child.kill('SIGKILL');
-            }
-            fs.rmSync(dataDir, { recursive: true, force: true });
-          };
-          return { url, stop, output: () => output, binary: bin };
+    const healthy = await waitUntil(
+      async () => exited || (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)),
+      { timeout: 30_000, interval: 100, what: `${url}/healthz` },
+    ).catch(() => false);
+    if (healthy && !exited) {
+      const stop = async () => {
+        if (!exited) {
+          child.kill('SIGTERM');
+          if (!(await exitOf(child, 5000))) child.kill('SIGKILL');
         }
-      } catch {
-        // not listening yet
-      }
-      await sleep(100);
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      };
+      return { url, stop, output: () => output, binary: bin };
     }
     if (!exited) child.kill('SIGKILL');
     lastError = new Error(
@@ -264,6 +287,26 @@ async function openEditor(page, base, fragment = '') {
   await page.getByLabel('Endpoint name', { exact: true }).waitFor();
 }
 
+/**
+ * Waits until the URL's share link holds the editor's current state (the
+ * tab's draft, which follows every edit at once): the link follows edits
+ * after a pause, and an earlier link may be there meanwhile.
+ */
+async function waitForCurrentShareUrl(page, timeout = 5000) {
+  await waitUntil(
+    () =>
+      page.evaluate(async () => {
+        if (!location.hash.startsWith('#s=')) return false;
+        const base64 = location.hash.slice(3).replace(/-/g, '+').replace(/_/g, '/');
+        const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+        const inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+        return (await new Response(inflated).text()) === sessionStorage.getItem('gco-console-draft');
+      }),
+    { timeout, what: "the share link of the editor's state" },
+  );
+  return page.url();
+}
+
 /** Waits until the URL carries a share fragment that differs from `previous`. */
 async function waitForShareUrl(page, previous = null, timeout = 5000) {
   await page.waitForFunction(
@@ -326,11 +369,7 @@ async function startOnDynalite() {
   const port = await freePort();
   const dynalite = spawn(path.join(ROOT, 'node_modules', '.bin', 'dynalite'), ['--port', String(port)], { stdio: 'ignore' });
   const endpoint = `http://127.0.0.1:${port}`;
-  for (let tries = 0; ; tries++) {
-    if (await fetch(endpoint).then(() => true, () => false)) break;
-    if (tries > 200) throw new Error('dynalite did not start');
-    await sleep(50);
-  }
+  await waitUntil(() => answers(endpoint), { what: 'dynalite to start' });
   const backend = await startBackend({
     args: ['--dynamodb-endpoint', endpoint, '--dynamodb-region', 'us-east-1', '--dynamodb-table', TABLE, '--create-table', '--history-table', 'off'],
   });
@@ -374,7 +413,9 @@ module.exports = {
   ARTIFACTS,
   REGIONS,
   log,
-  sleep,
+  waitUntil,
+  exitOf,
+  answers,
   startBackend,
   freePort,
   launchBrowser,
@@ -388,4 +429,5 @@ module.exports = {
   messagesAt,
   openEditor,
   waitForShareUrl,
+  waitForCurrentShareUrl,
 };

@@ -60,8 +60,7 @@ test('a share link opens the same state in a fresh browser context', async () =>
     await page.getByLabel('Transfer protocol', { exact: true }).selectOption('tcp');
     await page.getByLabel('Autoscaling enabled', { exact: true }).check();
     await page.getByLabel('Decode max', { exact: true }).fill('9');
-    await page.waitForTimeout(600); // the URL follows edits after 400 ms
-    const url = page.url();
+    const url = await h.waitForCurrentShareUrl(page);
     assert.match(url, /\/new#s=[A-Za-z0-9_-]+$/);
 
     const other = await h.newPage(second);
@@ -115,16 +114,15 @@ test(
       });
       await page.getByRole('button', { name: 'JSON', exact: true }).click();
       await page.getByLabel('Deploy request (JSON)', { exact: true }).fill(JSON.stringify({ endpoint_name: 'big-state', env: env_ }));
-      await page.waitForTimeout(800); // past the 400 ms link throttle
+      // The address gives up the link once it cannot hold the state.
+      await page.waitForFunction((earlier) => location.href !== earlier, small);
       // Copy link says why there is no link...
       await page.getByRole('button', { name: 'Copy link', exact: true }).click();
       await page.getByRole('status').filter({ hasText: 'the editor state is too large for a link' }).waitFor();
       // ...but the URL must not silently hold the earlier state: reloading it would drop every later edit.
       assert.notEqual(page.url(), small, 'the URL still holds the earlier, smaller state');
       await page.reload();
-      await page.getByLabel('Endpoint name', { exact: true }).waitFor();
-      await page.waitForTimeout(300);
-      assert.notEqual(await page.getByLabel('Endpoint name', { exact: true }).inputValue(), 'small-state', 'a reload brings back an older state');
+      await page.waitForFunction(() => document.getElementById('f-endpoint-name').value === 'big-state');
       h.assertNoProblems(page);
     } finally {
       await context.close();
@@ -204,7 +202,8 @@ test('hostile share links are refused cleanly or shown as literal text', async (
       assert.ok(nameMessages.length > 0, 'the name is refused');
       const modeMessages = await h.messagesAt(p, 'mooncake.mode');
       assert.ok(modeMessages.some((m) => m.includes('<svg onload=window.__pwned=4>')), JSON.stringify(modeMessages));
-      await p.waitForTimeout(300); // room for any injected handler to run
+      // Room for any injected handler to run: the page's pending tasks, then a frame.
+      await p.evaluate(() => new Promise((r) => setTimeout(() => requestAnimationFrame(() => r()))));
       await assertNothingInjected(p);
       assert.equal(await p.locator('b, svg').count(), 0);
       h.assertNoProblems(p);

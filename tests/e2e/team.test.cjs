@@ -269,14 +269,13 @@ test('the history pages by `next`, and shows a change made outside the console b
 /** moto's DynamoDB (it has transactions, which history needs), one request at a time. */
 async function startMoto() {
   const port = await h.freePort();
-  const script = path.join(h.ROOT, 'backend', 'tests', 'common', 'moto_server.py');
+  const script = path.join(h.ROOT, 'backend', 'tests', 'suite', 'common', 'moto_server.py');
   const child = spawn('python3', [script, String(port)], { stdio: 'ignore' });
   const endpoint = `http://127.0.0.1:${port}`;
-  for (let tries = 0; ; tries++) {
-    if (await fetch(endpoint).then(() => true, () => false)) break;
-    if (tries > 300) throw new Error('moto did not start');
-    await h.sleep(50);
-  }
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  await h.waitUntil(async () => exited || (await h.answers(endpoint)), { timeout: 30_000, what: 'moto to start' });
+  if (exited) throw new Error(`moto did not start: python3 ${script} exited`);
   return { endpoint, stop: () => child.kill('SIGKILL') };
 }
 

@@ -120,6 +120,17 @@ async function measureKeystrokeToMessage(page, samples) {
   return out;
 }
 
+/** Waits until the page's DOM has not changed for `quietMs`. */
+async function waitForQuiet(page, quietMs) {
+  await page.evaluate(() => {
+    window.__quietSince = performance.now();
+    window.__quietObserver = new MutationObserver(() => (window.__quietSince = performance.now()));
+    window.__quietObserver.observe(document.body, { childList: true, subtree: true, characterData: true, attributes: true });
+  });
+  await page.waitForFunction((quiet) => performance.now() - window.__quietSince >= quiet, quietMs, { timeout: 60_000, polling: 50 });
+  await page.evaluate(() => window.__quietObserver.disconnect());
+}
+
 /**
  * The topology editor at a large XpYd: types `count` into the picture's
  * "Prefill count", then "Decode count", and times each from the input event
@@ -132,7 +143,7 @@ async function measureTopology(page, count, { quietMs = 500 } = {}) {
   for (const role of ['prefill', 'decode']) {
     const input = page.getByLabel(`${role[0].toUpperCase()}${role.slice(1)} count`, { exact: true });
     await input.fill('1');
-    await page.waitForTimeout(quietMs);
+    await waitForQuiet(page, quietMs);
     await page.evaluate(
       ({ label }) => {
         const el = [...document.querySelectorAll('label')].find((l) => l.textContent === label).control;

@@ -146,11 +146,11 @@ async function spawnBackend(port, dataDir) {
     { stdio: 'ignore' },
   );
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) break;
-    if (i > 300) throw new Error('the backend did not start');
-    await h.sleep(100);
-  }
+  await h.waitUntil(() => fetch(`${url}/healthz`).then((r) => r.ok, () => false), {
+    timeout: 30_000,
+    interval: 100,
+    what: 'the backend to start',
+  });
   return {
     url,
     stop: () =>

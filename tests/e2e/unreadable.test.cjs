@@ -21,12 +21,7 @@ test('an item the console cannot read is named above the list', async () => {
   let browser;
   try {
     // Listening before the console creates its table there.
-    for (let tries = 0; ; tries++) {
-      const answered = await fetch(endpoint).then(() => true, () => false);
-      if (answered) break;
-      assert.ok(tries < 200, 'dynalite did not start');
-      await h.sleep(50);
-    }
+    await h.waitUntil(() => h.answers(endpoint), { what: 'dynalite to start' });
     backend = await h.startBackend({
       args: ['--dynamodb-endpoint', endpoint, '--dynamodb-region', 'us-east-1', '--dynamodb-table', TABLE, '--create-table', '--history-table', 'off'],
     });

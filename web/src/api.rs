@@ -121,8 +121,3 @@ pub async fn send(
     let condition = if_match.map_or(Condition::None, Condition::IfMatch);
     call(method, &request.path, request.body.as_ref(), condition).await
 }
-
-/// `s` as a path segment or query value: the API's one encoder.
-pub fn segment(s: &str) -> String {
-    gco_api::route::encode_segment(s)
-}

@@ -2,8 +2,9 @@
 //! request carries the bearer token when the tab holds one; any 401 asks
 //! for an identity again, as the mode says:
 //! - `token` (and `none`, for an older server with a token file): the
-//!   token is asked for, kept in sessionStorage (never in a link), and the
-//!   action the 401 stopped is sent again once it is saved;
+//!   token is asked for and kept in sessionStorage (never in a link); once
+//!   it is saved, a deploy or change the 401 stopped goes again (each
+//!   follows [`epoch`]);
 //! - `oidc`: the console signs in itself, so the browser goes to
 //!   `/auth/sign-in?next=<this page>`;
 //! - `alb`: the load balancer signs in; the page asks to be reloaded.
@@ -55,20 +56,12 @@ struct Auth {
 
 thread_local! {
     static STATE: std::cell::Cell<Option<Auth>> = const { std::cell::Cell::new(None) };
-    /// What to do once a token is saved: the action the 401 stopped.
-    static RETRY: std::cell::RefCell<Option<Box<dyn FnOnce()>>> = const { std::cell::RefCell::new(None) };
     /// The browser is on its way to the sign-in page.
     static LEAVING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 fn state() -> Option<Auth> {
     STATE.with(std::cell::Cell::get)
-}
-
-/// Runs `f` once the user saves a token (the request the server refused
-/// for want of one, sent again), unless the prompt is cancelled.
-pub fn retry_after_token(f: impl FnOnce() + 'static) {
-    RETRY.with(|r| *r.borrow_mut() = Some(Box::new(f)));
 }
 
 /// The server answered 401 (`why`): forget the token it refused, and ask.
@@ -179,7 +172,7 @@ pub fn Identity() -> impl IntoView {
     // `autofocus` works once per page: each opening puts the focus in the box.
     Effect::new(move |_| {
         if a.prompt.get() {
-            request_animation_frame(|| crate::editor::focus("token-input"));
+            request_animation_frame(|| crate::browser::focus("#token-input"));
         }
     });
     let text = RwSignal::new(String::new());
@@ -190,9 +183,6 @@ pub fn Identity() -> impl IntoView {
         a.prompt.set(false);
         a.needed.set(None);
         a.epoch.update(|e| *e += 1);
-        if let Some(retry) = RETRY.with(|r| r.borrow_mut().take()) {
-            retry();
-        }
     };
     // The load balancer's sign-in is gone, or the console's did not take:
     // said once, with the way out.
@@ -227,7 +217,7 @@ pub fn Identity() -> impl IntoView {
                         prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))/>
                     <div class="row">
                         <button type="submit" class="primary">"Save token"</button>
-                        <button type="button" on:click=move |_| { RETRY.with(|r| r.borrow_mut().take()); a.prompt.set(false); }>"Cancel"</button>
+                        <button type="button" on:click=move |_| a.prompt.set(false)>"Cancel"</button>
                     </div>
                 </form>
             </div>

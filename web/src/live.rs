@@ -26,6 +26,25 @@ struct State {
     in_flight: Option<f64>,
 }
 
+/// What a page holds of the resource it keeps current.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Load<T> {
+    Loading,
+    /// No such resource (404): an endpoint that never was, or was purged.
+    Missing,
+    Failed(String),
+    Ready(T),
+}
+
+impl<T> Load<T> {
+    pub fn ready(&self) -> Option<&T> {
+        match self {
+            Load::Ready(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
 /// A resource the page keeps current; it stops with the page.
 #[derive(Clone, Copy)]
 pub struct Watcher {

@@ -2,6 +2,7 @@
 
 mod api;
 mod auth;
+mod browser;
 mod editor;
 mod endpoint;
 mod list;
@@ -17,20 +18,20 @@ mod topology;
 
 use leptos::prelude::*;
 
-use route::{Link, Page, page_signal};
+use route::{Link, Page, Router};
 
 /// "New endpoint": from elsewhere it opens the editor (and this tab's
 /// draft, if any); on the editor with a draft, it asks before discarding it.
 #[component]
 fn NewEndpointLink() -> impl IntoView {
-    let page = page_signal();
+    let router = Router::get();
     view! {
         <a href=Page::New.href() on:click=move |ev: leptos::ev::MouseEvent| {
             if ev.ctrl_key() || ev.meta_key() || ev.shift_key() {
                 return;
             }
             ev.prevent_default();
-            if page.get_untracked() == Page::New && editor::has_draft() {
+            if router.is_on(&Page::New) && editor::has_draft() {
                 let sure = window()
                     .confirm_with_message("Start a new endpoint? This discards the draft you are editing.")
                     .unwrap_or(false);
@@ -39,7 +40,7 @@ fn NewEndpointLink() -> impl IntoView {
                 }
                 editor::discard_draft();
             }
-            route::navigate(Page::New);
+            router.navigate(Page::New);
         }>"New endpoint"</a>
     }
 }
@@ -47,7 +48,7 @@ fn NewEndpointLink() -> impl IntoView {
 #[component]
 fn App() -> impl IntoView {
     time::provide_clock();
-    let page = page_signal();
+    let router = Router::provide();
     // The sign-in state first: the settings and the session follow it.
     auth::install();
     provide_context(settings::Settings::load());
@@ -65,7 +66,7 @@ fn App() -> impl IntoView {
         <team::Unrecorded/>
         <main id="main">
             <auth::Identity/>
-            {move || match page.get() {
+            {move || match router.page() {
                 Page::List => view! { <list::ListPage/> }.into_any(),
                 Page::New => view! { <editor::EditorPage/> }.into_any(),
                 Page::Endpoint(name) => view! { <endpoint::EndpointPage name=name/> }.into_any(),

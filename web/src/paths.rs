@@ -67,3 +67,66 @@ pub fn typed_number(text: &str) -> Option<Value> {
 pub fn count_text(text: &str) -> Value {
     typed_number(text).unwrap_or_else(|| Value::from(text.to_owned()))
 }
+
+#[cfg(test)]
+mod tests {
+    use gco_spec::json::parse;
+
+    use super::*;
+
+    #[test]
+    fn get_follows_a_key_path() {
+        let v = parse(r#"{"a": {"b": 1}, "c": [1]}"#).unwrap();
+        assert_eq!(get(&v, &["a", "b"]), Some(&Value::from(1)));
+        assert_eq!(get(&v, &[]), Some(&v));
+        assert_eq!(get(&v, &["a", "x"]), None);
+        assert_eq!(get(&v, &["c", "0"]), None, "lists are no objects");
+    }
+
+    #[test]
+    fn set_makes_parents_and_remove_drops_the_empty_ones() {
+        let mut v = parse(r#"{"endpoint_name": "x"}"#).unwrap();
+        set(&mut v, &["mooncake_store", "offload"], Some("cpu".into()));
+        assert_eq!(
+            v.to_json(),
+            r#"{"endpoint_name": "x", "mooncake_store": {"offload": "cpu"}}"#
+        );
+        set(&mut v, &["endpoint_name"], Some("y".into()));
+        set(&mut v, &["mooncake_store", "offload"], None);
+        assert_eq!(v.to_json(), r#"{"endpoint_name": "y"}"#);
+        // A parent that is no object gives way to one.
+        let mut v = parse(r#"{"a": 1}"#).unwrap();
+        set(&mut v, &["a", "b"], Some(true.into()));
+        assert_eq!(v.to_json(), r#"{"a": {"b": true}}"#);
+        let mut v = Value::Null;
+        set(&mut v, &["a"], Some(1.into()));
+        assert_eq!(v.to_json(), r#"{"a": 1}"#);
+    }
+
+    #[test]
+    fn an_input_shows_a_value_as_typed() {
+        assert_eq!(display(None), "");
+        assert_eq!(display(Some(&Value::Null)), "");
+        assert_eq!(display(Some(&"a\"b".into())), "a\"b");
+        assert_eq!(display(Some(&parse("2.0").unwrap())), "2.0");
+        assert_eq!(display(Some(&true.into())), "true");
+    }
+
+    #[test]
+    fn a_typed_number_is_a_number_only_when_the_text_is_one() {
+        assert_eq!(typed_number(" "), None);
+        assert_eq!(
+            typed_number(" 2 ").map(|v| v.to_json()).as_deref(),
+            Some("2")
+        );
+        assert_eq!(
+            typed_number("1.50").map(|v| v.to_json()).as_deref(),
+            Some("1.5")
+        );
+        // Kept as typed, so the rules name it.
+        assert_eq!(typed_number("2x"), Some(Value::from("2x")));
+        assert_eq!(typed_number("true"), Some(Value::from("true")));
+        assert_eq!(count_text(""), Value::from(""));
+        assert_eq!(count_text("3"), Value::from(3));
+    }
+}

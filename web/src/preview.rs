@@ -67,15 +67,13 @@ pub fn CliCommands(commands: Commands) -> impl IntoView {
         move |_| {
             let text = text.clone();
             spawn_local(async move {
-                let written = window().navigator().clipboard().write_text(&text);
-                let note = match wasm_bindgen_futures::JsFuture::from(written).await {
-                    Ok(_) => format!(
+                let note = if crate::browser::copy(&text).await {
+                    format!(
                         "Copied {count} command{}.",
                         if count == 1 { "" } else { "s" }
-                    ),
-                    Err(_) => {
-                        "The browser did not allow copying; select the commands instead.".to_owned()
-                    }
+                    )
+                } else {
+                    "The browser did not allow copying; select the commands instead.".to_owned()
                 };
                 let _ = copied.try_set(Some(note));
             });
@@ -141,14 +139,14 @@ fn Manifests(ed: Editor, region: String) -> impl IntoView {
                 Err(e) => view! { <p class="error" role="alert">{format!("No manifests: {e}")}</p> }.into_any(),
                 Ok((yaml, notes)) => {
                     let copy_text = yaml.clone();
-                    let href = format!("data:application/yaml;charset=utf-8,{}", crate::api::segment(&yaml));
+                    let href = format!("data:application/yaml;charset=utf-8,{}", gco_api::route::encode_segment(&yaml));
                     view! {
                         <div class="row">
                             <button type="button" on:click=move |_| {
                                 let text = copy_text.clone();
                                 spawn_local(async move {
-                                    let done = wasm_bindgen_futures::JsFuture::from(window().navigator().clipboard().write_text(&text)).await;
-                                    let _ = note.try_set(Some(if done.is_ok() { "Copied." } else { "The browser did not allow copying." }.to_owned()));
+                                    let copied = crate::browser::copy(&text).await;
+                                    let _ = note.try_set(Some(if copied { "Copied." } else { "The browser did not allow copying." }.to_owned()));
                                 });
                             }>"Copy YAML"</button>
                             <a class="button" href=href download=file.clone()>"Download"</a>

@@ -2,9 +2,15 @@
 //! topology picture, every diagnostic at its field and in a summary, share
 //! links, and Deploy.
 
+mod deploy;
 mod draft;
 pub mod fields;
+mod json;
+mod link;
+mod other;
 pub mod state;
+mod summary;
+mod undo;
 
 pub use fields::size_note;
 
@@ -41,292 +47,39 @@ pub fn open_clone_on_sglang(record: &gco_spec::Record) {
 }
 
 use gco_api::Role;
-use gco_spec::Severity;
-use gco_spec::json::{Object, Value};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
-
-use crate::api::{Condition, Method};
 
 use crate::preview::PreviewPanel;
-use crate::route::{Page, navigate};
+use crate::route::Router;
 use crate::share;
 use crate::team::Guard;
 use crate::topology::Topology;
-use fields::{
-    AUTOSCALING, ENDPOINT, MOONCAKE, PROXY, STORE, Section, TRANSFER, field_for, field_id,
-};
-use state::{Editor, JsonDraft, empty_request};
-
-/// How long edits wait before the URL follows them.
-const LINK_THROTTLE_MS: i32 = 400;
-
-/// What the Deploy buttons do, as a role's refusal names it.
-const DEPLOYING: &str = "Deploying";
-
-/// Moves focus to the element of `id`, if it is on the page.
-pub fn focus(id: &str) {
-    if let Some(el) = document().get_element_by_id(id) {
-        use wasm_bindgen::JsCast;
-        if let Ok(el) = el.dyn_into::<web_sys::HtmlElement>() {
-            let _ = el.focus();
-        }
-    }
-}
-
-#[component]
-fn Summary(ed: Editor, json_view: RwSignal<bool>) -> impl IntoView {
-    let all = move || ed.all();
-    let counts = move || {
-        let all = all();
-        let errors = all.iter().filter(|d| d.severity == Severity::Error).count();
-        (errors, all.len() - errors)
-    };
-    view! {
-        <section class="summary" aria-labelledby="summary-title">
-            <h2 id="summary-title">
-                {move || match counts() {
-                    (0, 0) => "No problems".to_owned(),
-                    (e, w) => format!("{e} error{}, {w} warning{}", if e == 1 { "" } else { "s" }, if w == 1 { "" } else { "s" }),
-                }}
-            </h2>
-            <ul>
-                {move || all().into_iter().map(|d| {
-                    let class = if d.severity == Severity::Error { "error" } else { "warning" };
-                    let target = if d.path.is_empty() {
-                        Some("json-editor".to_owned())
-                    } else {
-                        field_for(&d.path).map(|f| field_id(f.diag))
-                    };
-                    let in_json = d.path.is_empty();
-                    let path = if d.path.is_empty() { "request".to_owned() } else { d.path.clone() };
-                    view! {
-                        <li class=class>
-                            <button type="button" class="link" on:click=move |_| {
-                                if let Some(t) = &target {
-                                    json_view.set(in_json);
-                                    let t = t.clone();
-                                    request_animation_frame(move || focus(&t));
-                                }
-                            }>
-                                <code>{path}</code>" "{d.message}
-                            </button>
-                        </li>
-                    }
-                }).collect_view()}
-            </ul>
-        </section>
-    }
-}
-
-/// The request as JSON text. Text that does not parse stays in the view
-/// (and in the editor, so it survives a switch to the form) as a
-/// [`JsonDraft`]: an error that blocks Deploy and Copy link until it parses.
-#[component]
-fn JsonView(ed: Editor) -> impl IntoView {
-    let shown = move || ed.state.with(Value::to_json_pretty);
-    let text = RwSignal::new(
-        ed.json_draft
-            .with_untracked(|d| d.as_ref().map(|d| d.text.clone()))
-            .unwrap_or_else(shown),
-    );
-    let written = StoredValue::new(ed.state.get_untracked());
-    Effect::new(move |_| {
-        let now = ed.state.get();
-        if now != written.get_value() {
-            written.set_value(now.clone());
-            text.set(now.to_json_pretty());
-            ed.json_draft.set(None);
-        }
-    });
-    let error = move || ed.json_draft.with(|d| d.as_ref().map(|d| d.error.clone()));
-    view! {
-        <div class="field json" class:invalid=move || error().is_some()>
-            <label for="json-editor">"Deploy request (JSON)"</label>
-            <textarea id="json-editor" rows="24" spellcheck="false" aria-describedby="json-editor-msg"
-                aria-invalid=move || error().is_some().to_string()
-                prop:value=move || text.get()
-                on:input=move |ev| {
-                    let t = event_target_value(&ev);
-                    text.set(t.clone());
-                    let problem = match gco_spec::json::parse_limited(&t, 32) {
-                        Ok(v @ Value::Object(_)) => {
-                            written.set_value(v.clone());
-                            ed.json_draft.set(None);
-                            ed.replace(v);
-                            return;
-                        }
-                        Ok(_) => "a deploy request is a JSON object".to_owned(),
-                        Err(e) => format!("invalid JSON: {e}"),
-                    };
-                    ed.json_draft.set(Some(JsonDraft { text: t, error: problem }));
-                }></textarea>
-            <ul class="messages" id="json-editor-msg" aria-live="polite">{move || error().map(|e| view! { <li class="error">{e}</li> })}</ul>
-        </div>
-    }
-}
-
-/// Whether a request gives the `mooncake` block as is (no
-/// `mooncake_mode`): the form's Mooncake fields cannot show it
-/// (`deploy::block_as_fields` splits every block they can), so it is shown
-/// among the other fields.
-fn block_as_is(request: &Value) -> bool {
-    request
-        .as_object()
-        .is_some_and(|o| !o.contains_key("mooncake_mode") && o.contains_key("mooncake"))
-}
-
-/// Request values no form field shows (`autoscaling`, `rewrite_image`,
-/// `mooncake_transfer.bootstrap_base_port`, a second metric, a block given
-/// as is, unknown keys), by path: the form hides nothing that is sent.
-fn hidden_values(request: &Value) -> Object {
-    fn walk(v: &Value, path: &mut Vec<String>, out: &mut Object) {
-        let Some(o) = v.as_object() else { return };
-        for (k, child) in o.str_entries() {
-            path.push(k.to_string_lossy());
-            let covers = |f: &&fields::FieldDef| {
-                f.path.len() >= path.len() && f.path.iter().zip(path.iter()).all(|(a, b)| a == b)
-            };
-            let shown = match fields::all_fields().find(covers) {
-                // A metric field shows the first metric only.
-                Some(f) if f.path.len() == path.len() => {
-                    !matches!((f.kind, child), (fields::Kind::Metric(_), Value::List(l)) if l.len() > 1)
-                }
-                Some(_) if child.as_object().is_some() => {
-                    walk(child, path, out);
-                    true
-                }
-                _ => false,
-            };
-            if !shown {
-                out.insert(&path.join("."), child.clone());
-            }
-            path.pop();
-        }
-    }
-    let mut out = Object::new();
-    let mut request = request.clone();
-    // A block beside mooncake_mode is ignored, with a warning at it.
-    if !block_as_is(&request)
-        && let Some(o) = request.as_object_mut()
-    {
-        o.remove("mooncake");
-    }
-    walk(&request, &mut Vec::new(), &mut out);
-    out
-}
-
-#[component]
-fn OtherFields(ed: Editor) -> impl IntoView {
-    let others = Memo::new(move |_| ed.state.with(hidden_values));
-    move || {
-        others.with(|o| {
-            (!o.is_empty()).then(|| {
-                view! {
-                    <fieldset class="section other-fields" data-path="mooncake">
-                        <legend>"Other fields"</legend>
-                        <p class="hint">"No form field edits these; they are sent as shown. Change them in the JSON view. (A mooncake block is here when the form's fields would build another one from it: a split mode without proxy.image, a store mode without store.enabled, keys in another order, ...)"</p>
-                        <pre>{Value::Object(o.clone()).to_json_pretty()}</pre>
-                    </fieldset>
-                }
-            })
-        })
-    }
-}
-
-/// Where the editor starts: a link opened on purpose, else this tab's
-/// draft (the link in the URL may be an older copy of it, written before
-/// the user left), else an empty request.
-enum Start {
-    Link(String),
-    Draft(Value),
-    Empty,
-}
-
-fn start() -> Start {
-    let fragment = share::current_fragment();
-    let link = fragment.starts_with(share::PREFIX);
-    match draft::load() {
-        Some(d) if !link || draft::is_own_fragment(&fragment) => Start::Draft(d),
-        _ if link => Start::Link(fragment),
-        _ => Start::Empty,
-    }
-}
+use deploy::{DEPLOYING, Deploy, DeployAnswer};
+use fields::{AUTOSCALING, ENDPOINT, MOONCAKE, PROXY, STORE, Section, TRANSFER};
+use json::JsonView;
+use other::{OtherFields, block_as_is};
+use state::{Editor, empty_request};
+use summary::{ErrorsButton, Summary};
 
 #[component]
 pub fn EditorPage() -> impl IntoView {
-    // The server's deploy defaults, once; until then the editor checks as a
+    let deploy = Deploy::new(Router::get());
+    // Until the server's deploy defaults arrive, the editor checks as a
     // file check does (no regions assumed).
-    let ed = Editor::new(empty_request(), crate::settings::Settings::get());
+    let ed = Editor::new(
+        empty_request(),
+        crate::settings::Settings::get(),
+        move |request| deploy.diagnostics_of(request),
+    );
     let json_view = RwSignal::new(false);
+    // What the page says besides the deploy's answer: a link that cannot be
+    // opened, and news (the address, Copy link).
     let banner = RwSignal::new(None::<String>);
-    let restored = RwSignal::new(None::<String>);
     let status = RwSignal::new(None::<String>);
-    let ready = RwSignal::new(false);
-
-    match start() {
-        Start::Link(fragment) => spawn_local(async move {
-            match share::decode(&fragment).await {
-                Ok(v) => ed.replace(gco_spec::deploy::block_as_fields(v)),
-                Err(e) => {
-                    let _ = banner.try_set(Some(format!(
-                        "This link could not be opened: {e}. The editor starts empty."
-                    )));
-                    share::set_fragment("");
-                }
-            }
-            let _ = ready.try_set(true);
-        }),
-        Start::Draft(d) => {
-            ed.replace(gco_spec::deploy::block_as_fields(d));
-            restored.set(Some(draft::take_origin().unwrap_or_else(|| {
-                "Restored the draft you were editing in this tab.".to_owned()
-            })));
-            ready.set(true);
-        }
-        Start::Empty => ready.set(true),
-    }
-
-    // The draft follows every edit at once; the link follows after a pause.
-    Effect::new(move |_| ed.state.with(draft::save));
-    let generation = StoredValue::new(0u32);
-    Effect::new(move |_| {
-        let state = ed.state.get();
-        if !ready.get() {
-            return;
-        }
-        generation.update_value(|g| *g += 1);
-        let mine = generation.get_value();
-        set_timeout(
-            move || {
-                // The page may be gone by now (after Deploy, say).
-                if generation.try_get_value() != Some(mine) {
-                    return;
-                }
-                spawn_local(async move {
-                    if draft::is_empty(&state) {
-                        share::set_fragment("");
-                        return;
-                    }
-                    match share::encode(&state).await {
-                        Ok(f) => {
-                            share::set_fragment(&f);
-                            draft::note_fragment(&f);
-                        }
-                        // Never leave an older state in the URL: a reload
-                        // would bring it back and drop these edits.
-                        Err(e) => {
-                            share::set_fragment("");
-                            let _ = status.try_set(Some(format!(
-                                "The address no longer follows the editor: {e}."
-                            )));
-                        }
-                    }
-                });
-            },
-            std::time::Duration::from_millis(LINK_THROTTLE_MS as u64),
-        );
-    });
+    let restored = RwSignal::new(None::<String>);
+    let ready = link::open(ed, banner, restored);
+    link::follow(ed, ready, status);
+    deploy.retry_after_sign_in(ed);
 
     let start_over = move |_| {
         draft::clear();
@@ -335,146 +88,22 @@ pub fn EditorPage() -> impl IntoView {
         ed.json_draft.set(None);
         ed.replace(empty_request());
     };
-
-    let copy_link = move |_| {
-        let state = ed.state.get_untracked();
-        spawn_local(async move {
-            match share::encode(&state).await {
-                Ok(f) => {
-                    share::set_fragment(&f);
-                    draft::note_fragment(&f);
-                    let href = window().location().href().unwrap_or_default();
-                    let _ = wasm_bindgen_futures::JsFuture::from(
-                        window().navigator().clipboard().write_text(&href),
-                    )
-                    .await;
-                    let _ = status.try_set(Some(
-                        "Link copied: it holds this editor's state, never a token.".into(),
-                    ));
-                }
-                Err(e) => {
-                    let _ = status.try_set(Some(e));
-                }
-            }
-        });
-    };
-
-    let send = Action::new_local(|body: &Value| {
-        let body = body.clone();
-        async move {
-            crate::api::call(
-                Method::POST,
-                gco_api::route::ENDPOINTS,
-                Some(&body),
-                Condition::None,
-            )
-            .await
-        }
-    });
-    let busy = send.pending();
-    // A role that may not deploy: the buttons say why; so does the shortcut.
-    let session = crate::team::Session::get();
-    let refused = Memo::new(move |_| session.refusal(DEPLOYING, Role::Operator));
-    let deploy = move || {
-        if ed.has_errors() || busy.get_untracked() {
-            return;
-        }
-        if let Some(why) = refused.get_untracked() {
-            banner.set(Some(why));
-            return;
-        }
-        banner.set(None);
-        status.set(Some("Deploying…".into()));
-        send.dispatch(ed.state.get_untracked());
-    };
-    // The deploy's answer: the endpoint's page, or why not at the fields.
-    Effect::new(move |_| {
-        let Some(result) = send.value().get() else {
-            return;
-        };
-        status.set(None);
-        match result {
-            Ok(r) if r.ok() => {
-                let name = crate::paths::display(crate::paths::get(&r.body, &["endpoint_name"]));
-                draft::clear();
-                share::set_fragment("");
-                navigate(Page::Endpoint(name));
-                // Focus follows to the new page, not to <body>.
-                request_animation_frame(|| focus("endpoint-title"));
-            }
-            // No token: the prompt asks, and saving one deploys again.
-            Ok(r) if r.status == 401 => {
-                banner.set(Some(format!(
-                    "Not deployed: {}. Saving the token deploys again.",
-                    r.summary()
-                )));
-                crate::auth::retry_after_token(move || {
-                    let _ = banner.try_set(None);
-                    deploy();
-                });
-            }
-            Ok(r) => {
-                ed.server.set(r.diagnostics());
-                banner.set(Some(format!("Not deployed: {}", r.summary())));
-            }
-            Err(e) => banner.set(Some(format!("Not deployed: {e}"))),
-        }
-    });
     // Deploy from anywhere in the form: Ctrl+Enter (Cmd+Enter on a Mac).
     let shortcut = move |ev: leptos::ev::KeyboardEvent| {
         if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
             ev.prevent_default();
-            deploy();
+            deploy.start(ed);
         }
-    };
-    // The problems panel sits beside the form, or below it on a narrow
-    // screen: this brings it into view from the toolbar.
-    let show_problems = move || {
-        if let Some(el) = document().get_element_by_id("summary-title") {
-            el.scroll_into_view();
-        }
-        if let Some(first) = document()
-            .query_selector(".summary li button")
-            .ok()
-            .flatten()
-        {
-            use wasm_bindgen::JsCast;
-            if let Ok(b) = first.dyn_into::<web_sys::HtmlElement>() {
-                let _ = b.focus();
-            }
-        }
-    };
-    let error_count = move || {
-        ed.all()
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .count()
     };
 
     view! {
         <div class="editor" on:keydown=shortcut>
             <header class="page-head">
                 <h1>"New endpoint"</h1>
-                <div class="toolbar" role="toolbar" aria-label="Editor">
-                    <button type="button" on:click=move |_| ed.undo() disabled=move || !ed.can_undo()>"Undo"</button>
-                    <button type="button" on:click=move |_| ed.redo() disabled=move || !ed.can_redo()>"Redo"</button>
-                    <button type="button" aria-pressed=move || (!json_view.get()).to_string() on:click=move |_| json_view.set(false)>"Form"</button>
-                    <button type="button" aria-pressed=move || json_view.get().to_string() on:click=move |_| json_view.set(true)>"JSON"</button>
-                    <button type="button" on:click=copy_link disabled=move || ed.json_draft.with(Option::is_some)
-                        title="A link that opens this editor's state">"Copy link"</button>
-                    <Show when=move || { error_count() > 0 }>
-                        <button type="button" class="problems-link" on:click=move |_| show_problems()>
-                            {move || match error_count() { 1 => "1 error".to_owned(), n => format!("{n} errors") }}
-                        </button>
-                    </Show>
-                    <Guard needed=Role::Operator doing=DEPLOYING id="deploy-reason".to_owned() quiet=true>
-                        <button type="button" class="primary" on:click=move |_| deploy()
-                            aria-keyshortcuts="Control+Enter" title=move || refused.with(Option::is_none).then_some("Deploy (Ctrl+Enter)")
-                            disabled=move || ed.has_errors() || busy.get()>"Deploy"</button>
-                    </Guard>
-                </div>
+                <Toolbar ed=ed json_view=json_view deploy=deploy status=status/>
             </header>
             {move || banner.get().map(|b| view! { <p class="banner error" role="alert">{b}</p> })}
+            <DeployAnswer deploy=deploy/>
             {move || restored.get().map(|text| view! {
                 <p class="banner" role="status">{text}" "
                     <button type="button" class="link-button" on:click=start_over>"Start over"</button>
@@ -483,30 +112,14 @@ pub fn EditorPage() -> impl IntoView {
             {move || status.get().map(|s| view! { <p class="banner" role="status">{s}</p> })}
             <div class="columns">
                 <div class="form">
-                    <Show when=move || json_view.get() fallback=move || view! {
-                        <Show when=move || ed.json_draft.with(Option::is_some)>
-                            <p class="banner error" role="status">
-                                "The JSON view holds text that does not parse; the form shows the last request that did. "
-                                <button type="button" class="link-button" on:click=move |_| json_view.set(true)>"Back to the JSON"</button>
-                            </p>
-                        </Show>
-                        <Section ed=ed title="Endpoint" fields=ENDPOINT/>
-                        <Show when=move || !ed.state.with(block_as_is)>
-                            <Section ed=ed title="Mooncake" fields=MOONCAKE/>
-                            <Section ed=ed title="KV store" fields=STORE/>
-                            <Section ed=ed title="Transfer" fields=TRANSFER/>
-                            <Section ed=ed title="PD proxy" fields=PROXY/>
-                            <Section ed=ed title="Autoscaling" fields=AUTOSCALING/>
-                        </Show>
-                        <OtherFields ed=ed/>
-                    }>
+                    <Show when=move || json_view.get() fallback=move || view! { <Form ed=ed json_view=json_view/> }>
                         <JsonView ed=ed/>
                     </Show>
                     <div class="form-end">
                         <Guard needed=Role::Operator doing=DEPLOYING id="deploy-reason-end".to_owned()>
-                            <button type="button" class="primary" on:click=move |_| deploy()
+                            <button type="button" class="primary" on:click=move |_| deploy.start(ed)
                                 aria-label="Deploy, from the end of the form"
-                                disabled=move || ed.has_errors() || busy.get()>"Deploy"</button>
+                                disabled=move || deploy.disabled(ed)>"Deploy"</button>
                             <span class="hint">" or Ctrl+Enter from any field"</span>
                         </Guard>
                     </div>
@@ -518,5 +131,53 @@ pub fn EditorPage() -> impl IntoView {
                 </aside>
             </div>
         </div>
+    }
+}
+
+#[component]
+fn Toolbar(
+    ed: Editor,
+    json_view: RwSignal<bool>,
+    deploy: Deploy,
+    status: RwSignal<Option<String>>,
+) -> impl IntoView {
+    view! {
+        <div class="toolbar" role="toolbar" aria-label="Editor">
+            <button type="button" on:click=move |_| ed.undo() disabled=move || !ed.can_undo()>"Undo"</button>
+            <button type="button" on:click=move |_| ed.redo() disabled=move || !ed.can_redo()>"Redo"</button>
+            <button type="button" aria-pressed=move || (!json_view.get()).to_string() on:click=move |_| json_view.set(false)>"Form"</button>
+            <button type="button" aria-pressed=move || json_view.get().to_string() on:click=move |_| json_view.set(true)>"JSON"</button>
+            <button type="button" on:click=move |_| link::copy(ed, status) disabled=move || ed.json_draft.with(Option::is_some)
+                title="A link that opens this editor's state">"Copy link"</button>
+            <ErrorsButton ed=ed/>
+            <Guard needed=Role::Operator doing=DEPLOYING id="deploy-reason".to_owned() quiet=true>
+                <button type="button" class="primary" on:click=move |_| deploy.start(ed)
+                    aria-keyshortcuts="Control+Enter" title=move || deploy.refused.with(Option::is_none).then_some("Deploy (Ctrl+Enter)")
+                    disabled=move || deploy.disabled(ed)>"Deploy"</button>
+            </Guard>
+        </div>
+    }
+}
+
+/// The form view: a section per part of the request, then what no field
+/// shows.
+#[component]
+fn Form(ed: Editor, json_view: RwSignal<bool>) -> impl IntoView {
+    view! {
+        <Show when=move || ed.json_draft.with(Option::is_some)>
+            <p class="banner error" role="status">
+                "The JSON view holds text that does not parse; the form shows the last request that did. "
+                <button type="button" class="link-button" on:click=move |_| json_view.set(true)>"Back to the JSON"</button>
+            </p>
+        </Show>
+        <Section ed=ed title="Endpoint" fields=ENDPOINT/>
+        <Show when=move || !ed.state.with(block_as_is)>
+            <Section ed=ed title="Mooncake" fields=MOONCAKE/>
+            <Section ed=ed title="KV store" fields=STORE/>
+            <Section ed=ed title="Transfer" fields=TRANSFER/>
+            <Section ed=ed title="PD proxy" fields=PROXY/>
+            <Section ed=ed title="Autoscaling" fields=AUTOSCALING/>
+        </Show>
+        <OtherFields ed=ed/>
     }
 }

@@ -1,24 +1,13 @@
 //! The editor's one state (a deploy request as JSON), its history, and the
-//! core's verdict on it.
+//! verdicts on it: the core's, and the server's on a deploy of it.
 
 use gco_spec::json::{Object, Value};
 use gco_spec::{DeployCheck, DeployContext, Diagnostic, Report, plan_deploy};
 use leptos::prelude::*;
 
+use super::undo::History;
 use crate::paths;
 use crate::settings::Settings;
-
-/// Edits of one field within this many milliseconds are one undo step.
-const COALESCE_MS: f64 = 1000.0;
-/// Undo steps kept.
-const HISTORY_LIMIT: usize = 200;
-
-#[derive(Default)]
-struct History {
-    past: Vec<Value>,
-    future: Vec<Value>,
-    last_field: Option<(String, f64)>,
-}
 
 /// Text in the JSON view that does not parse: while it is there, the state
 /// (the last request that parsed) is not what the user sees, so nothing may
@@ -39,8 +28,9 @@ pub struct Editor {
     pub report: Memo<Report>,
     /// The frameworks the server accepts (GCO's current ones until known).
     pub frameworks: Memo<gco_spec::Frameworks>,
-    /// Diagnostics the backend returned for the last submit.
-    pub server: RwSignal<Vec<Diagnostic>>,
+    /// The server's diagnostics of the state (its answer to a deploy of
+    /// exactly this request).
+    server: Memo<Vec<Diagnostic>>,
     /// The JSON view's text when it does not parse.
     pub json_draft: RwSignal<Option<JsonDraft>>,
     version: RwSignal<u32>,
@@ -49,8 +39,13 @@ pub struct Editor {
 impl Editor {
     /// An editor on `initial`, checked against the server's settings:
     /// until they arrive (or without a usable answer) as a file check is,
-    /// with no regions assumed.
-    pub fn new(initial: Value, settings: Settings) -> Editor {
+    /// with no regions assumed. `server` gives the server's diagnostics of
+    /// a request.
+    pub fn new(
+        initial: Value,
+        settings: Settings,
+        server: impl Fn(&Value) -> Vec<Diagnostic> + Send + Sync + 'static,
+    ) -> Editor {
         let state = RwSignal::new(initial);
         let frameworks = settings.frameworks;
         let check = Memo::new(move |_| {
@@ -75,7 +70,7 @@ impl Editor {
             check,
             report,
             frameworks,
-            server: RwSignal::new(Vec::new()),
+            server: Memo::new(move |_| state.with(&server)),
             json_draft: RwSignal::new(None),
             version: RwSignal::new(0),
         }
@@ -83,23 +78,9 @@ impl Editor {
 
     fn record(&self, field: Option<&str>) {
         let now = js_sys::Date::now();
-        let before = self.state.get_untracked();
-        self.history.update_value(|h| {
-            let same_field = match (&h.last_field, field) {
-                (Some((f, t)), Some(g)) => f == g && now - t < COALESCE_MS,
-                _ => false,
-            };
-            if !same_field {
-                h.past.push(before);
-                if h.past.len() > HISTORY_LIMIT {
-                    h.past.remove(0);
-                }
-            }
-            h.future.clear();
-            h.last_field = field.map(|f| (f.to_owned(), now));
-        });
+        self.state
+            .with_untracked(|before| self.history.update_value(|h| h.record(before, field, now)));
         self.version.update(|v| *v += 1);
-        self.server.set(Vec::new());
     }
 
     /// Sets one field (`None` removes it).
@@ -116,19 +97,16 @@ impl Editor {
 
     fn step(&self, back: bool) {
         let current = self.state.get_untracked();
-        let mut target = None;
-        self.history.update_value(|h| {
-            let (from, to) = if back {
-                (&mut h.past, &mut h.future)
-            } else {
-                (&mut h.future, &mut h.past)
-            };
-            target = from.pop();
-            if target.is_some() {
-                to.push(current);
-            }
-            h.last_field = None;
-        });
+        let target = self
+            .history
+            .try_update_value(|h| {
+                if back {
+                    h.undo(current)
+                } else {
+                    h.redo(current)
+                }
+            })
+            .flatten();
         if let Some(t) = target {
             self.state.set(t);
             self.version.update(|v| *v += 1);
@@ -145,12 +123,12 @@ impl Editor {
 
     pub fn can_undo(&self) -> bool {
         self.version.get();
-        self.history.with_value(|h| !h.past.is_empty())
+        self.history.with_value(History::can_undo)
     }
 
     pub fn can_redo(&self) -> bool {
         self.version.get();
-        self.history.with_value(|h| !h.future.is_empty())
+        self.history.with_value(History::can_redo)
     }
 
     /// Local and server diagnostics at `path` or below it.
@@ -175,7 +153,7 @@ impl Editor {
                 .collect()
         });
         out.extend(self.report.with(|r| r.diagnostics.clone()));
-        out.extend(self.server.get());
+        out.extend(self.server.with(|s| s.clone()));
         out.sort_by_key(|d| d.severity);
         out
     }

@@ -53,11 +53,9 @@ fn ActionField(
         }
     });
     let message = move || {
-        ctx.refused.with(|r| {
-            r.as_ref()
-                .filter(|(f, d)| *f == form && paths.contains(&d.path.as_str()))
-                .map(|(_, d)| d.message.clone())
-        })
+        ctx.refusal(form)
+            .filter(|d| paths.contains(&d.path.as_str()))
+            .map(|d| d.message)
     };
     let msg_id = format!("{id}-msg");
     view! {
@@ -178,9 +176,9 @@ fn StoreForm() -> impl IntoView {
                     {MOONCAKE_OFFLOAD_TIERS.iter().map(|t| view! { <option value=*t>{*t}</option> }).collect_view()}
                 </select>
             </div>
-            {move || ctx.refused.with(|r| r.as_ref().filter(|(f, d)| *f == "store" && !d.path.contains("_size")).map(|(_, d)| view! {
-                <p class="error" role="alert"><code>{d.path.clone()}</code>" "{d.message.clone()}</p>
-            }))}
+            {move || ctx.refusal("store").filter(|d| !d.path.contains("_size")).map(|d| view! {
+                <p class="error" role="alert"><code>{d.path}</code>" "{d.message}</p>
+            })}
             <button type="submit">"Review store"</button>
         </form>
     }
@@ -279,9 +277,9 @@ fn CanaryForm() -> impl IntoView {
                     <button type="button" on:click=move |_| ctx.review("canary", "roll back the canary", Change::RollbackCanary)>"Roll back…"</button>
                 </div>
             </Show>
-            {move || ctx.refused.with(|r| r.as_ref().filter(|(f, d)| *f == "canary" && !["image", "weight", "replicas"].contains(&d.path.as_str())).map(|(_, d)| view! {
-                <p class="error" role="alert">{d.message.clone()}</p>
-            }))}
+            {move || ctx.refusal("canary").filter(|d| !["image", "weight", "replicas"].contains(&d.path.as_str())).map(|d| view! {
+                <p class="error" role="alert">{d.message}</p>
+            })}
         </div>
     }
 }
@@ -352,9 +350,9 @@ fn DeleteForm() -> impl IntoView {
                     prop:value=move || owner.get() on:input=move |ev| owner.set(event_target_value(&ev))/>
                 <p class="hint">"Deletes only this lifecycle of the endpoint, and only while it carries the label (GCO's --expected-owner-label)."</p>
             </div>
-            {move || ctx.refused.with(|r| r.as_ref().filter(|(f, _)| *f == "delete").map(|(_, d)| view! {
-                <p class="error" role="alert">{d.message.clone()}</p>
-            }))}
+            {move || ctx.refusal("delete").map(|d| view! {
+                <p class="error" role="alert">{d.message}</p>
+            })}
             <button type="submit" class="danger" disabled=move || !confirmed()>"Review delete…"</button>
         </form>
     }
@@ -375,9 +373,9 @@ fn Lifecycle() -> impl IntoView {
                     <button type="button" on:click=move |_| ctx.review("lifecycle", "start", Change::Start)>"Start…"</button>
                 </Show>
             </div>
-            {move || ctx.refused.with(|r| r.as_ref().filter(|(f, _)| *f == "lifecycle").map(|(_, d)| view! {
-                <p class="error" role="alert">{d.message.clone()}</p>
-            }))}
+            {move || ctx.refusal("lifecycle").map(|d| view! {
+                <p class="error" role="alert">{d.message}</p>
+            })}
         </div>
     }
 }

@@ -13,8 +13,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::review::{Act, DiffTable, diff_lines};
-use super::{EndpointCtx, Load, content, ctx};
+use super::{EndpointCtx, content, ctx};
 use crate::api;
+use crate::live::Load;
 use crate::paths;
 use crate::team::{Guard, Session};
 use crate::time::local;
@@ -81,7 +82,7 @@ fn url(name: &str, after: Option<&str>) -> String {
         Some(cursor) => format!(
             "{path}?{}={}",
             gco_api::route::AFTER_PARAMETER,
-            api::segment(cursor)
+            gco_api::route::encode_segment(cursor)
         ),
         None => path,
     }
@@ -159,11 +160,7 @@ pub fn History() -> impl IntoView {
         if let Some(e) = error.get() {
             notes.push(("banner error", format!("Could not read the history: {e}")));
         }
-        if let Some(d) = ctx.refused.with(|r| {
-            r.as_ref()
-                .filter(|(f, _)| *f == FORM)
-                .map(|(_, d)| d.message.clone())
-        }) {
+        if let Some(d) = ctx.refusal(FORM).map(|d| d.message) {
             notes.push(("banner error", d));
         }
         // The reason once, above the list; each entry's button says it

@@ -6,6 +6,7 @@
 //! was computed from; a 412 offers to reload and re-apply.
 
 mod actions;
+mod apply;
 mod history;
 mod review;
 mod status;
@@ -14,13 +15,14 @@ use gco_spec::json::Value;
 use gco_spec::{Change, DesiredState, Diagnostic, Framework, Frameworks, Record};
 use leptos::prelude::*;
 
-use crate::api::{self, Reply};
-use crate::live::{ConnectionNotice, Watcher};
+use crate::api::Reply;
+use crate::live::{ConnectionNotice, Load, Watcher};
 use crate::paths;
 use crate::preview::CliCommands;
-use crate::route::{Link, Page, navigate};
+use crate::route::{self, Link, Page, Router};
 use crate::time::Time;
 use crate::topology::{Picture, Shape};
+use apply::{Applied, Apply};
 use review::{Pending, Review};
 
 /// The record on screen and the version it was read at.
@@ -28,15 +30,6 @@ use review::{Pending, Review};
 pub struct Loaded {
     pub record: Record,
     pub etag: Option<String>,
-}
-
-#[derive(Clone, PartialEq)]
-enum Load {
-    Loading,
-    /// No endpoint of that name (never was, or purged after deletion).
-    Missing,
-    Failed(String),
-    Ready(Box<Loaded>),
 }
 
 /// What a record's content is, leaving out what GCO's monitors write on
@@ -52,12 +45,12 @@ fn content(r: &Record) -> Record {
 #[derive(Clone, Copy)]
 pub struct EndpointCtx {
     name: StoredValue<String>,
-    load: RwSignal<Load>,
+    load: RwSignal<Load<Box<Loaded>>>,
     pub pending: RwSignal<Option<Pending>>,
-    /// The last change's outcome: (succeeded, text).
-    pub outcome: RwSignal<Option<(bool, String)>>,
+    /// Sends the change under review.
+    pub apply: Apply,
     /// Why the core refused a change, shown at the form's field: (form, error).
-    pub refused: RwSignal<Option<(&'static str, Diagnostic)>>,
+    refused: RwSignal<Option<(&'static str, Diagnostic)>>,
     /// Whether a form holds edits not yet sent.
     pub editing: RwSignal<bool>,
     /// Someone else changed the endpoint while the user had unsent edits.
@@ -70,17 +63,12 @@ pub struct EndpointCtx {
 impl EndpointCtx {
     /// The record on screen.
     pub fn loaded(&self) -> Option<Loaded> {
-        self.load.with(|l| match l {
-            Load::Ready(l) => Some(Loaded::clone(l)),
-            _ => None,
-        })
+        self.load.with(|l| l.ready().map(|l| Loaded::clone(l)))
     }
 
     pub fn loaded_untracked(&self) -> Option<Loaded> {
-        self.load.with_untracked(|l| match l {
-            Load::Ready(l) => Some(Loaded::clone(l)),
-            _ => None,
-        })
+        self.load
+            .with_untracked(|l| l.ready().map(|l| Loaded::clone(l)))
     }
 
     /// Takes an answer carrying the record (a read, or a change's reply).
@@ -125,6 +113,26 @@ impl EndpointCtx {
         })));
     }
 
+    /// What became of the last change sent, once its answer is in:
+    /// (done, text).
+    fn outcome(&self) -> Option<(bool, String)> {
+        self.apply.applied()?.outcome()
+    }
+
+    /// Why a change from `form` was refused, at its field: in the core's
+    /// words when it was reviewed, else in the server's when applied.
+    pub fn refusal(&self, form: &str) -> Option<Diagnostic> {
+        let core = self.refused.with(|r| {
+            r.as_ref()
+                .filter(|(f, _)| *f == form)
+                .map(|(_, d)| d.clone())
+        });
+        core.or_else(|| match self.apply.applied() {
+            Some(Applied::Refused(f, d)) if f == form => Some(d),
+            _ => None,
+        })
+    }
+
     /// Opens the review of `change`, or says at the form why the core
     /// refuses it.
     pub fn review(&self, form: &'static str, title: &str, change: Change) {
@@ -135,18 +143,22 @@ impl EndpointCtx {
 #[component]
 pub fn EndpointPage(name: String) -> impl IntoView {
     let frameworks = crate::settings::Settings::get().frameworks;
+    let apply = Apply::new();
     let ctx = EndpointCtx {
         name: StoredValue::new(name.clone()),
         load: RwSignal::new(Load::Loading),
         pending: RwSignal::new(None),
-        outcome: RwSignal::new(None),
+        apply,
         refused: RwSignal::new(None),
         editing: RwSignal::new(false),
         changed_elsewhere: RwSignal::new(false),
         watcher: StoredValue::new_local(None),
         frameworks,
     };
-    let url = format!("/api/endpoints/{}", api::segment(&name));
+    let url = gco_api::route::fill(
+        gco_api::route::ENDPOINT,
+        &[(gco_api::route::NAME_PARAMETER, &name)],
+    );
     let watcher = Watcher::new(
         move || url.clone(),
         move |reply| match reply {
@@ -160,6 +172,7 @@ pub fn EndpointPage(name: String) -> impl IntoView {
     );
     ctx.watcher.set_value(Some(watcher));
     provide_context(ctx);
+    apply::retry_after_sign_in(ctx);
     let phase = Memo::new(move |_| {
         ctx.load.with(|l| match l {
             Load::Loading => Phase::Loading,
@@ -169,10 +182,11 @@ pub fn EndpointPage(name: String) -> impl IntoView {
         })
     });
 
+    let router = Router::get();
     let clone = move |_| {
         if let Some(l) = ctx.loaded_untracked() {
             crate::editor::open_clone(&l.record);
-            navigate(Page::New);
+            router.navigate(Page::New);
         }
     };
 
@@ -194,7 +208,7 @@ pub fn EndpointPage(name: String) -> impl IntoView {
                     <button type="button" class="link-button" on:click=move |_| ctx.changed_elsewhere.set(false)>"Dismiss"</button>
                 </p>
             </Show>
-            {move || ctx.outcome.get().map(|(ok, text)| view! {
+            {move || ctx.outcome().map(|(ok, text)| view! {
                 <p id="outcome" tabindex="-1" class=if ok { "banner ok" } else { "banner error" } role="status">{text}</p>
             })}
             <Review/>
@@ -224,26 +238,17 @@ pub fn EndpointPage(name: String) -> impl IntoView {
 /// at the history.
 #[component]
 fn Tabs() -> impl IntoView {
-    let history = RwSignal::new(
-        web_sys::UrlSearchParams::new_with_str(&window().location().search().unwrap_or_default())
-            .ok()
-            .and_then(|p| p.get("tab"))
-            .as_deref()
-            == Some("history"),
-    );
+    let history =
+        RwSignal::new(route::query_value(&route::search(), "tab").as_deref() == Some("history"));
     let seen = RwSignal::new(history.get_untracked());
     let show = move |on_history: bool| {
         history.set(on_history);
         seen.set(seen.get_untracked() || on_history);
-        let l = window().location();
-        let url = format!(
-            "{}{}",
-            l.pathname().unwrap_or_default(),
+        let path = window().location().pathname().unwrap_or_default();
+        route::replace_url(&format!(
+            "{path}{}",
             if on_history { "?tab=history" } else { "" }
-        );
-        if let Ok(h) = window().history() {
-            let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
-        }
+        ));
     };
     // Arrow keys move between the tabs (the tab pattern of WAI-ARIA).
     let keys = move |ev: leptos::ev::KeyboardEvent| {
@@ -251,7 +256,7 @@ fn Tabs() -> impl IntoView {
             ev.prevent_default();
             let to = !history.get_untracked();
             show(to);
-            review::focus_id(if to { "tab-history" } else { "tab-overview" });
+            crate::browser::focus(if to { "#tab-history" } else { "#tab-overview" });
         }
     };
     let tab = move |id: &'static str, label: &'static str, on_history: bool| {
@@ -369,6 +374,7 @@ pub fn unserved_framework(record: &Record, frameworks: &Frameworks) -> Option<St
 #[component]
 fn UnservedFramework() -> impl IntoView {
     let ctx = ctx();
+    let router = Router::get();
     let unserved = move || {
         let record = ctx.loaded()?.record;
         let framework = unserved_framework(&record, &ctx.frameworks.get())?;
@@ -380,7 +386,7 @@ fn UnservedFramework() -> impl IntoView {
             let to_sglang = accepted.accepts(Framework::Sglang.as_str());
             let clone = move |_| {
                 crate::editor::open_clone_on_sglang(&record);
-                navigate(Page::New);
+                router.navigate(Page::New);
             };
             view! {
                 <div class="banner warning-banner unserved" role="alert">

@@ -14,7 +14,7 @@ use gco_spec::{Change, DesiredState, Record, apply, change_commands, describe_by
 use leptos::prelude::*;
 
 use super::{EndpointCtx, ctx};
-use crate::api::{self, Reply};
+use crate::browser::focus;
 use crate::paths;
 use crate::preview::CliCommands;
 
@@ -30,7 +30,7 @@ pub enum Act {
 
 impl Act {
     /// The request that does it to endpoint `name`.
-    fn request(&self, name: &str) -> gco_api::ChangeRequest {
+    pub fn request(&self, name: &str) -> gco_api::ChangeRequest {
         match self {
             Act::Change(change) => gco_api::change_request(name, change),
             Act::Revert { to, .. } => {
@@ -247,7 +247,7 @@ fn notes(record: Option<&Record>, next: &Record, act: &Act) -> Vec<String> {
 /// Opens the review of `act` on the record on screen (a revert also on
 /// none: the endpoint is gone), or says at `form` why the core refuses it.
 pub fn open(ctx: &EndpointCtx, form: &'static str, title: &str, act: Act) {
-    ctx.outcome.set(None);
+    ctx.apply.clear();
     ctx.refused.set(None);
     let loaded = ctx.loaded_untracked();
     if loaded.is_none() && matches!(act, Act::Change(_)) {
@@ -270,7 +270,7 @@ pub fn open(ctx: &EndpointCtx, form: &'static str, title: &str, act: Act) {
             // brings its heading into view and has it read out), and comes
             // back to what opened it when it closes.
             remember_opener();
-            request_animation_frame(|| focus_id("review-title"));
+            request_animation_frame(|| focus("#review-title"));
         }
         Err(e) => {
             ctx.pending.set(None);
@@ -343,26 +343,16 @@ fn remember_opener() {
     OPENER.with(|o| *o.borrow_mut() = el);
 }
 
-pub fn focus_id(id: &str) {
-    use wasm_bindgen::JsCast;
-    if let Some(el) = document()
-        .get_element_by_id(id)
-        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
-    {
-        let _ = el.focus();
-    }
-}
-
 /// After the review closes: back to what opened it while it is on the
-/// page, else to `fallback` (the outcome, the page's heading).
-fn return_focus(fallback: &'static str) {
+/// page, else to `fallback` (the outcome, the page's heading: a selector).
+pub fn return_focus(fallback: &'static str) {
     request_animation_frame(move || {
         let opener = OPENER.with(|o| o.borrow_mut().take());
         match opener.filter(|el| el.is_connected()) {
             Some(el) => {
                 let _ = el.focus();
             }
-            None => focus_id(fallback),
+            None => focus(fallback),
         }
     });
 }
@@ -370,85 +360,12 @@ fn return_focus(fallback: &'static str) {
 /// Closes the review without sending it.
 fn close(ctx: &EndpointCtx) {
     ctx.pending.set(None);
-    return_focus("endpoint-title");
+    return_focus("#endpoint-title");
 }
 
 #[component]
 pub fn Review() -> impl IntoView {
     let ctx = ctx();
-    let session = crate::team::Session::get();
-    let send = Action::new_local(move |(name, p): &(String, Pending)| {
-        let request = p.act.request(name);
-        let etag = p.etag.clone();
-        async move { api::send(&request, etag.as_deref()).await }
-    });
-    // The answer to a send: the record as written, or why not.
-    Effect::new(move |_| {
-        let Some(result) = send.value().get() else {
-            return;
-        };
-        let Some(p) = ctx.pending.get_untracked() else {
-            return;
-        };
-        match result {
-            Ok(r) if r.ok() => {
-                ctx.pending.set(None);
-                ctx.editing.set(false);
-                ctx.outcome.set(Some((true, format!("{}: done.", p.title))));
-                // The notice of a change elsewhere was about the review
-                // just replaced by this outcome.
-                ctx.changed_elsewhere.set(false);
-                return_focus("outcome");
-                if let Some(w) = ctx.watcher.get_value() {
-                    w.seen(r.etag.clone());
-                }
-                ctx.take(r);
-            }
-            Ok(Reply { status: 412, .. }) => {
-                ctx.pending.set(Some(Pending { stale: true, ..p }));
-            }
-            // No token: the prompt asks, and saving one sends it again.
-            Ok(r) if r.status == 401 => {
-                ctx.outcome.set(Some((
-                    false,
-                    format!(
-                        "Not applied: {}. Saving the token sends the change again.",
-                        r.summary()
-                    ),
-                )));
-                let name = ctx.name.get_value();
-                crate::auth::retry_after_token(move || {
-                    let _ = ctx.outcome.try_set(None);
-                    send.dispatch((name, p));
-                });
-            }
-            // The role it needs, in the server's words; the roles held
-            // may have changed since the page asked.
-            Ok(r) if r.status == 403 => {
-                ctx.pending.set(None);
-                ctx.outcome
-                    .set(Some((false, format!("Not applied: {}", r.summary()))));
-                session.ask_again();
-                return_focus("outcome");
-            }
-            Ok(r) => {
-                let detail = r.diagnostics();
-                match detail.first() {
-                    Some(d) => ctx.refused.set(Some((p.form, d.clone()))),
-                    None => ctx.outcome.set(Some((false, r.summary()))),
-                }
-                ctx.pending.set(None);
-                // A conflict (a region change that lost to another change,
-                // say) is about a record newer than the one on screen.
-                if r.status == 409
-                    && let Some(w) = ctx.watcher.get_value()
-                {
-                    w.refresh();
-                }
-            }
-            Err(e) => ctx.outcome.set(Some((false, e))),
-        }
-    });
     // A fresh read redoes the review at the current version (`refresh`).
     let reapply = move |_| {
         ctx.pending.update(|p| {
@@ -491,8 +408,8 @@ pub fn Review() -> impl IntoView {
                             view! { <button type="button" class="primary" on:click=reapply>"Reload and re-apply"</button> }.into_any()
                         } else {
                             view! {
-                                <button type="button" class="primary" disabled=move || idle || send.pending().get()
-                                    on:click=move |_| { send.dispatch((name.clone(), pending.clone())); }>"Apply"</button>
+                                <button type="button" class="primary" disabled=move || idle || ctx.apply.busy.get()
+                                    on:click=move |_| ctx.apply.send(name.clone(), pending.clone())>"Apply"</button>
                             }.into_any()
                         }}
                         <button type="button" on:click=move |_| close(&ctx) aria-keyshortcuts="Escape" title="Cancel (Escape)">"Cancel"</button>

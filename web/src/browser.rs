@@ -1,0 +1,24 @@
+//! What the pages ask of the browser besides the views they render: the
+//! clipboard, and where the focus goes.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// Puts `text` on the clipboard; whether the browser allowed it.
+pub async fn copy(text: &str) -> bool {
+    let written = window().navigator().clipboard().write_text(text);
+    wasm_bindgen_futures::JsFuture::from(written).await.is_ok()
+}
+
+/// Moves the focus to the first element `selector` matches (`#id` for one
+/// by its id), if the page has one.
+pub fn focus(selector: &str) {
+    if let Some(el) = document()
+        .query_selector(selector)
+        .ok()
+        .flatten()
+        .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let _ = el.focus();
+    }
+}
