@@ -52,6 +52,9 @@ pub fn listed<'a>(
 pub struct ErrorBody {
     /// What went wrong, in one line.
     pub error: String,
+    // Required in what the API sends; read leniently.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub errors: Vec<Diagnostic>,
     /// How many errors were left out of `errors`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

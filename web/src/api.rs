@@ -121,3 +121,34 @@ pub async fn send(
     let condition = if_match.map_or(Condition::None, Condition::IfMatch);
     call(method, &request.path, request.body.as_ref(), condition).await
 }
+
+#[cfg(test)]
+mod tests {
+    use gco_spec::json::to_value;
+
+    use super::*;
+
+    /// Errors are read by key path (a typed read costs the console 2.9 KB):
+    /// what the backend writes, `gco_api::ErrorBody`, must read back whole.
+    #[test]
+    fn an_error_reads_as_the_api_writes_it() {
+        let body = gco_api::ErrorBody {
+            error: "the request has 1 error".into(),
+            errors: vec![gco_api::Diagnostic {
+                path: "port".into(),
+                message: "port must be an integer".into(),
+            }],
+            errors_omitted: None,
+        };
+        let reply = Reply {
+            status: 422,
+            etag: None,
+            body: to_value(&body).unwrap(),
+        };
+        assert_eq!(reply.summary(), "the request has 1 error");
+        assert_eq!(
+            reply.diagnostics(),
+            [Diagnostic::error("port", "port must be an integer")]
+        );
+    }
+}

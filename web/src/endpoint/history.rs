@@ -74,18 +74,11 @@ pub fn what(entry: &HistoryEntry) -> &'static str {
 
 /// The URL of the page after `after` (the first without).
 fn url(name: &str, after: Option<&str>) -> String {
-    let path = gco_api::route::fill(
-        gco_api::route::HISTORY,
-        &[(gco_api::route::NAME_PARAMETER, name)],
-    );
-    match after {
-        Some(cursor) => format!(
-            "{path}?{}={}",
-            gco_api::route::AFTER_PARAMETER,
-            gco_api::route::encode_segment(cursor)
-        ),
-        None => path,
+    gco_api::HistoryQuery {
+        limit: None,
+        after: after.map(str::to_owned),
     }
+    .path(name)
 }
 
 #[component]

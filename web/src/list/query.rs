@@ -3,6 +3,7 @@
 //! it makes.
 
 use gco_api::route::encode_segment;
+use gco_spec::DesiredState;
 
 use crate::route::query_value;
 
@@ -89,19 +90,16 @@ impl Query {
     }
 
     /// The API query for the server's filters, asking for `limit` records
-    /// (every one when `None`).
-    pub fn api_url(&self, limit: Option<usize>) -> String {
-        let mut query = Vec::new();
-        if let Some(limit) = limit {
-            query.push(format!("limit={limit}"));
+    /// (every one when `None`). A state the API does not know filters
+    /// nothing, as the state filter shows it.
+    pub fn api_query(&self, limit: Option<usize>) -> gco_api::ListQuery {
+        let region = self.region.trim();
+        gco_api::ListQuery {
+            desired_state: DesiredState::parse(&self.state),
+            region: (!region.is_empty()).then(|| region.to_owned()),
+            limit,
+            after: None,
         }
-        if !self.state.is_empty() {
-            query.push(format!("desired_state={}", encode_segment(&self.state)));
-        }
-        if !self.region.trim().is_empty() {
-            query.push(format!("region={}", encode_segment(self.region.trim())));
-        }
-        format!("/api/endpoints?{}", query.join("&"))
     }
 
     pub fn filtered(&self) -> bool {
@@ -163,10 +161,14 @@ mod tests {
         assert!(!q.needs_all());
         assert!(q.filtered());
         assert_eq!(
-            q.api_url(Some(100)),
-            "/api/endpoints?limit=100&desired_state=running&region=us-east-1"
+            q.api_query(Some(100)).path(),
+            "/api/endpoints?desired_state=running&region=us-east-1&limit=100"
         );
-        assert_eq!(Query::default().api_url(None), "/api/endpoints?");
+        assert_eq!(Query::default().api_query(None).path(), "/api/endpoints");
+        assert_eq!(
+            query("", "paused", "", Sort::Created).api_query(None),
+            gco_api::ListQuery::default()
+        );
         // A search or another sort is the console's: it needs every record.
         assert!(query("chat", "", "", Sort::Created).needs_all());
         assert!(query("", "", "", Sort::Name).needs_all());
