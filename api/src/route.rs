@@ -143,6 +143,9 @@ impl Route {
     /// Whether `path` (a request's, percent-encoded) is this route's
     /// template with each `{param}` filled by one non-empty segment.
     pub fn matches(&self, path: &str) -> bool {
+        if !self.path.contains('{') {
+            return path == self.path;
+        }
         let mut given = path.split('/');
         let mut template = self.path.split('/');
         loop {

