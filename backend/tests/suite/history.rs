@@ -879,13 +879,8 @@ enum Op {
 
 impl Op {
     /// A deterministic mix from a seed (xorshift64), so a failure replays.
-    fn generate(count: usize, mut seed: u64) -> Vec<Op> {
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+    fn generate(count: usize, seed: u64) -> Vec<Op> {
+        let mut next = crate::common::xorshift(seed);
         (0..count)
             .map(|_| {
                 let (kind, a, b) = (next() % 20, next(), next());

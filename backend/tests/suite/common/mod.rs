@@ -39,6 +39,17 @@ impl TempDir {
     }
 }
 
+/// A deterministic stream from `seed` (xorshift64), so that a generated
+/// run replays from its seed.
+pub fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    }
+}
+
 /// A port nothing listens on, and that no other test of this binary got.
 /// The kernel may hand out a just-released port again; two tests running in
 /// parallel then started their servers on one port, the second server failed
