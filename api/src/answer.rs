@@ -1,10 +1,10 @@
 //! The API's answers that both sides read: the error shape, the validation
 //! result and the list. The backend writes them (through
 //! [`gco_spec::json::to_value`], so the core's writer prints them as every
-//! other answer), the console reads them ([`read`]).
+//! other answer). The console reads them by key path (a serde read of each
+//! costs it kilobytes); its tests read what these types write.
 
 use gco_spec::json::Value;
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 /// Most diagnostics one list of an answer carries. Every item of a long
@@ -141,16 +141,15 @@ where
     Option::<T>::deserialize(d).map(Some)
 }
 
-/// An answer's JSON as `T`, or what serde found wrong with it.
-pub fn read<T: DeserializeOwned>(value: &Value) -> Result<T, String> {
-    T::deserialize(value).map_err(|e| e.to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use gco_spec::json::{parse, to_value};
 
     use super::*;
+
+    fn read<T: serde::de::DeserializeOwned>(value: &Value) -> Result<T, String> {
+        T::deserialize(value).map_err(|e| e.to_string())
+    }
 
     #[test]
     fn an_error_writes_as_the_api_answers_and_reads_back() {

@@ -19,7 +19,6 @@ mod team;
 
 pub use answer::{
     Diagnostic, ErrorBody, Listing, MAX_LISTED_DIAGNOSTICS, Stale, Unreadable, Validation, listed,
-    read,
 };
 pub use body::{CanaryBody, ImageBody, RegionBody, ReplicasBody, TopologyBody, field};
 pub use change::{ChangeRequest, change_request};
