@@ -42,8 +42,16 @@ impl<'a> Host<'a> {
         if text.contains('@') {
             return None;
         }
-        // Without a user, the host is where the text starts.
+        // Without a user, the host is where the text starts. A port is
+        // plain digits: `Authority` reads `+8715` as a number too.
         let host = &text[..authority.host().len()];
+        if let Some(port) = text[host.len()..].strip_prefix(':') {
+            if port.is_empty() || !port.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+        } else if host.len() < text.len() {
+            return None;
+        }
         if host.len() < text.len() && authority.port_u16().is_none() {
             return None;
         }
@@ -182,6 +190,9 @@ mod tests {
             "localhost:8080/evil",
             "[::1]evil.example",
             "[::1]:80x",
+            "localhost:+8715",
+            "127.0.0.1:-1",
+            "localhost: 80",
             "console.example.com",
         ] {
             assert!(!admits(&loopback, host), "{host}");

@@ -18,6 +18,7 @@ mod frameworks;
 mod history;
 mod history_faults;
 mod hostile;
+mod hostile_probe;
 mod iam_policy;
 mod identity;
 mod manifests;
