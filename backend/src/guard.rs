@@ -79,13 +79,16 @@ fn refuse(request: &Request) -> Option<ApiError> {
     // Fields with one value (RFC 9110, section 5.3): given twice, which one
     // counts would be a guess, and a proxy in front may have guessed
     // otherwise.
-    for name in [header::CONTENT_TYPE, header::AUTHORIZATION] {
+    // The load balancer's signed identity is one of them, in every mode.
+    for (name, field) in [
+        (header::CONTENT_TYPE, "Content-Type"),
+        (header::AUTHORIZATION, "Authorization"),
+        (
+            HeaderName::from_static(crate::auth::alb::HEADER),
+            "x-amzn-oidc-data",
+        ),
+    ] {
         if headers.get_all(&name).iter().nth(1).is_some() {
-            let field = if name == header::CONTENT_TYPE {
-                "Content-Type"
-            } else {
-                "Authorization"
-            };
             return Some(ApiError::field(
                 StatusCode::BAD_REQUEST,
                 field,

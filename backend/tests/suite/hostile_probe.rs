@@ -10,8 +10,24 @@
 //! cross-site changes in `api_access`, bad input in `hostile`.
 
 use axum::http::StatusCode;
+use gco_console::auth::alb::AlbVerifier;
+use gco_console::auth::roles::RolesMap;
+use gco_console::auth::{Access, Authenticator};
 
+use crate::common::alb::{ARN, KeyServer, alb_header, alb_token, claims, now};
 use crate::common::app::Api;
+use crate::common::{self, oidc};
+
+fn alb_api(keys: &KeyServer) -> Api {
+    let verifier = AlbVerifier::new(ARN.into(), keys.url.clone(), "groups".into());
+    let roles = RolesMap::parse("default = \"operator\"").unwrap();
+    Api::with_access(Access::on_loopback(Authenticator::Alb { verifier, roles }))
+}
+
+fn signed(keys: &KeyServer, claims: serde_json::Value) -> String {
+    let exp = now() + 600;
+    alb_token(&keys.key, alb_header(keys.kid, ARN, exp), claims)
+}
 
 #[tokio::test]
 async fn a_host_whose_port_is_not_digits_is_misdirected() {
@@ -26,4 +42,24 @@ async fn a_host_whose_port_is_not_digits_is_misdirected() {
         .send("GET", "/api/endpoints", None, &[("host", "localhost:8715")])
         .await;
     assert_eq!(r.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn two_load_balancer_headers_are_refused() {
+    let keys = KeyServer::start().await;
+    let api = alb_api(&keys);
+    let token = signed(&keys, claims(now() + 600));
+    let headers = [("x-amzn-oidc-data", token.as_str()); 2];
+    let r = api.send("GET", "/api/me", None, &headers).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text);
+    assert_eq!(
+        r.first_error(),
+        (
+            "x-amzn-oidc-data".into(),
+            "a request has at most one x-amzn-oidc-data header".into()
+        )
+    );
+    // In a mode that reads no such header too.
+    let r = Api::new().send("GET", "/api/me", None, &headers).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
 }
