@@ -155,9 +155,11 @@ pub struct Config {
     )]
     pub oidc_scopes: Vec<String>,
 
-    /// `oidc`: the address users reach the console at, such as
-    /// https://console.example.com: the provider sends users back to
-    /// <url>/auth/callback, and changes must come from its origin.
+    /// The address users reach the console at, such as
+    /// https://console.example.com: its scheme is the one a page's Origin
+    /// must name (default: https under `alb`, else http). `oidc` needs it:
+    /// the provider sends users back to <url>/auth/callback, and changes
+    /// must come from its origin.
     #[arg(long, env = "GCO_PUBLIC_URL")]
     pub public_url: Option<String>,
 
@@ -372,7 +374,13 @@ impl Config {
             .iter()
             .map(|name| AllowedHosts::entry(name))
             .collect::<Result<_, _>>()?;
-        Ok(Access::for_listener(self.addr, auth, names))
+        let access = Access::for_listener(self.addr, auth, names);
+        match &self.public_url {
+            Some(text) => access.reached_at(&url::Url::parse(text).map_err(|e| {
+                format!("--public-url {text:?}: {e} (the console's address, such as https://console.example.com)")
+            })?),
+            None => Ok(access),
+        }
     }
 
     /// `--roles-file` or `--roles`; every signed-in user a viewer without.

@@ -67,6 +67,15 @@ impl Authenticator {
             Authenticator::Alb { .. } => AuthMode::Alb,
         }
     }
+
+    /// The scheme users reach the console by, unless `--public-url` says.
+    fn scheme(&self) -> &'static str {
+        match self {
+            Authenticator::Alb { .. } => "https",
+            Authenticator::Oidc { oidc, .. } if oidc.origin().starts_with("https:") => "https",
+            _ => "http",
+        }
+    }
 }
 
 /// Who may ask, as configured at start-up.
@@ -74,6 +83,10 @@ impl Authenticator {
 pub struct Access {
     pub hosts: AllowedHosts,
     pub auth: Arc<Authenticator>,
+    /// The scheme users reach the console by, which a page's `Origin` must
+    /// name: `--public-url`'s, else https behind the load balancer (which
+    /// ends TLS), else http (the console serves no TLS itself).
+    pub scheme: &'static str,
 }
 
 /// Without secrets, which no log may hold.
@@ -99,8 +112,24 @@ impl Access {
                 any_address: !addr.ip().is_loopback(),
                 names: names.into(),
             },
+            scheme: auth.scheme(),
             auth: Arc::new(auth),
         }
+    }
+
+    /// Users reach the console at `public_url` (`--public-url`): its
+    /// scheme is the one pages' origins name.
+    pub fn reached_at(mut self, public_url: &url::Url) -> Result<Access, String> {
+        self.scheme = match public_url.scheme() {
+            "https" => "https",
+            "http" => "http",
+            other => {
+                return Err(format!(
+                    "--public-url {public_url}: the scheme must be http or https, not {other:?}"
+                ));
+            }
+        };
+        Ok(self)
     }
 
     /// The rules of a server on loopback: `--auth none`, or the shared
@@ -115,6 +144,7 @@ impl Access {
     pub fn on_loopback(auth: Authenticator) -> Access {
         Access {
             hosts: AllowedHosts::default(),
+            scheme: auth.scheme(),
             auth: Arc::new(auth),
         }
     }
@@ -315,7 +345,7 @@ pub async fn authorize(State(access): State<Access>, mut request: Request, next:
     let (method, path) = (request.method().clone(), request.uri().path().to_owned());
     let judged = judge(&method, &path);
     let mutation = judged.changes_state;
-    if mutation && is_cross_site(&request) {
+    if mutation && is_cross_site(&request, access.scheme) {
         return ApiError::new(
             StatusCode::FORBIDDEN,
             "changes are refused from other sites' pages",
@@ -366,8 +396,9 @@ pub fn from_page_of(headers: &HeaderMap, origin: &str) -> bool {
 
 /// Whether a browser says this request comes from another site: its
 /// `Sec-Fetch-Site`, or else an `Origin` other than the address it was sent
-/// to. Clients that are not browsers send neither.
-fn is_cross_site(request: &Request) -> bool {
+/// to (`scheme://Host`: an origin is its scheme too, so an https page is
+/// not an http console's). Clients that are not browsers send neither.
+fn is_cross_site(request: &Request, scheme: &str) -> bool {
     let headers = request.headers();
     if let Some(site) = headers.get("sec-fetch-site") {
         return !matches!(site.as_bytes(), b"same-origin" | b"none");
@@ -375,14 +406,12 @@ fn is_cross_site(request: &Request) -> bool {
     let Some(origin) = headers.get(header::ORIGIN) else {
         return false;
     };
-    let authority = origin
-        .to_str()
-        .ok()
-        .and_then(|o| o.split_once("://"))
-        .map(|(_, authority)| authority);
+    let origin = origin.to_str().ok().and_then(|o| url::Url::parse(o).ok());
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
-    match (authority, host) {
-        (Some(authority), Some(host)) => !authority.eq_ignore_ascii_case(host),
+    let addressed = host.and_then(|host| url::Url::parse(&format!("{scheme}://{host}")).ok());
+    match (origin, addressed) {
+        // Compared as origins: case and default ports do not count.
+        (Some(origin), Some(addressed)) => origin.origin() != addressed.origin(),
         // `Origin: null` (a sandboxed frame, a file), or no Host to compare.
         _ => true,
     }
@@ -417,7 +446,7 @@ mod tests {
             ],
             vec![("sec-fetch-site", "none")],
         ] {
-            assert!(!is_cross_site(&request(&same)), "{same:?}");
+            assert!(!is_cross_site(&request(&same), "http"), "{same:?}");
         }
         for cross in [
             vec![host, ("origin", "http://evil.example")],
@@ -431,8 +460,24 @@ mod tests {
                 ("origin", "http://127.0.0.1:8080"),
             ],
         ] {
-            assert!(is_cross_site(&request(&cross)), "{cross:?}");
+            assert!(is_cross_site(&request(&cross), "http"), "{cross:?}");
         }
+        // The scheme is part of the origin (the probe's
+        // `Origin: https://127.0.0.1:8711` on an http console).
+        let https_page = [host, ("origin", "https://127.0.0.1:8080")];
+        assert!(is_cross_site(&request(&https_page), "http"));
+        assert!(!is_cross_site(&request(&https_page), "https"));
+        let behind_alb = [
+            ("host", "console.example.com"),
+            ("origin", "https://console.example.com"),
+        ];
+        assert!(!is_cross_site(&request(&behind_alb), "https"));
+        assert!(is_cross_site(&request(&behind_alb), "http"));
+        let default_port = [
+            ("host", "console.example.com:443"),
+            ("origin", "https://console.example.com"),
+        ];
+        assert!(!is_cross_site(&request(&default_port), "https"));
     }
 
     #[test]

@@ -15,8 +15,10 @@ use gco_console::auth::roles::RolesMap;
 use gco_console::auth::{Access, Authenticator};
 
 use crate::common::alb::{ARN, KeyServer, alb_header, alb_token, claims, now};
-use crate::common::app::Api;
+use crate::common::app::{Api, TOKEN};
 use crate::common::{self, oidc};
+
+const DEPLOY: &str = r#"{"endpoint_name": "web", "image": "nginx:1"}"#;
 
 fn alb_api(keys: &KeyServer) -> Api {
     let verifier = AlbVerifier::new(ARN.into(), keys.url.clone(), "groups".into());
@@ -62,4 +64,34 @@ async fn two_load_balancer_headers_are_refused() {
     // In a mode that reads no such header too.
     let r = Api::new().send("GET", "/api/me", None, &headers).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn a_page_of_another_scheme_is_another_site() {
+    let bearer = format!("Bearer {TOKEN}");
+    let api = Api::with_token(Some(TOKEN));
+    // The probe's: an https page, on an http console.
+    let r = api
+        .send(
+            "POST",
+            "/api/endpoints",
+            Some(DEPLOY),
+            &[("authorization", &bearer), ("origin", "https://127.0.0.1")],
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.text);
+    // Behind the load balancer the console is reached by https.
+    let keys = KeyServer::start().await;
+    let alb = alb_api(&keys);
+    let token = signed(&keys, claims(now() + 600));
+    for (origin, status) in [
+        ("http://127.0.0.1", StatusCode::FORBIDDEN),
+        ("https://127.0.0.1", StatusCode::CREATED),
+    ] {
+        let headers = [("x-amzn-oidc-data", token.as_str()), ("origin", origin)];
+        let r = alb
+            .send("POST", "/api/endpoints", Some(DEPLOY), &headers)
+            .await;
+        assert_eq!(r.status, status, "{origin}: {}", r.text);
+    }
 }
