@@ -263,3 +263,20 @@ test('an ID token for another audience signs nobody in', async () => {
     await context.close();
   }
 });
+
+// Issue 42: `next=/%09/evil.example/steal` came back as `Location:
+// /\t/evil.example/steal`, which a browser reads as //evil.example.
+for (const next of ['/\t/evil.example/steal', '/\t\t/evil.example/steal', '/\\evil.example/steal', '/\r\n/evil.example']) {
+  test(`a sign-in with next=${JSON.stringify(next)} stays on the console`, async () => {
+    const context = await env.browser.newContext();
+    try {
+      const page = await h.newPage(context);
+      const base = env.main.url;
+      await signIn(page, base, 'ada', next);
+      await page.waitForURL((url) => !url.href.startsWith(env.provider.issuer) && !url.pathname.startsWith('/auth/'));
+      assert.equal(page.url(), `${base}/`);
+    } finally {
+      await context.close();
+    }
+  });
+}

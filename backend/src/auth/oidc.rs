@@ -79,6 +79,8 @@ pub struct Oidc {
     client: DiscoveredClient,
     http: openidconnect::reqwest::Client,
     settings: OidcSettings,
+    /// `--public-url`, parsed.
+    public: Url,
     origin: String,
     cookies: SessionCookies,
     /// States of sign-ins completed, until their cookie would have expired.
@@ -153,6 +155,7 @@ impl Oidc {
             http,
             origin: origin_of(&public),
             cookies: SessionCookies::new(settings.key.clone(), public.scheme() == "https"),
+            public,
             settings,
             used_states: Mutex::default(),
             signed_out: Mutex::default(),
@@ -203,11 +206,26 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     text
 }
 
-/// A console page to return to: a path on this site only.
-fn safe_next(next: Option<&str>) -> String {
-    match next {
-        Some(n) if n.starts_with('/') && !n.starts_with("//") && !n.contains('\\') => n.to_owned(),
-        _ => "/".to_owned(),
+/// A console page to return to after signing in: a page of this console
+/// (`public`), else `/`. It is read as a browser reads a `Location`, by
+/// the WHATWG URL rules (which drop tabs and newlines, take `\` for `/`,
+/// and read `//name` as another host), and kept only when it names the
+/// console's own origin; what is sent back is the path the parser made of
+/// it, so the browser reads what was checked. Control characters and
+/// whitespace have no place in a console address, and refuse it whole.
+fn safe_next(next: Option<&str>, public: &Url) -> String {
+    let home = || "/".to_owned();
+    let Some(next) = next else {
+        return home();
+    };
+    if !next.starts_with('/') || next.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return home();
+    }
+    match public.join(next) {
+        Ok(url) if url.origin() == public.origin() => {
+            url[openidconnect::url::Position::BeforePath..].to_owned()
+        }
+        _ => home(),
     }
 }
 
@@ -274,7 +292,7 @@ async fn sign_in(State(oidc): State<Arc<Oidc>>, Query(query): Query<SignInQuery>
         state: state.secret().clone(),
         nonce: nonce.secret().clone(),
         verifier: verifier.secret().clone(),
-        next: safe_next(query.next.as_deref()),
+        next: safe_next(query.next.as_deref(), &oidc.public),
         expires: now() + SIGN_IN_SECONDS,
     };
     let mut jar = CookieJar::new();
@@ -440,18 +458,36 @@ mod tests {
 
     #[test]
     fn next_stays_on_this_site() {
-        assert_eq!(
-            safe_next(Some("/endpoints/a?tab=history")),
-            "/endpoints/a?tab=history"
-        );
+        let public = Url::parse("https://console.example.com/").unwrap();
+        let next = |n: &str| safe_next(Some(n), &public);
+        assert_eq!(next("/endpoints/a?tab=history"), "/endpoints/a?tab=history");
+        assert_eq!(next("/endpoints/a#history"), "/endpoints/a#history");
+        // Sent as the parser reads it: a path of this origin.
+        assert_eq!(next("/a/../endpoints"), "/endpoints");
+        assert_eq!(next("/%09/evil.example"), "/%09/evil.example");
         for bad in [
             "https://evil.example",
+            "https://console.example.com/",
             "//evil.example",
             "/\\evil.example",
+            "\\/evil.example",
+            "/\\/evil.example",
             "evil",
+            // The probe's: a tab (or two) that a browser drops, leaving `//`.
+            "/\t/evil.example/steal",
+            "/\t\t/evil.example/steal",
+            "/\r/evil.example",
+            "/\n/evil.example",
+            "/\r\n/evil.example",
+            "/ /evil.example",
+            "/\u{b}/evil.example",
+            "/\u{a0}/evil.example",
+            "/\u{2028}/evil.example",
+            "/endpoints\u{0}",
+            "/\t\\evil.example",
         ] {
-            assert_eq!(safe_next(Some(bad)), "/", "{bad}");
+            assert_eq!(next(bad), "/", "{bad:?}");
         }
-        assert_eq!(safe_next(None), "/");
+        assert_eq!(safe_next(None, &public), "/");
     }
 }
