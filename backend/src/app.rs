@@ -65,14 +65,18 @@ pub fn app_shared(state: AppState, access: Access, dist: &Path, with_metrics: bo
     layered(routes, access)
 }
 
-/// `GET /metrics` alone, for its own listener.
+/// `GET /metrics` alone, for its own listener (`--metrics-addr`): served
+/// without an identity, to the hosts `access` admits.
 pub fn metrics_app(service: Arc<Service>, access: Access) -> Router {
-    layered(metrics_routes(service), access)
+    layered(metrics_routes(service), access.for_metrics())
 }
+
+/// Where the metrics are served.
+pub const METRICS: &str = "/metrics";
 
 fn metrics_routes(state: AppState) -> Router {
     Router::new()
-        .route("/metrics", axum::routing::get(metrics_text))
+        .route(METRICS, axum::routing::get(metrics_text))
         .with_state(state)
 }
 

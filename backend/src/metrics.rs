@@ -2,12 +2,14 @@
 //! by route and status with their latency, DynamoDB calls by operation with
 //! the capacity units the table says they consumed, and the view of the
 //! table (refreshes, age, items). Labels are route templates, operations
-//! and statuses only: never an endpoint's name, an identity or a record.
+//! and statuses only: never an endpoint's name, an identity or a record,
+//! and never a value a client chose (see [`track`]).
 
 use std::sync::OnceLock;
 use std::time::Duration;
 
 use axum::extract::{MatchedPath, Request};
+use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::Response;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
@@ -47,28 +49,57 @@ pub fn handle() -> &'static PrometheusHandle {
     })
 }
 
-/// Counts and times an API request, by its route template.
+/// The route label of a path no route serves (the API's 404s).
+pub const UNMATCHED: &str = "unmatched";
+
+/// Routes that only answer 404: counted as [`UNMATCHED`].
+const NOT_FOUND_ROUTES: [&str; 3] = ["/api", "/api/", "/api/{*rest}"];
+
+/// Counts and times an API request, by its route template. Every label
+/// takes one of a fixed set of values, whatever clients send: a route
+/// template or [`UNMATCHED`], a standard method or `other`, a status (a
+/// three-digit number). A label of anything a client chose would be a
+/// series per value, kept for the process's life.
 pub async fn track(request: Request, next: Next) -> Response {
-    let route = request
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
-    let method = request.method().as_str().to_owned();
+    let route = match request.extensions().get::<MatchedPath>() {
+        Some(path) if !NOT_FOUND_ROUTES.contains(&path.as_str()) => path.as_str().to_owned(),
+        _ => UNMATCHED.to_owned(),
+    };
+    let method = method_label(request.method());
     let started = std::time::Instant::now();
     let response = next.run(request).await;
     let status = response.status().as_u16().to_string();
-    let labels = [("route", route), ("method", method)];
     metrics::counter!(
         HTTP_REQUESTS,
         &[
-            ("route", labels[0].1.clone()),
-            ("method", labels[1].1.clone()),
+            ("route", route.clone()),
+            ("method", method.to_owned()),
             ("status", status),
         ]
     )
     .increment(1);
-    metrics::histogram!(HTTP_SECONDS, &labels).record(started.elapsed().as_secs_f64());
+    metrics::histogram!(
+        HTTP_SECONDS,
+        &[("route", route), ("method", method.to_owned())]
+    )
+    .record(started.elapsed().as_secs_f64());
     response
+}
+
+/// A method as a label: one of RFC 9110's (and PATCH), else `other`.
+pub fn method_label(method: &Method) -> &'static str {
+    match *method {
+        Method::GET => "GET",
+        Method::HEAD => "HEAD",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::DELETE => "DELETE",
+        Method::PATCH => "PATCH",
+        Method::OPTIONS => "OPTIONS",
+        Method::CONNECT => "CONNECT",
+        Method::TRACE => "TRACE",
+        _ => "other",
+    }
 }
 
 /// One DynamoDB call and the capacity it consumed (when the table said).

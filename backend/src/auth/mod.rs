@@ -153,6 +153,17 @@ impl Access {
         self.auth.mode()
     }
 
+    /// The rules of `--metrics-addr`'s own listener: the same hosts, and no
+    /// identity (it serves `GET /metrics` alone, to a scraper; the README
+    /// says to keep it private).
+    pub fn for_metrics(&self) -> Access {
+        Access {
+            hosts: self.hosts.clone(),
+            auth: Arc::new(Authenticator::None),
+            scheme: self.scheme,
+        }
+    }
+
     /// What the console says at start-up of who may ask.
     pub fn describe(&self) -> String {
         let roles = |roles: &RolesMap| {
@@ -220,6 +231,16 @@ fn judge(method: &Method, path: &str) -> Judged {
         };
     }
     let changes_state = !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS);
+    // The metrics tell the console's traffic and the table's size: on the
+    // main listener they need an identity too (`--metrics-addr` serves
+    // them on a listener of their own, with [`Access::for_metrics`]).
+    if path == crate::app::METRICS {
+        return Judged {
+            changes_state,
+            needs: Some(Role::Viewer),
+            action: "reading metrics",
+        };
+    }
     let api = path == "/api" || path.starts_with("/api/");
     Judged {
         changes_state,
@@ -508,6 +529,7 @@ mod tests {
         assert_eq!(need(Method::GET, "/api"), Some(Role::Viewer));
         assert_eq!(need(Method::GET, "/api/nothing"), Some(Role::Viewer));
         assert_eq!(need(Method::GET, "/healthz"), None);
+        assert_eq!(need(Method::GET, "/metrics"), Some(Role::Viewer));
         assert_eq!(need(Method::GET, "/apis"), None);
         assert_eq!(need(Method::GET, route::SIGN_IN), None);
         assert!(!judge(&Method::POST, route::VALIDATE).changes_state);

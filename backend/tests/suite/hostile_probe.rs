@@ -12,11 +12,12 @@
 use axum::http::StatusCode;
 use gco_console::auth::alb::AlbVerifier;
 use gco_console::auth::roles::RolesMap;
+use gco_console::auth::tokens::Tokens;
 use gco_console::auth::{Access, Authenticator};
 
 use crate::common::alb::{ARN, KeyServer, alb_header, alb_token, claims, now};
 use crate::common::app::{Api, TOKEN};
-use crate::common::{self, oidc};
+use crate::common::{self, Server, TempDir, oidc};
 
 const DEPLOY: &str = r#"{"endpoint_name": "web", "image": "nginx:1"}"#;
 
@@ -94,4 +95,91 @@ async fn a_page_of_another_scheme_is_another_site() {
             .await;
         assert_eq!(r.status, status, "{origin}: {}", r.text);
     }
+}
+
+#[tokio::test]
+async fn metrics_labels_take_no_value_a_client_chose() {
+    let api = Api::new();
+    for i in 0..300 {
+        let method = format!("PROBE{i}");
+        let r = api.send(&method, "/healthz", None, &[]).await;
+        assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
+        let r = api.send(&method, "/api/endpoints/web", None, &[]).await;
+        assert!(r.status.is_client_error());
+        api.get(&format!("/api/no-such-route-{i}")).await;
+    }
+    let metrics = api.get("/metrics").await.text;
+    assert!(!metrics.contains("PROBE"), "an invented method is a label");
+    assert!(!metrics.contains("no-such-route"), "a path is a label");
+    assert!(!metrics.contains("{*rest}"), "a 404 has a route label");
+    assert!(
+        metrics.contains(r#"route="/healthz",method="other",status="405""#),
+        "{metrics}"
+    );
+    assert!(metrics.contains(r#"route="unmatched",method="GET",status="404""#));
+}
+
+#[tokio::test]
+async fn metrics_need_an_identity_on_the_main_listener() {
+    let file = format!(
+        "[[token]]\nname = \"prometheus\"\nroles = [\"viewer\"]\nsha256 = \"{}\"\n",
+        hex_sha256("scraper-token-0123456789")
+    );
+    let api = Api::with_access(Access::on_loopback(Authenticator::Token(
+        Tokens::parse(&file).unwrap(),
+    )));
+    let r = api.get("/metrics").await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{}", r.text);
+    let r = api
+        .send(
+            "GET",
+            "/metrics",
+            None,
+            &[("authorization", "Bearer scraper-token-0123456789")],
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.text.contains("gco_http_requests_total"));
+    let keys = KeyServer::start().await;
+    assert_eq!(
+        alb_api(&keys).get("/metrics").await.status,
+        StatusCode::UNAUTHORIZED
+    );
+}
+
+/// `--metrics-addr` serves them without one, on its own listener.
+#[test]
+fn the_metrics_listener_serves_them_without_an_identity() {
+    let data = TempDir::new("metrics-token");
+    let token_file = data.path().join("token");
+    std::fs::write(&token_file, TOKEN).unwrap();
+    let metrics_port = common::free_port();
+    let addr = format!("127.0.0.1:{metrics_port}");
+    let server = Server::embedded_with(
+        data.path(),
+        &[
+            "--auth-token-file".as_ref(),
+            token_file.as_os_str(),
+            "--metrics-addr".as_ref(),
+            addr.as_ref(),
+        ],
+    );
+    common::wait_for_port(metrics_port);
+    let r = common::request(metrics_port, "GET", "/metrics", "").unwrap();
+    assert_eq!(r.status, 200, "{}", r.body);
+    // The main listener has none, and tells so to none but a token's holder.
+    assert_eq!(server.send("GET", "/metrics", "").status, 401);
+    let with_token = format!(
+        "GET /metrics HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {TOKEN}\r\nConnection: close\r\n\r\n"
+    );
+    let r = common::exchange(server.port, with_token.as_bytes()).unwrap();
+    assert_eq!(r.status, 404);
+}
+
+fn hex_sha256(text: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
