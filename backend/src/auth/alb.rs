@@ -4,21 +4,17 @@
 //! The ALB pads each segment with `=` and signs the padded text, so the
 //! signature is checked over `header.payload` exactly as received (standard
 //! JWT libraries strip or refuse the padding, and reject these tokens). The
-//! key named by `kid` comes from the region's public-key endpoint; a key
-//! never changes under its `kid`, so each is fetched once and kept.
-
-use std::collections::HashMap;
-use std::sync::RwLock;
-use std::time::Duration;
+//! key named by `kid` comes from the region's public-key endpoint
+//! ([`super::alb_keys`]).
 
 use base64::Engine;
 use base64::alphabet;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use p256::ecdsa::signature::Verifier;
 use p256::ecdsa::{Signature, VerifyingKey};
-use p256::pkcs8::DecodePublicKey;
 use serde::Deserialize;
 
+use super::alb_keys::AlbKeys;
 use super::roles::groups_of;
 
 /// The header the ALB adds.
@@ -84,11 +80,8 @@ struct TokenHeader {
 
 pub struct AlbVerifier {
     signer: String,
-    /// The key URL prefix; the `kid` is appended.
-    keys_url: String,
     groups_claim: String,
-    http: reqwest::Client,
-    keys: RwLock<HashMap<String, VerifyingKey>>,
+    keys: AlbKeys,
 }
 
 /// The public-key endpoint of the ALB named by `arn`, in its region and
@@ -119,17 +112,10 @@ pub fn default_keys_url(arn: &str) -> Result<String, String> {
 
 impl AlbVerifier {
     pub fn new(signer: String, keys_url: String, groups_claim: String) -> AlbVerifier {
-        let http = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(Duration::from_secs(3))
-            .build()
-            .expect("a TLS client builds");
         AlbVerifier {
             signer,
-            keys_url,
             groups_claim,
-            http,
-            keys: RwLock::default(),
+            keys: AlbKeys::new(keys_url),
         }
     }
 
@@ -193,11 +179,9 @@ impl AlbVerifier {
         })
     }
 
-    /// The key named `kid`: cached, or fetched once.
+    /// The key named `kid` ([`AlbKeys`]: kept once fetched, and fetched
+    /// within bounds).
     async fn key(&self, kid: &str) -> Result<VerifyingKey, AlbRefusal> {
-        if let Some(key) = self.keys.read().unwrap_or_else(|e| e.into_inner()).get(kid) {
-            return Ok(*key);
-        }
         let refused = |reason: String| AlbRefusal::Key {
             kid: kid.to_owned(),
             reason,
@@ -209,27 +193,7 @@ impl AlbVerifier {
         {
             return Err(refused("not a key id".into()));
         }
-        let url = format!("{}{kid}", self.keys_url);
-        let response = self
-            .http
-            .get(&url)
-            .send()
-            .await
-            .map_err(|e| refused(format!("fetching {url}: {e}")))?;
-        if !response.status().is_success() {
-            return Err(refused(format!("{url} answered {}", response.status())));
-        }
-        let pem = response
-            .text()
-            .await
-            .map_err(|e| refused(format!("reading {url}: {e}")))?;
-        let key = VerifyingKey::from_public_key_pem(pem.trim())
-            .map_err(|e| refused(format!("{url} is no P-256 public key: {e}")))?;
-        self.keys
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(kid.to_owned(), key);
-        Ok(key)
+        self.keys.get(kid).await.map_err(refused)
     }
 }
 

@@ -18,6 +18,7 @@
 //! answer to it.
 
 pub mod alb;
+pub mod alb_keys;
 pub mod hosts;
 pub mod oidc;
 pub mod roles;

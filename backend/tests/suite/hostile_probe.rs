@@ -9,8 +9,12 @@
 //! tested where it was: forged ALB headers in `identity`, roles and
 //! cross-site changes in `api_access`, bad input in `hostile`.
 
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
 use axum::http::StatusCode;
 use gco_console::auth::alb::AlbVerifier;
+use gco_console::auth::alb_keys::MAX_FETCHES_PER_MINUTE;
 use gco_console::auth::roles::RolesMap;
 use gco_console::auth::tokens::Tokens;
 use gco_console::auth::{Access, Authenticator};
@@ -182,4 +186,57 @@ fn hex_sha256(text: &str) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// A header naming key `kid`, signed by the right key (which the console
+/// cannot know before it has fetched the key).
+fn with_kid(keys: &KeyServer, kid: &str) -> String {
+    let exp = now() + 600;
+    alb_token(&keys.key, alb_header(kid, ARN, exp), claims(exp))
+}
+
+#[tokio::test]
+async fn unknown_key_ids_cost_bounded_fetches() {
+    let keys = KeyServer::start().await;
+    let fetches = || keys.fetches.load(Ordering::SeqCst);
+    let verifier = AlbVerifier::new(ARN.into(), keys.url.clone(), "groups".into());
+    // 50 new kids: at most a minute's fetches.
+    for i in 0..50 {
+        let token = with_kid(&keys, &format!("5a1d0000-0000-4000-8000-{i:012}"));
+        assert!(verifier.verify(&token, now()).await.is_err());
+    }
+    assert_eq!(fetches(), MAX_FETCHES_PER_MINUTE, "50 new kids");
+
+    // One unknown kid, 30 times: fetched once, its failure remembered.
+    let keys = KeyServer::start().await;
+    let fetches = || keys.fetches.load(Ordering::SeqCst);
+    let verifier = AlbVerifier::new(ARN.into(), keys.url.clone(), "groups".into());
+    let token = with_kid(&keys, "0dd00000-0000-4000-8000-000000000001");
+    for _ in 0..30 {
+        assert!(verifier.verify(&token, now()).await.is_err());
+    }
+    assert_eq!(fetches(), 1, "one unknown kid 30 times");
+
+    // 20 at once, of an unknown kid and of the real one: one fetch each.
+    let verifier = Arc::new(AlbVerifier::new(
+        ARN.into(),
+        keys.url.clone(),
+        "groups".into(),
+    ));
+    for (kid, valid) in [
+        ("0dd00000-0000-4000-8000-000000000002", false),
+        (keys.kid, true),
+    ] {
+        let before = fetches();
+        let token = with_kid(&keys, kid);
+        let mut all = tokio::task::JoinSet::new();
+        for _ in 0..20 {
+            let (verifier, token) = (Arc::clone(&verifier), token.clone());
+            all.spawn(async move { verifier.verify(&token, now()).await.is_ok() });
+        }
+        while let Some(ok) = all.join_next().await {
+            assert_eq!(ok.unwrap(), valid, "{kid}");
+        }
+        assert_eq!(fetches() - before, 1, "20 at once of {kid}");
+    }
 }

@@ -31,13 +31,20 @@ impl KeyServer {
         let kid = "3b8f6e2e-5b2b-4c9a-9a53-1f6c2a1d0e77";
         let fetches = Arc::new(AtomicUsize::new(0));
         let counted = Arc::clone(&fetches);
+        // Every fetch is counted, of a key it has or not (404).
         let app = axum::Router::new().route(
-            &format!("/keys/{kid}"),
-            axum::routing::get(move || {
-                counted.fetch_add(1, Ordering::SeqCst);
-                let pem = pem.clone();
-                async move { pem }
-            }),
+            "/keys/{kid}",
+            axum::routing::get(
+                move |axum::extract::Path(asked): axum::extract::Path<String>| {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                    let answer = if asked == kid {
+                        Ok(pem.clone())
+                    } else {
+                        Err(axum::http::StatusCode::NOT_FOUND)
+                    };
+                    async move { answer }
+                },
+            ),
         );
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}/keys/", listener.local_addr().unwrap());
