@@ -46,6 +46,35 @@ impl Identity {
     }
 }
 
+/// The name a signed-in user is known by (in history, logs and answers),
+/// from the claims the identity provider signed: the `email` when the
+/// provider says it is verified (`email_verified` true, or `"true"` as
+/// Cognito's user info sends it), else the subject qualified by its issuer,
+/// `<iss>#<sub>` (an issuer URL has no fragment, so the `#` is
+/// unambiguous). So nobody takes an address they have not proven, and no
+/// user's name is a token's (`token`, `token:<name>`) or another
+/// provider's user's. `None` without `sub` or `iss`.
+pub fn user_name(
+    claims: &serde_json::Map<String, serde_json::Value>,
+    issuer: Option<&str>,
+) -> Option<String> {
+    let text = |key: &str| {
+        claims
+            .get(key)
+            .and_then(serde_json::Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
+    let verified = matches!(
+        claims.get("email_verified"),
+        Some(serde_json::Value::Bool(true))
+    ) || text("email_verified") == Some("true");
+    if verified && let Some(email) = text("email") {
+        return Some(email.to_owned());
+    }
+    let issuer = text("iss").or(issuer).filter(|s| !s.is_empty())?;
+    Some(format!("{issuer}#{}", text("sub")?))
+}
+
 /// The roles as a phrase: "the viewer role", "no role".
 fn held(roles: &[Role]) -> String {
     match roles.iter().max() {
@@ -64,5 +93,54 @@ impl<S: Send + Sync> FromRequestParts<S> for Identity {
             tracing::error!("a request reached a handler without a verified identity");
             ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "no verified identity")
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::user_name;
+
+    fn name(claims: serde_json::Value) -> Option<String> {
+        user_name(
+            claims.as_object().unwrap(),
+            Some("https://alb-header.example"),
+        )
+    }
+
+    #[test]
+    fn a_user_is_named_by_a_verified_email_or_their_issuer_and_subject() {
+        let iss = "https://idp.example.com";
+        assert_eq!(
+            name(
+                serde_json::json!({"iss": iss, "sub": "0f3c", "email": "ada@example.com", "email_verified": true})
+            ),
+            Some("ada@example.com".into())
+        );
+        assert_eq!(
+            name(
+                serde_json::json!({"iss": iss, "sub": "0f3c", "email": "ada@example.com", "email_verified": "true"})
+            ),
+            Some("ada@example.com".into())
+        );
+        // The probe's: an unverified address, and a username that is a
+        // token's name.
+        for claims in [
+            serde_json::json!({"iss": iss, "sub": "0f3c", "email": "ada@example.com"}),
+            serde_json::json!({"iss": iss, "sub": "0f3c", "email": "ada@example.com", "email_verified": false}),
+            serde_json::json!({"iss": iss, "sub": "0f3c", "email": "ada@example.com", "email_verified": "yes"}),
+            serde_json::json!({"iss": iss, "sub": "0f3c", "preferred_username": "ci-admin"}),
+            serde_json::json!({"iss": iss, "sub": "0f3c", "email_verified": true}),
+        ] {
+            assert_eq!(name(claims), Some(format!("{iss}#0f3c")));
+        }
+        assert_eq!(
+            name(serde_json::json!({"sub": "0f3c"})),
+            Some("https://alb-header.example#0f3c".into())
+        );
+        assert_eq!(
+            name(serde_json::json!({"iss": iss, "email": "a@b.c"})),
+            None
+        );
+        assert_eq!(user_name(&serde_json::Map::new(), None), None);
     }
 }

@@ -1,7 +1,8 @@
 // A real OpenID provider for the sign-in tests: npm `oidc-provider` (an
 // OpenID Certified implementation) with its development login pages, on
 // 127.0.0.1. Accounts sign in with their id as login (any password) and
-// carry an email and a `groups` claim in the ID token.
+// carry an email (verified unless `email_verified: false`), a `groups`
+// claim and, when given, a `preferred_username` in the ID token.
 //
 // `tamper.audience`, when set, re-signs the token endpoint's ID token with
 // the provider's own key and that audience: a genuine token issued for
@@ -18,7 +19,7 @@ export async function startProvider({ port, clients, accounts }) {
     clients,
     jwks: { keys: [jwk] },
     cookies: { keys: [crypto.randomBytes(32).toString('hex')] },
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'preferred_username'], groups: ['groups'] },
     // The claims of the scopes asked for go into the ID token itself.
     conformIdTokenClaims: false,
     pkce: { required: () => true },
@@ -29,7 +30,9 @@ export async function startProvider({ port, clients, accounts }) {
       return {
         accountId: id,
         async claims() {
-          return { sub: id, email: account.email, email_verified: true, name: id, groups: account.groups };
+          const verified = account.email_verified ?? true;
+          const claims = { sub: id, email: account.email, email_verified: verified, name: id, groups: account.groups };
+          return account.preferred_username ? { ...claims, preferred_username: account.preferred_username } : claims;
         },
       };
     },

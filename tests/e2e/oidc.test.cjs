@@ -18,6 +18,9 @@ const ROLES = 'default = "viewer"\n[groups]\nml-oncall = "operator"\nml-admins =
 const ACCOUNTS = {
   ada: { email: 'ada@example.com', groups: ['ml-oncall'] },
   bob: { email: 'bob@example.com', groups: ['sales'] },
+  // Issue 42: an address the provider has not verified, and a username
+  // that is a token's name.
+  eve: { email: 'ada@example.com', email_verified: false, preferred_username: 'ci-admin', groups: ['ml-oncall'] },
 };
 
 const env = {};
@@ -260,6 +263,18 @@ test('an ID token for another audience signs nobody in', async () => {
     assert.match(env.main.output(), /sign-in refused.*[Aa]udience/);
   } finally {
     env.provider.tamper.audience = null;
+    await context.close();
+  }
+});
+
+test('only a verified email names a user; else the issuer and subject', async () => {
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    await signIn(page, env.main.url, 'eve');
+    await page.waitForURL(`${env.main.url}/`);
+    assert.deepEqual(await me(page), { status: 200, body: { name: `${env.provider.issuer}#eve`, roles: ['operator'] } });
+  } finally {
     await context.close();
   }
 });

@@ -108,7 +108,7 @@ test('the token prompt opens on a read, and a viewer finds every change closed, 
     await dialog.waitFor({ state: 'detached' });
     // The list comes at once (no reload), and the header says who.
     await page.getByRole('link', { name: 'team-viewer' }).waitFor();
-    assert.deepEqual(await signedIn(page), ['vera-viewer', 'viewer']);
+    assert.deepEqual(await signedIn(page), ['token:vera-viewer', 'viewer']);
     const afterSave = sent.filter((s) => s.method === 'GET' && !s.url.endsWith('/api/config'));
     assert.ok(afterSave.some((s) => s.auth === `Bearer ${TOKENS.viewer.token}` && s.url.includes('/api/endpoints')), 'reads carry the token');
     for (const s of sent) assert.ok(!s.url.includes(TOKENS.viewer.token), `no token in ${s.url}`);
@@ -132,8 +132,8 @@ test('the token prompt opens on a read, and a viewer finds every change closed, 
     const entries = page.locator('.history li.entry');
     await entries.first().waitFor();
     assert.equal(await entries.count(), 2);
-    assert.match(await entries.nth(0).locator('.entry-head').textContent(), /Changed\s*scale.*by otto-operator/);
-    assert.match(await entries.nth(1).locator('.entry-head').textContent(), /^Deployed\s*\d{4}-.*by otto-operator/);
+    assert.match(await entries.nth(0).locator('.entry-head').textContent(), /Changed\s*scale.*by token:otto-operator/);
+    assert.match(await entries.nth(1).locator('.entry-head').textContent(), /^Deployed\s*\d{4}-.*by token:otto-operator/);
     const reverting = 'Reverting needs the operator role; you are a viewer.';
     await page.locator('.history > .guard-reason').filter({ hasText: reverting }).waitFor();
     assert.deepEqual(await closed(entries.nth(1).getByRole('button', { name: 'Revert to this…' })), { disabled: true, title: reverting, described: reverting });
@@ -165,7 +165,7 @@ test('an operator changes an endpoint, reads it in the History tab, and reverts 
     });
     await openEndpoint(page, base, 'team-operator');
     await page.locator('.record').waitFor();
-    assert.deepEqual(await signedIn(page), ['otto-operator', 'operator']);
+    assert.deepEqual(await signedIn(page), ['token:otto-operator', 'operator']);
     // Open to an operator, but deleting is an admin's.
     assert.equal((await closed(page.getByRole('button', { name: 'Review image', exact: true }))).disabled, false);
     assert.equal(await page.locator('.actions .guard-reason').count(), 1);
@@ -183,7 +183,7 @@ test('an operator changes an endpoint, reads it in the History tab, and reverts 
     await entries.nth(1).waitFor();
     const newest = entries.nth(0);
     assert.equal(await newest.getAttribute('data-operation'), 'update-image');
-    assert.match(await newest.locator('.entry-head').textContent(), /Changed\s*update-image.*by otto-operator/);
+    assert.match(await newest.locator('.entry-head').textContent(), /Changed\s*update-image.*by token:otto-operator/);
     const rows = await newest.locator('table.diff tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
     assert.deepEqual(rows.find(([f]) => f === 'spec.image'), ['spec.image', '"nginx:1.27"', '"nginx:1.28"']);
     assert.deepEqual(
@@ -214,7 +214,7 @@ test('an operator changes an endpoint, reads it in the History tab, and reverts 
     // The history follows at once: the revert is its newest entry, and the
     // deploy's state is current again.
     await page.locator('.history li.entry[data-operation=revert]').waitFor();
-    assert.match(await entries.nth(0).locator('.entry-head').textContent(), /^Reverted\s*\d{4}-.*by otto-operator/);
+    assert.match(await entries.nth(0).locator('.entry-head').textContent(), /^Reverted\s*\d{4}-.*by token:otto-operator/);
     h.assertNoProblems(page);
   } finally {
     await context.close();

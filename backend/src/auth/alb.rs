@@ -65,7 +65,7 @@ impl std::fmt::Display for AlbRefusal {
 /// The user an ALB token names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AlbUser {
-    /// The `email` claim, else `sub`.
+    /// [`crate::identity::user_name`].
     pub name: String,
     pub groups: Vec<String>,
 }
@@ -76,6 +76,9 @@ struct TokenHeader {
     kid: String,
     signer: String,
     exp: u64,
+    /// The identity provider's issuer.
+    #[serde(default)]
+    iss: Option<String>,
 }
 
 pub struct AlbVerifier {
@@ -164,17 +167,10 @@ impl AlbVerifier {
         {
             return Err(AlbRefusal::Expired { exp, now });
         }
-        let text = |key: &str| {
-            claims
-                .get(key)
-                .and_then(serde_json::Value::as_str)
-                .filter(|s| !s.is_empty())
-        };
-        let name = text("email")
-            .or_else(|| text("sub"))
-            .ok_or(AlbRefusal::Malformed("no email or sub claim"))?;
+        let name = crate::identity::user_name(&claims, head.iss.as_deref())
+            .ok_or(AlbRefusal::Malformed("no sub or iss claim"))?;
         Ok(AlbUser {
-            name: name.to_owned(),
+            name,
             groups: groups_of(claims.get(&self.groups_claim)),
         })
     }

@@ -402,11 +402,12 @@ async fn callback(
         .and_then(|p| URL_SAFE_NO_PAD.decode(p.trim_end_matches('=')).ok())
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
         .unwrap_or_default();
-    let name = claims
-        .email()
-        .map(|e| e.as_str().to_owned())
-        .or_else(|| claims.preferred_username().map(|u| u.as_str().to_owned()))
-        .unwrap_or_else(|| claims.subject().as_str().to_owned());
+    let Some(name) = crate::identity::user_name(&payload, Some(claims.issuer().as_str())) else {
+        return sign_in_failed(
+            "The provider's ID token names no subject.",
+            "no sub or iss claim",
+        );
+    };
     let lifetime = oidc.settings.session_lifetime.as_secs().max(1);
     let groups = groups_of(payload.get(&oidc.settings.groups_claim));
     let session = Session::new(name, groups, now() + lifetime);

@@ -1,6 +1,6 @@
 //! Bearer tokens: the shared token of `--auth-token-file` (identity
 //! `token`, every role) and the named tokens of `--tokens-file`, for
-//! automation. Only SHA-256 digests are kept: a token is never stored, and
+//! automation (identity `token:<name>`). Only SHA-256 digests are kept: a token is never stored, and
 //! never logged.
 
 use std::path::Path;
@@ -99,7 +99,10 @@ impl Tokens {
             if name.is_empty() {
                 return Err(at("name", "must not be empty".into()));
             }
-            if accepted.iter().any(|a| a.identity.name == name) {
+            if accepted
+                .iter()
+                .any(|a| a.identity.name.strip_prefix("token:") == Some(name))
+            {
                 return Err(at("name", format!("{name:?} names another token too")));
             }
             let roles = entry
@@ -115,7 +118,9 @@ impl Tokens {
             })?;
             accepted.push(Accepted {
                 identity: Identity {
-                    name: name.to_owned(),
+                    // Known as `token:<name>`: no signed-in user's name
+                    // (an e-mail, or `<issuer>#<subject>`) can be one.
+                    name: format!("token:{name}"),
                     roles,
                 },
                 sha256,
@@ -189,13 +194,13 @@ mod tests {
         assert_eq!(
             tokens.identify("ci-secret-0123456789"),
             Some(Identity {
-                name: "ci".into(),
+                name: "token:ci".into(),
                 roles: vec![Role::Operator]
             })
         );
         assert_eq!(
             tokens.identify("dash-secret-0123456789").unwrap().name,
-            "dash"
+            "token:dash"
         );
         assert_eq!(tokens.identify("ci-secret-012345678"), None);
         assert_eq!(tokens.identify(""), None);

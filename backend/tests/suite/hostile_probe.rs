@@ -240,3 +240,58 @@ async fn unknown_key_ids_cost_bounded_fetches() {
         assert_eq!(fetches() - before, 1, "20 at once of {kid}");
     }
 }
+
+#[tokio::test]
+async fn a_user_is_named_by_a_verified_email_only() {
+    let keys = KeyServer::start().await;
+    let api = alb_api(&keys);
+    let exp = now() + 600;
+    let iss = "https://idp.example.com";
+    for (claims, name) in [
+        (
+            serde_json::json!({"sub": "0f3c", "email": "ada@example.com", "iss": iss, "exp": exp}),
+            "https://idp.example.com#0f3c",
+        ),
+        (
+            serde_json::json!({"sub": "77aa", "preferred_username": "ci-admin", "iss": iss, "exp": exp}),
+            "https://idp.example.com#77aa",
+        ),
+        (
+            serde_json::json!({"sub": "0f3c", "email": "ada@example.com", "email_verified": true, "iss": iss, "exp": exp}),
+            "ada@example.com",
+        ),
+    ] {
+        let token = signed(&keys, claims);
+        let me = api
+            .send("GET", "/api/me", None, &[("x-amzn-oidc-data", &token)])
+            .await;
+        assert_eq!(me.str("name"), name, "{}", me.text);
+    }
+    // A named token is `token:<name>` in the history, the shared one `token`.
+    let file = format!(
+        "[[token]]\nname = \"ci-admin\"\nroles = [\"admin\"]\nsha256 = \"{}\"\n",
+        hex_sha256("ci-admin-secret-0123456789")
+    );
+    let tokens = Tokens::shared(TOKEN).with(Tokens::parse(&file).unwrap());
+    let api = Api::with_access(Access::on_loopback(Authenticator::Token(tokens)));
+    let named = [("authorization", "Bearer ci-admin-secret-0123456789")];
+    let r = api
+        .send("POST", "/api/endpoints", Some(DEPLOY), &named)
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let shared = format!("Bearer {TOKEN}");
+    let r = api
+        .send(
+            "POST",
+            "/api/endpoints/web/stop",
+            None,
+            &[("authorization", &shared)],
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let history = api
+        .send("GET", "/api/endpoints/web/history", None, &named)
+        .await;
+    assert_eq!(history.str("items.0.who"), "token");
+    assert_eq!(history.str("items.1.who"), "token:ci-admin");
+}

@@ -50,7 +50,10 @@ async fn each_named_token_does_what_its_roles_allow() {
     let me = api
         .send("GET", "/api/me", None, &[("authorization", &viewer)])
         .await;
-    assert_eq!(me.text, r#"{"name": "viewer-bot", "roles": ["viewer"]}"#);
+    assert_eq!(
+        me.text,
+        r#"{"name": "token:viewer-bot", "roles": ["viewer"]}"#
+    );
 
     let r = api
         .send(
@@ -63,7 +66,7 @@ async fn each_named_token_does_what_its_roles_allow() {
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     assert_eq!(
         r.str("error"),
-        "changing endpoints needs the operator role; viewer-bot has the viewer role"
+        "changing endpoints needs the operator role; token:viewer-bot has the viewer role"
     );
     let r = api
         .send(
@@ -94,7 +97,7 @@ async fn each_named_token_does_what_its_roles_allow() {
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     assert_eq!(
         r.str("error"),
-        "deleting an endpoint needs the admin role; operator-bot has the operator role"
+        "deleting an endpoint needs the admin role; token:operator-bot has the operator role"
     );
     let r = api
         .send(
@@ -153,13 +156,17 @@ async fn the_load_balancers_signed_header_is_the_identity() {
         "each key is fetched once"
     );
 
-    // Without an email, the subject; without a mapped group, the default.
+    // Without an email, the subject qualified by the issuer (the header's);
+    // without a mapped group, the default.
     let plain = serde_json::json!({"sub": "0f3c", "exp": exp});
     let token = alb_token(&keys.key, alb_header(keys.kid, ARN, exp), plain);
     let me = api
         .send("GET", "/api/me", None, &[("x-amzn-oidc-data", &token)])
         .await;
-    assert_eq!(me.text, r#"{"name": "0f3c", "roles": ["viewer"]}"#);
+    assert_eq!(
+        me.text,
+        r#"{"name": "https://idp.example.com#0f3c", "roles": ["viewer"]}"#
+    );
 }
 
 #[tokio::test]

@@ -13,7 +13,8 @@ use p256::ecdsa::{Signature, SigningKey};
 use p256::pkcs8::{EncodePublicKey, LineEnding};
 
 /// The ALB's signing key, and a server handing out its public key as the
-/// region's endpoint does (PEM at `<prefix><kid>`), counting fetches.
+/// region's endpoint does (PEM at `<prefix><kid>`), counting fetches (of
+/// any `kid`).
 pub struct KeyServer {
     pub key: SigningKey,
     pub kid: &'static str,
@@ -87,7 +88,7 @@ pub fn alb_header(kid: &str, signer: &str, exp: u64) -> serde_json::Value {
 
 pub fn claims(exp: u64) -> serde_json::Value {
     serde_json::json!({
-        "sub": "0f3c", "email": "ada@example.com", "groups": ["ml-oncall"],
+        "sub": "0f3c", "email": "ada@example.com", "email_verified": true, "groups": ["ml-oncall"],
         "exp": exp, "iss": "https://idp.example.com"
     })
 }
