@@ -143,9 +143,16 @@ pub struct HistoryEntry {
     /// `set-topology`, `delete`, ...).
     #[cfg_attr(feature = "openapi", schema(example = "scale"))]
     pub operation: String,
-    /// The id of the request that made it (its `x-request-id`).
+    /// The id of the request that made it: the console's own (a UUIDv7,
+    /// its answer's `x-request-id`); for entries written before it made its
+    /// own, the `x-request-id` as it was then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_id: Option<String>,
+    /// The `X-Request-Id` the client sent with the request, as given (its
+    /// answer's `x-client-request-id`): the client's to choose, so neither
+    /// unique nor checked beyond its length and characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_request_id: Option<String>,
     /// The record's content before (null for a deploy), without what the
     /// monitors write (`region_status`, `updated_at`).
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]

@@ -2,7 +2,6 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use axum::Router;
 use axum::body::Body;
@@ -11,9 +10,7 @@ use axum::extract::State;
 use axum::http::{HeaderName, HeaderValue, Request, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use tower::{ServiceBuilder, ServiceExt};
-use tower_http::request_id::{
-    MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
-};
+use tower_http::request_id::PropagateRequestIdLayer;
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
@@ -28,17 +25,13 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'
      style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; manifest-src 'self'; \
      base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-#[derive(Clone, Default)]
-struct RequestIds(Arc<AtomicU64>);
+/// Each request's own id, made by the console: in its answer, its log
+/// lines and the history entry of the change it made.
+pub const REQUEST_ID: &str = "x-request-id";
 
-impl MakeRequestId for RequestIds {
-    fn make_request_id<B>(&mut self, _: &Request<B>) -> Option<RequestId> {
-        let n = self.0.fetch_add(1, Ordering::Relaxed);
-        HeaderValue::from_str(&format!("req-{n:08x}"))
-            .ok()
-            .map(RequestId::new)
-    }
-}
+/// The `X-Request-Id` a client sent, kept beside the console's id under
+/// this name (in the answer, the log and the history).
+pub const CLIENT_REQUEST_ID: &str = "x-client-request-id";
 
 /// The whole application: [`routes`] inside [`layered`], with `GET
 /// /metrics`.
@@ -160,26 +153,26 @@ async fn console_page(State(index): State<ServeFile>, request: Request<Body>) ->
 /// `routes` inside the layers every request passes: request ids, tracing,
 /// security headers, the guard and who may ask ([`authorize`]).
 fn layered(routes: Router, access: Access) -> Router {
-    let request_id = HeaderName::from_static("x-request-id");
     // The layers wrap the router once, outside it. Added with
     // `Router::layer`, each would wrap every route in a boxed service of its
     // own, and every request would clone that stack of boxes: about 90
     // allocations a request, whatever the route.
     let layers = ServiceBuilder::new()
-        .map_request(drop_unusable_request_id)
-        .layer(SetRequestIdLayer::new(
-            request_id.clone(),
-            RequestIds::default(),
-        ))
-        .layer(PropagateRequestIdLayer::new(request_id))
+        .map_request(assign_request_ids)
+        .layer(PropagateRequestIdLayer::new(HeaderName::from_static(
+            REQUEST_ID,
+        )))
+        .layer(PropagateRequestIdLayer::new(HeaderName::from_static(
+            CLIENT_REQUEST_ID,
+        )))
         .layer(
             TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
-                let id = req
-                    .headers()
-                    .get("x-request-id")
-                    .and_then(|v| v.to_str().ok())
-                    .unwrap_or("-");
-                tracing::info_span!("request", id, method = %req.method(), path = %req.uri().path(), who = tracing::field::Empty)
+                let header = |name| req.headers().get(name).and_then(|v| v.to_str().ok());
+                let id = header(REQUEST_ID).unwrap_or("-");
+                match header(CLIENT_REQUEST_ID) {
+                    Some(client_id) => tracing::info_span!("request", id, client_id, method = %req.method(), path = %req.uri().path(), who = tracing::field::Empty),
+                    None => tracing::info_span!("request", id, method = %req.method(), path = %req.uri().path(), who = tracing::field::Empty),
+                }
             }),
         )
         .layer(SetResponseHeaderLayer::overriding(
@@ -202,19 +195,32 @@ fn layered(routes: Router, access: Access) -> Router {
 /// Longest request id taken from a client.
 const MAX_CLIENT_REQUEST_ID: usize = 64;
 
-/// A client's `X-Request-Id` is kept (it ties their logs to ours) when it is
-/// a short token; anything else, which would be echoed back and written into
-/// every log line of the request, is replaced by one of ours.
-fn drop_unusable_request_id<B>(mut request: Request<B>) -> Request<B> {
+/// Every request gets an id of the console's own, a UUIDv7 (unique across
+/// processes and restarts, ordered by time), as [`REQUEST_ID`]. A client's
+/// `X-Request-Id` is kept beside it as [`CLIENT_REQUEST_ID`] (it ties their
+/// logs to ours) when it is one short token; anything else, which would be
+/// echoed back and written into every log line of the request, is dropped.
+/// A client cannot set either: what it sends as [`CLIENT_REQUEST_ID`] is
+/// dropped too.
+fn assign_request_ids<B>(mut request: Request<B>) -> Request<B> {
     let usable = |v: &HeaderValue| {
         (1..=MAX_CLIENT_REQUEST_ID).contains(&v.len())
             && v.as_bytes()
                 .iter()
                 .all(|b| b.is_ascii_alphanumeric() || b"-_.:".contains(b))
     };
-    let ids = request.headers().get_all("x-request-id");
-    if ids.iter().count() > 1 || ids.iter().any(|v| !usable(v)) {
-        request.headers_mut().remove("x-request-id");
+    let headers = request.headers_mut();
+    headers.remove(CLIENT_REQUEST_ID);
+    let sent: Vec<HeaderValue> = headers.get_all(REQUEST_ID).iter().cloned().collect();
+    if let [id] = sent.as_slice()
+        && usable(id)
+    {
+        headers.insert(CLIENT_REQUEST_ID, id.clone());
     }
+    let ours = uuid::Uuid::now_v7().hyphenated().to_string();
+    headers.insert(
+        REQUEST_ID,
+        HeaderValue::from_str(&ours).expect("a UUID is a header value"),
+    );
     request
 }

@@ -124,12 +124,14 @@ pub struct Validation {
     pub spec: Option<Object>,
 }
 
-/// Who asks for a change: the verified identity, and the request's id
-/// (its `x-request-id`), which the change's history entry records.
+/// Who asks for a change: the verified identity, the request's id (the
+/// console's own, `x-request-id`) and the one the client sent, which the
+/// change's history entry records.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Actor {
     pub identity: Identity,
     pub request_id: Option<String>,
+    pub client_request_id: Option<String>,
 }
 
 impl Actor {
@@ -137,13 +139,21 @@ impl Actor {
         Actor {
             identity,
             request_id,
+            client_request_id: None,
         }
+    }
+
+    /// With the `X-Request-Id` the client sent.
+    pub fn with_client_request_id(mut self, id: Option<String>) -> Actor {
+        self.client_request_id = id;
+        self
     }
 
     /// The author of a change `operation` (its history entry's who, what
     /// and request).
     fn author(&self, operation: &str) -> Author {
         Author::new(&self.identity.name, operation, self.request_id.as_deref())
+            .with_client_request_id(self.client_request_id.as_deref())
     }
 
     fn require(&self, needed: Role, action: &'static str) -> Result<(), ServiceError> {
@@ -686,6 +696,7 @@ fn external(older: Option<&HistoryEntry>, at: String, after: Option<Value>) -> H
         who: None,
         operation: operation::EXTERNAL.to_owned(),
         request_id: None,
+        client_request_id: None,
         before: older.and_then(|e| e.after.clone()),
         after,
     }

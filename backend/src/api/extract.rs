@@ -420,19 +420,23 @@ impl IntoParams for HistoryQuery {
     }
 }
 
-/// Who asks: the identity the auth layer verified, and the request's id
-/// (`x-request-id`, which the layers set), for the history.
+/// Who asks: the identity the auth layer verified, and the request's ids
+/// (the console's `x-request-id` and the client's `x-client-request-id`,
+/// which the layers set: [`crate::app`]), for the history.
 impl<S: Send + Sync> FromRequestParts<S> for Actor {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         let identity = Identity::from_request_parts(parts, state).await?;
-        let request_id = parts
-            .headers
-            .get("x-request-id")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        Ok(Actor::new(identity, request_id))
+        let header = |name: &str| {
+            parts
+                .headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        Ok(Actor::new(identity, header(crate::app::REQUEST_ID))
+            .with_client_request_id(header(crate::app::CLIENT_REQUEST_ID)))
     }
 }
 

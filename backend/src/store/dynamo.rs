@@ -756,6 +756,7 @@ fn entry_item(name: &str, entry: &HistoryEntry) -> HashMap<String, AttributeValu
     };
     text("who", entry.who.clone());
     text("request_id", entry.request_id.clone());
+    text("client_request_id", entry.client_request_id.clone());
     text("before", entry.before.as_ref().map(Value::to_json));
     text("after", entry.after.as_ref().map(Value::to_json));
     item
@@ -777,6 +778,7 @@ fn read_entry(item: &HashMap<String, AttributeValue>) -> Option<HistoryEntry> {
         who: text("who"),
         operation: text("operation")?,
         request_id: text("request_id"),
+        client_request_id: text("client_request_id"),
         before: content("before")?,
         after: content("after")?,
     })

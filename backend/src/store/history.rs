@@ -22,8 +22,10 @@ pub struct Author {
     pub who: String,
     /// `deploy`, `revert`, or the change's name (`gco_spec::Change::name`).
     pub operation: String,
-    /// The request's `x-request-id`.
+    /// The request's id, the console's own (`x-request-id`).
     pub request_id: Option<String>,
+    /// The `X-Request-Id` the client sent, as given.
+    pub client_request_id: Option<String>,
 }
 
 impl Author {
@@ -32,7 +34,14 @@ impl Author {
             who: who.to_owned(),
             operation: operation.to_owned(),
             request_id: request_id.map(str::to_owned),
+            client_request_id: None,
         }
+    }
+
+    /// With the `X-Request-Id` the client sent.
+    pub fn with_client_request_id(mut self, id: Option<&str>) -> Author {
+        self.client_request_id = id.map(str::to_owned);
+        self
     }
 }
 
@@ -109,6 +118,7 @@ pub fn entry(
         who: Some(author.who.clone()),
         operation: author.operation.clone(),
         request_id: author.request_id.clone(),
+        client_request_id: author.client_request_id.clone(),
         before,
         after,
     }
@@ -127,6 +137,9 @@ pub fn to_value(entry: &HistoryEntry) -> Value {
     if let Some(id) = &entry.request_id {
         o.insert("request_id", id.as_str());
     }
+    if let Some(id) = &entry.client_request_id {
+        o.insert("client_request_id", id.as_str());
+    }
     o.insert("before", entry.before.clone().unwrap_or(Value::Null));
     o.insert("after", entry.after.clone().unwrap_or(Value::Null));
     Value::Object(o)
@@ -144,6 +157,7 @@ pub fn from_value(v: &Value) -> Option<HistoryEntry> {
         who: text("who"),
         operation: text("operation")?,
         request_id: text("request_id"),
+        client_request_id: text("client_request_id"),
         before: content("before"),
         after: content("after"),
     })
@@ -186,7 +200,8 @@ mod tests {
 
     #[test]
     fn entries_read_back() {
-        let author = Author::new("ada", "scale", Some("req-1"));
+        let author =
+            Author::new("ada", "scale", Some("req-1")).with_client_request_id(Some("ci-7"));
         let e = entry(
             &author,
             "2026-12-06T19:30:00.000001+00:00",

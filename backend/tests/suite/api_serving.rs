@@ -148,23 +148,43 @@ async fn missing_console_files_are_not_pages() {
 #[tokio::test]
 async fn request_ids_and_undecodable_names() {
     let api = Api::new();
-    let id = |r: &Reply| r.headers["x-request-id"].to_str().unwrap().to_owned();
+    let header =
+        |r: &Reply, name: &str| r.headers.get(name).map(|v| v.to_str().unwrap().to_owned());
+    // The console's own: a UUIDv7 (version digit 7), new for each request.
+    let ours = |r: &Reply| {
+        let id = header(r, "x-request-id").unwrap();
+        assert_eq!((id.len(), &id[14..15]), (36, "7"), "{id}");
+        id
+    };
     let r = api
         .send("GET", "/healthz", None, &[("x-request-id", "ci-run-42.7")])
         .await;
-    assert_eq!(id(&r), "ci-run-42.7", "a client's token is kept");
+    assert_eq!(
+        header(&r, "x-client-request-id").as_deref(),
+        Some("ci-run-42.7"),
+        "a client's token is kept beside the console's"
+    );
+    let first = ours(&r);
+    let again = api
+        .send("GET", "/healthz", None, &[("x-request-id", "ci-run-42.7")])
+        .await;
+    assert_ne!(
+        ours(&again),
+        first,
+        "the client's id repeats; ours does not"
+    );
+    let long = "x".repeat(65);
     for sent in [
         &[("x-request-id", "a b\" <x>")][..],
         &[("x-request-id", "a"), ("x-request-id", "b")],
+        &[("x-request-id", long.as_str())],
+        // Nobody sets the client's id but the console.
+        &[("x-client-request-id", "forged")],
     ] {
         let r = api.send("GET", "/healthz", None, sent).await;
-        assert!(id(&r).starts_with("req-"), "{sent:?} -> {}", id(&r));
+        ours(&r);
+        assert_eq!(header(&r, "x-client-request-id"), None, "{sent:?}");
     }
-    let long = "x".repeat(65);
-    let r = api
-        .send("GET", "/healthz", None, &[("x-request-id", &long)])
-        .await;
-    assert!(id(&r).starts_with("req-"));
 
     let r = api.get("/api/endpoints/%c0%af").await;
     assert_eq!(

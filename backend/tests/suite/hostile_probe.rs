@@ -295,3 +295,32 @@ async fn a_user_is_named_by_a_verified_email_only() {
     assert_eq!(history.str("items.0.who"), "token");
     assert_eq!(history.str("items.1.who"), "token:ci-admin");
 }
+
+#[tokio::test]
+async fn a_clients_request_id_is_kept_beside_the_consoles_own() {
+    let api = Api::new();
+    // The probe's: another change's id, sent again.
+    let sent = [("x-request-id", "req-00000003")];
+    let r = api
+        .send("POST", "/api/endpoints", Some(DEPLOY), &sent)
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED);
+    let r = api
+        .send("POST", "/api/endpoints/web/stop", None, &sent)
+        .await;
+    assert_eq!(r.status, StatusCode::OK);
+    let ours = r.headers["x-request-id"].to_str().unwrap().to_owned();
+    assert_eq!(r.headers["x-client-request-id"], "req-00000003");
+    let history = api.get("/api/endpoints/web/history").await;
+    assert_eq!(history.str("items.0.request_id"), ours);
+    assert_ne!(
+        history.str("items.0.request_id"),
+        history.str("items.1.request_id")
+    );
+    for i in 0..2 {
+        assert_eq!(
+            history.str(&format!("items.{i}.client_request_id")),
+            "req-00000003"
+        );
+    }
+}

@@ -41,6 +41,7 @@ pub fn page_of(body: &Value) -> Result<HistoryPage, String> {
                 who: text(at("who")),
                 operation: text(at("operation")).unwrap_or_default(),
                 request_id: text(at("request_id")),
+                client_request_id: text(at("client_request_id")),
                 before: content("before"),
                 after: content("after"),
             })
@@ -324,6 +325,7 @@ mod tests {
             who: Some("ada".into()),
             operation: "x".into(),
             request_id: None,
+            client_request_id: None,
             before: None,
             after: Some(
                 parse(&format!(
