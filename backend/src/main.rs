@@ -5,7 +5,7 @@ use gco_console::config::Config;
 use gco_console::server::{ServeLimits, serve};
 use gco_console::service::Service;
 use gco_console::store::{
-    DynamoConfig, DynamoStore, EmbeddedStore, HistoryState, Store, ViewedStore,
+    DynamoConfig, DynamoStore, EmbeddedStore, HistoryState, SignOuts, Store, ViewedStore,
 };
 use tracing_subscriber::EnvFilter;
 
@@ -37,6 +37,9 @@ async fn run(config: Config) -> Result<(), String> {
     config.check_store()?;
     let access = config.check().await?;
     tracing::info!(auth = %access.mode(), "{}", access.describe());
+    // Where sign-outs are kept (`--auth oidc`): the store's, when it has a
+    // place for them.
+    let sign_outs: Option<Arc<dyn SignOuts>>;
     let store: Arc<dyn Store> = match config.dynamodb_region() {
         Some(region) => {
             let cfg = DynamoConfig {
@@ -75,7 +78,11 @@ async fn run(config: Config) -> Result<(), String> {
                     tracing::warn!(error = %e, "could not tell whether the history table exists; changes will tell")
                 }
             }
-            let store: Arc<dyn Store> = Arc::new(store);
+            let store = Arc::new(store);
+            sign_outs = store
+                .keeps_sign_outs()
+                .then(|| Arc::clone(&store) as Arc<dyn SignOuts>);
+            let store: Arc<dyn Store> = store;
             if config.refresh_interval.is_zero() {
                 tracing::info!("no view of the table: every list reads it whole");
                 store
@@ -92,9 +99,27 @@ async fn run(config: Config) -> Result<(), String> {
             if history {
                 tracing::info!("every change is recorded in the store's history");
             }
-            Arc::new(store)
+            let store = Arc::new(store);
+            sign_outs = Some(Arc::clone(&store) as Arc<dyn SignOuts>);
+            store
         }
     };
+    if let Some(oidc) = access.oidc() {
+        match sign_outs {
+            Some(kept) => oidc.keep_sign_outs_in(kept),
+            // Sessions another console or a restart would accept: a
+            // sign-out kept in memory would not hold there.
+            None if config.session_key_file.is_some() => {
+                return Err("--auth oidc with --session-key-file keeps sign-outs in the history table, and --history-table is off: \
+                     give the console a history table (moto or DynamoDB), or leave out --session-key-file (a key made at start-up: \
+                     sessions then end with the process, and sign-outs are kept in its memory)"
+                    .into());
+            }
+            None => tracing::warn!(
+                "sign-outs are kept in this process's memory (--history-table off): its sessions end with it"
+            ),
+        }
+    }
     if !config.dist.join("index.html").is_file() {
         tracing::warn!(dist = %config.dist.display(), "no console build found; only the API is served");
     }

@@ -23,6 +23,7 @@ pub mod hosts;
 pub mod oidc;
 pub mod roles;
 pub mod session;
+pub mod sign_outs;
 pub mod tokens;
 
 use std::sync::Arc;
@@ -266,12 +267,14 @@ struct Unidentified {
     message: &'static str,
     reason: String,
     bearer: bool,
+    /// 401, or 503 when who it is could not be checked.
+    status: StatusCode,
 }
 
 impl IntoResponse for Unidentified {
     fn into_response(self) -> Response {
         tracing::warn!(reason = %self.reason, "request refused: no identity");
-        let mut response = ApiError::new(StatusCode::UNAUTHORIZED, self.message).into_response();
+        let mut response = ApiError::new(self.status, self.message).into_response();
         if self.bearer {
             response
                 .headers_mut()
@@ -302,6 +305,7 @@ impl Authenticator {
                 message: "this request needs a valid bearer token",
                 reason: "a bearer token this console does not accept".into(),
                 bearer: true,
+                status: StatusCode::UNAUTHORIZED,
             }))
         };
         let plain = |identity| Identified {
@@ -316,6 +320,7 @@ impl Authenticator {
                     message: "this request needs a valid bearer token",
                     reason: "no bearer token".into(),
                     bearer: true,
+                    status: StatusCode::UNAUTHORIZED,
                 }),
             },
             Authenticator::Oidc {
@@ -326,10 +331,11 @@ impl Authenticator {
                 if let Some(found) = by_token(tokens) {
                     return found.map(plain);
                 }
-                let session = oidc.session(headers).map_err(|no| Unidentified {
+                let session = oidc.session(headers).await.map_err(|no| Unidentified {
                     message: no.message(),
                     reason: format!("{no:?}"),
                     bearer: false,
+                    status: no.status(),
                 })?;
                 Ok(Identified {
                     identity: Identity {
@@ -344,6 +350,7 @@ impl Authenticator {
                     message: "the load balancer's sign-in header is missing or not valid; reload the page",
                     reason: reason.to_string(),
                     bearer: false,
+                    status: StatusCode::UNAUTHORIZED,
                 };
                 let token = headers
                     .get(alb::HEADER)

@@ -35,6 +35,8 @@ use serde::{Deserialize, Serialize};
 use super::roles::groups_of;
 pub use super::session::{NoSession, Session};
 use super::session::{SESSION_COOKIE, SessionCookies, jar_of};
+use super::sign_outs::SignOutList;
+use crate::store::SignOuts;
 
 const SIGN_IN_COOKIE: &str = "gco_sign_in";
 /// How long a sign-in may take at the provider.
@@ -86,7 +88,7 @@ pub struct Oidc {
     /// States of sign-ins completed, until their cookie would have expired.
     used_states: Mutex<HashMap<String, u64>>,
     /// Sessions signed out, until they would have expired.
-    signed_out: Mutex<HashMap<String, u64>>,
+    sign_outs: SignOutList,
 }
 
 fn now() -> u64 {
@@ -158,7 +160,7 @@ impl Oidc {
             public,
             settings,
             used_states: Mutex::default(),
-            signed_out: Mutex::default(),
+            sign_outs: SignOutList::default(),
         })
     }
 
@@ -171,13 +173,27 @@ impl Oidc {
         &self.origin
     }
 
-    /// The session a request's cookie holds.
-    pub fn session(&self, headers: &HeaderMap) -> Result<Session, NoSession> {
-        let session = self.cookies.read(headers, now())?;
-        if seen(&self.signed_out, &session.id) {
-            return Err(NoSession::SignedOut);
+    /// Keeps sign-outs in `store` (the console's store), so they hold at
+    /// every console sharing it and the session key, and across restarts.
+    /// Until called, they are kept in this process's memory.
+    pub fn keep_sign_outs_in(&self, store: Arc<dyn SignOuts>) {
+        if !self.sign_outs.keep_in(store) {
+            tracing::warn!("sign-outs are kept in a store already");
         }
-        Ok(session)
+    }
+
+    /// The session a request's cookie holds.
+    pub async fn session(&self, headers: &HeaderMap) -> Result<Session, NoSession> {
+        let now = now();
+        let session = self.cookies.read(headers, now)?;
+        match self.sign_outs.has_signed_out(&session.id, now).await {
+            Ok(false) => Ok(session),
+            Ok(true) => Err(NoSession::SignedOut),
+            Err(e) => {
+                tracing::error!(error = %e, "the list of sign-outs cannot be read");
+                Err(NoSession::Unchecked)
+            }
+        }
     }
 
     /// `/auth/sign-in`, `/auth/callback`, `/auth/sign-out` and
@@ -435,9 +451,19 @@ async fn sign_out(State(oidc): State<Arc<Oidc>>, headers: HeaderMap) -> Response
             ("/", "Back to the console"),
         );
     }
-    if let Ok(session) = oidc.session(&headers) {
+    if let Ok(session) = oidc.session(&headers).await {
+        if let Err(e) = oidc.sign_outs.sign_out(&session.id, session.expires).await {
+            // The session stays valid, and the cookie with it: saying it
+            // ended would be untrue at the other consoles.
+            tracing::error!(who = %session.name, error = %e, "sign-out not recorded");
+            return page(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Not signed out",
+                "The console could not record the sign-out; try again in a moment.",
+                ("/", "Back to the console"),
+            );
+        }
         tracing::info!(who = %session.name, "signed out");
-        remember(&oidc.signed_out, session.id, session.expires);
     }
     let mut jar = CookieJar::new();
     jar.add(removal(SESSION_COOKIE, "/"));

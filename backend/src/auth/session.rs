@@ -47,6 +47,9 @@ pub enum NoSession {
     Unreadable,
     Expired,
     SignedOut,
+    /// Whether it was signed out cannot be told (the store's list of
+    /// sign-outs could not be read).
+    Unchecked,
 }
 
 impl NoSession {
@@ -56,6 +59,17 @@ impl NoSession {
             NoSession::Unreadable => "the session cookie is not this console's; sign in again",
             NoSession::Expired => "your session has expired; sign in again",
             NoSession::SignedOut => "you signed out; sign in again",
+            NoSession::Unchecked => {
+                "the console cannot check its sign-outs right now; try again in a moment"
+            }
+        }
+    }
+
+    /// 401 (sign in), or 503 when the session could not be checked.
+    pub fn status(self) -> axum::http::StatusCode {
+        match self {
+            NoSession::Unchecked => axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            _ => axum::http::StatusCode::UNAUTHORIZED,
         }
     }
 }

@@ -13,8 +13,8 @@ use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, ConsumedCapacity, KeySchemaElement, KeyType,
-    Put, ReturnConsumedCapacity, ReturnValue, ScalarAttributeType, TableStatus, TransactWriteItem,
-    Update,
+    Put, ReturnConsumedCapacity, ReturnValue, ScalarAttributeType, TableStatus,
+    TimeToLiveSpecification, TransactWriteItem, Update,
 };
 use gco_api::HistoryEntry;
 use gco_spec::json::Value;
@@ -23,6 +23,7 @@ use gco_spec::{DesiredState, Record};
 use super::attr::{from_item, to_item};
 use super::history::{self, Author, Span};
 use super::shared_scan::SharedScan;
+use super::sign_outs::{self, SignOuts};
 use super::update_expression::{UpdateExpression, apply_edits, update_expression};
 use super::{
     BoxFuture, Expected, Scan, Store, StoreError, Stored, Unreadable, maps_sorted, read_item,
@@ -175,6 +176,7 @@ impl DynamoStore {
             ];
             self.create_one(&history.name, &key).await?;
             history.missing.store(false, Ordering::SeqCst);
+            self.expire_sign_outs(&history.name).await;
         }
         Ok(())
     }
@@ -217,6 +219,41 @@ impl DynamoStore {
             Err(e) => return Err(failure(e)),
         }
         self.wait_until_active(table).await
+    }
+
+    /// Turns on the history table's TTL on the sign-outs' expiry, so
+    /// DynamoDB deletes them once their session is over (history entries
+    /// have no such attribute). A server without TTL (dynalite) is told
+    /// about in the log: reads leave expired sign-outs out anyway.
+    async fn expire_sign_outs(&self, table: &str) {
+        let spec = TimeToLiveSpecification::builder()
+            .enabled(true)
+            .attribute_name(sign_outs::DYNAMODB_TTL_ATTRIBUTE)
+            .build();
+        let result = match spec {
+            Ok(spec) => self
+                .client
+                .update_time_to_live()
+                .table_name(table)
+                .time_to_live_specification(spec)
+                .send()
+                .await
+                .map(|_| ())
+                .map_err(|e| DisplayErrorContext(&e).to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        if let Err(e) = result {
+            // Already on is no failure.
+            if !e.contains("already enabled") {
+                tracing::warn!(table, error = %e, "could not turn on the TTL of sign-outs");
+            }
+        }
+    }
+
+    /// Whether sign-outs can be kept ([`SignOuts`]): in the history table,
+    /// so not with `--history-table off`.
+    pub fn keeps_sign_outs(&self) -> bool {
+        self.history.is_some()
     }
 
     /// A new table takes writes only once it is ACTIVE.
@@ -884,4 +921,89 @@ fn read_attributes(
         )
     })?;
     read_item(name, &gco_spec::Value::Object(object))
+}
+
+/// Sign-outs as items of the history table, in their own partition
+/// ([`sign_outs::DYNAMODB_PARTITION`]), keyed by the session's digest.
+impl SignOuts for DynamoStore {
+    fn sign_out<'a>(
+        &'a self,
+        digest: &'a str,
+        until: u64,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let history = self.history.as_ref().ok_or_else(no_sign_outs)?;
+            let result = self
+                .client
+                .put_item()
+                .table_name(&history.name)
+                .item(
+                    "endpoint_name",
+                    AttributeValue::S(sign_outs::DYNAMODB_PARTITION.to_owned()),
+                )
+                .item("change_id", AttributeValue::S(digest.to_owned()))
+                .item(
+                    sign_outs::DYNAMODB_TTL_ATTRIBUTE,
+                    AttributeValue::N(until.to_string()),
+                )
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send()
+                .await;
+            let units = result.as_ref().ok().and_then(|o| o.consumed_capacity());
+            crate::metrics::dynamodb_call("PutItem", result.is_ok(), 0.0, capacity(units));
+            result.map(|_| ()).map_err(failure)
+        })
+    }
+
+    fn signed_out(&self, now: u64) -> BoxFuture<'_, Result<Vec<(String, u64)>, StoreError>> {
+        Box::pin(async move {
+            let history = self.history.as_ref().ok_or_else(no_sign_outs)?;
+            let mut out = Vec::new();
+            let mut start: Option<HashMap<String, AttributeValue>> = None;
+            loop {
+                let page = self
+                    .client
+                    .query()
+                    .table_name(&history.name)
+                    .consistent_read(true)
+                    .key_condition_expression("endpoint_name = :partition")
+                    .expression_attribute_values(
+                        ":partition",
+                        AttributeValue::S(sign_outs::DYNAMODB_PARTITION.to_owned()),
+                    )
+                    .projection_expression("change_id, #until")
+                    .expression_attribute_names("#until", sign_outs::DYNAMODB_TTL_ATTRIBUTE)
+                    .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                    .set_exclusive_start_key(start.take())
+                    .send()
+                    .await;
+                let units = page.as_ref().ok().and_then(|p| p.consumed_capacity());
+                crate::metrics::dynamodb_call("Query", page.is_ok(), capacity(units), 0.0);
+                let page = page.map_err(failure)?;
+                for item in page.items() {
+                    let until = item
+                        .get(sign_outs::DYNAMODB_TTL_ATTRIBUTE)
+                        .and_then(|v| v.as_n().ok())
+                        .and_then(|n| n.parse::<u64>().ok());
+                    let digest = item.get("change_id").and_then(|v| v.as_s().ok());
+                    // TTL deletes within days of the expiry, not at it.
+                    if let (Some(digest), Some(until)) = (digest, until)
+                        && until > now
+                    {
+                        out.push((digest.clone(), until));
+                    }
+                }
+                match page.last_evaluated_key() {
+                    Some(key) if !key.is_empty() => start = Some(key.clone()),
+                    _ => return Ok(out),
+                }
+            }
+        })
+    }
+}
+
+fn no_sign_outs() -> StoreError {
+    StoreError::Rejected(
+        "sign-outs are kept in the history table, and there is none (--history-table off)".into(),
+    )
 }

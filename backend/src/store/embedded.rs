@@ -17,6 +17,7 @@ use gco_spec::json;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
 
 use super::history::{self, Author, Span};
+use super::sign_outs::SignOuts;
 use super::{
     BoxFuture, Expected, Scan, Store, StoreError, Stored, Unreadable, read_item, storable,
 };
@@ -25,6 +26,9 @@ use crate::listing::{self, Cursor, Filter, Listing, Page};
 const ENDPOINTS: TableDefinition<&str, &str> = TableDefinition::new("endpoints");
 /// The history: (endpoint name, entry id) to the entry as JSON.
 const HISTORY: TableDefinition<(&str, &str), &str> = TableDefinition::new("history");
+/// Sessions signed out: their digest to their expiry (seconds since the
+/// epoch). See [`super::sign_outs`].
+const SIGNED_OUT: TableDefinition<&str, u64> = TableDefinition::new("signed_out");
 /// Above every entry id (they are ASCII).
 const ABOVE_IDS: &str = "\u{10ffff}";
 
@@ -122,6 +126,7 @@ impl EmbeddedStore {
         let txn = db.begin_write().map_err(unavailable)?;
         txn.open_table(ENDPOINTS).map_err(unavailable)?;
         txn.open_table(HISTORY).map_err(unavailable)?;
+        txn.open_table(SIGNED_OUT).map_err(unavailable)?;
         txn.commit().map_err(unavailable)?;
         let mut records = Records::default();
         for (name, stored) in scan(&db)? {
@@ -356,6 +361,46 @@ impl Store for EmbeddedStore {
             } else {
                 rows.take(limit).map(read).collect()
             }
+        }))
+    }
+}
+
+/// Each sign-out is its own durable commit; the expired ones go with it.
+impl SignOuts for EmbeddedStore {
+    fn sign_out<'a>(
+        &'a self,
+        digest: &'a str,
+        until: u64,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let digest = digest.to_owned();
+        Box::pin(self.blocking(move |db| {
+            let txn = db.begin_write().map_err(unavailable)?;
+            {
+                let mut table = txn.open_table(SIGNED_OUT).map_err(unavailable)?;
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs());
+                table
+                    .retain(|_, expires| expires > now)
+                    .map_err(unavailable)?;
+                table.insert(digest.as_str(), until).map_err(unavailable)?;
+            }
+            txn.commit().map_err(unavailable)
+        }))
+    }
+
+    fn signed_out(&self, now: u64) -> BoxFuture<'_, Result<Vec<(String, u64)>, StoreError>> {
+        Box::pin(self.blocking(move |db| {
+            let txn = db.begin_read().map_err(unavailable)?;
+            let table = txn.open_table(SIGNED_OUT).map_err(unavailable)?;
+            let mut out = Vec::new();
+            for entry in table.iter().map_err(unavailable)? {
+                let (digest, until) = entry.map_err(unavailable)?;
+                if until.value() > now {
+                    out.push((digest.value().to_owned(), until.value()));
+                }
+            }
+            Ok(out)
         }))
     }
 }

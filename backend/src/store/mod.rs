@@ -7,6 +7,7 @@ mod dynamo;
 mod embedded;
 pub mod history;
 mod shared_scan;
+pub mod sign_outs;
 mod update_expression;
 pub mod view;
 
@@ -23,6 +24,7 @@ use crate::listing::{self, Filter, Listing, Page};
 pub use dynamo::{DynamoConfig, DynamoStore, HistoryState};
 pub use embedded::EmbeddedStore;
 pub use history::{Author, Span};
+pub use sign_outs::SignOuts;
 pub use view::{Freshness, ViewedStore};
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

@@ -11,6 +11,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 use axum::http::StatusCode;
 use gco_console::auth::alb::AlbVerifier;
@@ -18,6 +19,7 @@ use gco_console::auth::alb_keys::MAX_FETCHES_PER_MINUTE;
 use gco_console::auth::roles::RolesMap;
 use gco_console::auth::tokens::Tokens;
 use gco_console::auth::{Access, Authenticator};
+use gco_console::store::SignOuts;
 
 use crate::common::alb::{ARN, KeyServer, alb_header, alb_token, claims, now};
 use crate::common::app::{Api, TOKEN};
@@ -323,4 +325,153 @@ async fn a_clients_request_id_is_kept_beside_the_consoles_own() {
             "req-00000003"
         );
     }
+}
+
+/// The store's list of sign-outs: kept, read back, the expired left out.
+async fn keeps_sign_outs(store: &dyn SignOuts) {
+    let now = now();
+    store.sign_out("aa", now + 60).await.unwrap();
+    store.sign_out("bb", now - 1).await.unwrap();
+    store.sign_out("cc", now + 3600).await.unwrap();
+    let mut kept = store.signed_out(now).await.unwrap();
+    kept.sort();
+    assert_eq!(
+        kept,
+        [("aa".to_owned(), now + 60), ("cc".to_owned(), now + 3600)]
+    );
+    assert_eq!(store.signed_out(now + 61).await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn each_store_keeps_sign_outs() {
+    let dir = TempDir::new("sign-outs");
+    let embedded = gco_console::store::EmbeddedStore::open(dir.path()).unwrap();
+    keeps_sign_outs(&embedded).await;
+    drop(embedded);
+    // Across a restart.
+    let embedded = gco_console::store::EmbeddedStore::open(dir.path()).unwrap();
+    assert_eq!(embedded.signed_out(now()).await.unwrap().len(), 2);
+
+    // dynalite: no transactions, but puts and queries of the history table.
+    let dynalite = common::Dynalite::start();
+    let config = gco_console::store::DynamoConfig {
+        table: common::monitor::TABLE.into(),
+        region: "us-east-1".into(),
+        endpoint: Some(dynalite.endpoint()),
+        history_table: Some(common::HISTORY_TABLE.into()),
+    };
+    let store = gco_console::store::DynamoStore::connect(&config).await;
+    store.create_table().await.unwrap();
+    keeps_sign_outs(&store).await;
+
+    let moto = common::Moto::start();
+    keeps_sign_outs(&moto.store().await).await;
+}
+
+/// A console's `/api/me` with `cookie`: its status and error.
+fn me(port: u16, cookie: &str) -> (u16, String) {
+    let r = oidc::with_cookie(port, "GET", "/api/me", cookie);
+    (r.status, r.str("error"))
+}
+
+#[test]
+fn a_sign_out_holds_at_every_console_sharing_the_key() {
+    let provider = oidc::Provider::start();
+    let dir = TempDir::new("two-consoles");
+    let key = oidc::session_key_file(dir.path());
+    let moto = common::Moto::start();
+    let console = || {
+        let mut args: Vec<std::ffi::OsString> = vec![
+            "--dynamodb-endpoint".into(),
+            moto.endpoint().into(),
+            "--create-table".into(),
+            "--dist".into(),
+            "/nonexistent".into(),
+        ];
+        args.extend(oidc::flags(&provider.issuer, &key));
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+        Server::with_args(&args)
+    };
+    let (mut first, second) = (console(), console());
+    let cookie = oidc::session_cookie("ada@example.com");
+    for server in [&first, &second] {
+        assert_eq!(me(server.port, &cookie).0, 200, "{}", server.log());
+    }
+    let out = oidc::with_cookie(first.port, "POST", "/auth/sign-out", &cookie);
+    assert_eq!(out.status, 303, "{}", out.body);
+    let signed_out = (401, "you signed out; sign in again".to_owned());
+    assert_eq!(
+        me(first.port, &cookie),
+        signed_out,
+        "at once where it was made"
+    );
+    let started = Instant::now();
+    let seen = common::eventually(Duration::from_secs(10), || {
+        me(second.port, &cookie) == signed_out
+    });
+    let took = started.elapsed();
+    eprintln!("a sign-out reached the second console in {took:?}");
+    assert!(seen, "the second console still takes the session");
+    assert!(took < Duration::from_secs(3), "{took:?}");
+    // A restarted console knows it at once.
+    first.kill();
+    let third = console();
+    assert_eq!(me(third.port, &cookie), signed_out);
+    // Another session of the same user is not signed out.
+    let other = oidc::session_cookie("ada@example.com");
+    assert_eq!(me(third.port, &other).0, 200);
+}
+
+#[test]
+fn a_sign_out_outlasts_a_restart_on_the_embedded_store() {
+    let provider = oidc::Provider::start();
+    let dir = TempDir::new("sign-out-restart");
+    let key = oidc::session_key_file(dir.path());
+    let data = dir.path().join("data");
+    let console = || {
+        let flags = oidc::flags(&provider.issuer, &key);
+        let flags: Vec<&std::ffi::OsStr> = flags.iter().map(|a| a.as_os_str()).collect();
+        Server::embedded_with(&data, &flags)
+    };
+    let mut server = console();
+    let cookie = oidc::session_cookie("ada@example.com");
+    assert_eq!(me(server.port, &cookie).0, 200, "{}", server.log());
+    let out = oidc::with_cookie(server.port, "POST", "/auth/sign-out", &cookie);
+    assert_eq!(out.status, 303);
+    server.terminate();
+    let server = console();
+    assert_eq!(
+        me(server.port, &cookie),
+        (401, "you signed out; sign in again".to_owned())
+    );
+}
+
+/// With nowhere to keep sign-outs, sessions that outlive the process (a
+/// shared key) are refused at start-up.
+#[test]
+fn shared_sessions_need_a_place_for_sign_outs() {
+    let provider = oidc::Provider::start();
+    let dir = TempDir::new("sign-outs-nowhere");
+    let key = oidc::session_key_file(dir.path());
+    let dynalite = common::Dynalite::start();
+    let mut args: Vec<std::ffi::OsString> = vec![
+        "--addr".into(),
+        format!("127.0.0.1:{}", common::free_port()).into(),
+        "--dynamodb-endpoint".into(),
+        dynalite.endpoint().into(),
+        "--create-table".into(),
+        "--history-table".into(),
+        "off".into(),
+    ];
+    args.extend(oidc::flags(&provider.issuer, &key));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gco-console"))
+        .args(&args)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--auth oidc with --session-key-file keeps sign-outs in the history table"),
+        "{stderr}"
+    );
 }

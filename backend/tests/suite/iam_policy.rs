@@ -12,9 +12,10 @@
 //!
 //! CreateTable is not in the policy, on purpose: only `--create-table`
 //! calls it (for local servers and first installs), and so the
-//! DescribeTable it polls with while the new table becomes active. Those
-//! calls live in `create_one` and `wait_until_active`, left out here; a
-//! console running under the policy creates nothing.
+//! DescribeTable it polls with while the new table becomes active, and the
+//! UpdateTimeToLive that turns on the sign-outs' expiry. Those calls live
+//! in `create_one`, `wait_until_active` and `expire_sign_outs`, left out
+//! here; a console running under the policy creates nothing.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -22,7 +23,7 @@ use std::path::Path;
 use gco_spec::json::{Value, parse};
 
 /// Functions reached only with `--create-table`.
-const CREATE_TABLE_ONLY: [&str; 2] = ["create_one", "wait_until_active"];
+const CREATE_TABLE_ONLY: [&str; 3] = ["create_one", "wait_until_active", "expire_sign_outs"];
 
 /// The table each policy statement grants, by its Sid.
 const STATEMENTS: [(&str, Table); 2] = [

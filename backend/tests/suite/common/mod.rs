@@ -7,6 +7,7 @@
 pub mod alb;
 pub mod app;
 pub mod monitor;
+pub mod oidc;
 
 use std::collections::BTreeSet;
 use std::io::{Read, Write};
