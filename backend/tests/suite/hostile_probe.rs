@@ -3,9 +3,9 @@
 //! identity headers, labels a client invents for the metrics, metrics
 //! without an identity, floods of unknown ALB key ids, names an identity
 //! provider sends unproven, client-chosen request ids, and sign-outs that
-//! must hold at every console and across restarts. (The open redirect
-//! after sign-in is checked in `auth::oidc`'s unit tests and, in a
-//! browser, in tests/e2e/oidc.test.cjs.) What the probe found holding is
+//! must hold at every console and across restarts, and a sign-in's `next`
+//! that a browser reads as another site (also followed in a browser in
+//! tests/e2e/oidc.test.cjs). What the probe found holding is
 //! tested where it was: forged ALB headers in `identity`, roles and
 //! cross-site changes in `api_access`, bad input in `hostile`.
 
@@ -23,7 +23,7 @@ use gco_console::store::SignOuts;
 
 use crate::common::alb::{ARN, KeyServer, alb_header, alb_token, claims, now};
 use crate::common::app::{Api, TOKEN};
-use crate::common::{self, Server, TempDir, oidc};
+use crate::common::{self, Server, TempDir, hex_sha256, oidc};
 
 const DEPLOY: &str = r#"{"endpoint_name": "web", "image": "nginx:1"}"#;
 
@@ -180,14 +180,6 @@ fn the_metrics_listener_serves_them_without_an_identity() {
     );
     let r = common::exchange(server.port, with_token.as_bytes()).unwrap();
     assert_eq!(r.status, 404);
-}
-
-fn hex_sha256(text: &str) -> String {
-    use sha2::Digest;
-    sha2::Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// A header naming key `kid`, signed by the right key (which the console
@@ -380,18 +372,9 @@ fn a_sign_out_holds_at_every_console_sharing_the_key() {
     let dir = TempDir::new("two-consoles");
     let key = oidc::session_key_file(dir.path());
     let moto = common::Moto::start();
-    let console = || {
-        let mut args: Vec<std::ffi::OsString> = vec![
-            "--dynamodb-endpoint".into(),
-            moto.endpoint().into(),
-            "--create-table".into(),
-            "--dist".into(),
-            "/nonexistent".into(),
-        ];
-        args.extend(oidc::flags(&provider.issuer, &key));
-        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
-        Server::with_args(&args)
-    };
+    let endpoint = moto.endpoint();
+    let store = ["--dynamodb-endpoint", &endpoint, "--create-table"];
+    let console = || oidc::console(&provider.issuer, &key, &store);
     let (mut first, second) = (console(), console());
     let cookie = oidc::session_cookie("ada@example.com");
     for server in [&first, &second] {
@@ -428,11 +411,8 @@ fn a_sign_out_outlasts_a_restart_on_the_embedded_store() {
     let dir = TempDir::new("sign-out-restart");
     let key = oidc::session_key_file(dir.path());
     let data = dir.path().join("data");
-    let console = || {
-        let flags = oidc::flags(&provider.issuer, &key);
-        let flags: Vec<&std::ffi::OsStr> = flags.iter().map(|a| a.as_os_str()).collect();
-        Server::embedded_with(&data, &flags)
-    };
+    let store = ["--data-dir", data.to_str().unwrap()];
+    let console = || oidc::console(&provider.issuer, &key, &store);
     let mut server = console();
     let cookie = oidc::session_cookie("ada@example.com");
     assert_eq!(me(server.port, &cookie).0, 200, "{}", server.log());
@@ -464,14 +444,69 @@ fn shared_sessions_need_a_place_for_sign_outs() {
         "off".into(),
     ];
     args.extend(oidc::flags(&provider.issuer, &key));
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gco-console"))
+    let log = dir.path().join("log");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gco-console"))
         .args(&args)
-        .output()
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
         .unwrap();
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let exited = common::eventually(Duration::from_secs(20), || {
+        child.try_wait().unwrap().is_some()
+    });
+    let _ = child.kill();
+    assert!(exited, "it started");
+    assert!(!child.wait().unwrap().success());
+    let stderr = std::fs::read_to_string(&log).unwrap();
     assert!(
         stderr.contains("--auth oidc with --session-key-file keeps sign-outs in the history table"),
         "{stderr}"
     );
+}
+
+/// The probe's open redirect: `next=/%09/evil.example/steal` came back as
+/// `Location: /\t/evil.example/steal`, which a browser reads as
+/// `//evil.example/steal`.
+#[test]
+fn a_sign_in_comes_back_to_a_console_page_only() {
+    let provider = oidc::Provider::start();
+    let dir = TempDir::new("sign-in-next");
+    let key = oidc::session_key_file(dir.path());
+    let data = dir.path().join("data");
+    let server = oidc::console(
+        &provider.issuer,
+        &key,
+        &["--data-dir", data.to_str().unwrap()],
+    );
+    for refused in [
+        "/%09/evil.example/steal",
+        "/%09%09/evil.example/steal",
+        "/%0d/evil.example",
+        "/%0a/evil.example",
+        "/%0d%0a/evil.example",
+        "/%5cevil.example",
+        "%5c/evil.example",
+        "/%5c/evil.example",
+        "%2f%2fevil.example",
+        "/%20/evil.example",
+        "https://evil.example/",
+        "http://127.0.0.1/",
+    ] {
+        assert_eq!(
+            oidc::next_of_sign_in(server.port, refused),
+            "/",
+            "{refused}"
+        );
+    }
+    for (kept, next) in [
+        (
+            "%2Fendpoints%2Fweb%3Ftab%3Dhistory",
+            "/endpoints/web?tab=history",
+        ),
+        // Encoded twice: a path with `%09` in it, on the console.
+        ("/%2509/evil.example", "/%09/evil.example"),
+        ("/a/../endpoints", "/endpoints"),
+    ] {
+        assert_eq!(oidc::next_of_sign_in(server.port, kept), next, "{kept}");
+    }
 }

@@ -7,6 +7,7 @@ use std::sync::atomic::Ordering;
 
 use crate::common::alb::{ARN, KeyServer, alb_header, alb_token, claims, now};
 use crate::common::app::Api;
+use crate::common::hex_sha256;
 use axum::http::StatusCode;
 use base64::Engine;
 use base64::engine::general_purpose::{URL_SAFE, URL_SAFE_NO_PAD};
@@ -16,16 +17,8 @@ use gco_console::auth::tokens::Tokens;
 use gco_console::auth::{Access, Authenticator};
 use p256::ecdsa::signature::Signer;
 use p256::ecdsa::{Signature, SigningKey};
-use sha2::{Digest, Sha256};
 
 const DEPLOY: &str = r#"{"endpoint_name": "web", "image": "nginx:1"}"#;
-
-fn hex_sha256(text: &str) -> String {
-    Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
 
 fn bearer(token: &str) -> String {
     format!("Bearer {token}")

@@ -96,17 +96,6 @@ pub fn claims(exp: u64) -> serde_json::Value {
 impl KeyServer {
     /// [`KeyServer::start`] on a runtime of its own, for tests without one.
     pub fn start_on_own_thread() -> KeyServer {
-        let (sender, receiver) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async {
-                sender.send(KeyServer::start().await).unwrap();
-                std::future::pending::<()>().await;
-            });
-        });
-        receiver.recv().unwrap()
+        super::on_own_thread(KeyServer::start)
     }
 }

@@ -23,6 +23,36 @@ use gco_console::store::{Author, DynamoConfig, DynamoStore, EmbeddedStore, Store
 
 pub const REGIONS: [&str; 2] = ["us-east-1", "eu-west-1"];
 
+/// The hex SHA-256 of `text`, as a tokens file gives a token's.
+pub fn hex_sha256(text: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// What `start` makes, on a runtime of its own thread that runs for the
+/// rest of the test process (a server for a test without a runtime).
+pub fn on_own_thread<T, F>(start: impl FnOnce() -> F + Send + 'static) -> T
+where
+    T: Send + 'static,
+    F: std::future::Future<Output = T>,
+{
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            sender.send(start().await).unwrap();
+            std::future::pending::<()>().await;
+        });
+    });
+    receiver.recv().unwrap()
+}
+
 /// A directory removed when dropped (`tempfile`'s), named for its test.
 pub struct TempDir(tempfile::TempDir);
 

@@ -19,43 +19,33 @@ pub struct Provider {
 
 impl Provider {
     pub fn start() -> Provider {
-        let (sender, receiver) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async {
-                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-                let issuer = format!("http://{}", listener.local_addr().unwrap());
-                let metadata = serde_json::json!({
-                    "issuer": issuer,
-                    "authorization_endpoint": format!("{issuer}/authorize"),
-                    "token_endpoint": format!("{issuer}/token"),
-                    "jwks_uri": format!("{issuer}/jwks"),
-                    "response_types_supported": ["code"],
-                    "subject_types_supported": ["public"],
-                    "id_token_signing_alg_values_supported": ["RS256"],
-                });
-                let app = axum::Router::new()
-                    .route(
-                        "/.well-known/openid-configuration",
-                        axum::routing::get(move || {
-                            let metadata = metadata.clone();
-                            async move { Json(metadata) }
-                        }),
-                    )
-                    .route(
-                        "/jwks",
-                        axum::routing::get(|| async { Json(serde_json::json!({"keys": []})) }),
-                    );
-                sender.send(issuer).unwrap();
-                axum::serve(listener, app).await.unwrap();
+        super::on_own_thread(|| async {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let issuer = format!("http://{}", listener.local_addr().unwrap());
+            let metadata = serde_json::json!({
+                "issuer": issuer,
+                "authorization_endpoint": format!("{issuer}/authorize"),
+                "token_endpoint": format!("{issuer}/token"),
+                "jwks_uri": format!("{issuer}/jwks"),
+                "response_types_supported": ["code"],
+                "subject_types_supported": ["public"],
+                "id_token_signing_alg_values_supported": ["RS256"],
             });
-        });
-        Provider {
-            issuer: receiver.recv().unwrap(),
-        }
+            let app = axum::Router::new()
+                .route(
+                    "/.well-known/openid-configuration",
+                    axum::routing::get(move || {
+                        let metadata = metadata.clone();
+                        async move { Json(metadata) }
+                    }),
+                )
+                .route(
+                    "/jwks",
+                    axum::routing::get(|| async { Json(serde_json::json!({"keys": []})) }),
+                );
+            tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+            Provider { issuer }
+        })
     }
 }
 
@@ -100,6 +90,42 @@ pub fn flags(issuer: &str, key_file: &Path) -> Vec<std::ffi::OsString> {
     .map(Into::into)
     .chain([key_file.as_os_str().to_owned()])
     .collect()
+}
+
+/// A console (the real binary) on `issuer`, sharing the session key in
+/// `key_file`, over the store `store` says (`--data-dir DIR`, or
+/// `--dynamodb-endpoint URL ...`).
+pub fn console(issuer: &str, key_file: &Path, store: &[&str]) -> super::Server {
+    let mut args: Vec<std::ffi::OsString> = store.iter().map(Into::into).collect();
+    args.extend(["--dist".into(), "/nonexistent".into()]);
+    args.extend(flags(issuer, key_file));
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    super::Server::with_args(&args)
+}
+
+/// Where a sign-in started at the console on `port` with the query
+/// `next=<encoded>` would come back to: the `next` its sign-in cookie
+/// holds (the cookie is the console's, read with its key).
+pub fn next_of_sign_in(port: u16, encoded: &str) -> String {
+    let r = super::request(port, "GET", &format!("/auth/sign-in?next={encoded}"), "").unwrap();
+    assert_eq!(r.status, 303, "{}", r.head);
+    let mut jar = CookieJar::new();
+    for line in r.head.lines() {
+        if let Some(value) = line
+            .split_once(':')
+            .filter(|(name, _)| name.eq_ignore_ascii_case("set-cookie"))
+            .map(|(_, value)| value.trim())
+        {
+            jar.add_original(cookie::Cookie::parse_encoded(value.to_owned()).unwrap());
+        }
+    }
+    let key = Key::derive_from(SESSION_SECRET.as_bytes());
+    let pending = jar
+        .private(&key)
+        .get("gco_sign_in")
+        .expect("a sign-in cookie");
+    let pending: serde_json::Value = serde_json::from_str(pending.value()).unwrap();
+    pending["next"].as_str().unwrap().to_owned()
 }
 
 /// `method path` at the console on `port` with `cookie`, as the console's
