@@ -451,7 +451,9 @@ async fn sign_out(State(oidc): State<Arc<Oidc>>, headers: HeaderMap) -> Response
             ("/", "Back to the console"),
         );
     }
-    if let Ok(session) = oidc.session(&headers).await {
+    // The cookie's session, whether or not the list of sign-outs can be
+    // read now: signing out again does no harm.
+    if let Ok(session) = oidc.cookies.read(&headers, now()) {
         if let Err(e) = oidc.sign_outs.sign_out(&session.id, session.expires).await {
             // The session stays valid, and the cookie with it: saying it
             // ended would be untrue at the other consoles.

@@ -405,6 +405,45 @@ fn a_sign_out_holds_at_every_console_sharing_the_key() {
     assert_eq!(me(third.port, &other).0, 200);
 }
 
+/// A console that cannot read the list of sign-outs lets no session in on
+/// an old copy of it, and one that cannot write a sign-out says so.
+#[test]
+fn without_its_store_a_console_neither_trusts_nor_fakes_sign_outs() {
+    let provider = oidc::Provider::start();
+    let dir = TempDir::new("sign-outs-unreachable");
+    let key = oidc::session_key_file(dir.path());
+    let moto = common::Moto::start();
+    let endpoint = moto.endpoint();
+    let server = oidc::console(
+        &provider.issuer,
+        &key,
+        &["--dynamodb-endpoint", &endpoint, "--create-table"],
+    );
+    let cookie = oidc::session_cookie("ada@example.com");
+    assert_eq!(me(server.port, &cookie).0, 200, "{}", server.log());
+    drop(moto);
+    std::thread::sleep(Duration::from_millis(2_100));
+    assert_eq!(
+        me(server.port, &cookie),
+        (
+            503,
+            "the console cannot check its sign-outs right now; try again in a moment".to_owned()
+        )
+    );
+    let out = oidc::with_cookie(server.port, "POST", "/auth/sign-out", &cookie);
+    assert_eq!(out.status, 503, "{}", out.body);
+    assert!(
+        out.body.contains("could not record the sign-out"),
+        "{}",
+        out.body
+    );
+    assert!(
+        !out.head.to_ascii_lowercase().contains("set-cookie"),
+        "{}",
+        out.head
+    );
+}
+
 #[test]
 fn a_sign_out_outlasts_a_restart_on_the_embedded_store() {
     let provider = oidc::Provider::start();
