@@ -20,7 +20,7 @@
 # against the 96 KiB target).
 # `cd core/pkg && npm pack` makes the tarball.
 #
-# Idempotent; runs from any directory. Calls scripts/setup.sh only when the
+# Idempotent; runs from any directory. Calls scripts/setup-tests.sh only when the
 # wasm target, the matching wasm-bindgen or wasm-opt is missing.
 #
 # --size-only: build nothing, only print (and check) the size of what is
@@ -53,8 +53,10 @@ if ! command -v wasm-bindgen >/dev/null || [ "$(wasm-bindgen --version | awk '{p
 fi
 [ -x "$WASM_OPT" ] && [ -x "$ESBUILD" ] || need_setup=1
 if [ -n "$need_setup" ]; then
-  log "toolchain incomplete: running scripts/setup.sh"
-  bash scripts/setup.sh
+  # esbuild is one of the tests' tools (package.json's devDependencies):
+  # running the console needs no package.
+  log "toolchain incomplete: running scripts/setup-tests.sh"
+  bash scripts/setup-tests.sh
 fi
 
 rm -rf core/pkg
