@@ -37,6 +37,36 @@ from pathlib import Path
 # figures are still shown, unmarked.
 
 KEYSTROKE_MS = 16.0  # keystroke to message, full block, median (one frame at 60 Hz)
+WIRE_COLD_BYTES = 240_000
+WIRE_RELOAD_BYTES = 10_000
+
+# Where the console's wasm goes (issue 41), by `twiggy top` on the build
+# with names kept (wasm-opt -g with build-web.sh's passes), grouped by the
+# crate that names each function. Measured by hand on 2026-12-07, not by
+# the benchmark command (it would need twiggy).
+WASM_PARTS = """Where the console's wasm goes: `twiggy top` on the build with names kept
+(wasm-opt -g with `build-web.sh`'s passes), grouped by the crate naming each
+function; by hand, 2026-12-07 (824,753 B of code and data):
+
+| part | bytes (raw) | what was done |
+| --- | --- | --- |
+| `gco_web`: the console's views and logic (293 functions; `app` alone 30 KB) | 168,109 | kept: every view is a feature; shared widgets over signals (issue 44) is where monomorphised views shrink |
+| `core`: formatting, slices, iterators | 104,209 | the fixed-precision float formatter cut (below); the rest is used |
+| `gco_spec`: the rules, plan, records, JSON | 95,038 | kept: the editor checks as the server does, by design |
+| `reactive_graph`: signals, memos, actions | 91,582 | kept (Leptos) |
+| data: messages, vtables, tables | 81,216 | Unicode's case tables cut (below); GCO's messages are the product |
+| `tachys`: Leptos's renderer | 64,273 | kept (views already type-erased: `--cfg erase_components`) |
+| generic impls (`<T as ...>`) | 53,492 | kept |
+| `leptos`: components, children | 42,228 | kept |
+| `alloc`: `String`, `Vec`, `BTreeMap` | 19,695 | kept |
+| `f64`'s `Display` | 9,429 | kept: serde's error text (`Unexpected::Float`) needs it as long as the console reads answers with serde |
+
+Cut: `describe_byte_size`'s `format!("{:.2}")` (Rust's fixed-precision float
+formatting; now integers, `bytesize::two_decimals`) and the list search's
+`str::to_lowercase` (Unicode's case tables; now ASCII folding: endpoint names
+are DNS labels): 15,252 B raw, 7,738 B gzipped together (839,964 to 824,712 B
+raw; 343,893 to 336,155 B gzip -9).
+"""
 
 # Per-request usage added to each http line by `benchmarks.py usage`.
 USAGE_KEYS = ("server_cpu_us", "wrk_cpu_us", "server_switches", "server_involuntary")
@@ -275,11 +305,11 @@ native part's run of `scripts/bench_reference.py` on the same files.
             "the rules 12%. ajv's side reads with V8's native `JSON.parse`,",
             "which alone takes longer natively in Rust for the exact tree",
             "(the native part's *parse alone*).",
-            "The package is built at opt-level \"s\" (profile `wasm-package`)",
-            "with std's allocator: against \"z\" with talc, 1.5x as fast on",
-            "`validateJson`, 1.4x on `validateDocument`, 1.2x on the trivial",
-            "call (A/B in one process, 2026-12-06), for the same size, since the",
-            "package no longer carries Rust's float parser (-15 KB gzipped).",
+            "The package is built at opt-level \"z\" (profile `wasm-release`, as",
+            "the console) since issue 41 (2026-12-07): at \"s\" it was faster",
+            "(1.5x on `validateJson` against \"z\" with talc, 2026-12-06) and",
+            "101,653 B gzipped, over its 98,304 B target; at \"z\" it is",
+            "89,407 B.",
             "",
             table(
                 ["call", "time per call"],
@@ -364,6 +394,43 @@ per minute over 30 s (conditional: 304 while nothing changed).
             ["idle endpoint page", f"{idle.get('per_minute')} requests/min ({idle.get('not_modified')} of {idle.get('requests')} were 304)", "<= 30/min", mark(None if idle.get("per_minute") is None else idle["per_minute"] <= 30)],
         ]
         self.out += [table(["measure", "median", "target", "mark"], rows), ""]
+
+    def wire(self) -> None:
+        res = {(r["release"], r["name"]): r for r in self.rows("wire", "wire")}
+        if not self.section(
+            "Over the wire",
+            "wire",
+            """
+`scripts/bench_wire.cjs`: what Chromium downloads to open the editor
+(`/new`) from the release backend, counted through its DevTools protocol
+(`Network.loadingFinished`: the bytes received per request, headers
+included): *cold*, a fresh browser context, every request until the network
+is idle (page, assets, API answers); *reload*, the same tab reloaded; and
+the cold load's time to the editor's first field on an emulated 10 Mbit/s
+link with 40 ms round trips (median of 3). *Before*: the console as it was
+served before issue 41 (every file plain, names without a content hash).
+""",
+        ):
+            return
+        get = lambda release, name, key: res.get((release, name), {}).get(key)  # noqa: E731
+        cold, reload = get("after", "cold_load_bytes", "bytes"), get("after", "reload_bytes", "bytes")
+        cold_ok = None if cold is None else cold <= WIRE_COLD_BYTES
+        reload_ok = None if reload is None else reload <= WIRE_RELOAD_BYTES
+        self.target("cold load of /new (bytes received)", f"{cold:,} B" if cold else "-", f"<= {WIRE_COLD_BYTES:,} B", cold_ok)
+        self.target("reload of /new (bytes received)", f"{reload:,} B" if reload else "-", f"<= {WIRE_RELOAD_BYTES:,} B", reload_ok)
+        num = lambda x, unit: "-" if x is None else f"{x:,} {unit}"  # noqa: E731
+        rows = [
+            ["cold load", num(get("before", "cold_load_bytes", "bytes"), "B"), num(cold, "B"), f"<= {WIRE_COLD_BYTES:,} B", mark(cold_ok)],
+            ["reload", num(get("before", "reload_bytes", "bytes"), "B"), num(reload, "B"), f"<= {WIRE_RELOAD_BYTES:,} B", mark(reload_ok)],
+            ["cold load to the editor, 10 Mbit/s, 40 ms", num(get("before", "throttled_cold_to_editor", "ms"), "ms"),
+             num(get("after", "throttled_cold_to_editor", "ms"), "ms"), "", ""],
+        ]
+        self.out += [table(["measure", "before", "this build", "target", "mark"], rows), ""]
+        parts = get("after", "cold_load_bytes", "parts") or []
+        if parts:
+            self.out += ["The cold load's requests:", "",
+                         table(["request", "bytes received"], [[f"`{p['url']}`", f"{p['bytes']:,}"] for p in parts]), ""]
+        self.out += [WASM_PARTS]
 
     def http_rows(self, part: str = "http") -> list[dict]:
         """A wrk part's rows, one per route and setting: the median of its
@@ -586,6 +653,7 @@ where a plain update takes one per KB of the record.
         self.wasm()
         self.sizes()
         self.browser()
+        self.wire()
         self.http()
         self.view()
         self.history()

@@ -18,6 +18,10 @@
 #   sizes    the gzipped validator wasm and console wasm + JS, as
 #            scripts/build-wasm.sh and scripts/build-web.sh report them
 #   browser  the console in headless Chromium (scripts/bench_browser.cjs)
+#   wire     what Chromium downloads to open the editor, cold and on a
+#            reload, and the cold load's time on an emulated 10 Mbit/s,
+#            40 ms link (scripts/bench_wire.cjs); with WIRE_BEFORE_DIST and
+#            WIRE_BEFORE_BIN (an older dist/ and gco-console) also theirs
 #   http     the release backend under wrk (scripts/bench_wrk.lua) on the
 #            embedded store and on dynalite, seeded by scripts/bench_seed.py
 #   view     read cost against viewers (scripts/bench_view.cjs): 1, 10 and
@@ -166,6 +170,18 @@ part_browser() {
   need backend
   begin browser
   node scripts/bench_browser.cjs >> "$OUT/browser.jsonl"
+}
+
+part_wire() {
+  need web
+  need backend
+  begin wire
+  WIRE_LABEL=after node scripts/bench_wire.cjs >> "$OUT/wire.jsonl"
+  # The before figures: another release's dist/ and backend, when given.
+  if [ -n "${WIRE_BEFORE_DIST:-}" ] && [ -n "${WIRE_BEFORE_BIN:-}" ]; then
+    WIRE_LABEL=before GCO_DIST="$WIRE_BEFORE_DIST" GCO_CONSOLE_BIN="$WIRE_BEFORE_BIN" \
+      node scripts/bench_wire.cjs >> "$OUT/wire.jsonl"
+  fi
 }
 
 # --- http ---------------------------------------------------------------
@@ -323,14 +339,14 @@ part_history() {
 # --- main ---------------------------------------------------------------
 
 parts=("$@")
-[ ${#parts[@]} -eq 0 ] && parts=(native identity wasm sizes browser http view history)
+[ ${#parts[@]} -eq 0 ] && parts=(native identity wasm sizes browser wire http view history)
 for part in "${parts[@]}"; do
   case $part in
-    native | identity | wasm | sizes | browser | http | view | history) "part_$part" ;;
+    native | identity | wasm | sizes | browser | wire | http | view | history) "part_$part" ;;
     # Named only: 40 minutes of fuzzing (FUZZ_SECONDS per target).
     fuzz) bash scripts/fuzz.sh ;;
     report) ;;
-    *) log "unknown part '$part' (native, identity, wasm, sizes, browser, http, view, history, fuzz, report)"; exit 2 ;;
+    *) log "unknown part '$part' (native, identity, wasm, sizes, browser, wire, http, view, history, fuzz, report)"; exit 2 ;;
   esac
 done
 python3 scripts/benchmarks.py report --dir "$OUT" --output BENCHMARKS.md

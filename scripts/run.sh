@@ -3,12 +3,27 @@
 # console at http://127.0.0.1:8080 on the embedded store (./.data), with a
 # sample list of deployed regions. Extra arguments go to gco-console (see
 # `target/release/gco-console --help`), e.g. --dynamodb-endpoint.
+#
+# Installs only what running the console needs (scripts/setup.sh); the
+# tests' tools are scripts/test.sh's. The backend's release build needs none
+# of the setup and is most of a first run, so it starts first and runs
+# beside the setup and the console's build (its own profile directory: the
+# two cargo builds do not wait for each other).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+log() { printf '[run] %s\n' "$*" >&2; }
+step_started=$SECONDS
+step() { log "$1 ($((SECONDS - step_started)) s)"; step_started=$SECONDS; }
+
+cargo build --release -q -p gco-console &
+backend=$!
 bash scripts/setup.sh
+step "set up"
 bash scripts/build-web.sh
-cargo build --release -q -p gco-console
+step "console built"
+wait "$backend"
+step "backend built"
 echo "GCO console: http://127.0.0.1:8080" >&2
 exec target/release/gco-console \
   --addr "${GCO_CONSOLE_ADDR:-127.0.0.1:8080}" \

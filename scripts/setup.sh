@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Installs what the build and the tests need, skipping what is already there.
-# Idempotent: a warm machine spends about a second here.
+# Installs what building and running the console needs, skipping what is
+# already there: the wasm target, wasm-bindgen-cli (the version Cargo.lock
+# pins) and binaryen's wasm-opt (package.json's dependencies). The tests'
+# tools are scripts/setup-tests.sh's. Idempotent: a warm machine spends
+# about a second here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,22 +24,6 @@ if ! command -v wasm-bindgen >/dev/null || [ "$(wasm-bindgen --version | awk '{p
 fi
 
 if [ ! -x node_modules/.bin/wasm-opt ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  log "installing npm tools (binaryen's wasm-opt, dynalite, playwright-core)"
-  if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
-fi
-
-if ! python3 -c 'import boto3' 2>/dev/null; then
-  log "installing boto3 for the interop test (GCO's side of the table)"
-  python3 -m pip install --quiet --disable-pip-version-check 'boto3>=1.34,<2'
-fi
-
-if ! python3 -c 'import moto.server, werkzeug' 2>/dev/null || ! command -v moto_server >/dev/null; then
-  log "installing moto's DynamoDB server for the history tests (dynalite has no TransactWriteItems)"
-  python3 -m pip install --quiet --disable-pip-version-check 'moto[server]>=5,<6'
-fi
-
-if [ ! -x /usr/bin/chromium ]; then
-  log "installing Debian's Chromium for the browser tests (about 20 s)"
-  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
-  $SUDO apt-get update -qq && $SUDO apt-get install -y -qq chromium >/dev/null
+  log "installing binaryen's wasm-opt (npm)"
+  npm ci --omit=dev --no-audit --no-fund --loglevel=error
 fi

@@ -3,19 +3,16 @@
 # Chromium: Debian's /usr/bin/chromium driven by npm playwright-core, against
 # the real backend with a fresh data directory. Builds dist/ when it is
 # missing or older than the console's sources (web/, core/src, api/src,
-# index.html, Cargo.lock), and the backend (unless GCO_CONSOLE_BIN names one). Installs nothing scripts/setup.sh does not,
-# apart from Chromium when it is missing. Exits non-zero when a test fails.
+# index.html, Cargo.lock), and the backend (unless GCO_CONSOLE_BIN names one).
+# Installs what is missing by scripts/setup-tests.sh. Exits non-zero when a
+# test fails.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 log() { printf '[test-e2e] %s\n' "$*" >&2; }
 
-if [ ! -x /usr/bin/chromium ]; then
-  log "installing Chromium (apt-get)"
-  apt-get update && apt-get install -y chromium
-fi
-if [ ! -f node_modules/playwright-core/package.json ]; then
-  bash scripts/setup.sh
+if [ ! -x /usr/bin/chromium ] || [ ! -f node_modules/playwright-core/package.json ]; then
+  bash scripts/setup-tests.sh
 fi
 
 # dist/ is stale when a console source or the page's own files are newer.

@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/setup.sh
+bash scripts/setup-tests.sh
 
 step() { printf '\n== %s\n' "$*"; }
 

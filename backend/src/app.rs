@@ -4,14 +4,15 @@ use std::path::Path;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::body::Body;
 use axum::extract::DefaultBodyLimit;
 use axum::extract::State;
-use axum::http::{HeaderName, HeaderValue, Request, StatusCode, header};
+use axum::http::{HeaderName, HeaderValue, Request, header};
 use axum::response::{IntoResponse, Response};
-use tower::{ServiceBuilder, ServiceExt};
+use tower::ServiceBuilder;
+use tower_http::CompressionLevel;
+use tower_http::compression::CompressionLayer;
+use tower_http::compression::predicate::SizeAbove;
 use tower_http::request_id::PropagateRequestIdLayer;
-use tower_http::services::{ServeDir, ServeFile};
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
@@ -19,11 +20,7 @@ use crate::api::{self, AppState, MAX_BODY_BYTES};
 use crate::auth::{Access, authorize};
 use crate::service::Service;
 
-/// Console pages may run their own script and wasm and talk to this origin,
-/// and nothing else.
-pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; \
-     style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; manifest-src 'self'; \
-     base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+pub use crate::console_files::CONTENT_SECURITY_POLICY;
 
 /// Each request's own id, made by the console: in its answer, its log
 /// lines and the history entry of the change it made.
@@ -92,6 +89,17 @@ async fn metrics_text(State(service): State<AppState>) -> Response {
 /// the trivial route the load figures compare the API's routes with.
 pub use crate::api::healthz;
 
+/// API answers over a kilobyte travel compressed (brotli or gzip, as the
+/// request allows) at a fast level: a list of a hundred endpoints is about
+/// 200 KB of JSON. An answer keeps its `ETag`: the tag names the record's
+/// version (`version.rs`), whatever the coding, and `Vary: Accept-Encoding`
+/// keeps a cache from mixing the forms.
+fn api_compression() -> CompressionLayer<SizeAbove> {
+    CompressionLayer::new()
+        .quality(CompressionLevel::Precise(4))
+        .compress_when(SizeAbove::new(1024))
+}
+
 /// The API and the console files, without the layers.
 pub fn routes(state: AppState, dist: &Path) -> Router {
     // Installed before the first request is counted.
@@ -103,51 +111,10 @@ pub fn routes(state: AppState, dist: &Path) -> Router {
         // A route layer: only a matched route knows its template.
         .route_layer(axum::middleware::from_fn(crate::metrics::track))
         .with_state(state)
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES));
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(api_compression());
 
-    let pages =
-        axum::routing::any(console_page).with_state(ServeFile::new(dist.join("index.html")));
-    let console = ServeDir::new(dist).fallback(pages);
-    let console = Router::new()
-        .fallback_service(console)
-        .layer(axum::middleware::map_request(without_ranges))
-        .layer(SetResponseHeaderLayer::overriding(
-            header::ACCEPT_RANGES,
-            HeaderValue::from_static("none"),
-        ))
-        .layer(SetResponseHeaderLayer::overriding(
-            header::CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static(CONTENT_SECURITY_POLICY),
-        ));
-    api.merge(console)
-}
-
-/// The console's files are answered whole: a server may ignore `Range`
-/// (RFC 9110, section 14.2), and the files are small. `ServeDir` would
-/// answer 416 to a range unit it does not know, which the RFC says to
-/// ignore.
-async fn without_ranges(mut request: Request<Body>) -> Request<Body> {
-    request.headers_mut().remove(header::RANGE);
-    request
-}
-
-/// What a path that is no console file gets: the console's page, whose
-/// script picks what to show from the path (`/endpoints/pd`), unless the
-/// request is for a file (a name with an extension, asked for without
-/// asking for a page): a missing `app.js` is a 404, not a page served as
-/// script.
-async fn console_page(State(index): State<ServeFile>, request: Request<Body>) -> Response {
-    let asks_for_page = request
-        .headers()
-        .get_all(header::ACCEPT)
-        .iter()
-        .any(|v| v.to_str().is_ok_and(|v| v.contains("text/html")));
-    let last_segment = request.uri().path().rsplit('/').next().unwrap_or("");
-    if asks_for_page || !last_segment.contains('.') {
-        index.oneshot(request).await.into_response()
-    } else {
-        api::ApiError::new(StatusCode::NOT_FOUND, "no such console file").into_response()
-    }
+    api.merge(crate::console_files::router(dist))
 }
 
 /// `routes` inside the layers every request passes: request ids, tracing,

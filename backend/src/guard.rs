@@ -205,7 +205,12 @@ fn with_error_shape(response: Response) -> Response {
         .to_lowercase();
     let mut shaped = ApiError::new(status, summary).into_response();
     for (name, value) in response.headers() {
-        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+        // The new body is plain JSON: the old one's type, length and coding
+        // do not describe it.
+        if name != header::CONTENT_TYPE
+            && name != header::CONTENT_LENGTH
+            && name != header::CONTENT_ENCODING
+        {
             shaped.headers_mut().insert(name, HeaderValue::clone(value));
         }
     }

@@ -306,16 +306,46 @@ pub fn describe_byte_size(canonical: &str) -> Option<String> {
         else {
             continue;
         };
-        let value = format!("{:.2}", bytes as f64 / *factor as f64);
-        let value = value.trim_end_matches('0').trim_end_matches('.');
-        out.push_str(&format!(" = {value} {name}"));
+        out.push_str(&format!(" = {} {name}", two_decimals(bytes, *factor)));
     }
     Some(out)
+}
+
+/// `numerator / denominator` to two decimals, trailing zeros dropped
+/// (`7.45`, `8`, `1.5`), rounded half up on the exact quotient. In
+/// integers, so every build prints the same digits without linking a
+/// float formatter (about 4 KB of the console's wasm).
+fn two_decimals(numerator: u64, denominator: u64) -> String {
+    let (numerator, denominator) = (u128::from(numerator), u128::from(denominator));
+    let hundredths = (numerator * 200 + denominator) / (2 * denominator);
+    let (whole, fraction) = (hundredths / 100, hundredths % 100);
+    match fraction {
+        0 => whole.to_string(),
+        f if f % 10 == 0 => format!("{whole}.{}", f / 10),
+        f => format!("{whole}.{f:02}"),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_decimals_round_the_exact_quotient_half_up() {
+        for (n, d, text) in [
+            (8_000_000_000, 1 << 30, "7.45"),
+            (8_000_000_000, 1_000_000_000, "8"),
+            (1_610_612_736, 1 << 30, "1.5"),
+            (1_125, 1_000, "1.13"),
+            (1_124, 1_000, "1.12"),
+            (1_995, 1_000, "2"),
+            (1_050, 1_000, "1.05"),
+            (u64::MAX, 1 << 60, "16"),
+            (u64::MAX, 1_000_000_000_000_000_000, "18.45"),
+        ] {
+            assert_eq!(two_decimals(n, d), text, "{n} / {d}");
+        }
+    }
 
     #[test]
     fn sizes_are_described_in_both_unit_systems() {

@@ -12,7 +12,8 @@ const os = require('node:os');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const DIST = path.join(ROOT, 'dist');
+// GCO_DIST: another built console (the wire benchmark's before figure).
+const DIST = process.env.GCO_DIST ? path.resolve(process.env.GCO_DIST) : path.join(ROOT, 'dist');
 const ARTIFACTS = path.join(__dirname, 'artifacts');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -107,7 +108,7 @@ const answers = (url) => fetch(url).then(() => true, () => false);
  * e.g. a DynamoDB endpoint; `port`, one chosen beforehand). Resolves to { url, stop(), output() } once
  * /healthz answers.
  */
-async function startBackend({ token, args = [], port: wanted } = {}) {
+async function startBackend({ token, args = [], port: wanted, dist = DIST } = {}) {
   checkDist();
   const bin = backendBinary();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gco-e2e-data-'));
@@ -124,7 +125,7 @@ async function startBackend({ token, args = [], port: wanted } = {}) {
     const url = `http://127.0.0.1:${port}`;
     const child = spawn(
       bin,
-      ['--addr', `127.0.0.1:${port}`, '--data-dir', path.join(dataDir, 'store'), '--regions', REGIONS.join(','), '--dist', DIST, ...extra],
+      ['--addr', `127.0.0.1:${port}`, '--data-dir', path.join(dataDir, 'store'), '--regions', REGIONS.join(','), '--dist', dist, ...extra],
       { cwd: ROOT, env: { ...process.env, RUST_LOG: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';

@@ -329,10 +329,14 @@ test('as the CDK app runs it (--auth alb) against DynamoDB: /healthz, the page, 
     const page = await fetch(`${base}/`);
     assert.equal(page.status, 200);
     assert.match(page.headers.get('content-type'), /text\/html/);
-    assert.match(await page.text(), /gco-web/, 'the console page loads the console');
-    const wasm = await fetch(`${base}/gco-web_bg.wasm`);
+    const html = await page.text();
+    assert.match(html, /gco-web/, 'the console page loads the console');
+    // The wasm the page names (by its content), sent compressed from the image.
+    const wasmName = html.match(/\/gco-web_bg-[0-9a-f]{16}\.wasm/)[0];
+    const wasm = await fetch(`${base}${wasmName}`, { headers: { 'accept-encoding': 'br' } });
     assert.equal(wasm.status, 200);
     assert.equal(wasm.headers.get('content-type'), 'application/wasm');
+    assert.equal(wasm.headers.get('content-encoding'), 'br');
 
     // The API needs the ALB's signed header; a user in ml-engineers is an operator.
     assert.equal((await fetch(`${base}/api/endpoints`)).status, 401);

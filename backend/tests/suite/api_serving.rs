@@ -90,9 +90,10 @@ async fn console_files_with_security_headers_and_no_traversal() {
     );
     assert_eq!(r.headers[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
     assert!(r.headers.get("x-request-id").is_some());
-    assert!(
-        r.headers.get(header::CACHE_CONTROL).is_none(),
-        "console files may be cached"
+    assert_eq!(
+        r.headers[header::CACHE_CONTROL],
+        "no-cache",
+        "the page is asked again before each use"
     );
     let r = api.get("/endpoints/pd").await;
     assert!(r.text.contains("GCO console"), "SPA fallback");
@@ -207,5 +208,155 @@ async fn request_ids_and_undecodable_names() {
             "region".into(),
             "the region in the URL is not UTF-8 once percent-decoded".into()
         )
+    );
+}
+
+/// What a browser gets for an asset: the form its `Accept-Encoding` allows
+/// best, whole, cached for good; for an asset of an old release, a 404.
+#[tokio::test]
+async fn assets_named_by_content_are_sent_compressed_and_kept() {
+    let api = Api::new();
+    let name = "gco-web-0123456789abcdef.js";
+    std::fs::write(api.dist().join(name), "export const plain = 1;").unwrap();
+    std::fs::write(api.dist().join(format!("{name}.br")), "brotli form").unwrap();
+    std::fs::write(api.dist().join(format!("{name}.gz")), "gzip form").unwrap();
+    let path = format!("/{name}");
+    for (accept, coding, body) in [
+        ("br, gzip", Some("br"), "brotli form"),
+        ("gzip, deflate, br;q=0.5", Some("gzip"), "gzip form"),
+        ("gzip", Some("gzip"), "gzip form"),
+        ("identity", None, "export const plain = 1;"),
+        ("br;q=0, gzip;q=0", None, "export const plain = 1;"),
+        // Malformed: never a corrupted body, the plain file at worst.
+        ("br;q=x, ;;, gzip;q=", None, "export const plain = 1;"),
+        ("gzip;q=2, br;;q=0.1.2", None, "export const plain = 1;"),
+    ] {
+        let r = api
+            .send(
+                "GET",
+                &path,
+                None,
+                &[("accept-encoding", accept), ("range", "bytes=0-3")],
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{accept:?}");
+        assert_eq!(
+            r.headers
+                .get(header::CONTENT_ENCODING)
+                .map(|v| v.to_str().unwrap()),
+            coding,
+            "{accept:?}"
+        );
+        assert_eq!(r.text, body, "{accept:?}: the whole form, never a range");
+        assert!(r.headers.get(header::CONTENT_RANGE).is_none());
+        assert_eq!(
+            r.headers[header::CACHE_CONTROL],
+            "public, max-age=31536000, immutable"
+        );
+        assert_eq!(r.headers[header::VARY], "accept-encoding");
+        assert_eq!(r.headers[header::CONTENT_TYPE], "text/javascript");
+    }
+    // An old release's asset is gone: a 404, never the page served as script.
+    let r = api.get("/gco-web-fedcba9876543210.js").await;
+    assert_eq!(
+        (r.status, r.str("error").as_str()),
+        (StatusCode::NOT_FOUND, "no such console file")
+    );
+    assert_eq!(r.headers[header::CACHE_CONTROL], "no-cache");
+}
+
+/// The page names the release's assets, so it is asked again before each
+/// use: a 304 while it is the same, the new page once a release replaced it.
+#[tokio::test]
+async fn the_page_is_revalidated_and_a_new_release_is_picked_up() {
+    let api = Api::new();
+    let first = api.get("/endpoints/pd").await;
+    let tag = first.headers[header::ETAG].to_str().unwrap().to_owned();
+    assert_eq!(first.headers[header::CACHE_CONTROL], "no-cache");
+    for path in ["/", "/new", "/endpoints/pd?tab=history"] {
+        let r = api
+            .send("GET", path, None, &[("if-none-match", &tag)])
+            .await;
+        assert_eq!(r.status, StatusCode::NOT_MODIFIED, "{path}");
+        assert!(r.bytes.is_empty(), "{path}");
+        assert_eq!(r.headers[header::ETAG], tag.as_str());
+        assert_eq!(r.headers[header::CACHE_CONTROL], "no-cache");
+    }
+    std::fs::write(
+        api.dist().join("index.html"),
+        "<!doctype html><title>GCO console</title><script src=/boot-fedcba9876543210.js>",
+    )
+    .unwrap();
+    let r = api.send("GET", "/", None, &[("if-none-match", &tag)]).await;
+    assert_eq!(r.status, StatusCode::OK, "the new release's page");
+    assert!(r.text.contains("boot-fedcba9876543210.js"));
+    assert_ne!(r.headers[header::ETAG], tag.as_str());
+}
+
+/// An API answer over a kilobyte travels compressed, with the same tag
+/// as the plain answer; a 304 stays bodiless and small answers plain.
+#[tokio::test]
+async fn api_answers_travel_compressed() {
+    use std::io::Read;
+    let api = Api::new();
+    for n in 0..8 {
+        api.deploy_split(&format!("compressed-{n}")).await;
+    }
+    let plain = api.get("/api/endpoints").await;
+    assert!(plain.bytes.len() > 1024, "{}", plain.bytes.len());
+    assert!(plain.headers.get(header::CONTENT_ENCODING).is_none());
+    let tag = plain.headers[header::ETAG].to_str().unwrap().to_owned();
+    for coding in ["br", "gzip"] {
+        let r = api
+            .send(
+                "GET",
+                "/api/endpoints",
+                None,
+                &[("accept-encoding", coding)],
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::OK);
+        assert_eq!(r.headers[header::CONTENT_ENCODING], coding);
+        assert_eq!(r.headers[header::VARY], "accept-encoding");
+        assert_eq!(
+            r.headers[header::ETAG],
+            tag.as_str(),
+            "{coding}: the same tag"
+        );
+        assert_eq!(r.headers[header::CACHE_CONTROL], "no-store");
+        let mut decoded = Vec::new();
+        if coding == "br" {
+            brotli::Decompressor::new(&r.bytes[..], 4096)
+                .read_to_end(&mut decoded)
+                .unwrap();
+        } else {
+            flate2::read::GzDecoder::new(&r.bytes[..])
+                .read_to_end(&mut decoded)
+                .unwrap();
+        }
+        assert_eq!(decoded, plain.bytes, "{coding}");
+        assert!(
+            r.bytes.len() * 3 < plain.bytes.len(),
+            "{coding}: {}",
+            r.bytes.len()
+        );
+        let r = api
+            .send(
+                "GET",
+                "/api/endpoints",
+                None,
+                &[("accept-encoding", coding), ("if-none-match", &tag)],
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::NOT_MODIFIED, "{coding}");
+        assert!(r.bytes.is_empty());
+        assert!(r.headers.get(header::CONTENT_ENCODING).is_none());
+    }
+    let r = api
+        .send("GET", "/healthz", None, &[("accept-encoding", "br")])
+        .await;
+    assert!(
+        r.headers.get(header::CONTENT_ENCODING).is_none(),
+        "small answers stay plain"
     );
 }

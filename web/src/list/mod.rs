@@ -160,13 +160,15 @@ pub fn ListPage() -> impl IntoView {
     }
 }
 
-/// The records a query shows of a listing, in its order.
+/// The records a query shows of a listing, in its order. Endpoint names
+/// are DNS labels (ASCII), so the search folds ASCII case only, which
+/// keeps Unicode's case tables out of the console.
 fn rows(listing: &Listing, query: &Query) -> Vec<Record> {
-    let needle = query.search.trim().to_lowercase();
+    let needle = query.search.trim().to_ascii_lowercase();
     let mut records: Vec<Record> = listing
         .records
         .iter()
-        .filter(|r| needle.is_empty() || r.endpoint_name.to_lowercase().contains(&needle))
+        .filter(|r| needle.is_empty() || r.endpoint_name.to_ascii_lowercase().contains(&needle))
         .cloned()
         .collect();
     match query.sort {

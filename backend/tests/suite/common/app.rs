@@ -29,6 +29,8 @@ pub struct Reply {
     pub status: StatusCode,
     pub headers: axum::http::HeaderMap,
     pub body: Value,
+    /// The body as sent (compressed, when the answer says so).
+    pub bytes: axum::body::Bytes,
     pub text: String,
 }
 
@@ -101,6 +103,11 @@ impl Api {
         }
     }
 
+    /// The console's files this app serves (`--dist`), to put assets in.
+    pub fn dist(&self) -> &std::path::Path {
+        self._dist.path()
+    }
+
     pub async fn send(
         &self,
         method: &str,
@@ -132,6 +139,7 @@ impl Api {
             status,
             headers,
             body,
+            bytes,
             text,
         }
     }
