@@ -10,6 +10,7 @@ pub mod api;
 pub mod app;
 pub mod auth;
 pub mod config;
+pub mod emf;
 pub mod guard;
 pub mod identity;
 pub mod listing;
