@@ -734,5 +734,8 @@ def test_the_console_writes_the_figure_the_view_age_alarm_reads():
     from alarms import EMF_DIMENSION, EMF_NAMESPACE, VIEW_AGE_METRIC
 
     emf = (REPO_ROOT / "backend" / "src" / "emf.rs").read_text()
-    for text in (EMF_NAMESPACE, VIEW_AGE_METRIC, EMF_DIMENSION):
-        assert f'"{text}"' in emf, text
+    assert f'pub const NAMESPACE: &str = "{EMF_NAMESPACE}";' in emf
+    assert f'pub const DIMENSION: &str = "{EMF_DIMENSION}";' in emf
+    assert '"Metrics": [{"Name": VIEW_AGE' in emf
+    metrics = (REPO_ROOT / "backend" / "src" / "metrics.rs").read_text()
+    assert f'pub const VIEW_AGE: &str = "{VIEW_AGE_METRIC}";' in metrics
