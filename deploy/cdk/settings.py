@@ -39,25 +39,29 @@ MANAGED_ENV = (
     "GCO_REQUIRE_DYNAMODB",
     "GCO_EMF_INTERVAL",
 )
-# Every context key the app reads. Keys of the CDK itself (feature flags
-# start with `@`; `aws:cdk:...` and lookup results hold a colon) and of its
-# CLI pass untouched.
-KNOWN_KEYS = (
-    "stackName",
-    "endpointsTableName",
+# The parameters with no default: a deploy names them all.
+REQUIRED_KEYS = (
     "endpointsTableRegion",
-    "historyTableName",
     "oidcIssuer",
     "oidcAuthorizationEndpoint",
     "oidcTokenEndpoint",
     "oidcUserInfoEndpoint",
     "oidcClientId",
     "oidcClientSecretArn",
+    "certificateArn",
+    "domainName",
+)
+# Every context key the app reads. Keys of the CDK itself (feature flags
+# start with `@`; `aws:cdk:...` and lookup results hold a colon) and of its
+# CLI pass untouched.
+KNOWN_KEYS = (
+    *REQUIRED_KEYS,
+    "stackName",
+    "endpointsTableName",
+    "historyTableName",
     "oidcClientSecretField",
     "oidcScope",
     "sessionTimeout",
-    "certificateArn",
-    "domainName",
     "roles",
     "groupsClaim",
     "regions",
@@ -81,17 +85,6 @@ KNOWN_KEYS = (
     "environment",
 )
 CLI_KEYS = ("acknowledged-issue-numbers",)
-REQUIRED_KEYS = (
-    "endpointsTableRegion",
-    "oidcIssuer",
-    "oidcAuthorizationEndpoint",
-    "oidcTokenEndpoint",
-    "oidcUserInfoEndpoint",
-    "oidcClientId",
-    "oidcClientSecretArn",
-    "certificateArn",
-    "domainName",
-)
 REGION_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
 SECRET_ARN_RE = re.compile(r"^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:.+$")
 CERT_ARN_RE = re.compile(r"^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate/.+$")

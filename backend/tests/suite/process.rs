@@ -63,21 +63,17 @@ fn the_image_setting_refuses_the_embedded_store_and_says_why() {
 fn emf_interval_writes_the_view_age_while_someone_looks() {
     let dynalite = crate::common::Dynalite::start();
     let endpoint = dynalite.endpoint();
-    let server = Server::with_args(&[
-        "--dynamodb-endpoint".as_ref(),
-        endpoint.as_ref(),
-        "--create-table".as_ref(),
-        "--history-table".as_ref(),
-        "off".as_ref(),
-        "--dist".as_ref(),
-        "/nonexistent".as_ref(),
-        "--refresh-interval".as_ref(),
-        "1s".as_ref(),
-        "--emf-interval".as_ref(),
-        "200ms".as_ref(),
-        "--dynamodb-table".as_ref(),
-        "emf-table".as_ref(),
-    ]);
+    let server = Server::dynamodb_with(
+        &endpoint,
+        &[
+            "--refresh-interval".as_ref(),
+            "1s".as_ref(),
+            "--emf-interval".as_ref(),
+            "200ms".as_ref(),
+            "--dynamodb-table".as_ref(),
+            "emf-table".as_ref(),
+        ],
+    );
     let emf_lines = |log: &str| -> Vec<serde_json::Value> {
         log.lines()
             .filter(|l| l.starts_with("{\"_aws\""))
