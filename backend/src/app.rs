@@ -114,6 +114,7 @@ pub fn routes(state: AppState, dist: &Path) -> Router {
     let console = Router::new()
         .fallback_service(console)
         .layer(axum::middleware::map_request(without_ranges))
+        .layer(axum::middleware::map_response(revalidate_pages))
         .layer(SetResponseHeaderLayer::overriding(
             header::ACCEPT_RANGES,
             HeaderValue::from_static("none"),
@@ -132,6 +133,25 @@ pub fn routes(state: AppState, dist: &Path) -> Router {
 async fn without_ranges(mut request: Request<Body>) -> Request<Body> {
     request.headers_mut().remove(header::RANGE);
     request
+}
+
+/// The console's page is revalidated at every navigation (`no-cache`; its
+/// other files may be cached): behind a load balancer that signs users in,
+/// a page the browser took from its cache never reaches the load balancer,
+/// so the page's "reload the page to sign in again" would load it again
+/// without signing in.
+async fn revalidate_pages(mut response: Response) -> Response {
+    let page = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/html"));
+    if page {
+        response
+            .headers_mut()
+            .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    }
+    response
 }
 
 /// What a path that is no console file gets: the console's page, whose
