@@ -58,6 +58,10 @@ ECR_IMAGE_RE = re.compile(
 )
 # AWS's managed rule groups the web ACL runs, in order.
 WAF_RULE_GROUPS = ("AWSManagedRulesCommonRuleSet", "AWSManagedRulesAmazonIpReputationList")
+# Rules only counted, not enforced: the common set blocks bodies over 8 KB,
+# and an endpoint's deploy or change may be larger (the console takes up
+# to 256 KiB and refuses more itself).
+WAF_COUNT_ONLY = {"AWSManagedRulesCommonRuleSet": ("SizeRestrictions_BODY",)}
 
 
 def policy_statements(policy_file: Path, table_arns: Mapping[str, str]) -> list[iam.PolicyStatement]:
@@ -471,7 +475,15 @@ class ConsoleStack(Stack):
                     override_action=wafv2.CfnWebACL.OverrideActionProperty(none={}),
                     statement=wafv2.CfnWebACL.StatementProperty(
                         managed_rule_group_statement=wafv2.CfnWebACL.ManagedRuleGroupStatementProperty(
-                            vendor_name="AWS", name=group
+                            vendor_name="AWS",
+                            name=group,
+                            rule_action_overrides=[
+                                wafv2.CfnWebACL.RuleActionOverrideProperty(
+                                    name=rule, action_to_use=wafv2.CfnWebACL.RuleActionProperty(count={})
+                                )
+                                for rule in WAF_COUNT_ONLY.get(group, ())
+                            ]
+                            or None,
                         )
                     ),
                     visibility_config=visibility(group),

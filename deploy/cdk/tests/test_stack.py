@@ -615,6 +615,13 @@ def test_the_internet_facing_layout(public):
         for r in rules
     ] == [("AWS", "AWSManagedRulesCommonRuleSet"), ("AWS", "AWSManagedRulesAmazonIpReputationList")]
     assert all(r["OverrideAction"] == {"None": {}} for r in rules)
+    # Only the common set's body-size rule is counted instead of blocking:
+    # the console takes bodies up to 256 KiB.
+    common, reputation = (r["Statement"]["ManagedRuleGroupStatement"] for r in rules)
+    assert common["RuleActionOverrides"] == [{"Name": "SizeRestrictions_BODY", "ActionToUse": {"Count": {}}}]
+    assert "RuleActionOverrides" not in reputation
+    body = (REPO_ROOT / "backend" / "src" / "api" / "body.rs").read_text()
+    assert "pub const MAX_BODY_BYTES: usize = 256 * 1024;" in body
     alb_id, _ = only(public, "AWS::ElasticLoadBalancingV2::LoadBalancer")
     _, association = only(public, "AWS::WAFv2::WebACLAssociation")
     assert association["Properties"] == {"ResourceArn": {"Ref": alb_id}, "WebACLArn": {"Fn::GetAtt": [acl_id, "Arn"]}}
