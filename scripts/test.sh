@@ -7,7 +7,8 @@
 # JS/TS validator package under node, the console in headless Chromium, and
 # GCO's side of the table (boto3) against the backend on dynalite, the
 # container image (built, run against dynalite), and the CDK app (synthesized
-# with no AWS account, with assertions and cdk-nag). Exits non-zero when
+# with no AWS account, with assertions and cdk-nag), and the Helm chart
+# (linted, rendered and schema-checked with no cluster). Exits non-zero when
 # anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,3 +51,6 @@ node --test tests/image/
 
 step "The CDK app (deploy/cdk): synthesized with no AWS account; assertions, cdk-nag"
 bash scripts/test-cdk.sh
+
+step "The Helm chart (deploy/helm): lint, template, Kubernetes 1.33 schemas; no cluster"
+bash scripts/test-helm.sh

@@ -7,7 +7,7 @@ use clap::Parser;
 
 use gco_api::AuthMode;
 
-use crate::auth::alb::{AlbVerifier, default_keys_url};
+use crate::auth::alb::{AlbVerifier, check_arn as check_alb_arn, default_keys_url};
 use crate::auth::oidc::{Oidc, OidcSettings};
 use crate::auth::roles::RolesMap;
 use crate::auth::tokens::{MIN_TOKEN_CHARS, Tokens};
@@ -63,6 +63,14 @@ pub struct Config {
     /// embedded store is its own view.
     #[arg(long, env = "GCO_REFRESH_INTERVAL", default_value = "3s", value_parser = parse_interval)]
     pub refresh_interval: std::time::Duration,
+
+    /// Write the view's age (`gco_view_age_seconds`) to stdout this often as
+    /// a CloudWatch embedded-metric-format line, which CloudWatch Logs turns
+    /// into a metric with no scraper (namespace `GcoConsole`, dimension
+    /// `Table`). Only while someone looks: an idle view writes nothing.
+    /// Off unless given (`0s` is off too). DynamoDB only.
+    #[arg(long, env = "GCO_EMF_INTERVAL", value_parser = parse_interval)]
+    pub emf_interval: Option<std::time::Duration>,
 
     /// Serve GET /metrics on this address only, instead of beside the API.
     #[arg(long, env = "GCO_METRICS_ADDR")]
@@ -125,6 +133,10 @@ pub struct Config {
     pub groups_claim: String,
 
     /// `alb`: the load balancer's ARN; its header must name it as signer.
+    /// `arn:aws:elasticloadbalancing:<region>:<account>:loadbalancer/app/<name>/*`
+    /// admits any ALB of that exact name in that account and region (for an
+    /// ALB a controller creates, whose ARN is not known before); no other
+    /// pattern is taken.
     #[arg(long, env = "GCO_ALB_ARN")]
     pub alb_arn: Option<String>,
 
@@ -359,6 +371,7 @@ impl Config {
                     .alb_arn
                     .clone()
                     .ok_or("--auth alb needs --alb-arn: the load balancer's ARN")?;
+                check_alb_arn(&arn)?;
                 let keys = match &self.alb_public_keys {
                     Some(url) => url.clone(),
                     None => default_keys_url(&arn)?,

@@ -38,7 +38,9 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'
 pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 
 /// How the page is cached: kept, but asked again (a 304 while unchanged)
-/// before each use.
+/// before each use. Behind a load balancer that signs users in, that is
+/// also what makes "reload the page to sign in again" reach the load
+/// balancer: a page taken from the cache would load without signing in.
 pub const REVALIDATE: &str = "no-cache";
 
 /// Hex digits of the content digest in an asset's name.

@@ -11,6 +11,7 @@ pub mod app;
 pub mod auth;
 pub mod config;
 pub mod console_files;
+pub mod emf;
 pub mod guard;
 pub mod identity;
 pub mod listing;

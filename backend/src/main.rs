@@ -145,6 +145,15 @@ async fn run(config: Config) -> Result<(), String> {
         None => None,
     };
     let service = Arc::new(service);
+    if let Some(every) = config.emf_interval.filter(|d| !d.is_zero()) {
+        if service.freshness().is_none() && config.dynamodb_region().is_none() {
+            tracing::warn!(
+                "--emf-interval: the embedded store keeps no view of a table; no view age to write"
+            );
+        }
+        tracing::info!(interval = ?every, "the view's age goes to stdout as an embedded-metric-format line while someone looks");
+        gco_console::emf::spawn(Arc::clone(&service), config.dynamodb_table.clone(), every);
+    }
     if let Some(listener) = metrics_listener {
         let metrics = gco_console::app::metrics_app(Arc::clone(&service), access.clone());
         tracing::info!(

@@ -1,17 +1,17 @@
 """The GCO console on ECS Fargate behind an ALB that signs users in (OIDC).
 
-`Settings.from_context` reads the parameters (cdk.json's context, or
-`cdk deploy -c key=value`); `ConsoleStack` builds what README.md's "Run it
-for your team" describes. GCO's endpoints table is imported by name and
-region and never created or changed; the history table is the stack's own
-and outlives it.
+`settings.Settings` holds the parameters; `ConsoleStack` builds what
+README.md's "Run it for your team" describes: by default an internal ALB in
+private subnets, two tasks in two zones, alarms to an SNS topic, and (for
+an internet-facing ALB) a WAF web ACL. GCO's endpoints table is imported by
+name and region and never created or changed; the history table is the
+stack's own and outlives it.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -23,6 +23,7 @@ from aws_cdk import (
     Stack,
     aws_dynamodb as dynamodb,
     aws_ec2 as ec2,
+    aws_ecr as ecr,
     aws_ecr_assets as ecr_assets,
     aws_ecs as ecs,
     aws_elasticloadbalancingv2 as elbv2,
@@ -31,240 +32,36 @@ from aws_cdk import (
     aws_route53 as route53,
     aws_route53_targets as route53_targets,
     aws_s3 as s3,
+    aws_wafv2 as wafv2,
 )
 from cdk_nag import NagPackSuppression, NagSuppressions
 from constructs import Construct
 
+from alarms import Watched, add_alarms, alarm_topic
+from settings import RETENTION, Settings, SettingsError, roles_toml
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 POLICY_FILE = REPO_ROOT / "deploy" / "iam-policy.json"
-# The policy file's statements, by Sid, and the table each one is about.
-POLICY_TABLES = ("EndpointsTable", "HistoryTable")
-ROLES = ("viewer", "operator", "admin")
 # The history table's key (issue 32): the endpoint's name and a sortable
 # change id. The console's --create-table makes the same table locally.
 HISTORY_PARTITION_KEY = "endpoint_name"
 HISTORY_SORT_KEY = "change_id"
 CONTAINER_PORT = 8080
-# Names the stack sets in the console's environment; `environment` (extra
-# variables) may not override them.
-MANAGED_ENV = (
-    "GCO_CONSOLE_ADDR",
-    "GCO_AUTH",
-    "GCO_ALB_ARN",
-    "GCO_ROLES",
-    "GCO_GROUPS_CLAIM",
-    "GCO_HISTORY_TABLE",
-    "INFERENCE_ENDPOINTS_TABLE_NAME",
-    "DYNAMODB_REGION",
-    "GCO_ALLOWED_HOSTS",
-    "GCO_REGIONS",
-    "GCO_REQUIRE_DYNAMODB",
+# The console's API: a request here without the ALB's session is answered
+# 401 (the page then offers to sign in again) instead of being redirected
+# to the IdP, which a fetch cannot follow.
+API_PATHS = ("/api/*",)
+# An image in ECR: account, region, China's suffix, repository, and the
+# digest (`@sha256:...`) or tag (`:...`).
+ECR_IMAGE_RE = re.compile(
+    r"^(\d{12})\.dkr\.ecr\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?/([a-z0-9._/-]+)(@sha256:[0-9a-f]{64}|:[A-Za-z0-9._-]+)$"
 )
-REGION_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
-SECRET_ARN_RE = re.compile(r"^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:.+$")
-CERT_ARN_RE = re.compile(r"^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate/.+$")
-
-
-class SettingsError(ValueError):
-    """A parameter is missing or wrong; the message names it."""
-
-
-@dataclass(frozen=True)
-class Settings:
-    """The stack's parameters. README.md lists each with its context key."""
-
-    endpoints_table_name: str
-    endpoints_table_region: str
-    history_table_name: str
-    oidc_issuer: str
-    oidc_authorization_endpoint: str
-    oidc_token_endpoint: str
-    oidc_user_info_endpoint: str
-    oidc_client_id: str
-    oidc_client_secret_arn: str
-    certificate_arn: str
-    domain_name: str
-    roles: Mapping[str, Any]
-    oidc_client_secret_field: str | None = None
-    oidc_scope: str = "openid email profile"
-    groups_claim: str = "groups"
-    vpc_id: str | None = None
-    hosted_zone_id: str | None = None
-    hosted_zone_name: str | None = None
-    regions: tuple[str, ...] = ()
-    ingress_cidrs: tuple[str, ...] = ("0.0.0.0/0",)
-    desired_count: int = 1
-    cpu: int = 256
-    memory_mib: int = 512
-    log_retention_days: int = 30
-    container_insights: bool = False
-    environment: Mapping[str, str] = field(default_factory=dict)
-
-    @staticmethod
-    def from_context(get) -> "Settings":
-        """Reads the parameters through `get(key)` (a node's try_get_context)."""
-
-        def required(key: str) -> str:
-            value = get(key)
-            if value is None or str(value).strip() == "":
-                raise SettingsError(f"context {key!r} is required (cdk.json, or cdk deploy -c {key}=...)")
-            return str(value).strip()
-
-        def optional(key: str) -> str | None:
-            value = get(key)
-            return None if value is None or str(value).strip() == "" else str(value).strip()
-
-        def integer(key: str, default: int, low: int, high: int) -> int:
-            value = get(key)
-            if value is None:
-                return default
-            try:
-                number = int(value)
-            except (TypeError, ValueError):
-                raise SettingsError(f"context {key!r} must be a whole number, not {value!r}") from None
-            if not low <= number <= high:
-                raise SettingsError(f"context {key!r} must be between {low} and {high}, not {number}")
-            return number
-
-        def listed(key: str, default: tuple[str, ...]) -> tuple[str, ...]:
-            value = get(key)
-            if value is None:
-                return default
-            if isinstance(value, str):
-                value = [v for v in (part.strip() for part in value.split(",")) if v]
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise SettingsError(f"context {key!r} must be a list of strings or a comma-separated string")
-            return tuple(value)
-
-        def boolean(key: str, default: bool) -> bool:
-            value = get(key)
-            if value is None:
-                return default
-            if isinstance(value, bool):
-                return value
-            if str(value).lower() in ("true", "1", "yes"):
-                return True
-            if str(value).lower() in ("false", "0", "no"):
-                return False
-            raise SettingsError(f"context {key!r} must be true or false, not {value!r}")
-
-        table = optional("endpointsTableName") or "gco-inference-endpoints"
-        region = required("endpointsTableRegion")
-        if not REGION_RE.match(region):
-            raise SettingsError(f"context 'endpointsTableRegion': {region!r} is not an AWS region such as us-east-1")
-        secret_arn = required("oidcClientSecretArn")
-        if not SECRET_ARN_RE.match(secret_arn):
-            raise SettingsError(
-                "context 'oidcClientSecretArn' must be a Secrets Manager secret's ARN "
-                "(arn:aws:secretsmanager:REGION:ACCOUNT:secret:NAME); the client secret itself never goes in the template"
-            )
-        certificate_arn = required("certificateArn")
-        if not CERT_ARN_RE.match(certificate_arn):
-            raise SettingsError(f"context 'certificateArn': {certificate_arn!r} is not an ACM certificate's ARN")
-        for key in ("oidcIssuer", "oidcAuthorizationEndpoint", "oidcTokenEndpoint", "oidcUserInfoEndpoint"):
-            if not required(key).startswith("https://"):
-                raise SettingsError(f"context {key!r} must be an https:// URL")
-        regions = listed("regions", ())
-        for r in regions:
-            if not REGION_RE.match(r):
-                raise SettingsError(f"context 'regions': {r!r} is not an AWS region such as us-east-1")
-        environment = get("environment") or {}
-        if not isinstance(environment, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in environment.items()
-        ):
-            raise SettingsError("context 'environment' must map variable names to strings")
-        for name in environment:
-            if name in MANAGED_ENV:
-                raise SettingsError(f"context 'environment' may not set {name}: the stack sets it from its parameters")
-        hosted_zone_id, hosted_zone_name = optional("hostedZoneId"), optional("hostedZoneName")
-        if (hosted_zone_id is None) != (hosted_zone_name is None):
-            raise SettingsError("context 'hostedZoneId' and 'hostedZoneName' go together (or neither)")
-        return Settings(
-            endpoints_table_name=table,
-            endpoints_table_region=region,
-            history_table_name=optional("historyTableName") or f"{table}-history",
-            oidc_issuer=required("oidcIssuer"),
-            oidc_authorization_endpoint=required("oidcAuthorizationEndpoint"),
-            oidc_token_endpoint=required("oidcTokenEndpoint"),
-            oidc_user_info_endpoint=required("oidcUserInfoEndpoint"),
-            oidc_client_id=required("oidcClientId"),
-            oidc_client_secret_arn=secret_arn,
-            oidc_client_secret_field=optional("oidcClientSecretField"),
-            oidc_scope=optional("oidcScope") or "openid email profile",
-            certificate_arn=certificate_arn,
-            domain_name=required("domainName"),
-            roles=parse_roles(get("roles")),
-            groups_claim=optional("groupsClaim") or "groups",
-            vpc_id=optional("vpcId"),
-            hosted_zone_id=hosted_zone_id,
-            hosted_zone_name=hosted_zone_name,
-            regions=regions,
-            ingress_cidrs=listed("ingressCidrs", ("0.0.0.0/0",)),
-            desired_count=integer("desiredCount", 1, 1, 10),
-            cpu=integer("cpu", 256, 256, 4096),
-            memory_mib=integer("memoryMiB", 512, 512, 30720),
-            log_retention_days=retention_days(get("logRetentionDays")),
-            container_insights=boolean("containerInsights", False),
-            environment=dict(environment),
-        )
-
-
-def retention_days(value: Any) -> int:
-    if value is None:
-        return 30
-    try:
-        days = int(value)
-    except (TypeError, ValueError):
-        days = -1
-    if days not in RETENTION:
-        raise SettingsError(
-            f"context 'logRetentionDays' is {value!r}; CloudWatch keeps logs for one of {sorted(RETENTION)} days"
-        )
-    return days
-
-
-def parse_roles(value: Any) -> dict[str, Any]:
-    """The roles mapping: `{"default": ROLE, "groups": {GROUP: ROLE}}`.
-
-    Given in cdk.json as that object, or on the command line as its JSON
-    text. Without it every signed-in user is a viewer; `"default": "none"`
-    gives a user in no listed group no role at all.
-    """
-    if value is None:
-        value = {"default": "viewer", "groups": {}}
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError as e:
-            raise SettingsError(f"context 'roles' is not JSON: {e}") from None
-    if not isinstance(value, dict):
-        raise SettingsError('context \'roles\' must be {"default": ROLE, "groups": {GROUP: ROLE}}')
-    unknown = set(value) - {"default", "groups"}
-    if unknown:
-        raise SettingsError(f"context 'roles' has unknown keys {sorted(unknown)}; it has 'default' and 'groups'")
-    default = value.get("default", "viewer")
-    groups = value.get("groups", {})
-    if not isinstance(groups, dict):
-        raise SettingsError("context 'roles': 'groups' must map group names to roles")
-    if default not in (*ROLES, "none"):
-        raise SettingsError(
-            f"context 'roles': default is {default!r}; a role is one of {', '.join(ROLES)} (or \"none\": no role)"
-        )
-    for group, role in groups.items():
-        if role not in ROLES:
-            raise SettingsError(f"context 'roles': groups.{group} is {role!r}; a role is one of {', '.join(ROLES)}")
-    return {"default": default, "groups": dict(groups)}
-
-
-def roles_toml(roles: Mapping[str, Any]) -> str:
-    """The roles file's text (issue 32: `default` and a `[groups]` table).
-
-    Keys and values are TOML basic strings; JSON's string escapes are
-    valid ones.
-    """
-    lines = [f"default = {json.dumps(roles['default'])}", "", "[groups]"]
-    lines += [f"{json.dumps(group)} = {json.dumps(role)}" for group, role in roles["groups"].items()]
-    return "\n".join(lines) + "\n"
+# AWS's managed rule groups the web ACL runs, in order.
+WAF_RULE_GROUPS = ("AWSManagedRulesCommonRuleSet", "AWSManagedRulesAmazonIpReputationList")
+# Rules only counted, not enforced: the common set blocks bodies over 8 KB,
+# and an endpoint's deploy or change may be larger (the console takes up
+# to 256 KiB and refuses more itself).
+WAF_COUNT_ONLY = {"AWSManagedRulesCommonRuleSet": ("SizeRestrictions_BODY",)}
 
 
 def policy_statements(policy_file: Path, table_arns: Mapping[str, str]) -> list[iam.PolicyStatement]:
@@ -300,41 +97,12 @@ class ConsoleStack(Stack):
         self.settings = s
 
         # --- Network -------------------------------------------------------
-        if s.vpc_id:
-            vpc = ec2.Vpc.from_lookup(self, "Vpc", vpc_id=s.vpc_id)
-        else:
-            # Two AZs (an ALB needs two), one NAT gateway (the cheapest that
-            # lets the task reach the ALB's public-key endpoint and ECR),
-            # and free gateway endpoints so DynamoDB and ECR's layers (S3)
-            # stay off the NAT.
-            vpc = ec2.Vpc(
-                self,
-                "Vpc",
-                max_azs=2,
-                nat_gateways=1,
-                subnet_configuration=[
-                    ec2.SubnetConfiguration(name="public", subnet_type=ec2.SubnetType.PUBLIC, cidr_mask=24),
-                    ec2.SubnetConfiguration(
-                        name="private", subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS, cidr_mask=24
-                    ),
-                ],
-                gateway_endpoints={
-                    "DynamoDb": ec2.GatewayVpcEndpointOptions(service=ec2.GatewayVpcEndpointAwsService.DYNAMODB),
-                    "S3": ec2.GatewayVpcEndpointOptions(service=ec2.GatewayVpcEndpointAwsService.S3),
-                },
-            )
-            flow_logs = logs.LogGroup(
-                self,
-                "FlowLogs",
-                retention=retention(s.log_retention_days),
-                removal_policy=RemovalPolicy.DESTROY,
-            )
-            vpc.add_flow_log(
-                "FlowLog",
-                destination=ec2.FlowLogDestination.to_cloud_watch_logs(flow_logs),
-                traffic_type=ec2.FlowLogTrafficType.REJECT,
-            )
+        vpc = self.network(s)
         self.vpc = vpc
+        # The ALB's subnets: public for an internet-facing one, else
+        # private ones with a route out, since the ALB itself calls the
+        # IdP's token and user info endpoints.
+        alb_subnets = ec2.SubnetType.PUBLIC if s.internet_facing else ec2.SubnetType.PRIVATE_WITH_EGRESS
 
         # --- Tables --------------------------------------------------------
         # GCO's own table: imported by ARN, so nothing here can change it.
@@ -400,10 +168,11 @@ class ConsoleStack(Stack):
             self,
             "Alb",
             vpc=vpc,
-            internet_facing=True,
+            internet_facing=s.internet_facing,
             security_group=alb_sg,
-            vpc_subnets=ec2.SubnetSelection(subnet_type=ec2.SubnetType.PUBLIC),
+            vpc_subnets=ec2.SubnetSelection(subnet_type=alb_subnets),
             drop_invalid_header_fields=True,
+            deletion_protection=s.deletion_protection,
         )
         alb.log_access_logs(access_logs, prefix="alb")
         self.alb = alb
@@ -444,13 +213,6 @@ class ConsoleStack(Stack):
                 cpu_architecture=ecs.CpuArchitecture.X86_64,
             ),
         )
-        image = ecr_assets.DockerImageAsset(
-            self,
-            "Image",
-            directory=str(REPO_ROOT),
-            file="Containerfile",
-            platform=ecr_assets.Platform.LINUX_AMD64,
-        )
         environment = {
             **s.environment,
             "GCO_CONSOLE_ADDR": f"0.0.0.0:{CONTAINER_PORT}",
@@ -462,12 +224,13 @@ class ConsoleStack(Stack):
             "INFERENCE_ENDPOINTS_TABLE_NAME": s.endpoints_table_name,
             "DYNAMODB_REGION": s.endpoints_table_region,
             "GCO_ALLOWED_HOSTS": s.domain_name,
+            "GCO_EMF_INTERVAL": f"{s.emf_interval_seconds}s",
         }
         if s.regions:
             environment["GCO_REGIONS"] = ",".join(s.regions)
         container = task.add_container(
             "console",
-            image=ecs.ContainerImage.from_docker_image_asset(image),
+            image=self.image(s),
             environment=environment,
             logging=ecs.LogDrivers.aws_logs(stream_prefix="console", log_group=log_group),
             port_mappings=[ecs.PortMapping(container_port=CONTAINER_PORT, protocol=ecs.Protocol.TCP)],
@@ -495,6 +258,7 @@ class ConsoleStack(Stack):
             task_definition=task,
             desired_count=s.desired_count,
             security_groups=[task_sg],
+            # Private subnets in two zones: ECS spreads the tasks over them.
             vpc_subnets=ec2.SubnetSelection(subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS),
             assign_public_ip=False,
             min_healthy_percent=100,
@@ -521,14 +285,8 @@ class ConsoleStack(Stack):
             targets=[service],
         )
 
-        https = alb.add_listener(
-            "Https",
-            port=443,
-            protocol=elbv2.ApplicationProtocol.HTTPS,
-            certificates=[elbv2.ListenerCertificate.from_arn(s.certificate_arn)],
-            ssl_policy=elbv2.SslPolicy.RECOMMENDED_TLS,
-            open=False,
-            default_action=elbv2.ListenerAction.authenticate_oidc(
+        def sign_in(on_unauthenticated: elbv2.UnauthenticatedAction) -> elbv2.ListenerAction:
+            return elbv2.ListenerAction.authenticate_oidc(
                 issuer=s.oidc_issuer,
                 authorization_endpoint=s.oidc_authorization_endpoint,
                 token_endpoint=s.oidc_token_endpoint,
@@ -538,10 +296,25 @@ class ConsoleStack(Stack):
                     s.oidc_client_secret_arn, json_field=s.oidc_client_secret_field
                 ),
                 scope=s.oidc_scope,
-                session_timeout=Duration.hours(8),
-                on_unauthenticated_request=elbv2.UnauthenticatedAction.AUTHENTICATE,
+                session_timeout=Duration.seconds(s.session_timeout_seconds),
+                on_unauthenticated_request=on_unauthenticated,
                 next=elbv2.ListenerAction.forward([target_group]),
-            ),
+            )
+
+        https = alb.add_listener(
+            "Https",
+            port=443,
+            protocol=elbv2.ApplicationProtocol.HTTPS,
+            certificates=[elbv2.ListenerCertificate.from_arn(s.certificate_arn)],
+            ssl_policy=elbv2.SslPolicy.RECOMMENDED_TLS,
+            open=False,
+            default_action=sign_in(elbv2.UnauthenticatedAction.AUTHENTICATE),
+        )
+        https.add_action(
+            "Api",
+            priority=10,
+            conditions=[elbv2.ListenerCondition.path_patterns(list(API_PATHS))],
+            action=sign_in(elbv2.UnauthenticatedAction.DENY),
         )
         alb.add_listener(
             "Http",
@@ -555,6 +328,26 @@ class ConsoleStack(Stack):
         alb_sg.add_egress_rule(task_sg, ec2.Port.tcp(CONTAINER_PORT), "The console's task")
         self.https_listener = https
 
+        if s.waf:
+            self.web_acl(alb)
+
+        topic = alarm_topic(self, s.alarm_topic_arn, s.alarm_email)
+        self.alarms = add_alarms(
+            self,
+            Watched(
+                alb=alb,
+                target_group=target_group,
+                service=service,
+                cluster=cluster,
+                history_table=history_table,
+                endpoints_table_name=s.endpoints_table_name,
+                desired_count=s.desired_count,
+                container_insights=s.container_insights,
+                view_age_limit_seconds=s.view_age_limit_seconds,
+            ),
+            topic,
+        )
+
         if s.hosted_zone_id:
             zone = route53.HostedZone.from_hosted_zone_attributes(
                 self, "Zone", hosted_zone_id=s.hosted_zone_id, zone_name=s.hosted_zone_name
@@ -567,15 +360,154 @@ class ConsoleStack(Stack):
                 target=route53.RecordTarget.from_alias(route53_targets.LoadBalancerTarget(alb)),
             )
 
-        # cdk-nag's AwsSolutions findings this design accepts, each with
-        # its reason (the tests run the pack over the stack).
+        self.settle_findings(alb_sg, access_logs, cluster, task, topic)
+
+        CfnOutput(self, "ConsoleUrl", value=f"https://{s.domain_name}")
+        CfnOutput(
+            self,
+            "AlbDnsName",
+            value=alb.load_balancer_dns_name,
+            description=f"Point {s.domain_name} here (CNAME or alias) unless hostedZoneId made the record",
+        )
+        CfnOutput(self, "HistoryTableName", value=history_table.table_name)
+        CfnOutput(self, "AlarmTopicArn", value=topic.topic_arn)
+        CfnOutput(
+            self,
+            "OidcRedirectUri",
+            value=f"https://{s.domain_name}/oauth2/idpresponse",
+            description="Register this redirect URI with the IdP's client",
+        )
+
+    def network(self, s: Settings) -> ec2.IVpc:
+        """The VPC given by vpcId, checked for the subnets this layout needs;
+        else a new one whose default security group admits nothing."""
+        if s.vpc_id:
+            vpc = ec2.Vpc.from_lookup(self, "Vpc", vpc_id=s.vpc_id)
+            if s.internet_facing and not vpc.public_subnets:
+                raise SettingsError(
+                    f"context 'internetFacing' is true, and VPC {s.vpc_id} has no public subnets for an "
+                    "internet-facing ALB; leave internetFacing false for an internal ALB in its private subnets"
+                )
+            if not vpc.private_subnets:
+                raise SettingsError(
+                    f"VPC {s.vpc_id} has no private subnets with a route out (NAT gateway or Transit Gateway): "
+                    "the tasks reach ECR, CloudWatch Logs and the ALB's public-key endpoint, and the ALB the IdP, "
+                    "through one"
+                )
+            return vpc
+        # Two AZs (an ALB needs two), one NAT gateway (the cheapest that
+        # lets the task reach the ALB's public-key endpoint and ECR, and the
+        # ALB the IdP), and free gateway endpoints so DynamoDB and ECR's
+        # layers (S3) stay off the NAT.
+        vpc = ec2.Vpc(
+            self,
+            "Vpc",
+            max_azs=2,
+            nat_gateways=1,
+            restrict_default_security_group=True,
+            subnet_configuration=[
+                ec2.SubnetConfiguration(name="public", subnet_type=ec2.SubnetType.PUBLIC, cidr_mask=24),
+                ec2.SubnetConfiguration(name="private", subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS, cidr_mask=24),
+            ],
+            gateway_endpoints={
+                "DynamoDb": ec2.GatewayVpcEndpointOptions(service=ec2.GatewayVpcEndpointAwsService.DYNAMODB),
+                "S3": ec2.GatewayVpcEndpointOptions(service=ec2.GatewayVpcEndpointAwsService.S3),
+            },
+        )
+        flow_logs = logs.LogGroup(
+            self,
+            "FlowLogs",
+            retention=retention(s.log_retention_days),
+            removal_policy=RemovalPolicy.DESTROY,
+        )
+        vpc.add_flow_log(
+            "FlowLog",
+            destination=ec2.FlowLogDestination.to_cloud_watch_logs(flow_logs),
+            traffic_type=ec2.FlowLogTrafficType.REJECT,
+        )
+        return vpc
+
+    def image(self, s: Settings) -> ecs.ContainerImage:
+        """The image pushed already (`image`: a registry reference, best by
+        digest), else the Containerfile built here as an asset."""
+        if s.image:
+            ecr_image = ECR_IMAGE_RE.match(s.image)
+            if not ecr_image:
+                return ecs.ContainerImage.from_registry(s.image)
+            # From ECR: the execution role is granted this repository only.
+            account, region, suffix, name, reference = ecr_image.groups()
+            partition = "aws-cn" if suffix else "aws"
+            repository = ecr.Repository.from_repository_attributes(
+                self,
+                "ImageRepository",
+                repository_arn=f"arn:{partition}:ecr:{region}:{account}:repository/{name}",
+                repository_name=name,
+            )
+            return ecs.ContainerImage.from_ecr_repository(repository, tag=reference.lstrip("@:"))
+        return ecs.ContainerImage.from_docker_image_asset(
+            ecr_assets.DockerImageAsset(
+                self,
+                "Image",
+                directory=str(REPO_ROOT),
+                file="Containerfile",
+                platform=ecr_assets.Platform.LINUX_AMD64,
+            )
+        )
+
+    def web_acl(self, alb: elbv2.ApplicationLoadBalancer) -> wafv2.CfnWebACL:
+        """AWS's managed common and IP-reputation rule groups before the ALB."""
+
+        def visibility(name: str) -> wafv2.CfnWebACL.VisibilityConfigProperty:
+            return wafv2.CfnWebACL.VisibilityConfigProperty(
+                cloud_watch_metrics_enabled=True, metric_name=name, sampled_requests_enabled=True
+            )
+
+        acl = wafv2.CfnWebACL(
+            self,
+            "WebAcl",
+            scope="REGIONAL",
+            default_action=wafv2.CfnWebACL.DefaultActionProperty(allow={}),
+            visibility_config=visibility("gco-console"),
+            rules=[
+                wafv2.CfnWebACL.RuleProperty(
+                    name=group,
+                    priority=priority,
+                    override_action=wafv2.CfnWebACL.OverrideActionProperty(none={}),
+                    statement=wafv2.CfnWebACL.StatementProperty(
+                        managed_rule_group_statement=wafv2.CfnWebACL.ManagedRuleGroupStatementProperty(
+                            vendor_name="AWS",
+                            name=group,
+                            rule_action_overrides=[
+                                wafv2.CfnWebACL.RuleActionOverrideProperty(
+                                    name=rule, action_to_use=wafv2.CfnWebACL.RuleActionProperty(count={})
+                                )
+                                for rule in WAF_COUNT_ONLY.get(group, ())
+                            ]
+                            or None,
+                        )
+                    ),
+                    visibility_config=visibility(group),
+                )
+                for priority, group in enumerate(WAF_RULE_GROUPS)
+            ],
+        )
+        wafv2.CfnWebACLAssociation(
+            self, "WebAclAssociation", resource_arn=alb.load_balancer_arn, web_acl_arn=acl.attr_arn
+        )
+        self.acl = acl
+        return acl
+
+    def settle_findings(self, alb_sg, access_logs, cluster, task, topic) -> None:
+        """cdk-nag's AwsSolutions findings this design accepts, each with
+        its reason (the tests run the pack over the stack)."""
+        s = self.settings
         if any(c in ("0.0.0.0/0", "::/0") for c in s.ingress_cidrs):
             suppress(
                 alb_sg,
                 "AwsSolutions-EC23",
-                "The ALB is the console's front door for its users: ports 443 and 80 (redirected) only, and every "
-                "request is signed in by the ALB's OIDC action before it reaches the console. Narrow it with "
-                "the ingressCidrs parameter.",
+                "The ALB is the console's front door for its users: ports 443 and 80 (redirected) only, every "
+                "request is signed in by the ALB's OIDC action before it reaches the console, and (waf) AWS's "
+                "managed rules screen it. Narrow it with the ingressCidrs parameter.",
             )
         suppress(
             access_logs,
@@ -587,8 +519,8 @@ class ConsoleStack(Stack):
             suppress(
                 cluster,
                 "AwsSolutions-ECS4",
-                "One small task: the ALB's target metrics, the task's logs and the console's /metrics cover it, "
-                "and Container Insights is billed per metric. Turn it on with containerInsights=true.",
+                "Turned off by containerInsights=false: the ALB's target metrics stand in for the task count, "
+                "and the task's logs and the console's /metrics cover the rest.",
             )
         suppress(
             task,
@@ -605,21 +537,6 @@ class ConsoleStack(Stack):
             applies_to=["Resource::*"],
         )
 
-        CfnOutput(self, "ConsoleUrl", value=f"https://{s.domain_name}")
-        CfnOutput(
-            self,
-            "AlbDnsName",
-            value=alb.load_balancer_dns_name,
-            description=f"Point {s.domain_name} here (CNAME or alias) unless hostedZoneId made the record",
-        )
-        CfnOutput(self, "HistoryTableName", value=history_table.table_name)
-        CfnOutput(
-            self,
-            "OidcRedirectUri",
-            value=f"https://{s.domain_name}/oauth2/idpresponse",
-            description="Register this redirect URI with the IdP's client",
-        )
-
 
 def suppress(construct: Construct, rule: str, reason: str, applies_to: list[str] | None = None) -> None:
     NagSuppressions.add_resource_suppressions(
@@ -627,17 +544,6 @@ def suppress(construct: Construct, rule: str, reason: str, applies_to: list[str]
         [NagPackSuppression(id=rule, reason=reason, applies_to=applies_to)],
         apply_to_children=True,
     )
-
-
-# CloudWatch Logs keeps logs for one of these numbers of days.
-RETENTION = {
-    1: "ONE_DAY", 3: "THREE_DAYS", 5: "FIVE_DAYS", 7: "ONE_WEEK", 14: "TWO_WEEKS",
-    30: "ONE_MONTH", 60: "TWO_MONTHS", 90: "THREE_MONTHS", 120: "FOUR_MONTHS",
-    150: "FIVE_MONTHS", 180: "SIX_MONTHS", 365: "ONE_YEAR", 400: "THIRTEEN_MONTHS",
-    545: "EIGHTEEN_MONTHS", 731: "TWO_YEARS", 1096: "THREE_YEARS", 1827: "FIVE_YEARS",
-    2192: "SIX_YEARS", 2557: "SEVEN_YEARS", 2922: "EIGHT_YEARS", 3288: "NINE_YEARS",
-    3653: "TEN_YEARS",
-}  # fmt: skip
 
 
 def retention(days: int) -> logs.RetentionDays:

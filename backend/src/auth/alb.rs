@@ -113,6 +113,75 @@ pub fn default_keys_url(arn: &str) -> Result<String, String> {
     }
 }
 
+/// Checks `--alb-arn`: an Application Load Balancer's ARN, or the one
+/// pattern it takes, `arn:<partition>:elasticloadbalancing:<region>:<account>:loadbalancer/app/<name>/*`
+/// (any ALB of that exact name in that account and region: the ARN a load
+/// balancer controller will give the ALB it creates is not known before).
+pub fn check_arn(arn: &str) -> Result<(), String> {
+    let refused = |why: &str| {
+        Err(format!(
+            "--alb-arn: {arn:?} is not an Application Load Balancer's ARN \
+             (arn:aws:elasticloadbalancing:<region>:<account>:loadbalancer/app/<name>/<id>, or <id> `*` \
+             for any ALB of that name in that account and region): {why}"
+        ))
+    };
+    let parts: Vec<&str> = arn.split(':').collect();
+    let [
+        "arn",
+        partition,
+        "elasticloadbalancing",
+        region,
+        account,
+        resource,
+    ] = parts.as_slice()
+    else {
+        return refused("not six fields, or not elasticloadbalancing");
+    };
+    if !matches!(*partition, "aws" | "aws-cn" | "aws-us-gov") {
+        return refused("unknown partition");
+    }
+    if region.is_empty()
+        || !region
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
+        return refused("the region must be named");
+    }
+    if account.len() != 12 || !account.bytes().all(|b| b.is_ascii_digit()) {
+        return refused("the account must be its 12 digits");
+    }
+    let fields: Vec<&str> = resource
+        .strip_prefix("loadbalancer/")
+        .map_or_else(Vec::new, |rest| rest.split('/').collect());
+    let ["app", name, id] = fields.as_slice() else {
+        return refused("not loadbalancer/app/<name>/<id>");
+    };
+    // ALB names: 1 to 32 letters, digits and hyphens, no hyphen at an end.
+    let name_ok = (1..=32).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        && !name.starts_with('-')
+        && !name.ends_with('-');
+    if !name_ok {
+        return refused("the name must be the ALB's whole name");
+    }
+    if *id != "*" && (id.is_empty() || !id.bytes().all(|b| b.is_ascii_hexdigit())) {
+        return refused("the id must be the ALB's hex id, or `*` alone");
+    }
+    Ok(())
+}
+
+/// Whether `signer` (a token's) is the ALB `expected` names: equal, or for
+/// `.../app/<name>/*` any id after exactly that name. `expected` has passed
+/// [`check_arn`], so its only `*` is the whole id.
+pub fn signer_admits(expected: &str, signer: &str) -> bool {
+    match expected.strip_suffix('*') {
+        Some(prefix) => signer
+            .strip_prefix(prefix)
+            .is_some_and(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_hexdigit())),
+        None => signer == expected,
+    }
+}
+
 impl AlbVerifier {
     pub fn new(signer: String, keys_url: String, groups_claim: String) -> AlbVerifier {
         AlbVerifier {
@@ -144,7 +213,7 @@ impl AlbVerifier {
             return Err(AlbRefusal::Algorithm(head.alg));
         }
         // Another ALB of the same region signs with the same keys.
-        if head.signer != self.signer {
+        if !signer_admits(&self.signer, &head.signer) {
             return Err(AlbRefusal::ForeignSigner(head.signer));
         }
         if head.exp <= now {
@@ -220,5 +289,98 @@ mod tests {
                 .is_err()
         );
         assert!(default_keys_url("console").is_err());
+    }
+
+    const ARN: &str = "arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/console/50dc6c495c0c9188";
+    const NAMED: &str =
+        "arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/console/*";
+
+    #[test]
+    fn an_arn_or_the_one_pattern_is_taken_and_nothing_else() {
+        assert_eq!(check_arn(ARN), Ok(()));
+        assert_eq!(check_arn(NAMED), Ok(()));
+        assert_eq!(
+            check_arn(
+                "arn:aws-us-gov:elasticloadbalancing:us-gov-west-1:123456789012:loadbalancer/app/k8s-gco-console/*"
+            ),
+            Ok(())
+        );
+        for (arn, why) in [
+            (
+                "arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/*",
+                "not loadbalancer/app/<name>/<id>",
+            ),
+            (
+                "arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/*/*",
+                "whole name",
+            ),
+            (
+                "arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/con*/*",
+                "whole name",
+            ),
+            (
+                "arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/console/50dc*",
+                "hex id, or `*` alone",
+            ),
+            (
+                "arn:aws:elasticloadbalancing:eu-west-1:*:loadbalancer/app/console/*",
+                "12 digits",
+            ),
+            (
+                "arn:aws:elasticloadbalancing:*:123456789012:loadbalancer/app/console/*",
+                "region must be named",
+            ),
+            (
+                "arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/net/console/*",
+                "not loadbalancer/app",
+            ),
+            (
+                "arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/console/*/x",
+                "not loadbalancer/app",
+            ),
+            (
+                "arn:*:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/console/*",
+                "unknown partition",
+            ),
+            (
+                "arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/-console/*",
+                "whole name",
+            ),
+            ("console", "not six fields"),
+        ] {
+            let refused = check_arn(arn).unwrap_err();
+            assert!(
+                refused.starts_with(&format!(
+                    "--alb-arn: {arn:?} is not an Application Load Balancer's ARN"
+                )),
+                "{refused}"
+            );
+            assert!(refused.contains(why), "{arn}: {refused}");
+        }
+    }
+
+    #[test]
+    fn the_pattern_admits_that_name_in_that_account_and_region_only() {
+        assert!(signer_admits(ARN, ARN));
+        assert!(!signer_admits(ARN, &ARN.replace("50dc", "60dc")));
+        assert!(signer_admits(NAMED, ARN));
+        assert!(signer_admits(
+            NAMED,
+            &ARN.replace("50dc6c495c0c9188", "0123456789abcdef")
+        ));
+        for other in [
+            // Another name, one that starts with it, or its prefix.
+            ARN.replace("app/console/", "app/console-2/"),
+            ARN.replace("app/console/", "app/consol/"),
+            ARN.replace("app/console/", "app/other/"),
+            // Another account or region.
+            ARN.replace("123456789012", "210987654321"),
+            ARN.replace("eu-west-1", "eu-west-2"),
+            // No id, or more after it.
+            NAMED.trim_end_matches('*').to_owned(),
+            format!("{ARN}/x"),
+        ] {
+            assert!(!signer_admits(NAMED, &other), "{other}");
+        }
     }
 }

@@ -34,6 +34,9 @@ pub struct Freshness {
     pub age: Duration,
     /// Why the refreshes since then failed; `None` while they succeed.
     pub failing: Option<String>,
+    /// Someone looked within the last two intervals, so the view is kept
+    /// fresh: its age is what they see. An idle view only grows older.
+    pub watched: bool,
 }
 
 /// A store whose lists come from one shared, refreshed copy of `inner`.
@@ -138,6 +141,7 @@ impl View {
         Some(Freshness {
             age: copy.read_at?.elapsed(),
             failing: copy.failing.clone(),
+            watched: self.refresher_running.load(Ordering::SeqCst),
         })
     }
 

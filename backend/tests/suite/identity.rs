@@ -322,3 +322,38 @@ async fn the_load_balancers_header_means_nothing_in_other_modes() {
         "never even looked at"
     );
 }
+
+#[tokio::test]
+async fn an_alb_named_by_pattern_signs_in_and_no_other_name_does() {
+    // `--alb-arn .../app/<name>/*` (the Helm chart's: the controller makes
+    // the ALB, so its id is not known): that name's ALB, any id.
+    let keys = KeyServer::start().await;
+    let named = ARN.replace("console/50dc6c495c0c9188", "console/*");
+    let verifier = AlbVerifier::new(named, keys.url.clone(), "groups".into());
+    let api = Api::with_access(Access::on_loopback(Authenticator::Alb {
+        verifier,
+        roles: RolesMap::default(),
+    }));
+    let exp = now() + 60;
+    for (signer, status) in [
+        (ARN.to_owned(), StatusCode::OK),
+        (
+            ARN.replace("50dc6c495c0c9188", "0123456789abcdef"),
+            StatusCode::OK,
+        ),
+        (
+            ARN.replace("app/console/", "app/console-x/"),
+            StatusCode::UNAUTHORIZED,
+        ),
+        (
+            ARN.replace("123456789012", "999999999999"),
+            StatusCode::UNAUTHORIZED,
+        ),
+    ] {
+        let token = alb_token(&keys.key, alb_header(keys.kid, &signer, exp), claims(exp));
+        let me = api
+            .send("GET", "/api/me", None, &[("x-amzn-oidc-data", &token)])
+            .await;
+        assert_eq!(me.status, status, "{signer}: {}", me.text);
+    }
+}

@@ -58,3 +58,49 @@ fn the_image_setting_refuses_the_embedded_store_and_says_why() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("DynamoDB"), "{stderr}");
 }
+
+#[test]
+fn emf_interval_writes_the_view_age_while_someone_looks() {
+    let dynalite = crate::common::Dynalite::start();
+    let endpoint = dynalite.endpoint();
+    let server = Server::dynamodb_with(
+        &endpoint,
+        &[
+            "--refresh-interval".as_ref(),
+            "1s".as_ref(),
+            "--emf-interval".as_ref(),
+            "200ms".as_ref(),
+            "--dynamodb-table".as_ref(),
+            "emf-table".as_ref(),
+        ],
+    );
+    let emf_lines = |log: &str| -> Vec<serde_json::Value> {
+        log.lines()
+            .filter(|l| l.starts_with("{\"_aws\""))
+            .map(|l| serde_json::from_str(l).expect("an EMF line is JSON"))
+            .collect()
+    };
+    // Nobody has looked: the view is idle and nothing is written.
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    assert_eq!(emf_lines(&server.log()), Vec::<serde_json::Value>::new());
+    assert_eq!(server.send("GET", "/api/endpoints", "").status, 200);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let lines = loop {
+        let lines = emf_lines(&server.log());
+        if lines.len() >= 2 || std::time::Instant::now() > deadline {
+            break lines;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    assert!(lines.len() >= 2, "EMF lines: {lines:?}\n{}", server.log());
+    for line in &lines {
+        let metrics = &line["_aws"]["CloudWatchMetrics"][0];
+        assert_eq!(metrics["Namespace"], "GcoConsole");
+        assert_eq!(metrics["Dimensions"], serde_json::json!([["Table"]]));
+        assert_eq!(metrics["Metrics"][0]["Name"], "gco_view_age_seconds");
+        assert_eq!(line["Table"], "emf-table");
+        let age = line["gco_view_age_seconds"].as_f64().unwrap();
+        assert!((0.0..5.0).contains(&age), "{age}");
+        assert!(line["_aws"]["Timestamp"].as_u64().unwrap() > 1_700_000_000_000);
+    }
+}

@@ -31,18 +31,23 @@ from gco_console_stack import (  # noqa: E402
     HISTORY_PARTITION_KEY,
     HISTORY_SORT_KEY,
     ConsoleStack,
-    Settings,
-    SettingsError,
 )
+from settings import Settings, SettingsError, examples, roles_toml  # noqa: E402
 
-EXAMPLE = json.loads((CDK_DIR / "cdk.json").read_text())["context"]
+CDK_JSON = json.loads((CDK_DIR / "cdk.json").read_text())["context"]
+# What `python app.py` synthesizes with when no account is set.
+EXAMPLE = {**examples(), **CDK_JSON}
 POLICY = json.loads((REPO_ROOT / "deploy" / "iam-policy.json").read_text())
+ACCOUNT = "123456789012"
 
 
-def synth(context: dict | None = None, *, nag: bool = False, account: str | None = None):
-    context = EXAMPLE if context is None else context
+def synth(changes: dict | None = None, *, nag: bool = False, account: str | None = None):
+    """The stack for cdk.json's context (its feature flags too), the
+    examples, and `changes` (a None value removes a key)."""
+    context = {**EXAMPLE, **(changes or {})}
+    context = {k: v for k, v in context.items() if v is not None}
     app = cdk.App(context=context)
-    settings = Settings.from_context(context.get)
+    settings = Settings.from_context(context)
     stack = ConsoleStack(
         app,
         "GcoConsole",
@@ -62,6 +67,11 @@ def example():
 @pytest.fixture(scope="module")
 def template(example):
     return example[1]
+
+
+@pytest.fixture(scope="module")
+def public():
+    return synth({"internetFacing": True})[1]
 
 
 def only(template: Template, kind: str, props: dict | None = None) -> tuple[str, dict]:
@@ -93,6 +103,7 @@ def test_https_listener_signs_in_with_oidc_then_forwards(example):
     assert oidc["TokenEndpoint"] == EXAMPLE["oidcTokenEndpoint"]
     assert oidc["UserInfoEndpoint"] == EXAMPLE["oidcUserInfoEndpoint"]
     assert oidc["OnUnauthenticatedRequest"] == "authenticate"
+    assert (oidc["Scope"], oidc["SessionTimeout"]) == ("openid email profile", "28800")
     # The client secret is a dynamic reference CloudFormation resolves at
     # deploy time: never its value.
     assert oidc["ClientSecret"] == (
@@ -114,13 +125,15 @@ def test_http_is_redirected_to_https(template):
     ]
 
 
-def test_the_alb_is_internet_facing_and_logs_access(template):
+def test_the_alb_is_internal_by_default_and_logs_access(template):
     _, alb = only(template, "AWS::ElasticLoadBalancingV2::LoadBalancer")
     props = alb["Properties"]
-    assert props["Scheme"] == "internet-facing"
+    assert props["Scheme"] == "internal"
+    assert props["Subnets"] == private_subnets(template)
     attributes = {a["Key"]: a["Value"] for a in props["LoadBalancerAttributes"]}
     assert attributes["access_logs.s3.enabled"] == "true"
     assert attributes["routing.http.drop_invalid_header_fields.enabled"] == "true"
+    assert attributes["deletion_protection.enabled"] == "true"
 
 
 # --- The task and its network ---------------------------------------------
@@ -233,6 +246,7 @@ def test_console_environment(example):
         "DYNAMODB_REGION": "us-east-1",
         "GCO_ALLOWED_HOSTS": "gco-console.example.com",
         "GCO_REGIONS": "us-east-1,us-west-2",
+        "GCO_EMF_INTERVAL": "60s",
     }
     # The roles file's text (issue 32's format), inline.
     assert tomllib.loads(roles) == {
@@ -263,7 +277,7 @@ def test_logs_have_a_retention(template):
     groups = template.find_resources("AWS::Logs::LogGroup")
     assert groups
     for group in groups.values():
-        assert group["Properties"]["RetentionInDays"] == 30
+        assert group["Properties"]["RetentionInDays"] == 90
 
 
 def test_the_image_is_built_from_the_repositorys_containerfile(example):
@@ -284,8 +298,8 @@ def test_the_image_is_built_from_the_repositorys_containerfile(example):
 # --- cdk-nag --------------------------------------------------------------
 
 
-def nag_findings(context: dict) -> list[str]:
-    stack, _ = synth(context, nag=True)
+def nag_findings(changes: dict) -> list[str]:
+    stack, _ = synth(changes, nag=True)
     annotations = Annotations.from_stack(stack)
     return [
         f"{m.id}: {m.entry.data}"
@@ -295,13 +309,14 @@ def nag_findings(context: dict) -> list[str]:
 
 
 def test_cdk_nag_aws_solutions_finds_nothing_unsettled():
-    assert nag_findings(EXAMPLE) == []
+    assert nag_findings({}) == []
+    assert nag_findings({"internetFacing": True}) == []
 
 
 def test_cdk_nag_settles_the_optional_shapes_too():
-    context = copy.deepcopy(EXAMPLE)
-    context.update(containerInsights=True, ingressCidrs=["203.0.113.0/24"], logRetentionDays=90)
-    assert nag_findings(context) == []
+    changes = dict(containerInsights=False, ingressCidrs=["203.0.113.0/24"], logRetentionDays=30, waf=True)
+    assert nag_findings(changes) == []
+    assert nag_findings({"alarmTopicArn": "arn:aws:sns:us-east-1:123456789012:pager", "image": IMAGE}) == []
 
 
 # --- Parameters -----------------------------------------------------------
@@ -311,10 +326,10 @@ def test_settings_refuse_what_would_be_wrong():
     def refused(**changes) -> str:
         context = {**EXAMPLE, **changes}
         with pytest.raises(SettingsError) as e:
-            Settings.from_context(context.get)
+            Settings.from_context(context)
         return str(e.value)
 
-    assert "'endpointsTableRegion' is required" in refused(endpointsTableRegion=None)
+    assert "required (cdk.json, or -c KEY=VALUE): endpointsTableRegion" in refused(endpointsTableRegion=None)
     assert "never goes in the template" in refused(oidcClientSecretArn="hunter2-plaintext")
     assert "a role is one of viewer, operator, admin" in refused(roles={"default": "root"})
     assert "a role is one of" in refused(roles={"default": "viewer", "groups": {"ops": "none"}})
@@ -328,31 +343,27 @@ def test_settings_refuse_what_would_be_wrong():
 
 def test_default_none_leaves_unlisted_users_without_a_role():
     context = {**EXAMPLE, "roles": {"default": "none", "groups": {"sre": "admin"}}}
-    from gco_console_stack import roles_toml
 
-    text = roles_toml(Settings.from_context(context.get).roles)
+    text = roles_toml(Settings.from_context(context).roles)
     assert tomllib.loads(text) == {"default": "none", "groups": {"sre": "admin"}}
 
 
 def test_roles_from_the_command_line_as_json_text():
     context = {**EXAMPLE, "roles": '{"default": "operator", "groups": {"sre \\"core\\"": "admin"}}'}
-    settings = Settings.from_context(context.get)
-    from gco_console_stack import roles_toml
+    settings = Settings.from_context(context)
 
     assert tomllib.loads(roles_toml(settings.roles)) == {"default": "operator", "groups": {'sre "core"': "admin"}}
 
 
 def test_an_existing_vpc_is_looked_up_not_created():
-    context = {**EXAMPLE, "vpcId": "vpc-0123456789abcdef0"}
-    _, template = synth(context, account="111122223333")
+    _, template = synth({"vpcId": VPC_ID, **vpc_lookup()}, account=ACCOUNT)
     assert not template.find_resources("AWS::EC2::VPC")
     assert not template.find_resources("AWS::EC2::NatGateway")
     template.resource_count_is("AWS::ECS::Service", 1)
 
 
 def test_a_hosted_zone_gets_the_alias_record():
-    context = {**EXAMPLE, "hostedZoneId": "Z0123456789ABCDEFGHIJ", "hostedZoneName": "example.com"}
-    _, template = synth(context)
+    _, template = synth({"hostedZoneId": "Z0123456789ABCDEFGHIJ", "hostedZoneName": "example.com"})
     _, record = only(template, "AWS::Route53::RecordSet")
     assert record["Properties"]["Name"] == "gco-console.example.com."
     assert record["Properties"]["Type"] == "A"
@@ -378,12 +389,360 @@ def test_python_app_py_synthesizes_with_no_account(tmp_path):
     assert "AWS::ECS::Service" in {r["Type"] for r in template["Resources"].values()}
 
 
-def test_a_deploy_with_the_example_values_is_refused(tmp_path):
+# --- Deploying for real -----------------------------------------------------
+
+IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/gco-console@sha256:" + "ab" * 32
+VPC_ID = "vpc-0123456789abcdef0"
+# A team's own values: none of them an example.
+REAL = {
+    "oidcIssuer": "https://login.corp.internal",
+    "oidcAuthorizationEndpoint": "https://login.corp.internal/authorize",
+    "oidcTokenEndpoint": "https://login.corp.internal/token",
+    "oidcUserInfoEndpoint": "https://login.corp.internal/userinfo",
+    "oidcClientId": "0oa1gco",
+    "oidcClientSecretArn": "arn:aws:secretsmanager:us-east-1:123456789012:secret:gco-oidc-Xy12Ab",
+    "certificateArn": "arn:aws:acm:us-east-1:123456789012:certificate/1b2c3d4e-0000-4000-8000-000000000001",
+    "domainName": "gco.corp.internal",
+    "roles": {"default": "none", "groups": {"ml-platform": "admin"}},
+    "regions": ["eu-west-1"],
+    "image": IMAGE,
+}
+
+
+def vpc_lookup(*, public: bool = False) -> dict:
+    """cdk.context.json's record of VPC_ID: private subnets with a route
+    out in two zones (and public ones when asked)."""
+
+    def subnets(first: int) -> list[dict]:
+        return [
+            {
+                "subnetId": f"subnet-0000000000000000{first + i}",
+                "cidr": f"10.0.{first + i}.0/24",
+                "availabilityZone": f"us-east-1{zone}",
+                "routeTableId": f"rtb-0000000000000000{first + i}",
+            }
+            for i, zone in enumerate("ab")
+        ]
+
+    groups = [{"name": "Private", "type": "Private", "subnets": subnets(1)}]
+    if public:
+        groups.append({"name": "Public", "type": "Public", "subnets": subnets(3)})
+    key = f"vpc-provider:account={ACCOUNT}:filter.vpc-id={VPC_ID}:region=us-east-1:returnAsymmetricSubnets=true"
+    return {
+        key: {
+            "vpcId": VPC_ID,
+            "vpcCidrBlock": "10.0.0.0/16",
+            "ownerAccountId": ACCOUNT,
+            "availabilityZones": [],
+            "subnetGroups": groups,
+        }
+    }
+
+
+def run_app(context: dict | None, tmp_path: Path, *, account: str | None = None) -> subprocess.CompletedProcess:
+    """`python app.py` as the CDK CLI runs it: the context in CDK_CONTEXT_JSON
+    (cdk.json's when None), the account when the CLI found credentials."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "CDK_"))}
-    env.update(CDK_OUTDIR=str(tmp_path), CDK_DEFAULT_ACCOUNT="123456789012")
-    run = subprocess.run(
-        [sys.executable, "app.py"], cwd=CDK_DIR, env=env, capture_output=True, text=True, timeout=300
-    )
+    env["CDK_OUTDIR"] = str(tmp_path)
+    if context is not None:
+        env["CDK_CONTEXT_JSON"] = json.dumps({**CDK_JSON, **context})
+    if account:
+        env["CDK_DEFAULT_ACCOUNT"] = account
+    return subprocess.run([sys.executable, "app.py"], cwd=CDK_DIR, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_a_deploy_with_any_example_value_is_refused(tmp_path):
+    # cdk.json alone: every required parameter is missing, none made up.
+    run = run_app(None, tmp_path, account=ACCOUNT)
     assert run.returncode != 0
-    assert "still have cdk.json's example values: oidcIssuer" in run.stderr, run.stderr
-    assert "certificateArn, domainName" in run.stderr, run.stderr
+    assert run.stderr.strip() == (
+        "gco-console stack: these parameters are required (cdk.json, or -c KEY=VALUE): oidcIssuer, "
+        "oidcAuthorizationEndpoint, oidcTokenEndpoint, oidcUserInfoEndpoint, oidcClientId, oidcClientSecretArn, "
+        "certificateArn, domainName"
+    ), run.stderr
+    # Each example left, alone among real values, is named.
+    for key, value in examples().items():
+        run = run_app({**REAL, key: value}, tmp_path, account=ACCOUNT)
+        assert run.returncode != 0, key
+        assert f"still have example values (examples.json, or the documentation's example.com and 111122223333): {key}." in run.stderr, run.stderr
+    # regions as the CLI's -c gives it: a comma-separated string.
+    run = run_app({**REAL, "regions": "us-east-1,us-west-2"}, tmp_path, account=ACCOUNT)
+    assert "example values" in run.stderr and ": regions." in run.stderr, run.stderr
+    run = run_app({**REAL, "domainName": "console.example.com"}, tmp_path, account=ACCOUNT)
+    assert ": domainName." in run.stderr, run.stderr
+
+
+def test_a_deploy_with_real_values_and_a_pushed_image_synthesizes(tmp_path):
+    run = run_app(REAL, tmp_path, account=ACCOUNT)
+    assert run.returncode == 0, run.stderr
+    assert "WARNING" not in run.stderr, run.stderr
+    template = json.loads((tmp_path / "GcoConsole.template.json").read_text())
+    # The execution role may pull from that repository only.
+    assert "arn:aws:ecr:us-east-1:123456789012:repository/gco-console" in json.dumps(template)
+    [task] = [r for r in template["Resources"].values() if r["Type"] == "AWS::ECS::TaskDefinition"]
+    assert task["Properties"]["ContainerDefinitions"][0]["Image"] == {
+        "Fn::Join": ["", ["123456789012.dkr.ecr.us-east-1.", {"Ref": "AWS::URLSuffix"}, "/gco-console@sha256:" + "ab" * 32]]
+    }
+    # Nothing is built on the deployer's machine.
+    assets = json.loads((tmp_path / "GcoConsole.assets.json").read_text())
+    assert assets.get("dockerImages", {}) == {}
+
+
+def test_an_unknown_context_key_fails_naming_the_closest(tmp_path):
+    for key, closest in (("vpcID", "vpcId"), ("sesionTimeout", "sessionTimeout"), ("internet_facing", "internetFacing")):
+        with pytest.raises(SettingsError, match=f"context '{key}' is not a parameter of this app; did you mean '{closest}'"):
+            synth({key: "x"})
+    run = run_app({"vpcID": "vpc-1"}, tmp_path)
+    assert run.returncode == 1
+    assert run.stderr.strip().endswith(
+        "gco-console stack: context 'vpcID' is not a parameter of this app; did you mean 'vpcId'? "
+        '(README.md, "Run it for your team", lists them)'
+    ), run.stderr
+    # The CDK's own keys pass: feature flags, lookups, the CLI's.
+    synth({"@aws-cdk/core:newStyleStackSynthesis": True, "acknowledged-issue-numbers": [1]})
+
+
+def test_a_private_only_vpc_takes_an_internal_alb_and_refuses_a_public_one(tmp_path):
+    _, template = synth({"vpcId": VPC_ID, **vpc_lookup()}, account=ACCOUNT)
+    _, alb = only(template, "AWS::ElasticLoadBalancingV2::LoadBalancer")
+    assert alb["Properties"]["Scheme"] == "internal"
+    assert alb["Properties"]["Subnets"] == ["subnet-00000000000000001", "subnet-00000000000000002"]
+    message = "context 'internetFacing' is true, and VPC vpc-0123456789abcdef0 has no public subnets"
+    with pytest.raises(SettingsError, match=message):
+        synth({"vpcId": VPC_ID, "internetFacing": True, **vpc_lookup()}, account=ACCOUNT)
+    run = run_app({**REAL, "vpcId": VPC_ID, "internetFacing": "true", **vpc_lookup()}, tmp_path, account=ACCOUNT)
+    assert run.returncode == 1
+    assert run.stderr.strip().startswith("gco-console stack: " + message), run.stderr
+    assert "Traceback" not in run.stderr and "jsii" not in run.stderr, run.stderr
+    # With public subnets too, an internet-facing ALB goes in them.
+    _, template = synth({"vpcId": VPC_ID, "internetFacing": True, **vpc_lookup(public=True)}, account=ACCOUNT)
+    _, alb = only(template, "AWS::ElasticLoadBalancingV2::LoadBalancer")
+    assert alb["Properties"]["Subnets"] == ["subnet-00000000000000003", "subnet-00000000000000004"]
+
+
+def test_the_cdk_cli_is_pinned_and_synth_prints_no_flag_note(tmp_path):
+    package = json.loads((CDK_DIR / "package.json").read_text())
+    assert re.fullmatch(r"\d+\.\d+\.\d+", package["devDependencies"]["aws-cdk"])
+    lock = json.loads((CDK_DIR / "package-lock.json").read_text())
+    assert lock["packages"]["node_modules/aws-cdk"]["version"] == package["devDependencies"]["aws-cdk"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "CDK_"))}
+    env.update(CDK_DISABLE_CLI_TELEMETRY="true")
+    run = subprocess.run(
+        ["npx", "--yes", "cdk", "synth", "-q", "--no-notices", "-o", str(tmp_path)],
+        cwd=CDK_DIR, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "feature flags are not configured" not in run.stdout + run.stderr, run.stderr
+    # Every flag this aws-cdk-lib recommends is set in cdk.json.
+    import tarfile
+
+    jsii = next((Path(cdk.__file__).parent / "_jsii").glob("aws-cdk-lib@*.jsii.tgz"))
+    with tarfile.open(jsii) as tar:
+        recommended = json.load(tar.extractfile("package/recommended-feature-flags.json"))
+    assert set(recommended) <= set(CDK_JSON)
+    # One is turned off, for lookups: see README.
+    assert {k for k in recommended if CDK_JSON[k] != recommended[k]} == {"@aws-cdk/core:validateAgainstDefaultRules"}
+
+
+def test_python_packages_are_pinned_indirect_ones_too():
+    pins = {}
+    for line in (CDK_DIR / "constraints.txt").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            pins[name] = version
+    for name in ("aws-cdk-lib", "constructs", "cdk-nag", "jsii", "typeguard", "cattrs", "pytest"):
+        assert name in pins, name
+    for path in ("requirements.txt", "requirements-dev.txt"):
+        for line in (CDK_DIR / path).read_text().splitlines():
+            spec = line.split("#", 1)[0].strip()
+            if spec:
+                name, _, version = spec.partition("==")
+                assert pins[name] == version, spec
+
+
+# --- What the stack guards ----------------------------------------------------
+
+
+def private_subnets(template: Template) -> list:
+    return [
+        {"Ref": k}
+        for k, r in template.to_json()["Resources"].items()
+        if r["Type"] == "AWS::EC2::Subnet" and "private" in k.lower()
+    ]
+
+
+def public_subnets(template: Template) -> list:
+    return [
+        {"Ref": k}
+        for k, r in template.to_json()["Resources"].items()
+        if r["Type"] == "AWS::EC2::Subnet" and "public" in k.lower()
+    ]
+
+
+def test_api_paths_answer_401_without_a_session(example):
+    stack, template = example
+    _, rule = only(template, "AWS::ElasticLoadBalancingV2::ListenerRule")
+    props = rule["Properties"]
+    assert props["Conditions"] == [{"Field": "path-pattern", "PathPatternConfig": {"Values": ["/api/*"]}}]
+    actions = sorted(props["Actions"], key=lambda a: a["Order"])
+    assert [a["Type"] for a in actions] == ["authenticate-oidc", "forward"]
+    oidc = actions[0]["AuthenticateOidcConfig"]
+    assert oidc["OnUnauthenticatedRequest"] == "deny"
+    # The same sign-in as the pages', so the session the page made counts.
+    https_id, https = only(template, "AWS::ElasticLoadBalancingV2::Listener", {"Port": 443})
+    assert props["ListenerArn"] == {"Ref": https_id}
+    page = next(a for a in https["Properties"]["DefaultActions"] if a["Type"] == "authenticate-oidc")
+    same = {k: str(v) for k, v in page["AuthenticateOidcConfig"].items() if k != "OnUnauthenticatedRequest"}
+    assert {k: str(v) for k, v in oidc.items() if k != "OnUnauthenticatedRequest"} == same
+
+
+def test_the_internet_facing_layout(public):
+    _, alb = only(public, "AWS::ElasticLoadBalancingV2::LoadBalancer")
+    assert alb["Properties"]["Scheme"] == "internet-facing"
+    assert alb["Properties"]["Subnets"] == public_subnets(public)
+    # Open to the internet on 443 and 80 only.
+    _, sg = only(public, "AWS::EC2::SecurityGroup", {"GroupDescription": Match.string_like_regexp("^GCO console ALB")})
+    assert sorted((r["CidrIp"], r["FromPort"]) for r in sg["Properties"]["SecurityGroupIngress"]) == [
+        ("0.0.0.0/0", 80),
+        ("0.0.0.0/0", 443),
+    ]
+    acl_id, acl = only(public, "AWS::WAFv2::WebACL")
+    assert acl["Properties"]["Scope"] == "REGIONAL"
+    assert acl["Properties"]["DefaultAction"] == {"Allow": {}}
+    rules = sorted(acl["Properties"]["Rules"], key=lambda r: r["Priority"])
+    assert [
+        (r["Statement"]["ManagedRuleGroupStatement"]["VendorName"], r["Statement"]["ManagedRuleGroupStatement"]["Name"])
+        for r in rules
+    ] == [("AWS", "AWSManagedRulesCommonRuleSet"), ("AWS", "AWSManagedRulesAmazonIpReputationList")]
+    assert all(r["OverrideAction"] == {"None": {}} for r in rules)
+    # Only the common set's body-size rule is counted instead of blocking:
+    # the console takes bodies up to 256 KiB.
+    common, reputation = (r["Statement"]["ManagedRuleGroupStatement"] for r in rules)
+    assert common["RuleActionOverrides"] == [{"Name": "SizeRestrictions_BODY", "ActionToUse": {"Count": {}}}]
+    assert "RuleActionOverrides" not in reputation
+    body = (REPO_ROOT / "backend" / "src" / "api" / "body.rs").read_text()
+    assert "pub const MAX_BODY_BYTES: usize = 256 * 1024;" in body
+    alb_id, _ = only(public, "AWS::ElasticLoadBalancingV2::LoadBalancer")
+    _, association = only(public, "AWS::WAFv2::WebACLAssociation")
+    assert association["Properties"] == {"ResourceArn": {"Ref": alb_id}, "WebACLArn": {"Fn::GetAtt": [acl_id, "Arn"]}}
+
+
+def test_an_internal_alb_takes_private_networks_and_no_waf_unless_asked(template):
+    _, sg = only(template, "AWS::EC2::SecurityGroup", {"GroupDescription": Match.string_like_regexp("^GCO console ALB")})
+    assert {r["CidrIp"] for r in sg["Properties"]["SecurityGroupIngress"]} == {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"}
+    assert not template.find_resources("AWS::WAFv2::WebACL")
+    _, with_waf = synth({"waf": True})
+    with_waf.resource_count_is("AWS::WAFv2::WebACL", 1)
+    _, without = synth({"internetFacing": True, "waf": False})
+    without.resource_count_is("AWS::WAFv2::WebACL", 0)
+
+
+def test_two_tasks_in_two_zones_and_the_default_security_group_closed(template):
+    _, service = only(template, "AWS::ECS::Service")
+    props = service["Properties"]
+    assert props["DesiredCount"] == 2
+    subnets = props["NetworkConfiguration"]["AwsvpcConfiguration"]["Subnets"]
+    assert subnets == private_subnets(template)
+    resources = template.to_json()["Resources"]
+    zones = {json.dumps(resources[s["Ref"]]["Properties"]["AvailabilityZone"]) for s in subnets}
+    assert len(zones) == 2
+    _, vpc = only(template, "AWS::EC2::VPC")
+    _, restrict = only(template, "Custom::VpcRestrictDefaultSG")
+    assert restrict["Properties"]["DefaultSecurityGroupId"] == {"Fn::GetAtt": [next(iter(template.find_resources("AWS::EC2::VPC"))), "DefaultSecurityGroup"]}
+
+
+def test_parameters_change_what_they_name():
+    _, t = synth(
+        {
+            "sessionTimeout": "30m",
+            "oidcScope": "openid email profile groups",
+            "logRetentionDays": 365,
+            "desiredCount": 3,
+            "deletionProtection": False,
+        }
+    )
+    _, https = only(t, "AWS::ElasticLoadBalancingV2::Listener", {"Port": 443})
+    oidc = next(a for a in https["Properties"]["DefaultActions"] if a["Type"] == "authenticate-oidc")["AuthenticateOidcConfig"]
+    assert (oidc["SessionTimeout"], oidc["Scope"]) == ("1800", "openid email profile groups")
+    assert all(g["Properties"]["RetentionInDays"] == 365 for g in t.find_resources("AWS::Logs::LogGroup").values())
+    assert only(t, "AWS::ECS::Service")[1]["Properties"]["DesiredCount"] == 3
+    _, alb = only(t, "AWS::ElasticLoadBalancingV2::LoadBalancer")
+    attributes = {a["Key"]: a["Value"] for a in alb["Properties"]["LoadBalancerAttributes"]}
+    assert attributes["deletion_protection.enabled"] == "false"
+    with pytest.raises(SettingsError, match="'sessionTimeout' is '8d'; it must be between 60s and 604800s"):
+        synth({"sessionTimeout": "8d"})
+    with pytest.raises(SettingsError, match="an OpenID Connect sign-in asks for 'openid'"):
+        synth({"oidcScope": "email profile"})
+
+
+# --- Alarms -------------------------------------------------------------------
+
+
+def alarms_by_metric(template: Template) -> dict[str, dict]:
+    found = {}
+    for alarm in template.find_resources("AWS::CloudWatch::Alarm").values():
+        p = alarm["Properties"]
+        name = p.get("MetricName") or "+".join(sorted(m["MetricStat"]["Metric"]["MetricName"] for m in p["Metrics"] if "MetricStat" in m))
+        found[name] = p
+    return found
+
+
+def test_alarms_go_to_the_stacks_topic(example):
+    stack, template = example
+    topic_id, _ = only(template, "AWS::SNS::Topic")
+    _, topic_policy = only(template, "AWS::SNS::TopicPolicy")
+    assert '"aws:SecureTransport": "false"' in json.dumps(topic_policy)
+    alarms = alarms_by_metric(template)
+    assert sorted(alarms) == [
+        "HTTPCode_Target_5XX_Count",
+        "RunningTaskCount",
+        "ThrottledRequests+ThrottledRequests+ThrottledRequests",
+        "UnHealthyHostCount",
+        "gco_view_age_seconds",
+    ]
+    for alarm in alarms.values():
+        assert alarm["AlarmActions"] == [{"Ref": topic_id}] and alarm["OKActions"] == [{"Ref": topic_id}]
+    five_xx = alarms["HTTPCode_Target_5XX_Count"]
+    assert (five_xx["Namespace"], five_xx["Statistic"], five_xx["Period"], five_xx["Threshold"]) == ("AWS/ApplicationELB", "Sum", 300, 5)
+    unhealthy = alarms["UnHealthyHostCount"]
+    assert (unhealthy["Threshold"], unhealthy["EvaluationPeriods"], unhealthy["ComparisonOperator"]) == (1, 3, "GreaterThanOrEqualToThreshold")
+    running = alarms["RunningTaskCount"]
+    assert (running["Namespace"], running["Threshold"], running["ComparisonOperator"], running["TreatMissingData"]) == (
+        "ECS/ContainerInsights", 2, "LessThanThreshold", "breaching",
+    )
+    throttled = alarms["ThrottledRequests+ThrottledRequests+ThrottledRequests"]
+    history_id, _ = only(template, "AWS::DynamoDB::Table")
+    operations = sorted(
+        {d["Name"]: d["Value"] for d in m["MetricStat"]["Metric"]["Dimensions"]}["Operation"]
+        for m in throttled["Metrics"] if "MetricStat" in m
+    )
+    assert operations == ["PutItem", "Query", "TransactWriteItems"]
+    for m in throttled["Metrics"]:
+        if "MetricStat" in m:
+            assert {"Name": "TableName", "Value": {"Ref": history_id}} in m["MetricStat"]["Metric"]["Dimensions"]
+    view = alarms["gco_view_age_seconds"]
+    assert (view["Namespace"], view["Dimensions"], view["Threshold"], view["Statistic"]) == (
+        "GcoConsole", [{"Name": "Table", "Value": "gco-inference-endpoints"}], 300, "Maximum",
+    )
+
+
+def test_alarms_go_to_a_given_topic_and_count_healthy_tasks_without_insights():
+    arn = "arn:aws:sns:us-east-1:123456789012:pager"
+    _, template = synth({"alarmTopicArn": arn, "containerInsights": False, "viewAgeLimit": "2m"})
+    template.resource_count_is("AWS::SNS::Topic", 0)
+    alarms = alarms_by_metric(template)
+    assert all(a["AlarmActions"] == [arn] for a in alarms.values())
+    assert "HealthyHostCount" in alarms and "RunningTaskCount" not in alarms
+    assert alarms["gco_view_age_seconds"]["Threshold"] == 120
+
+
+def test_the_console_writes_the_figure_the_view_age_alarm_reads():
+    # backend/src/emf.rs names the namespace, metric and dimension.
+    from alarms import EMF_DIMENSION, EMF_NAMESPACE, VIEW_AGE_METRIC
+
+    emf = (REPO_ROOT / "backend" / "src" / "emf.rs").read_text()
+    assert f'pub const NAMESPACE: &str = "{EMF_NAMESPACE}";' in emf
+    assert f'pub const DIMENSION: &str = "{EMF_DIMENSION}";' in emf
+    assert '"Metrics": [{"Name": VIEW_AGE' in emf
+    metrics = (REPO_ROOT / "backend" / "src" / "metrics.rs").read_text()
+    assert f'pub const VIEW_AGE: &str = "{VIEW_AGE_METRIC}";' in metrics

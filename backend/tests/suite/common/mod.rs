@@ -299,7 +299,12 @@ impl Server {
     /// On dynalite at `endpoint`, creating the table; no history (dynalite
     /// has no TransactWriteItems).
     pub fn dynamodb(endpoint: &str) -> Server {
-        Server::spawn(&[
+        Server::dynamodb_with(endpoint, &[])
+    }
+
+    /// On dynalite at `endpoint`, as [`Server::dynamodb`], with more flags.
+    pub fn dynamodb_with(endpoint: &str, flags: &[&std::ffi::OsStr]) -> Server {
+        let mut args: Vec<&std::ffi::OsStr> = vec![
             "--dynamodb-endpoint".as_ref(),
             endpoint.as_ref(),
             "--create-table".as_ref(),
@@ -307,7 +312,9 @@ impl Server {
             "off".as_ref(),
             "--dist".as_ref(),
             "/nonexistent".as_ref(),
-        ])
+        ];
+        args.extend_from_slice(flags);
+        Server::spawn(&args)
     }
 
     /// On moto at `endpoint`, creating both tables: every change recorded.
