@@ -35,6 +35,11 @@ if ! python3 -c 'import moto.server, werkzeug' 2>/dev/null || ! command -v moto_
   python3 -m pip install --quiet --disable-pip-version-check 'moto[server]>=5,<6'
 fi
 
+if [ "$(python3 -c 'import kubernetes_validate.version as v; print(v.__version__)' 2>/dev/null)" != "1.37.0" ]; then
+  log "installing kubernetes-validate 1.37.0 (the Kubernetes schemas, offline) for the manifests' schema check"
+  python3 -m pip install --quiet --disable-pip-version-check 'kubernetes-validate==1.37.0'
+fi
+
 if [ ! -x /usr/bin/chromium ]; then
   log "installing Debian's Chromium for the browser tests (about 20 s)"
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
