@@ -10,7 +10,9 @@
 use std::fmt;
 
 use crate::deploy::request_of_record;
+use crate::diagnostics::{Diagnostic, Report};
 use crate::json::{Object, Value};
+use crate::pyrepr::py_str;
 use crate::record::Record;
 
 vocabulary! {
@@ -82,6 +84,132 @@ pub fn sglang_model(spec: &Object) -> Option<ModelSource> {
         .and_then(|env| env.get("MODEL"))
         .and_then(Value::as_str);
     env_model.is_some_and(given).then_some(ModelSource::Env)
+}
+
+/// The node label EKS Auto Mode puts on every accelerated node naming its
+/// GPU, and the one naming its instance family (GCO's
+/// `gco/models/inference_models.py@7a0b3c6fd4`, `GPU_NAME_NODE_LABEL` and
+/// `INSTANCE_FAMILY_NODE_LABEL`).
+pub const GPU_NAME_NODE_LABEL: &str = "eks.amazonaws.com/instance-gpu-name";
+/// See [`GPU_NAME_NODE_LABEL`].
+pub const INSTANCE_FAMILY_NODE_LABEL: &str = "eks.amazonaws.com/instance-family";
+
+/// NVIDIA GPUs older than Ampere, by their [`GPU_NAME_NODE_LABEL`] value:
+/// SGLang ships no prebuilt kernels for them, so GCO refuses a node selector
+/// that pins one and its monitor keeps SGLang pods off them (same source,
+/// `SGLANG_UNSUPPORTED_GPU_NAMES`).
+pub const SGLANG_UNSUPPORTED_GPU_NAMES: [&str; 4] = ["k80", "m60", "v100", "t4"];
+/// The EC2 families that carry those GPUs (`SGLANG_UNSUPPORTED_GPU_FAMILIES`).
+pub const SGLANG_UNSUPPORTED_GPU_FAMILIES: [&str; 6] = ["p2", "g3", "g3s", "p3", "p3dn", "g4dn"];
+/// Ampere-or-newer examples in GCO's refusal (`SGLANG_SUPPORTED_GPU_EXAMPLES`).
+pub const SGLANG_SUPPORTED_GPU_EXAMPLES: &str =
+    "A10G (g5), L4 (g6/g6f/gr6), L40S (g6e), A100 (p4d), H100 (p5)";
+
+/// What GCO's deploy checks about the framework read, from a deploy
+/// request's fields or a spec's: `framework`, whether a Mooncake block is
+/// asked for, `env`, the extra arguments and `node_selector`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FrameworkFields<'a> {
+    pub framework: Option<&'a Value>,
+    pub mooncake: bool,
+    pub env: Option<&'a Value>,
+    pub args: Option<&'a Value>,
+    pub node_selector: Option<&'a Value>,
+}
+
+impl<'a> FrameworkFields<'a> {
+    /// A stored spec's fields (its extra arguments are `args`).
+    pub fn of_spec(spec: &'a Object) -> FrameworkFields<'a> {
+        FrameworkFields {
+            framework: spec.get("framework"),
+            mooncake: spec.contains_key("mooncake"),
+            env: spec.get("env"),
+            args: spec.get("args"),
+            node_selector: spec.get("node_selector"),
+        }
+    }
+}
+
+/// GCO's deploy checks of the framework, in `InferenceManager.deploy`'s
+/// order (`cli/inference.py@7a0b3c6fd4`), each at its field: a framework
+/// the team's GCO accepts; vLLM for Mooncake, whatever the list says; for
+/// SGLang (where the list has it) a model to serve, and no node selector
+/// pinning a GPU older than Ampere.
+pub fn check_framework(fields: &FrameworkFields<'_>, frameworks: &Frameworks, report: &mut Report) {
+    let Some(given) = fields.framework else {
+        return;
+    };
+    if !given.as_str().is_some_and(|name| frameworks.accepts(name)) {
+        report.push(Diagnostic::error("framework", frameworks.refusal()));
+    }
+    if fields.mooncake && given.as_str() != Some(Framework::MOONCAKE.as_str()) {
+        report.push(Diagnostic::error(
+            "framework",
+            format!(
+                "Mooncake serving requires the {} framework",
+                Framework::MOONCAKE
+            ),
+        ));
+    }
+    let sglang = Framework::Sglang.as_str();
+    if given.as_str() != Some(sglang) || !frameworks.accepts(sglang) {
+        return;
+    }
+    if !names_sglang_model(fields) {
+        report.push(Diagnostic::error(
+            "env.MODEL",
+            "framework 'sglang' needs the model to serve: pass -e MODEL=<id-or-path> or --extra-args=--model-path --extra-args <id-or-path>",
+        ));
+    }
+    if let Some((label, pinned)) = pinned_pre_ampere(fields.node_selector) {
+        report.push(Diagnostic::error(
+            format!("node_selector.{label}"),
+            format!(
+                "framework 'sglang' needs an NVIDIA GPU with compute capability 8.0 or newer ({SGLANG_SUPPORTED_GPU_EXAMPLES}); the node selector pins '{pinned}', for which SGLang ships no prebuilt kernels"
+            ),
+        ));
+    }
+}
+
+/// Whether a deploy names SGLang's model as GCO's deploy reads it: a truthy
+/// `MODEL` env entry, or an extra argument that is exactly `--model-path`
+/// or `--model` (GCO compares whole arguments, so `--model-path=x` names
+/// none).
+fn names_sglang_model(fields: &FrameworkFields<'_>) -> bool {
+    let env_model = fields
+        .env
+        .and_then(Value::as_object)
+        .and_then(|env| env.get("MODEL"))
+        .is_some_and(Value::is_truthy);
+    let arg_model = match fields.args {
+        Some(Value::List(args)) => args
+            .iter()
+            .any(|a| a.as_str().is_some_and(|a| MODEL_FLAGS.contains(&a))),
+        _ => false,
+    };
+    env_model || arg_model
+}
+
+/// The node selector's pre-Ampere pin, as GCO finds it: the GPU name
+/// label's value (lower-cased) among [`SGLANG_UNSUPPORTED_GPU_NAMES`], else
+/// the instance family's among [`SGLANG_UNSUPPORTED_GPU_FAMILIES`]; with
+/// the label it was found under.
+fn pinned_pre_ampere(node_selector: Option<&Value>) -> Option<(&'static str, String)> {
+    let selector = node_selector.and_then(Value::as_object)?;
+    let lowered = |label: &str| {
+        selector
+            .get(label)
+            .map(|v| py_str(v).to_lowercase())
+            .unwrap_or_default()
+    };
+    let gpu = lowered(GPU_NAME_NODE_LABEL);
+    if SGLANG_UNSUPPORTED_GPU_NAMES.contains(&gpu.as_str()) {
+        return Some((GPU_NAME_NODE_LABEL, gpu));
+    }
+    let family = lowered(INSTANCE_FAMILY_NODE_LABEL);
+    SGLANG_UNSUPPORTED_GPU_FAMILIES
+        .contains(&family.as_str())
+        .then_some((INSTANCE_FAMILY_NODE_LABEL, family))
 }
 
 /// How many words of [`sglang_launcher`] are the command; the rest are
@@ -270,9 +398,9 @@ impl Frameworks {
     }
 
     /// The refusal of any other framework, in GCO's words for its own list
-    /// (`framework must be 'vllm' or 'tgi'`, GCO_FACTS_NEWEST section 2.1)
-    /// with this list's names; the text of GCO's SGLang release was not
-    /// seen (as read).
+    /// with this list's names: `framework must be 'vllm' or 'sglang'`
+    /// (`cli/inference.py@7a0b3c6fd4`), `framework must be 'vllm' or 'tgi'`
+    /// before GCO's SGLang release.
     pub fn refusal(&self) -> String {
         let mut out = String::from("framework must be ");
         self.list_into(&mut out, ", ", " or ", "'");

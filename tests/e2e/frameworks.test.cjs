@@ -28,7 +28,7 @@ test('an SGLang endpoint: the model is asked for, and the preview shows GCO\'s l
     assert.deepEqual(await frameworkOptions(page), ['', 'vllm', 'sglang'], 'the server\'s frameworks, no tgi');
     await page.getByLabel('Framework', { exact: true }).selectOption('sglang');
 
-    const model = "framework 'sglang' needs a model: set the MODEL env entry, or pass --model-path in the extra arguments";
+    const model = "framework 'sglang' needs the model to serve: pass -e MODEL=<id-or-path> or --extra-args=--model-path --extra-args <id-or-path>";
     await page.waitForFunction(
       (m) => [...document.querySelectorAll('[data-path="env"] .messages li')].some((li) => li.textContent === m),
       model,
