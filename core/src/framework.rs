@@ -41,50 +41,8 @@ impl Framework {
     }
 }
 
-/// Where an SGLang endpoint's model comes from. GCO's monitor launches
-/// SGLang with `--model-path $(MODEL)` unless the extra arguments name the
-/// model already (GCO_FACTS_NEWEST section 3.3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ModelSource {
-    /// `--model-path` or `--model` in `spec.args`, with a value.
-    ExtraArgs,
-    /// The `MODEL` env entry (a non-blank string).
-    Env,
-}
-
 /// The flags by which SGLang's launcher takes the model.
 const MODEL_FLAGS: [&str; 2] = ["--model-path", "--model"];
-
-/// Where `spec`'s model comes from, or `None` when nothing names one.
-pub fn sglang_model(spec: &Object) -> Option<ModelSource> {
-    let given = |v: &str| !v.trim().is_empty();
-    if let Some(Value::List(args)) = spec.get("args") {
-        // Whether the argument before was a model flag awaiting its value.
-        let mut flag_before = false;
-        for arg in args {
-            let arg = arg.as_str().unwrap_or_default();
-            if flag_before && given(arg) {
-                return Some(ModelSource::ExtraArgs);
-            }
-            flag_before = false;
-            for flag in MODEL_FLAGS {
-                match arg.strip_prefix(flag) {
-                    Some("") => flag_before = true,
-                    Some(rest) if rest.strip_prefix('=').is_some_and(given) => {
-                        return Some(ModelSource::ExtraArgs);
-                    }
-                    _ => {}
-                }
-            }
-        }
-    }
-    let env_model = spec
-        .get("env")
-        .and_then(Value::as_object)
-        .and_then(|env| env.get("MODEL"))
-        .and_then(Value::as_str);
-    env_model.is_some_and(given).then_some(ModelSource::Env)
-}
 
 /// The node label EKS Auto Mode puts on every accelerated node naming its
 /// GPU, and the one naming its instance family (GCO's
@@ -212,26 +170,52 @@ fn pinned_pre_ampere(node_selector: Option<&Value>) -> Option<(&'static str, Str
         .then_some((INSTANCE_FAMILY_NODE_LABEL, family))
 }
 
-/// How many words of [`sglang_launcher`] are the command; the rest are
-/// its arguments, before the spec's own.
-pub const SGLANG_COMMAND_WORDS: usize = 3;
-
-/// How long GCO gives an SGLang pod to load its model before `/health`
-/// must answer: 20 minutes (GCO_FACTS_NEWEST section 3.3).
-pub const SGLANG_STARTUP_SECONDS: i32 = 20 * 60;
+/// The framework GCO's monitor renders a spec for
+/// (`_build_inference_deployment_object`, `inference_monitor.py@7a0b3c6fd4`):
+/// `spec.framework` when it is `vllm` or `sglang`, else the one the region's
+/// image names (lower-cased, vLLM first), else none.
+pub fn runtime_framework(spec: &Object, image: &str) -> Option<Framework> {
+    match Framework::of_spec(spec) {
+        Some(f @ (Framework::Vllm | Framework::Sglang)) => Some(f),
+        _ => {
+            let image = image.to_lowercase();
+            [Framework::Vllm, Framework::Sglang]
+                .into_iter()
+                .find(|f| image.contains(f.as_str()))
+        }
+    }
+}
 
 /// SGLang's launcher as GCO's monitor supplies it (the `lmsysorg/sglang`
-/// image has no entrypoint and listens on 127.0.0.1 by default), words
-/// separated by single spaces: listen on every address at the spec's port,
-/// and take the model from `MODEL` unless the spec's arguments name it (it
-/// is never given twice).
-pub fn sglang_launcher(port: i64, model: Option<ModelSource>) -> String {
-    let mut line = format!("python3 -m sglang.launch_server --host 0.0.0.0 --port {port}");
-    if model != Some(ModelSource::ExtraArgs) {
-        line.push_str(" --model-path $(MODEL)");
+/// image has no entrypoint): the command, whose arguments are
+/// [`sglang_args`].
+pub const SGLANG_COMMAND: [&str; 3] = ["python3", "-m", "sglang.launch_server"];
+
+/// The launcher's arguments (same source): the spec's own, then
+/// `--host 0.0.0.0` and `--port <port>` unless the spec's arguments hold
+/// that exact flag, then `--model-path $(MODEL)` when the env has a `MODEL`
+/// entry and the arguments hold neither `--model-path` nor `--model` (the
+/// kubelet expands `$(MODEL)`).
+pub fn sglang_args(mut args: Vec<String>, port: i64, env_has_model: bool) -> Vec<String> {
+    let has = |args: &[String], flag: &str| args.iter().any(|a| a == flag);
+    if !has(&args, "--host") {
+        args.extend(["--host".to_owned(), "0.0.0.0".to_owned()]);
     }
-    line
+    if !has(&args, "--port") {
+        args.extend(["--port".to_owned(), port.to_string()]);
+    }
+    if env_has_model && !MODEL_FLAGS.iter().any(|f| has(&args, f)) {
+        args.extend(["--model-path".to_owned(), "$(MODEL)".to_owned()]);
+    }
+    args
 }
+
+/// SGLang's startup probe on the health path (same source): every 15 s, up
+/// to 80 failures, so liveness waits up to 20 minutes for the model to load
+/// (`/health` answers only once it has).
+pub const SGLANG_STARTUP_PERIOD_SECONDS: i32 = 15;
+/// See [`SGLANG_STARTUP_PERIOD_SECONDS`].
+pub const SGLANG_STARTUP_FAILURE_THRESHOLD: i32 = 80;
 
 /// The image a request moved onto SGLang gets: SGLang's own (the image of
 /// the framework it leaves cannot run its launcher).
@@ -475,7 +459,28 @@ mod tests {
     }
 
     #[test]
-    fn an_sglang_model_comes_from_the_args_or_the_env() {
+    fn sglangs_launcher_takes_the_specs_arguments_first() {
+        let words = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert_eq!(
+            sglang_args(Vec::new(), 30000, true),
+            words(&[
+                "--host",
+                "0.0.0.0",
+                "--port",
+                "30000",
+                "--model-path",
+                "$(MODEL)"
+            ])
+        );
+        assert_eq!(
+            sglang_args(words(&["--model", "m", "--port", "9000"]), 30000, true),
+            words(&["--model", "m", "--port", "9000", "--host", "0.0.0.0"])
+        );
+        // Whole arguments only: `--host=::` is no `--host`.
+        assert_eq!(
+            sglang_args(words(&["--host=::"]), 8000, false),
+            words(&["--host=::", "--host", "0.0.0.0", "--port", "8000"])
+        );
         let spec = |text: &str| {
             crate::json::parse(text)
                 .unwrap()
@@ -483,29 +488,15 @@ mod tests {
                 .unwrap()
                 .clone()
         };
-        let of = |text: &str| sglang_model(&spec(text));
         assert_eq!(
-            of(r#"{"args": ["--model-path", "m"]}"#),
-            Some(ModelSource::ExtraArgs)
+            runtime_framework(&spec(r#"{"framework": "tgi"}"#), "LMSysOrg/SGLang:v0.5"),
+            Some(Framework::Sglang)
         );
         assert_eq!(
-            of(r#"{"args": ["--model=m"], "env": {"MODEL": "x"}}"#),
-            Some(ModelSource::ExtraArgs)
+            runtime_framework(&spec(r#"{"framework": "sglang"}"#), "vllm/vllm-openai"),
+            Some(Framework::Sglang)
         );
-        assert_eq!(
-            of(r#"{"env": {"MODEL": "Qwen/Qwen3-8B"}}"#),
-            Some(ModelSource::Env)
-        );
-        for none in [
-            r#"{}"#,
-            r#"{"env": {"MODEL": " "}}"#,
-            r#"{"env": {"MODEL_PATH": "m"}}"#,
-            r#"{"args": ["--model-path"]}"#,
-            r#"{"args": ["--model-path="]}"#,
-            r#"{"args": ["--models", "m"]}"#,
-        ] {
-            assert_eq!(of(none), None, "{none}");
-        }
+        assert_eq!(runtime_framework(&spec("{}"), "nvcr.io/triton"), None);
     }
 
     #[test]

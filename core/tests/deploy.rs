@@ -498,10 +498,7 @@ fn framework_refusals_come_first_as_gco_raises_them() {
             "node_selector.eks.amazonaws.com/instance-family: framework 'sglang' needs an NVIDIA GPU with compute capability 8.0 or newer (A10G (g5), L4 (g6/g6f/gr6), L40S (g6e), A100 (p4d), H100 (p5)); the node selector pins 'p3', for which SGLang ships no prebuilt kernels",
         ]
     );
-    assert!(
-        e[3].starts_with("mooncake.topology.prefill: "),
-        "{e:?}"
-    );
+    assert!(e[3].starts_with("mooncake.topology.prefill: "), "{e:?}");
     let e = errors(
         r#"{"endpoint_name": "e", "image": "x", "framework": "tgi", "mooncake_mode": "split"}"#,
     );

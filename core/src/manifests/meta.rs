@@ -12,9 +12,6 @@ pub(crate) const LIFECYCLE_ID: &str = "gco.io/lifecycle-id";
 pub(crate) const REGION_GENERATION: &str = "gco.io/region-generation";
 pub(crate) const LEADER_EPOCH: &str = "gco.io/leader-epoch";
 
-/// [`crate::limits::SERVICE_PORT`] as Kubernetes' port fields hold it.
-pub(crate) const SERVICE_PORT: i32 = crate::limits::SERVICE_PORT as i32;
-
 /// The lifecycle id (and tokens) a deploy preview carries: deploy mints the
 /// real ones when it creates the record.
 const PREVIEW_TOKEN: &str = "0000000000000000000000000000000000000000000000000000000000000000";
