@@ -23,9 +23,11 @@ pub(crate) use kv::Block;
 pub use kv::{Metric, RoleScaling};
 pub(crate) use serving::ServingSpec;
 pub use skeleton::Kind;
+#[cfg(feature = "manifests")]
+pub(crate) use skeleton::tls_program_name;
 pub(crate) use skeleton::{
     AllowRule, BaseObject, Part, Skeleton, admin_secret_name, mooncake_config_name, proxy_name,
-    proxy_program_name, serving_name, skeleton, tls_program_name,
+    proxy_program_name, serving_name, skeleton,
 };
 
 /// What the monitor does with an object.
