@@ -3,7 +3,7 @@
 use crate::diagnostics::{Diagnostic, Report};
 use crate::framework::{Framework, FrameworkFields, Frameworks, check_framework};
 use crate::json::{Object, Value};
-use crate::limits::{PORT_MAX, PORT_MIN};
+use crate::limits::{ENDPOINT_TLS_PORT, PORT_MAX, PORT_MIN};
 use crate::mooncake::{Mode, check_mooncake};
 use crate::names::is_env_name;
 use crate::suggest::did_you_mean;
@@ -85,6 +85,20 @@ pub fn check_spec_values(spec: &Object, report: &mut Report) {
         None => r.error("image", "image is required".into()),
     }
     r.int_in("port", PORT_MIN, PORT_MAX);
+    // GCO's deploy takes it; its monitor then refuses to render the pods.
+    if spec
+        .get("port")
+        .and_then(Value::as_int)
+        .and_then(|p| p.as_i64())
+        == Some(ENDPOINT_TLS_PORT)
+    {
+        r.report.push(Diagnostic::warning(
+            "port",
+            format!(
+                "port {ENDPOINT_TLS_PORT} is reserved for the model pod's TLS sidecar: GCO's monitor refuses to render the endpoint; serve on another port"
+            ),
+        ));
+    }
     r.int_in("replicas", 0, i64::MAX);
     r.int_in("gpu_count", 0, i64::MAX);
     if let Some(path) = spec.get("health_check_path")
@@ -478,6 +492,26 @@ mod tests {
         assert_eq!(
             errors(r#"{"image": "x", "canary": {"image": "y", "weight": 10, "replicas": 1}}"#),
             Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn warns_of_the_sidecars_port() {
+        let r = check_spec(
+            &parse(r#"{"image": "x", "port": 8443}"#).unwrap(),
+            &Frameworks::CURRENT,
+        );
+        assert!(r.is_ok(), "GCO's deploy takes it");
+        let w: Vec<_> = r
+            .warnings()
+            .map(|d| (d.path.as_str(), d.message.as_str()))
+            .collect();
+        assert_eq!(
+            w,
+            [(
+                "port",
+                "port 8443 is reserved for the model pod's TLS sidecar: GCO's monitor refuses to render the endpoint; serve on another port"
+            )]
         );
     }
 

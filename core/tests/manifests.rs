@@ -510,6 +510,24 @@ fn a_canary_is_fronted_by_its_endpoints_program() {
 }
 
 #[test]
+fn a_bootstrap_window_over_the_sidecars_port_is_refused() {
+    for (base, clashes) in [(8342, false), (8343, true), (8443, true), (8444, false)] {
+        let r = stored(&format!(
+            r#"{{"endpoint_name": "pd", "mooncake_mode": "disaggregated", "mooncake_transfer": {{"protocol": "tcp", "bootstrap_base_port": {base}}}, "target_regions": ["us-east-1"]}}"#
+        ));
+        let answer = manifests(&r, &RegionContext::defaults("us-east-1"));
+        assert_eq!(answer.is_err(), clashes, "{base}");
+        if let Err(e) = answer {
+            assert_eq!(e.path, "spec.mooncake.transfer.bootstrap_base_port");
+            assert!(
+                e.message
+                    .contains("contains port 8443, reserved for the model pod's")
+            );
+        }
+    }
+}
+
+#[test]
 fn a_model_may_not_listen_on_the_sidecars_port() {
     let r = stored(
         r#"{"endpoint_name": "web", "image": "vllm/vllm-openai:v0.31.0", "port": 8443, "target_regions": ["us-east-1"]}"#,

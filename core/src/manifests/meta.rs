@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 
 use super::Notes;
@@ -82,6 +83,14 @@ pub(crate) fn map<const N: usize>(pairs: [(&str, &str); N]) -> BTreeMap<String, 
     pairs
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect()
+}
+
+/// Resource quantities by name (`cpu`, `memory`, ...).
+pub(crate) fn quantities<const N: usize>(pairs: [(&str, &str); N]) -> BTreeMap<String, Quantity> {
+    pairs
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), Quantity(v.to_owned())))
         .collect()
 }
 

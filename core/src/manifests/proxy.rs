@@ -9,9 +9,8 @@ use k8s_openapi::api::core::v1::{
     KeyToPath, PodSpec, PodTemplateSpec, Probe, ResourceRequirements, Secret, SecretKeySelector,
     SecretVolumeSource, Volume,
 };
-use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
-use super::meta::{inference_labels, map, object_meta, selector};
+use super::meta::{inference_labels, map, object_meta, quantities, selector};
 use super::workload::{env_var, mount, object_meta_of_pod};
 use super::{Endpoint, Manifest, ManifestError, Notes, tls};
 use crate::json::Value;
@@ -184,12 +183,6 @@ pub(super) fn deployment(
         failure_threshold: failure,
         ..Probe::default()
     };
-    let quantities = |cpu: &str, memory: &str| {
-        BTreeMap::from([
-            ("cpu".to_owned(), Quantity(cpu.to_owned())),
-            ("memory".to_owned(), Quantity(memory.to_owned())),
-        ])
-    };
     let container = Container {
         name: "proxy".to_owned(),
         image: Some(image.to_owned()),
@@ -203,8 +196,8 @@ pub(super) fn deployment(
         }]),
         env: Some(env),
         resources: Some(ResourceRequirements {
-            requests: Some(quantities("250m", "256Mi")),
-            limits: Some(quantities("1", "1Gi")),
+            requests: Some(quantities([("cpu", "250m"), ("memory", "256Mi")])),
+            limits: Some(quantities([("cpu", "1"), ("memory", "1Gi")])),
             ..ResourceRequirements::default()
         }),
         readiness_probe: Some(exec_probe(10, 10, None)),

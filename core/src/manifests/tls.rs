@@ -18,10 +18,9 @@ use k8s_openapi::api::core::v1::{
     Probe, ResourceRequirements, SeccompProfile, SecretVolumeSource, SecurityContext, Service,
     ServicePort, ServiceSpec, TCPSocketAction, Volume,
 };
-use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-use super::meta::{inference_labels, map, object_meta};
+use super::meta::{inference_labels, map, object_meta, quantities};
 use super::workload::{env_var, mount};
 use super::{Endpoint, Manifest, Notes};
 use crate::limits::{
@@ -137,12 +136,6 @@ fn sidecar(upstream_port: i32) -> Container {
         }),
         ..Probe::default()
     };
-    let quantities = |pairs: &[(&str, &str)]| {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), Quantity((*v).to_owned())))
-            .collect::<BTreeMap<_, _>>()
-    };
     Container {
         name: ENDPOINT_TLS_PROXY_CONTAINER.to_owned(),
         image: Some(IMAGE.to_owned()),
@@ -168,11 +161,11 @@ fn sidecar(upstream_port: i32) -> Container {
         // A request on every container keeps autoscalers' resource metrics
         // defined; no CPU limit, so no throttling of the token stream.
         resources: Some(ResourceRequirements {
-            requests: Some(quantities(&[
+            requests: Some(quantities([
                 ("cpu", CPU_REQUEST),
                 ("memory", MEMORY_REQUEST),
             ])),
-            limits: Some(quantities(&[("memory", MEMORY_LIMIT)])),
+            limits: Some(quantities([("memory", MEMORY_LIMIT)])),
             ..ResourceRequirements::default()
         }),
         // Its own listener only: a slow model never restarts the sidecar.

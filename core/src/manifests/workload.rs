@@ -14,7 +14,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-use super::meta::{inference_labels, map, object_meta, selector};
+use super::meta::{inference_labels, map, object_meta, quantities, selector};
 use super::{Endpoint, Manifest, ManifestError, Notes, tls};
 use crate::framework::{
     Framework, GPU_NAME_NODE_LABEL, SGLANG_COMMAND, SGLANG_STARTUP_FAILURE_THRESHOLD,
@@ -146,6 +146,15 @@ pub(super) fn role_deployment(
     role: Option<Role>,
     notes: &mut Notes,
 ) -> Result<Manifest, ManifestError> {
+    let (base, end) = block.bootstrap_window();
+    if (base..=end).contains(&ENDPOINT_TLS_PORT) {
+        return Err(PlanError {
+            path: "spec.mooncake.transfer.bootstrap_base_port".into(),
+            message: format!(
+                "the KV bootstrap window {base}-{end} contains port {ENDPOINT_TLS_PORT}, reserved for the model pod's TLS sidecar: GCO's monitor refuses to render the role pods (its text contains so much; the rest is as read)"
+            ),
+        });
+    }
     let replicas = block.role_replicas(role);
     serving_deployment(ep, Some((block, role)), name, replicas, None, notes)
 }
@@ -399,12 +408,6 @@ fn serving_deployment(
             .and_then(Value::as_str)
             .filter(|s| s.starts_with("s3://"))
         {
-            let quantities = |cpu: &str, memory: &str| {
-                BTreeMap::from([
-                    ("cpu".to_owned(), Quantity(cpu.to_owned())),
-                    ("memory".to_owned(), Quantity(memory.to_owned())),
-                ])
-            };
             init_containers.push(Container {
                 name: "model-sync".to_owned(),
                 image: Some(AWS_CLI_IMAGE.to_owned()),
@@ -422,8 +425,8 @@ fn serving_deployment(
                 ),
                 volume_mounts: Some(vec![mount("model-storage", "/models", false)]),
                 resources: Some(ResourceRequirements {
-                    requests: Some(quantities("1", "2Gi")),
-                    limits: Some(quantities("4", "8Gi")),
+                    requests: Some(quantities([("cpu", "1"), ("memory", "2Gi")])),
+                    limits: Some(quantities([("cpu", "4"), ("memory", "8Gi")])),
                     ..ResourceRequirements::default()
                 }),
                 ..Container::default()
