@@ -12,7 +12,7 @@ use std::fmt;
 use crate::deploy::request_of_record;
 use crate::diagnostics::{Diagnostic, Report};
 use crate::json::{Object, Value};
-use crate::pyrepr::py_str;
+use crate::pyrepr::{py_lower, py_str};
 use crate::record::Record;
 
 vocabulary! {
@@ -157,7 +157,7 @@ fn pinned_pre_ampere(node_selector: Option<&Value>) -> Option<(&'static str, Str
     let lowered = |label: &str| {
         selector
             .get(label)
-            .map(|v| py_str(v).to_lowercase())
+            .map(|v| py_lower(&py_str(v)))
             .unwrap_or_default()
     };
     let gpu = lowered(GPU_NAME_NODE_LABEL);
@@ -178,7 +178,7 @@ pub fn runtime_framework(spec: &Object, image: &str) -> Option<Framework> {
     match Framework::of_spec(spec) {
         Some(f @ (Framework::Vllm | Framework::Sglang)) => Some(f),
         _ => {
-            let image = image.to_lowercase();
+            let image = py_lower(image);
             [Framework::Vllm, Framework::Sglang]
                 .into_iter()
                 .find(|f| image.contains(f.as_str()))

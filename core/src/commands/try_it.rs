@@ -5,6 +5,7 @@
 use super::{Commands, Line};
 use crate::framework::Frameworks;
 use crate::json::Value;
+use crate::pyrepr::py_lower;
 use crate::record::Record;
 
 /// The serving contract GCO's `invoke` and `models` speak to an endpoint
@@ -26,12 +27,13 @@ impl Contract {
             Some("sglang") => return Contract::Sglang,
             _ => {}
         }
-        let image = record
-            .spec
-            .get("image")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_lowercase();
+        let image = py_lower(
+            record
+                .spec
+                .get("image")
+                .and_then(Value::as_str)
+                .unwrap_or_default(),
+        );
         if image.contains("vllm") {
             Contract::Vllm
         } else if image.contains("sglang") {
