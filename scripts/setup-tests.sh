@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond the build (scripts/setup.sh, run
 # first): package.json's test tools (dynalite, playwright-core, the
-# OpenID provider, ...), boto3 and moto's DynamoDB server, and Debian's
-# Chromium. Skips what is already there.
+# OpenID provider, ...), boto3 and moto's DynamoDB server, kubernetes-validate
+# (the manifests' schema check), and Debian's Chromium. Skips what is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +24,11 @@ fi
 if ! python3 -c 'import moto.server, werkzeug' 2>/dev/null || ! command -v moto_server >/dev/null; then
   log "installing moto's DynamoDB server for the history tests (dynalite has no TransactWriteItems)"
   python3 -m pip install --quiet --disable-pip-version-check 'moto[server]>=5,<6'
+fi
+
+if [ "$(python3 -c 'import kubernetes_validate.version as v; print(v.__version__)' 2>/dev/null)" != "1.37.0" ]; then
+  log "installing kubernetes-validate 1.37.0 (the Kubernetes schemas, offline) for the manifests' schema check"
+  python3 -m pip install --quiet --disable-pip-version-check 'kubernetes-validate==1.37.0'
 fi
 
 if [ ! -x /usr/bin/chromium ]; then

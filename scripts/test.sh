@@ -2,7 +2,8 @@
 # Sets up what is missing, then runs every test: rustfmt and clippy, the
 # Rust tests of the whole workspace (the backend's against a real dynalite
 # server, and moto's for the history's transactions, too), the
-# differential test against the Python oracle's recorded answers (and the
+# golden manifests against the Kubernetes schemas, the differential test
+# against the Python oracle's recorded answers (and the
 # oracle itself when it is beside the clone or named by GCO_ORACLE), the
 # JS/TS validator package under node, the console in headless Chromium, and
 # GCO's side of the table (boto3) against the backend on dynalite, the
@@ -27,6 +28,12 @@ python3 tests/docs/check_architecture.py
 
 step "Rust tests (workspace)"
 cargo test --workspace --features gco-spec/schema
+
+step "The golden manifests against the Kubernetes schemas (kubernetes-validate, offline)"
+# 1.33.0 (the kubectl the AWS CDK layer ships, ../shared/TOOLCHAIN.md) and
+# 1.37.0 (the cluster version GCO's cdk.json deploys by default, per its
+# docs/ARCHITECTURE.md).
+python3 tests/manifests/schema_check.py -k 1.33.0 -k 1.37.0
 
 step "Differential test against the Python oracle (recorded answers; live when present)"
 cargo build --release -q -p gco-spec --bin gco-spec

@@ -3,7 +3,7 @@
 
 use crate::diagnostics::{Diagnostic, Report};
 use crate::ecr::region_image_uris;
-use crate::framework::Frameworks;
+use crate::framework::{FrameworkFields, Frameworks, check_framework};
 use crate::json::{Object, Value};
 use crate::limits::{
     DEFAULT_ACCELERATOR, DEFAULT_GPU_COUNT, DEFAULT_HEALTH_CHECK_PATH, DEFAULT_MOONCAKE_IMAGE,
@@ -14,7 +14,7 @@ use crate::names::{endpoint_name_issues, is_region};
 use crate::record::{DesiredState, Record, ingress_path};
 use crate::region::MonitorSettings;
 use crate::spec::MOONCAKE_FRAMEWORK;
-use crate::spec::check_spec_fields;
+use crate::spec::check_spec_values;
 use crate::suggest::did_you_mean;
 
 mod request;
@@ -148,6 +148,18 @@ fn plan_deploy_in(
 
     let mut req = DeployRequest::from_object(req);
     warn_unknown(&req.unknown, &mut report);
+    // GCO's deploy checks the framework first, before it builds the block.
+    fn given(v: &Option<Value>) -> Option<&Value> {
+        v.as_ref().filter(|v| !v.is_null())
+    }
+    let framework_fields = FrameworkFields {
+        framework: given(&req.framework),
+        mooncake: given(&req.mooncake_mode).is_some() || given(&req.mooncake).is_some(),
+        env: given(&req.env),
+        args: given(&req.extra_args),
+        node_selector: given(&req.node_selector),
+    };
+    check_framework(&framework_fields, &ctx.frameworks, &mut report);
 
     // Image: only a missing image falls back, and only for a mooncake deploy.
     let mode_value = non_null(req.mooncake_mode.take());
@@ -284,7 +296,7 @@ fn plan_deploy_in(
     );
     // The block was checked above, with the reference's order of errors.
     let mut fields = Report::default();
-    check_spec_fields(&spec, &ctx.frameworks, &mut fields);
+    check_spec_values(&spec, &mut fields);
     for d in fields.diagnostics {
         if !(d.path == "image" && image_missing) {
             report.push(in_request_terms(d));

@@ -10,7 +10,9 @@
 use std::fmt;
 
 use crate::deploy::request_of_record;
+use crate::diagnostics::{Diagnostic, Report};
 use crate::json::{Object, Value};
+use crate::pyrepr::{py_lower, py_str};
 use crate::record::Record;
 
 vocabulary! {
@@ -39,71 +41,181 @@ impl Framework {
     }
 }
 
-/// Where an SGLang endpoint's model comes from. GCO's monitor launches
-/// SGLang with `--model-path $(MODEL)` unless the extra arguments name the
-/// model already (GCO_FACTS_NEWEST section 3.3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ModelSource {
-    /// `--model-path` or `--model` in `spec.args`, with a value.
-    ExtraArgs,
-    /// The `MODEL` env entry (a non-blank string).
-    Env,
-}
-
 /// The flags by which SGLang's launcher takes the model.
 const MODEL_FLAGS: [&str; 2] = ["--model-path", "--model"];
 
-/// Where `spec`'s model comes from, or `None` when nothing names one.
-pub fn sglang_model(spec: &Object) -> Option<ModelSource> {
-    let given = |v: &str| !v.trim().is_empty();
-    if let Some(Value::List(args)) = spec.get("args") {
-        // Whether the argument before was a model flag awaiting its value.
-        let mut flag_before = false;
-        for arg in args {
-            let arg = arg.as_str().unwrap_or_default();
-            if flag_before && given(arg) {
-                return Some(ModelSource::ExtraArgs);
-            }
-            flag_before = false;
-            for flag in MODEL_FLAGS {
-                match arg.strip_prefix(flag) {
-                    Some("") => flag_before = true,
-                    Some(rest) if rest.strip_prefix('=').is_some_and(given) => {
-                        return Some(ModelSource::ExtraArgs);
-                    }
-                    _ => {}
-                }
-            }
+/// The node label EKS Auto Mode puts on every accelerated node naming its
+/// GPU, and the one naming its instance family (GCO's
+/// `gco/models/inference_models.py@7a0b3c6fd4`, `GPU_NAME_NODE_LABEL` and
+/// `INSTANCE_FAMILY_NODE_LABEL`).
+pub const GPU_NAME_NODE_LABEL: &str = "eks.amazonaws.com/instance-gpu-name";
+/// See [`GPU_NAME_NODE_LABEL`].
+pub const INSTANCE_FAMILY_NODE_LABEL: &str = "eks.amazonaws.com/instance-family";
+
+/// NVIDIA GPUs older than Ampere, by their [`GPU_NAME_NODE_LABEL`] value:
+/// SGLang ships no prebuilt kernels for them, so GCO refuses a node selector
+/// that pins one and its monitor keeps SGLang pods off them (same source,
+/// `SGLANG_UNSUPPORTED_GPU_NAMES`).
+pub const SGLANG_UNSUPPORTED_GPU_NAMES: [&str; 4] = ["k80", "m60", "v100", "t4"];
+/// The EC2 families that carry those GPUs (`SGLANG_UNSUPPORTED_GPU_FAMILIES`).
+pub const SGLANG_UNSUPPORTED_GPU_FAMILIES: [&str; 6] = ["p2", "g3", "g3s", "p3", "p3dn", "g4dn"];
+/// Ampere-or-newer examples in GCO's refusal (`SGLANG_SUPPORTED_GPU_EXAMPLES`).
+pub const SGLANG_SUPPORTED_GPU_EXAMPLES: &str =
+    "A10G (g5), L4 (g6/g6f/gr6), L40S (g6e), A100 (p4d), H100 (p5)";
+
+/// What GCO's deploy checks about the framework read, from a deploy
+/// request's fields or a spec's: `framework`, whether a Mooncake block is
+/// asked for, `env`, the extra arguments and `node_selector`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FrameworkFields<'a> {
+    pub framework: Option<&'a Value>,
+    pub mooncake: bool,
+    pub env: Option<&'a Value>,
+    pub args: Option<&'a Value>,
+    pub node_selector: Option<&'a Value>,
+}
+
+impl<'a> FrameworkFields<'a> {
+    /// A stored spec's fields (its extra arguments are `args`).
+    pub fn of_spec(spec: &'a Object) -> FrameworkFields<'a> {
+        FrameworkFields {
+            framework: spec.get("framework"),
+            mooncake: spec.contains_key("mooncake"),
+            env: spec.get("env"),
+            args: spec.get("args"),
+            node_selector: spec.get("node_selector"),
         }
     }
-    let env_model = spec
-        .get("env")
+}
+
+/// GCO's deploy checks of the framework, in `InferenceManager.deploy`'s
+/// order (`cli/inference.py@7a0b3c6fd4`), each at its field: a framework
+/// the team's GCO accepts; vLLM for Mooncake, whatever the list says; for
+/// SGLang (where the list has it) a model to serve, and no node selector
+/// pinning a GPU older than Ampere.
+pub fn check_framework(fields: &FrameworkFields<'_>, frameworks: &Frameworks, report: &mut Report) {
+    let Some(given) = fields.framework else {
+        return;
+    };
+    if !given.as_str().is_some_and(|name| frameworks.accepts(name)) {
+        report.push(Diagnostic::error("framework", frameworks.refusal()));
+    }
+    if fields.mooncake && given.as_str() != Some(Framework::MOONCAKE.as_str()) {
+        report.push(Diagnostic::error(
+            "framework",
+            format!(
+                "Mooncake serving requires the {} framework",
+                Framework::MOONCAKE
+            ),
+        ));
+    }
+    let sglang = Framework::Sglang.as_str();
+    if given.as_str() != Some(sglang) || !frameworks.accepts(sglang) {
+        return;
+    }
+    if !names_sglang_model(fields) {
+        report.push(Diagnostic::error(
+            "env.MODEL",
+            "framework 'sglang' needs the model to serve: pass -e MODEL=<id-or-path> or --extra-args=--model-path --extra-args <id-or-path>",
+        ));
+    }
+    if let Some((label, pinned)) = pinned_pre_ampere(fields.node_selector) {
+        report.push(Diagnostic::error(
+            format!("node_selector.{label}"),
+            format!(
+                "framework 'sglang' needs an NVIDIA GPU with compute capability 8.0 or newer ({SGLANG_SUPPORTED_GPU_EXAMPLES}); the node selector pins '{pinned}', for which SGLang ships no prebuilt kernels"
+            ),
+        ));
+    }
+}
+
+/// Whether a deploy names SGLang's model as GCO's deploy reads it: a truthy
+/// `MODEL` env entry, or an extra argument that is exactly `--model-path`
+/// or `--model` (GCO compares whole arguments, so `--model-path=x` names
+/// none).
+fn names_sglang_model(fields: &FrameworkFields<'_>) -> bool {
+    let env_model = fields
+        .env
         .and_then(Value::as_object)
         .and_then(|env| env.get("MODEL"))
-        .and_then(Value::as_str);
-    env_model.is_some_and(given).then_some(ModelSource::Env)
+        .is_some_and(Value::is_truthy);
+    let arg_model = match fields.args {
+        Some(Value::List(args)) => args
+            .iter()
+            .any(|a| a.as_str().is_some_and(|a| MODEL_FLAGS.contains(&a))),
+        _ => false,
+    };
+    env_model || arg_model
 }
 
-/// How many words of [`sglang_launcher`] are the command; the rest are
-/// its arguments, before the spec's own.
-pub const SGLANG_COMMAND_WORDS: usize = 3;
+/// The node selector's pre-Ampere pin, as GCO finds it: the GPU name
+/// label's value (lower-cased) among [`SGLANG_UNSUPPORTED_GPU_NAMES`], else
+/// the instance family's among [`SGLANG_UNSUPPORTED_GPU_FAMILIES`]; with
+/// the label it was found under.
+fn pinned_pre_ampere(node_selector: Option<&Value>) -> Option<(&'static str, String)> {
+    let selector = node_selector.and_then(Value::as_object)?;
+    let lowered = |label: &str| {
+        selector
+            .get(label)
+            .map(|v| py_lower(&py_str(v)))
+            .unwrap_or_default()
+    };
+    let gpu = lowered(GPU_NAME_NODE_LABEL);
+    if SGLANG_UNSUPPORTED_GPU_NAMES.contains(&gpu.as_str()) {
+        return Some((GPU_NAME_NODE_LABEL, gpu));
+    }
+    let family = lowered(INSTANCE_FAMILY_NODE_LABEL);
+    SGLANG_UNSUPPORTED_GPU_FAMILIES
+        .contains(&family.as_str())
+        .then_some((INSTANCE_FAMILY_NODE_LABEL, family))
+}
 
-/// How long GCO gives an SGLang pod to load its model before `/health`
-/// must answer: 20 minutes (GCO_FACTS_NEWEST section 3.3).
-pub const SGLANG_STARTUP_SECONDS: i32 = 20 * 60;
+/// The framework GCO's monitor renders a spec for
+/// (`_build_inference_deployment_object`, `inference_monitor.py@7a0b3c6fd4`):
+/// `spec.framework` when it is `vllm` or `sglang`, else the one the region's
+/// image names (lower-cased, vLLM first), else none.
+pub fn runtime_framework(spec: &Object, image: &str) -> Option<Framework> {
+    match Framework::of_spec(spec) {
+        Some(f @ (Framework::Vllm | Framework::Sglang)) => Some(f),
+        _ => {
+            let image = py_lower(image);
+            [Framework::Vllm, Framework::Sglang]
+                .into_iter()
+                .find(|f| image.contains(f.as_str()))
+        }
+    }
+}
 
 /// SGLang's launcher as GCO's monitor supplies it (the `lmsysorg/sglang`
-/// image has no entrypoint and listens on 127.0.0.1 by default), words
-/// separated by single spaces: listen on every address at the spec's port,
-/// and take the model from `MODEL` unless the spec's arguments name it (it
-/// is never given twice).
-pub fn sglang_launcher(port: i64, model: Option<ModelSource>) -> String {
-    let mut line = format!("python3 -m sglang.launch_server --host 0.0.0.0 --port {port}");
-    if model != Some(ModelSource::ExtraArgs) {
-        line.push_str(" --model-path $(MODEL)");
+/// image has no entrypoint): the command, whose arguments are
+/// [`sglang_args`].
+pub const SGLANG_COMMAND: [&str; 3] = ["python3", "-m", "sglang.launch_server"];
+
+/// The launcher's arguments (same source): the spec's own, then
+/// `--host 0.0.0.0` and `--port <port>` unless the spec's arguments hold
+/// that exact flag, then `--model-path $(MODEL)` when the env has a `MODEL`
+/// entry and the arguments hold neither `--model-path` nor `--model` (the
+/// kubelet expands `$(MODEL)`).
+pub fn sglang_args(mut args: Vec<String>, port: i64, env_has_model: bool) -> Vec<String> {
+    let has = |args: &[String], flag: &str| args.iter().any(|a| a == flag);
+    if !has(&args, "--host") {
+        args.extend(["--host".to_owned(), "0.0.0.0".to_owned()]);
     }
-    line
+    if !has(&args, "--port") {
+        args.extend(["--port".to_owned(), port.to_string()]);
+    }
+    if env_has_model && !MODEL_FLAGS.iter().any(|f| has(&args, f)) {
+        args.extend(["--model-path".to_owned(), "$(MODEL)".to_owned()]);
+    }
+    args
 }
+
+/// SGLang's startup probe on the health path (same source): every 15 s, up
+/// to 80 failures, so liveness waits up to 20 minutes for the model to load
+/// (`/health` answers only once it has).
+pub const SGLANG_STARTUP_PERIOD_SECONDS: i32 = 15;
+/// See [`SGLANG_STARTUP_PERIOD_SECONDS`].
+pub const SGLANG_STARTUP_FAILURE_THRESHOLD: i32 = 80;
 
 /// The image a request moved onto SGLang gets: SGLang's own (the image of
 /// the framework it leaves cannot run its launcher).
@@ -270,9 +382,9 @@ impl Frameworks {
     }
 
     /// The refusal of any other framework, in GCO's words for its own list
-    /// (`framework must be 'vllm' or 'tgi'`, GCO_FACTS_NEWEST section 2.1)
-    /// with this list's names; the text of GCO's SGLang release was not
-    /// seen (as read).
+    /// with this list's names: `framework must be 'vllm' or 'sglang'`
+    /// (`cli/inference.py@7a0b3c6fd4`), `framework must be 'vllm' or 'tgi'`
+    /// before GCO's SGLang release.
     pub fn refusal(&self) -> String {
         let mut out = String::from("framework must be ");
         self.list_into(&mut out, ", ", " or ", "'");
@@ -347,7 +459,28 @@ mod tests {
     }
 
     #[test]
-    fn an_sglang_model_comes_from_the_args_or_the_env() {
+    fn sglangs_launcher_takes_the_specs_arguments_first() {
+        let words = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert_eq!(
+            sglang_args(Vec::new(), 30000, true),
+            words(&[
+                "--host",
+                "0.0.0.0",
+                "--port",
+                "30000",
+                "--model-path",
+                "$(MODEL)"
+            ])
+        );
+        assert_eq!(
+            sglang_args(words(&["--model", "m", "--port", "9000"]), 30000, true),
+            words(&["--model", "m", "--port", "9000", "--host", "0.0.0.0"])
+        );
+        // Whole arguments only: `--host=::` is no `--host`.
+        assert_eq!(
+            sglang_args(words(&["--host=::"]), 8000, false),
+            words(&["--host=::", "--host", "0.0.0.0", "--port", "8000"])
+        );
         let spec = |text: &str| {
             crate::json::parse(text)
                 .unwrap()
@@ -355,29 +488,15 @@ mod tests {
                 .unwrap()
                 .clone()
         };
-        let of = |text: &str| sglang_model(&spec(text));
         assert_eq!(
-            of(r#"{"args": ["--model-path", "m"]}"#),
-            Some(ModelSource::ExtraArgs)
+            runtime_framework(&spec(r#"{"framework": "tgi"}"#), "LMSysOrg/SGLang:v0.5"),
+            Some(Framework::Sglang)
         );
         assert_eq!(
-            of(r#"{"args": ["--model=m"], "env": {"MODEL": "x"}}"#),
-            Some(ModelSource::ExtraArgs)
+            runtime_framework(&spec(r#"{"framework": "sglang"}"#), "vllm/vllm-openai"),
+            Some(Framework::Sglang)
         );
-        assert_eq!(
-            of(r#"{"env": {"MODEL": "Qwen/Qwen3-8B"}}"#),
-            Some(ModelSource::Env)
-        );
-        for none in [
-            r#"{}"#,
-            r#"{"env": {"MODEL": " "}}"#,
-            r#"{"env": {"MODEL_PATH": "m"}}"#,
-            r#"{"args": ["--model-path"]}"#,
-            r#"{"args": ["--model-path="]}"#,
-            r#"{"args": ["--models", "m"]}"#,
-        ] {
-            assert_eq!(of(none), None, "{none}");
-        }
+        assert_eq!(runtime_framework(&spec("{}"), "nvcr.io/triton"), None);
     }
 
     #[test]

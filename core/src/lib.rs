@@ -31,6 +31,7 @@ pub mod protocol;
 pub mod pyrepr;
 pub mod record;
 pub mod region;
+pub mod routing;
 pub mod scope;
 pub mod share;
 pub mod spec;

@@ -111,6 +111,15 @@ pub const NETWORK_POLICY_POD_TO_METADATA: &str = "allow-pod-to-metadata";
 /// See [`NETWORK_POLICY_INFERENCE_INTERNAL`].
 pub const NETWORK_POLICY_RDMA_BOOTSTRAP: &str = "allow-rdma-bootstrap";
 
+/// The NetworkPolicy GCO's base pass keeps in `gco-inference` so that model
+/// pods admit only the inference proxy (03-network-policies.yaml).
+pub const NETWORK_POLICY_PROXY_INGRESS: &str = "allow-inference-proxy-ingress";
+
+/// The ValidatingAdmissionPolicy (and binding) GCO's base pass applies so
+/// that only the inference monitor changes what it manages in
+/// `gco-inference` (09-tenant-write-fence.yaml).
+pub const TENANT_WRITE_FENCE: &str = "gco-tenant-write-fence";
+
 /// The bootstrap ports the `allow-rdma-bootstrap` NetworkPolicy opens above
 /// `transfer.bootstrap_base_port`: vLLM derives one port per worker from it.
 pub const MOONCAKE_BOOTSTRAP_PORT_SPAN: i64 = 100;
@@ -129,9 +138,18 @@ pub const MOONCAKE_DEFAULT_PROXY_REPLICAS: i64 = 1;
 /// (GCO_FACTS_NEWEST 4.5).
 pub const MOONCAKE_PROXY_PORT: i64 = 8000;
 
-/// The port of the Services that front an endpoint (a plain endpoint's,
-/// store mode's and the PD proxy's), forwarding to their pods' port.
-pub const SERVICE_PORT: i64 = 80;
+/// The one port every model Service publishes, named `https`: each model
+/// pod's `endpoint-tls-proxy` sidecar, which relays to the pod's own server
+/// over loopback (GCO's `tests/test_inference_endpoint_tls.py`, after
+/// 7a0b3c6fd4). A model may not listen on it.
+pub const ENDPOINT_TLS_PORT: i64 = 8443;
+/// See [`ENDPOINT_TLS_PORT`].
+pub const ENDPOINT_TLS_PORT_NAME: &str = "https";
+/// The TLS sidecar's container, the last of every model pod.
+pub const ENDPOINT_TLS_PROXY_CONTAINER: &str = "endpoint-tls-proxy";
+/// The wildcard certificate (`*.gco-inference.svc`) cert-manager issues in
+/// `gco-inference`, which every sidecar serves.
+pub const ENDPOINT_TLS_SECRET: &str = "gco-inference-tls";
 
 /// The EFA device each GPU container of an RDMA pod requests, and the taint
 /// EFA nodes carry.

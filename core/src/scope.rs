@@ -7,7 +7,7 @@
 
 use crate::diagnostics::{Diagnostic, Report};
 use crate::json::{Object, Value};
-use crate::pyrepr::repr_str;
+use crate::pyrepr::{py_lower, repr_str};
 
 /// Where the monitor places an address.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,7 +37,7 @@ impl AddressRegion {
 /// when it has no scheme, then its host (as `urlsplit(...).hostname` reads
 /// it) searched for `\b[a-z]{2}-(?:gov-)?[a-z]+-\d+\b`.
 pub fn address_region(address: &str) -> AddressRegion {
-    let lower = lower_for_classification(address);
+    let lower = py_lower(address);
     let url = if lower.contains("://") {
         lower
     } else {
@@ -52,26 +52,6 @@ pub fn address_region(address: &str) -> AddressRegion {
     } else {
         AddressRegion::Unknown
     }
-}
-
-/// `address.lower()` as far as the classification below can tell. Only
-/// ASCII letters, two characters that lower-case into ASCII (`İ` to `i̇`,
-/// the Kelvin sign `K` to `k`), and whether a character is a word
-/// character decide the outcome, and lower-casing any other character
-/// keeps it non-ASCII and keeps its word-ness (a test checks every code
-/// point against `str::to_lowercase`). So the others stay as they are:
-/// std's full lower-casing would bring about 8 KB of Unicode tables
-/// (gzipped) into the validator package for no different answer.
-fn lower_for_classification(address: &str) -> String {
-    let mut lower = String::with_capacity(address.len());
-    for c in address.chars() {
-        match c {
-            '\u{130}' => lower.push_str("i\u{307}"),
-            '\u{212A}' => lower.push('k'),
-            c => lower.push(c.to_ascii_lowercase()),
-        }
-    }
-    lower
 }
 
 /// The host of a URL as Python's `urlsplit(url).hostname` gives it: the
@@ -213,7 +193,7 @@ mod tests {
     fn lowering_agrees_with_full_lowercasing_wherever_it_matters() {
         for c in (0..=char::MAX as u32).filter_map(char::from_u32) {
             let full: String = c.to_lowercase().collect();
-            let ours = lower_for_classification(c.encode_utf8(&mut [0; 4]));
+            let ours = py_lower(c.encode_utf8(&mut [0; 4]));
             if full == ours {
                 continue;
             }

@@ -1,9 +1,9 @@
 //! The endpoint spec (`record.spec`): its fields, their checks, its key order.
 
 use crate::diagnostics::{Diagnostic, Report};
-use crate::framework::{Framework, Frameworks, sglang_model};
+use crate::framework::{Framework, FrameworkFields, Frameworks, check_framework};
 use crate::json::{Object, Value};
-use crate::limits::{PORT_MAX, PORT_MIN};
+use crate::limits::{ENDPOINT_TLS_PORT, PORT_MAX, PORT_MIN};
 use crate::mooncake::{Mode, check_mooncake};
 use crate::names::is_env_name;
 use crate::suggest::did_you_mean;
@@ -54,10 +54,12 @@ pub fn check_spec(spec: &Value, frameworks: &Frameworks) -> Report {
         report.push(Diagnostic::error("spec", "spec must be a mapping"));
         return report;
     };
+    // GCO's deploy checks the framework before it builds the block.
+    check_framework(&FrameworkFields::of_spec(spec), frameworks, &mut report);
     if let Some(block) = spec.get("mooncake") {
         report.extend(check_mooncake(block));
     }
-    check_spec_fields(spec, frameworks, &mut report);
+    check_spec_values(spec, &mut report);
     report.sort();
     report
 }
@@ -65,6 +67,13 @@ pub fn check_spec(spec: &Value, frameworks: &Frameworks) -> Report {
 /// The checks of [`check_spec`] but the `mooncake` block's own (for callers
 /// that checked the block already), added to `report` unsorted.
 pub fn check_spec_fields(spec: &Object, frameworks: &Frameworks, report: &mut Report) {
+    check_framework(&FrameworkFields::of_spec(spec), frameworks, report);
+    check_spec_values(spec, report);
+}
+
+/// The checks of [`check_spec_fields`] but the framework's (for a deploy,
+/// which checks its request's framework first, as GCO does).
+pub fn check_spec_values(spec: &Object, report: &mut Report) {
     let mut r = Checker { spec, report };
 
     match spec.get("image") {
@@ -76,6 +85,20 @@ pub fn check_spec_fields(spec: &Object, frameworks: &Frameworks, report: &mut Re
         None => r.error("image", "image is required".into()),
     }
     r.int_in("port", PORT_MIN, PORT_MAX);
+    // GCO's deploy takes it; its monitor then refuses to render the pods.
+    if spec
+        .get("port")
+        .and_then(Value::as_int)
+        .and_then(|p| p.as_i64())
+        == Some(ENDPOINT_TLS_PORT)
+    {
+        r.report.push(Diagnostic::warning(
+            "port",
+            format!(
+                "port {ENDPOINT_TLS_PORT} is reserved for the model pod's TLS sidecar: GCO's monitor refuses to render the endpoint; serve on another port"
+            ),
+        ));
+    }
     r.int_in("replicas", 0, i64::MAX);
     r.int_in("gpu_count", 0, i64::MAX);
     if let Some(path) = spec.get("health_check_path")
@@ -115,7 +138,6 @@ pub fn check_spec_fields(spec: &Object, frameworks: &Frameworks, report: &mut Re
             ));
         }
     }
-    check_framework(spec, frameworks, r.report);
     r.one_of("capacity_type", &CAPACITY_TYPES);
     for key in ["gpu_type", "model_path", "model_source", "accelerator"] {
         r.string(key);
@@ -176,32 +198,6 @@ pub fn check_spec_fields(spec: &Object, frameworks: &Frameworks, report: &mut Re
                 ),
             ));
         }
-    }
-}
-
-/// The framework: one the team's GCO accepts; vLLM for Mooncake, whatever
-/// the list says; for SGLang, a model to launch.
-fn check_framework(spec: &Object, frameworks: &Frameworks, report: &mut Report) {
-    let Some(given) = spec.get("framework") else {
-        return;
-    };
-    if !given.as_str().is_some_and(|name| frameworks.accepts(name)) {
-        report.push(Diagnostic::error("framework", frameworks.refusal()));
-    }
-    if spec.contains_key("mooncake") && given.as_str() != Some(MOONCAKE_FRAMEWORK) {
-        report.push(Diagnostic::error(
-            "framework",
-            format!("Mooncake serving requires the {MOONCAKE_FRAMEWORK} framework"),
-        ));
-    }
-    if Framework::of_spec(spec) == Some(Framework::Sglang) && sglang_model(spec).is_none() {
-        report.push(Diagnostic::error(
-            "env.MODEL",
-            format!(
-                "framework '{}' needs a model: set the MODEL env entry, or pass --model-path in the extra arguments",
-                Framework::Sglang
-            ),
-        ));
     }
 }
 
@@ -335,11 +331,12 @@ mod tests {
                 r#"{"image": " ", "port": 0, "replicas": -1, "gpu_count": 1.0, "env": {"A-B": 1}, "args": ["a", 2], "framework": "x"}"#
             ),
             [
+                // GCO's deploy checks the framework first.
+                "framework: framework must be 'vllm' or 'sglang'",
                 "image: image must be a non-empty string, got ' '",
                 "port: port must be an integer in [1, 65535], got 0",
                 "replicas: replicas must be an integer >= 0, got -1",
                 "gpu_count: gpu_count must be an integer >= 0, got 1.0",
-                "framework: framework must be 'vllm' or 'sglang'",
                 "env.A-B: env key 'A-B' is not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*)",
                 "env.A-B: env.A-B must be a string, got 1",
                 "args[1]: args[1] must be a string, got 2",
@@ -427,9 +424,21 @@ mod tests {
         assert_eq!(
             errors(r#"{"image": "lmsysorg/sglang:v0.5", "framework": "sglang"}"#),
             [
-                "env.MODEL: framework 'sglang' needs a model: set the MODEL env entry, or pass --model-path in the extra arguments"
+                "env.MODEL: framework 'sglang' needs the model to serve: pass -e MODEL=<id-or-path> or --extra-args=--model-path --extra-args <id-or-path>"
             ]
         );
+        // GCO compares whole arguments: `--model-path=m` names no model, a
+        // bare `--model-path` does; any truthy MODEL does.
+        assert_eq!(
+            errors(r#"{"image": "x", "framework": "sglang", "args": ["--model-path=m"]}"#).len(),
+            1
+        );
+        for named in [
+            r#"{"image": "x", "framework": "sglang", "args": ["--model-path"]}"#,
+            r#"{"image": "x", "framework": "sglang", "env": {"MODEL": " "}}"#,
+        ] {
+            assert_eq!(errors(named), Vec::<String>::new(), "{named}");
+        }
         assert_eq!(
             errors(r#"{"image": "x", "framework": "sglang", "args": ["--model", "m"]}"#),
             Vec::<String>::new()
@@ -437,6 +446,38 @@ mod tests {
         assert_eq!(
             errors(r#"{"image": "x", "framework": null}"#),
             ["framework: framework must be 'vllm' or 'sglang'"]
+        );
+    }
+
+    #[test]
+    fn sglang_is_refused_a_node_selector_pinning_a_gpu_before_ampere() {
+        let pinned = |selector: &str| {
+            errors(&format!(
+                r#"{{"image": "x", "framework": "sglang", "env": {{"MODEL": "m"}}, "node_selector": {selector}}}"#
+            ))
+        };
+        assert_eq!(
+            pinned(r#"{"eks.amazonaws.com/instance-gpu-name": "T4"}"#),
+            [
+                "node_selector.eks.amazonaws.com/instance-gpu-name: framework 'sglang' needs an NVIDIA GPU with compute capability 8.0 or newer (A10G (g5), L4 (g6/g6f/gr6), L40S (g6e), A100 (p4d), H100 (p5)); the node selector pins 't4', for which SGLang ships no prebuilt kernels"
+            ]
+        );
+        // The GPU name is read first; the family only when the name pins none.
+        assert_eq!(
+            pinned(
+                r#"{"eks.amazonaws.com/instance-gpu-name": "a10g", "eks.amazonaws.com/instance-family": "G4DN"}"#
+            ),
+            [
+                "node_selector.eks.amazonaws.com/instance-family: framework 'sglang' needs an NVIDIA GPU with compute capability 8.0 or newer (A10G (g5), L4 (g6/g6f/gr6), L40S (g6e), A100 (p4d), H100 (p5)); the node selector pins 'g4dn', for which SGLang ships no prebuilt kernels"
+            ]
+        );
+        assert!(pinned(r#"{"eks.amazonaws.com/instance-family": "g5"}"#).is_empty());
+        // vLLM ships kernels for them.
+        assert!(
+            errors(
+                r#"{"image": "x", "framework": "vllm", "node_selector": {"eks.amazonaws.com/instance-gpu-name": "t4"}}"#
+            )
+            .is_empty()
         );
     }
 
@@ -451,6 +492,26 @@ mod tests {
         assert_eq!(
             errors(r#"{"image": "x", "canary": {"image": "y", "weight": 10, "replicas": 1}}"#),
             Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn warns_of_the_sidecars_port() {
+        let r = check_spec(
+            &parse(r#"{"image": "x", "port": 8443}"#).unwrap(),
+            &Frameworks::CURRENT,
+        );
+        assert!(r.is_ok(), "GCO's deploy takes it");
+        let w: Vec<_> = r
+            .warnings()
+            .map(|d| (d.path.as_str(), d.message.as_str()))
+            .collect();
+        assert_eq!(
+            w,
+            [(
+                "port",
+                "port 8443 is reserved for the model pod's TLS sidecar: GCO's monitor refuses to render the endpoint; serve on another port"
+            )]
         );
     }
 

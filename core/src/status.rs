@@ -10,9 +10,13 @@ use std::fmt;
 
 use crate::json::{Object, Value};
 
-/// A region's state as its monitor reports it.
+/// A region's state as its monitor reports it: GCO's `RegionSyncState`
+/// (`gco/models/inference_models.py@7a0b3c6fd4`), and `failed`, which its
+/// monitor writes too.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum RegionState {
+    /// No monitor has synced the region yet (the model's default).
+    Pending,
     Creating,
     Running,
     Updating,
@@ -27,17 +31,18 @@ pub enum RegionState {
 }
 
 impl RegionState {
-    /// Every state GCO's monitor writes, in its lifecycle's order.
-    pub const KNOWN: [RegionState; 9] = [
+    /// Every state GCO names, in `RegionSyncState`'s order, then `failed`.
+    pub const KNOWN: [RegionState; 10] = [
+        RegionState::Pending,
         RegionState::Creating,
         RegionState::Running,
         RegionState::Updating,
-        RegionState::Failed,
-        RegionState::Error,
         RegionState::Stopping,
         RegionState::Stopped,
         RegionState::Deleting,
         RegionState::Deleted,
+        RegionState::Error,
+        RegionState::Failed,
     ];
 
     pub fn parse(text: &str) -> RegionState {
@@ -49,6 +54,7 @@ impl RegionState {
 
     pub fn as_str(&self) -> &str {
         match self {
+            RegionState::Pending => "pending",
             RegionState::Creating => "creating",
             RegionState::Running => "running",
             RegionState::Updating => "updating",

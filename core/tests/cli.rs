@@ -124,12 +124,16 @@ fn plan_prints_the_objects_of_one_region_or_of_each() {
     assert_eq!(
         kinds,
         [
+            "ValidatingAdmissionPolicy gco-tenant-write-fence",
+            "ValidatingAdmissionPolicyBinding gco-tenant-write-fence",
+            "NetworkPolicy allow-inference-proxy-ingress",
             "Service mooncake-master",
             "StatefulSet mooncake-master",
             "NetworkPolicy allow-inference-internal",
             "NetworkPolicy allow-pod-to-master",
             "NetworkPolicy allow-pod-to-metadata",
             "NetworkPolicy allow-rdma-bootstrap",
+            "ConfigMap chat-tls-proxy",
             "ConfigMap chat-mooncake",
             "Deployment chat",
             "Service chat"
@@ -201,7 +205,7 @@ fn manifests_prints_one_list_as_yaml_or_json_with_the_defaults_noted() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("\n# MOONCAKE_METADATA_SERVER not given: GCO's default http://mooncake-master:8080/metadata\n"), "{out}");
     assert!(
-        out.contains("it\napiVersion: v1\nkind: List\nitems:\n"),
+        out.contains("\napiVersion: v1\nkind: List\nitems:\n"),
         "{out}"
     );
     assert!(out.contains("  kind: Deployment\n  metadata:\n"), "{out}");
@@ -220,9 +224,11 @@ fn manifests_prints_one_list_as_yaml_or_json_with_the_defaults_noted() {
     assert_eq!(code, 0, "{err}");
     let list: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(list["kind"], "List");
-    assert_eq!(list["items"].as_array().unwrap().len(), 9);
+    // The base pass's three, the two programs' ConfigMaps, the roles and
+    // their Services, the PD proxy's ConfigMap, Secret, Deployment, Service.
+    assert_eq!(list["items"].as_array().unwrap().len(), 13);
     assert_eq!(
-        list["items"][0]["data"]["mooncake.json"],
+        list["items"][4]["data"]["mooncake.json"],
         r#"{"device_name": "", "metadata_server": "http://meta.gco.svc:8080/metadata", "protocol": "tcp"}"#
     );
     assert!(!err.contains("MOONCAKE_METADATA_SERVER"), "{err}");

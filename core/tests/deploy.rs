@@ -194,13 +194,21 @@ fn an_sglang_deploy_names_its_model() {
             r#"{"endpoint_name": "e", "image": "lmsysorg/sglang:v0.5.4", "framework": "sglang"}"#
         ),
         [
-            "env.MODEL: framework 'sglang' needs a model: set the MODEL env entry, or pass --model-path in the extra arguments"
+            "env.MODEL: framework 'sglang' needs the model to serve: pass -e MODEL=<id-or-path> or --extra-args=--model-path --extra-args <id-or-path>"
         ]
+    );
+    // GCO compares whole arguments: `--model=...` names no model.
+    assert_eq!(
+        errors(
+            r#"{"endpoint_name": "e", "image": "lmsysorg/sglang:v0.5.4", "framework": "sglang", "extra_args": ["--model=Qwen/Qwen3-8B"]}"#
+        )
+        .len(),
+        1
     );
     for named in [
         r#""env": {"MODEL": "Qwen/Qwen3-8B"}"#,
         r#""extra_args": ["--model-path", "/models/qwen"]"#,
-        r#""extra_args": ["--model=Qwen/Qwen3-8B"]"#,
+        r#""extra_args": ["--model", "Qwen/Qwen3-8B"]"#,
     ] {
         let request = format!(
             r#"{{"endpoint_name": "e", "image": "lmsysorg/sglang:v0.5.4", "framework": "sglang", {named}}}"#
@@ -472,4 +480,27 @@ fn labels_kubernetes_refuses_and_a_zero_segment() {
         "{:?}",
         check.report
     );
+}
+
+#[test]
+fn framework_refusals_come_first_as_gco_raises_them() {
+    // GCO's deploy checks the framework before it builds the block, so its
+    // first message is the framework's even with a broken block beside it;
+    // the console lists the rest too, each at its field.
+    let e = errors(
+        r#"{"endpoint_name": "e", "framework": "sglang", "node_selector": {"eks.amazonaws.com/instance-family": "p3"}, "mooncake_mode": "both", "prefill_replicas": 0}"#,
+    );
+    assert_eq!(
+        e[..3],
+        [
+            "framework: Mooncake serving requires the vllm framework",
+            "env.MODEL: framework 'sglang' needs the model to serve: pass -e MODEL=<id-or-path> or --extra-args=--model-path --extra-args <id-or-path>",
+            "node_selector.eks.amazonaws.com/instance-family: framework 'sglang' needs an NVIDIA GPU with compute capability 8.0 or newer (A10G (g5), L4 (g6/g6f/gr6), L40S (g6e), A100 (p4d), H100 (p5)); the node selector pins 'p3', for which SGLang ships no prebuilt kernels",
+        ]
+    );
+    assert!(e[3].starts_with("mooncake.topology.prefill: "), "{e:?}");
+    let e = errors(
+        r#"{"endpoint_name": "e", "image": "x", "framework": "tgi", "mooncake_mode": "split"}"#,
+    );
+    assert_eq!(e[0], "framework: framework must be 'vllm' or 'sglang'");
 }

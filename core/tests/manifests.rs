@@ -9,6 +9,9 @@ use gco_spec::json::{Object, Value, parse};
 use gco_spec::manifests::{Manifests, ScaledObject, manifests};
 use gco_spec::plan::{plan_in_region, preview_record};
 use gco_spec::{DeployContext, DesiredState, Record, RegionContext, plan_deploy};
+use k8s_openapi::api::admissionregistration::v1::{
+    ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
+};
 use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret, Service};
@@ -33,18 +36,28 @@ fn golden_request(case: &str) -> String {
         .to_json()
 }
 
+/// The record a deploy request makes; a golden case's `canary` (no deploy
+/// parameter: GCO's canary operation writes it) goes into its spec after.
 fn record(request: &str) -> Record {
     let deployed = vec!["us-east-1".to_owned(), "eu-west-1".to_owned()];
     let ctx = DeployContext {
         deployed_regions: Some(&deployed),
         ..DeployContext::default()
     };
-    let check = plan_deploy(&parse(request).unwrap(), &ctx);
-    preview_record(
-        check
-            .deployment
-            .unwrap_or_else(|| panic!("invalid request {request}: {:?}", check.report)),
-    )
+    let mut request = parse(request).unwrap();
+    let canary = match &mut request {
+        Value::Object(o) => o.remove("canary"),
+        _ => None,
+    };
+    let check = plan_deploy(&request, &ctx);
+    let mut record =
+        preview_record(check.deployment.unwrap_or_else(|| {
+            panic!("invalid request {}: {:?}", request.to_json(), check.report)
+        }));
+    if let Some(canary) = canary {
+        record.spec.insert("canary", canary);
+    }
+    record
 }
 
 /// A stored record: real ownership tokens.
@@ -82,13 +95,13 @@ fn check_valid(m: &Manifests) {
         for key in ["apiVersion", "kind"] {
             assert!(item[key].is_string(), "{key} missing in {item:#}");
         }
+        let cluster_scoped = item["apiVersion"] == "admissionregistration.k8s.io/v1";
         for key in ["name", "namespace"] {
-            assert!(
-                item["metadata"][key]
-                    .as_str()
-                    .is_some_and(|s| !s.is_empty()),
-                "metadata.{key} missing in {item:#}"
-            );
+            let given = item["metadata"][key]
+                .as_str()
+                .is_some_and(|s| !s.is_empty());
+            let want = key == "name" || !cluster_scoped;
+            assert_eq!(given, want, "metadata.{key} in {item:#}");
         }
         match (
             item["apiVersion"].as_str().unwrap(),
@@ -104,6 +117,12 @@ fn check_valid(m: &Manifests) {
                 round_trips::<HorizontalPodAutoscaler>(item)
             }
             ("keda.sh/v1alpha1", "ScaledObject") => round_trips::<ScaledObject>(item),
+            ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy") => {
+                round_trips::<ValidatingAdmissionPolicy>(item)
+            }
+            ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding") => {
+                round_trips::<ValidatingAdmissionPolicyBinding>(item)
+            }
             (api, kind) => panic!("unexpected object {api} {kind}"),
         }
     }
@@ -112,8 +131,95 @@ fn check_valid(m: &Manifests) {
     assert_eq!(from_yaml, list);
 }
 
+/// GCO's TLS contract (`tests/test_inference_endpoint_tls.py`): every
+/// model pod ends with exactly one `endpoint-tls-proxy` relaying to its own
+/// server, and every model Service publishes only the sidecar's port.
+fn check_tls(m: &Manifests) {
+    let list = m.to_json_value();
+    let mut fronted = 0;
+    for item in list["items"].as_array().unwrap() {
+        let name = item["metadata"]["name"].as_str().unwrap();
+        match item["kind"].as_str().unwrap() {
+            "Deployment" => {
+                let pod = &item["spec"]["template"];
+                let containers = pod["spec"]["containers"].as_array().unwrap();
+                let last = containers.last().unwrap();
+                assert_eq!(last["name"], "endpoint-tls-proxy", "{name}");
+                let sidecars = containers
+                    .iter()
+                    .filter(|c| c["name"] == "endpoint-tls-proxy")
+                    .count();
+                assert_eq!(sidecars, 1, "{name}");
+                let env = |key: &str| {
+                    last["env"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .find(|e| e["name"] == key)
+                        .map(|e| e["value"].clone())
+                };
+                let model_port = containers[0]["ports"][0]["containerPort"].to_string();
+                assert_eq!(env("TLS_PROXY_PORT"), Some("8443".into()), "{name}");
+                assert_eq!(env("TLS_PROXY_UPSTREAM_HOST"), Some("127.0.0.1".into()));
+                assert_eq!(env("TLS_PROXY_UPSTREAM_PORT"), Some(model_port.into()));
+                assert_eq!(
+                    last["ports"],
+                    serde_json::json!([{"containerPort": 8443, "name": "https", "protocol": "TCP"}])
+                );
+                assert_eq!(last["readinessProbe"]["tcpSocket"]["port"], "https");
+                assert_eq!(
+                    last["securityContext"]["capabilities"]["drop"],
+                    serde_json::json!(["ALL"])
+                );
+                let volumes = pod["spec"]["volumes"].as_array().unwrap();
+                let secret = volumes
+                    .iter()
+                    .find(|v| {
+                        v["secret"]["secretName"] == "gco-inference-tls"
+                            && v["secret"]["items"].is_null()
+                    })
+                    .unwrap_or_else(|| panic!("{name}: no keypair volume"));
+                assert_eq!(secret["secret"]["defaultMode"], 0o444);
+                let endpoint = ["-prefill", "-decode", "-proxy", "-canary"]
+                    .iter()
+                    .find_map(|s| name.strip_suffix(s))
+                    .unwrap_or(name);
+                assert!(
+                    volumes
+                        .iter()
+                        .any(|v| v["configMap"]["name"] == format!("{endpoint}-tls-proxy")),
+                    "{name}: no program volume"
+                );
+                // Only the sidecar mounts the private key.
+                for c in &containers[..containers.len() - 1] {
+                    for mount in c["volumeMounts"].as_array().into_iter().flatten() {
+                        assert_ne!(mount["name"], secret["name"], "{name}");
+                    }
+                }
+                assert_eq!(
+                    pod["metadata"]["annotations"]["eks.amazonaws.com/skip-containers"],
+                    "endpoint-tls-proxy"
+                );
+                fronted += 1;
+            }
+            "Service" if name != "mooncake-master" => {
+                assert_eq!(
+                    item["spec"]["ports"],
+                    serde_json::json!([{"name": "https", "port": 8443, "protocol": "TCP", "targetPort": "https"}]),
+                    "{name}"
+                );
+                assert_eq!(item["spec"]["selector"]["app"], name);
+                assert_eq!(item["spec"]["selector"]["gco.io/type"], "inference");
+            }
+            _ => {}
+        }
+    }
+    assert!(fronted > 0, "no model pod");
+}
+
 fn golden(name: &str, m: &Manifests) {
     check_valid(m);
+    check_tls(m);
     let path: PathBuf = [
         env!("CARGO_MANIFEST_DIR"),
         "tests",
@@ -144,12 +250,16 @@ fn disaggregated_over_rdma() {
     assert_eq!(
         kinds(&m),
         [
+            "ValidatingAdmissionPolicy gco-tenant-write-fence",
+            "ValidatingAdmissionPolicyBinding gco-tenant-write-fence",
+            "NetworkPolicy allow-inference-proxy-ingress",
             "Service mooncake-master",
             "StatefulSet mooncake-master",
             "NetworkPolicy allow-inference-internal",
             "NetworkPolicy allow-pod-to-master",
             "NetworkPolicy allow-pod-to-metadata",
             "NetworkPolicy allow-rdma-bootstrap",
+            "ConfigMap pd-tls-proxy",
             "ConfigMap pd-mooncake",
             "Deployment pd-prefill",
             "Deployment pd-decode",
@@ -172,6 +282,10 @@ fn disaggregated_over_tcp_has_no_master_and_no_policies() {
     assert_eq!(
         kinds(&m),
         [
+            "ValidatingAdmissionPolicy gco-tenant-write-fence",
+            "ValidatingAdmissionPolicyBinding gco-tenant-write-fence",
+            "NetworkPolicy allow-inference-proxy-ingress",
+            "ConfigMap pd-tls-proxy",
             "ConfigMap pd-mooncake",
             "Deployment pd-prefill",
             "Deployment pd-decode",
@@ -192,12 +306,16 @@ fn store_mode_is_one_deployment_and_service() {
     assert_eq!(
         kinds(&m),
         [
+            "ValidatingAdmissionPolicy gco-tenant-write-fence",
+            "ValidatingAdmissionPolicyBinding gco-tenant-write-fence",
+            "NetworkPolicy allow-inference-proxy-ingress",
             "Service mooncake-master",
             "StatefulSet mooncake-master",
             "NetworkPolicy allow-inference-internal",
             "NetworkPolicy allow-pod-to-master",
             "NetworkPolicy allow-pod-to-metadata",
             "NetworkPolicy allow-rdma-bootstrap",
+            "ConfigMap kv-tls-proxy",
             "ConfigMap kv-mooncake",
             "Deployment kv",
             "Service kv",
@@ -225,12 +343,16 @@ fn both_with_store_cold_tier_and_autoscaling() {
     assert_eq!(
         kinds(&m),
         [
+            "ValidatingAdmissionPolicy gco-tenant-write-fence",
+            "ValidatingAdmissionPolicyBinding gco-tenant-write-fence",
+            "NetworkPolicy allow-inference-proxy-ingress",
             "Service mooncake-master",
             "StatefulSet mooncake-master",
             "NetworkPolicy allow-inference-internal",
             "NetworkPolicy allow-pod-to-master",
             "NetworkPolicy allow-pod-to-metadata",
             "NetworkPolicy allow-rdma-bootstrap",
+            "ConfigMap chat-tls-proxy",
             "ConfigMap chat-mooncake",
             "Deployment chat-prefill",
             "Deployment chat-decode",
@@ -247,7 +369,7 @@ fn both_with_store_cold_tier_and_autoscaling() {
     let list = m.to_json_value();
     let items = list["items"].as_array().unwrap();
     // The bootstrap window stops at the highest port.
-    let window = &items[5]["spec"]["ingress"][0]["ports"][0];
+    let window = &items[8]["spec"]["ingress"][0]["ports"][0];
     assert_eq!(
         (window["port"].as_i64(), window["endPort"].as_i64()),
         (Some(65500), Some(65535))
@@ -255,11 +377,11 @@ fn both_with_store_cold_tier_and_autoscaling() {
     // The region's ECR copy for the roles; the proxy keeps the stored image.
     let image = |i: usize| items[i]["spec"]["template"]["spec"]["containers"][0]["image"].clone();
     assert_eq!(
-        image(7),
+        image(11),
         "111122223333.dkr.ecr.eu-west-1.amazonaws.com/vllm:0.27"
     );
     assert_eq!(
-        image(15),
+        image(19),
         "111122223333.dkr.ecr.us-east-1.amazonaws.com/vllm:0.27"
     );
     // The notes say which defaults were used.
@@ -278,7 +400,17 @@ fn both_with_store_cold_tier_and_autoscaling() {
 fn plain_endpoint() {
     let r = stored(&golden_request("plain"));
     let m = manifests(&r, &RegionContext::defaults("us-east-1")).unwrap();
-    assert_eq!(kinds(&m), ["Deployment web", "Service web"]);
+    assert_eq!(
+        kinds(&m),
+        [
+            "ValidatingAdmissionPolicy gco-tenant-write-fence",
+            "ValidatingAdmissionPolicyBinding gco-tenant-write-fence",
+            "NetworkPolicy allow-inference-proxy-ingress",
+            "ConfigMap web-tls-proxy",
+            "Deployment web",
+            "Service web"
+        ]
+    );
     golden("plain.yaml", &m);
 }
 
@@ -286,35 +418,50 @@ fn plain_endpoint() {
 fn an_sglang_endpoint_gets_gcos_launcher_and_startup_probe() {
     let r = stored(&golden_request("sglang"));
     let m = manifests(&r, &RegionContext::defaults("us-east-1")).unwrap();
-    assert_eq!(kinds(&m), ["Deployment chat", "Service chat"]);
+    assert_eq!(
+        kinds(&m)[3..],
+        [
+            "ConfigMap chat-tls-proxy",
+            "Deployment chat",
+            "Service chat"
+        ]
+    );
     let list = m.to_json_value();
-    let container = &list["items"][0]["spec"]["template"]["spec"]["containers"][0];
+    let pod = &list["items"][4]["spec"]["template"]["spec"];
+    let container = &pod["containers"][0];
     assert_eq!(
         container["command"],
         serde_json::json!(["python3", "-m", "sglang.launch_server"])
     );
+    // GCO's monitor (7a0b3c6fd4): the spec's arguments first, then the
+    // launcher's host, port and model.
     assert_eq!(
         container["args"],
         serde_json::json!([
+            "--tp",
+            "2",
             "--host",
             "0.0.0.0",
             "--port",
             "30000",
             "--model-path",
-            "$(MODEL)",
-            "--tp",
-            "2"
+            "$(MODEL)"
         ])
     );
     let startup = &container["startupProbe"];
     assert_eq!(startup["httpGet"]["path"], "/health");
-    let allowed =
-        startup["periodSeconds"].as_i64().unwrap() * startup["failureThreshold"].as_i64().unwrap();
-    assert_eq!(allowed, 20 * 60);
-    assert!(
-        m.notes
-            .iter()
-            .any(|n| n.contains("framework sglang") && n.contains("(as read)"))
+    assert_eq!(
+        (&startup["periodSeconds"], &startup["failureThreshold"]),
+        (&serde_json::json!(15), &serde_json::json!(80))
+    );
+    // Off the GPUs SGLang ships no kernels for.
+    assert_eq!(
+        pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"],
+        serde_json::json!({"nodeSelectorTerms": [{"matchExpressions": [{
+            "key": "eks.amazonaws.com/instance-gpu-name",
+            "operator": "NotIn",
+            "values": ["k80", "m60", "v100", "t4"]
+        }]}]})
     );
     golden("sglang.yaml", &m);
 
@@ -326,15 +473,70 @@ fn an_sglang_endpoint_gets_gcos_launcher_and_startup_probe() {
         .unwrap()
         .to_json_value();
     assert_eq!(
-        list["items"][0]["spec"]["template"]["spec"]["containers"][0]["args"],
+        list["items"][4]["spec"]["template"]["spec"]["containers"][0]["args"],
         serde_json::json!([
+            "--model-path",
+            "/models/qwen",
             "--host",
             "0.0.0.0",
             "--port",
-            "8000",
-            "--model-path",
-            "/models/qwen"
+            "8000"
         ])
+    );
+}
+
+#[test]
+fn a_canary_is_fronted_by_its_endpoints_program() {
+    let r = stored(&golden_request("canary"));
+    let m = manifests(&r, &RegionContext::defaults("us-east-1")).unwrap();
+    assert_eq!(
+        kinds(&m)[3..],
+        [
+            "ConfigMap web-tls-proxy",
+            "Deployment web",
+            "Service web",
+            "Deployment web-canary",
+            "Service web-canary"
+        ]
+    );
+    let list = m.to_json_value();
+    let canary = &list["items"][6];
+    assert_eq!(canary["spec"]["replicas"], 2);
+    assert_eq!(
+        canary["spec"]["template"]["spec"]["containers"][0]["image"],
+        "vllm/vllm-openai:v0.31.0"
+    );
+    golden("canary.yaml", &m);
+}
+
+#[test]
+fn a_bootstrap_window_over_the_sidecars_port_is_refused() {
+    for (base, clashes) in [(8342, false), (8343, true), (8443, true), (8444, false)] {
+        let r = stored(&format!(
+            r#"{{"endpoint_name": "pd", "mooncake_mode": "disaggregated", "mooncake_transfer": {{"protocol": "tcp", "bootstrap_base_port": {base}}}, "target_regions": ["us-east-1"]}}"#
+        ));
+        let answer = manifests(&r, &RegionContext::defaults("us-east-1"));
+        assert_eq!(answer.is_err(), clashes, "{base}");
+        if let Err(e) = answer {
+            assert_eq!(e.path, "spec.mooncake.transfer.bootstrap_base_port");
+            assert!(
+                e.message
+                    .contains("contains port 8443, reserved for the model pod's")
+            );
+        }
+    }
+}
+
+#[test]
+fn a_model_may_not_listen_on_the_sidecars_port() {
+    let r = stored(
+        r#"{"endpoint_name": "web", "image": "vllm/vllm-openai:v0.31.0", "port": 8443, "target_regions": ["us-east-1"]}"#,
+    );
+    let (path, message) = error(&r, &RegionContext::defaults("us-east-1"));
+    assert_eq!(path, "spec.port");
+    assert!(
+        message.starts_with("port 8443 is reserved for the model pod's TLS sidecar"),
+        "{message}"
     );
 }
 
@@ -347,7 +549,7 @@ fn the_region_settings_replace_the_defaults_and_drop_their_notes() {
         ..region("us-east-1")
     };
     let m = manifests(&r, &ctx).unwrap();
-    let json = &m.to_json_value()["items"][6]["data"]["mooncake.json"];
+    let json = &m.to_json_value()["items"][10]["data"]["mooncake.json"];
     assert_eq!(
         json,
         r#"{"device_name": "", "global_segment_size": "4294967296", "local_buffer_size": "2147483648", "master_server_address": "master.gco.svc:50051", "metadata_server": "http://meta.gco.svc:8080/metadata", "protocol": "rdma"}"#

@@ -24,11 +24,30 @@ fn plan_in(r: &Record, region: &str) -> Plan {
     plan(r, region).unwrap()
 }
 
+/// What GCO's base pass keeps in `gco-inference`, before every endpoint's
+/// own objects, always kept.
+const BASE_PASS: [&str; 3] = [
+    "ValidatingAdmissionPolicy gco-tenant-write-fence",
+    "ValidatingAdmissionPolicyBinding gco-tenant-write-fence",
+    "NetworkPolicy allow-inference-proxy-ingress",
+];
+
+/// The endpoint's objects, after the base pass's (checked to lead, kept).
 fn names(p: &Plan) -> Vec<String> {
-    p.objects
+    let all: Vec<String> = p
+        .objects
         .iter()
         .map(|o| format!("{} {}", o.kind.as_str(), o.name))
-        .collect()
+        .collect();
+    assert_eq!(all[..3], BASE_PASS);
+    for o in &p.objects[..3] {
+        assert!(
+            o.shared && o.base_pass && o.action == Action::Keep,
+            "{}",
+            o.name
+        );
+    }
+    all[3..].to_vec()
 }
 
 fn setting<'a>(p: &'a Plan, kind: Kind, name: &str, key: &str) -> Option<&'a Value> {
@@ -144,6 +163,7 @@ fn check_combination(mode: &str, transfer: Option<&str>, store_on: bool, autosca
             "NetworkPolicy allow-rdma-bootstrap".into(),
         ]);
     }
+    expected.push("ConfigMap ep-tls-proxy".into());
     expected.push("ConfigMap ep-mooncake".into());
     if split {
         expected.extend([
@@ -256,6 +276,13 @@ fn tcp_disaggregated_needs_no_master_and_no_efa() {
     let p = plan_in(&r, "us-east-1");
     assert!(!names(&p).iter().any(|n| n.contains("mooncake-master")));
     assert!(!names(&p).iter().any(|n| n.starts_with("NetworkPolicy")));
+    // Every model Service publishes only the TLS sidecar's port.
+    assert_eq!(int(&p, Kind::Service, "pd-decode", "port"), 8443);
+    assert_eq!(text(&p, Kind::Service, "pd-proxy", "target_port"), "https");
+    assert_eq!(
+        text(&p, Kind::Deployment, "pd-proxy", "tls_sidecar"),
+        "endpoint-tls-proxy: https :8443 -> 127.0.0.1:8000"
+    );
     assert!(setting(&p, Kind::Deployment, "pd-decode", "efa").is_none());
 }
 
@@ -313,16 +340,26 @@ fn plain_endpoint_is_a_deployment_and_a_service() {
         r#"{"endpoint_name": "web", "image": "nginx:1", "replicas": 3, "port": 9000, "extra_args": ["--x"]}"#,
     );
     let p = plan_in(&r, "us-east-1");
-    assert_eq!(names(&p), ["Deployment web", "Service web"]);
+    assert_eq!(
+        names(&p),
+        ["ConfigMap web-tls-proxy", "Deployment web", "Service web"]
+    );
     assert_eq!(int(&p, Kind::Deployment, "web", "replicas"), 3);
-    assert_eq!(int(&p, Kind::Service, "web", "port"), 9000);
+    assert_eq!(int(&p, Kind::Service, "web", "port"), 8443);
+    assert_eq!(
+        text(&p, Kind::Deployment, "web", "tls_sidecar"),
+        "endpoint-tls-proxy: https :8443 -> 127.0.0.1:9000"
+    );
     assert_eq!(
         setting(&p, Kind::Deployment, "web", "extra_args")
             .unwrap()
             .to_json(),
         r#"["--x"]"#
     );
-    assert!(p.objects.iter().all(|o| o.action == Action::Apply));
+    assert!(
+        p.objects[3..].iter().all(|o| o.action == Action::Apply),
+        "the base pass's are kept"
+    );
 }
 
 #[test]
@@ -331,12 +368,23 @@ fn an_sglang_endpoint_shows_gcos_launcher() {
         r#"{"endpoint_name": "chat", "image": "lmsysorg/sglang:v0.5.4", "framework": "sglang", "env": {"MODEL": "Qwen/Qwen3-8B"}}"#,
     );
     let p = plan_in(&r, "us-east-1");
-    assert_eq!(names(&p), ["Deployment chat", "Service chat"]);
+    assert_eq!(
+        names(&p),
+        [
+            "ConfigMap chat-tls-proxy",
+            "Deployment chat",
+            "Service chat"
+        ]
+    );
     assert_eq!(
         setting(&p, Kind::Deployment, "chat", "launcher")
             .unwrap()
             .as_str(),
         Some("python3 -m sglang.launch_server --host 0.0.0.0 --port 8000 --model-path $(MODEL)")
+    );
+    assert_eq!(
+        text(&p, Kind::Deployment, "chat", "node_affinity"),
+        "eks.amazonaws.com/instance-gpu-name NotIn k80, m60, v100, t4"
     );
     assert_eq!(
         int(&p, Kind::Deployment, "chat", "startup_probe_seconds"),
@@ -387,6 +435,9 @@ fn deleted_endpoints_remove_all_but_the_shared_master_and_policies() {
     assert_eq!(
         shared,
         [
+            "gco-tenant-write-fence",
+            "gco-tenant-write-fence",
+            "allow-inference-proxy-ingress",
             "mooncake-master",
             "mooncake-master",
             "allow-inference-internal",
@@ -412,7 +463,8 @@ fn a_region_left_behind_is_cleaned_up_and_an_unknown_one_refused() {
     );
     r.target_regions.retain(|x| x != "eu-west-1");
     let p = plan_in(&r, "eu-west-1");
-    assert!(p.objects.iter().all(|o| o.action == Action::Delete));
+    names(&p);
+    assert!(p.objects[3..].iter().all(|o| o.action == Action::Delete));
     let e = plan(&r, "ap-south-1").unwrap_err();
     assert_eq!(e.path, "region");
     assert_eq!(

@@ -179,9 +179,10 @@ fn region_status_entries_are_typed_and_nothing_is_lost() {
 
 #[test]
 fn every_state_of_the_monitor_is_known() {
+    // GCO's RegionSyncState (inference_models.py@7a0b3c6fd4), and failed.
     for text in [
-        "creating", "running", "updating", "failed", "error", "stopping", "stopped", "deleting",
-        "deleted",
+        "pending", "creating", "running", "updating", "stopping", "stopped", "deleting", "deleted",
+        "error", "failed",
     ] {
         let state = RegionState::parse(text);
         assert!(!matches!(state, RegionState::Other(_)), "{text}");

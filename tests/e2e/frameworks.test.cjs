@@ -28,7 +28,7 @@ test('an SGLang endpoint: the model is asked for, and the preview shows GCO\'s l
     assert.deepEqual(await frameworkOptions(page), ['', 'vllm', 'sglang'], 'the server\'s frameworks, no tgi');
     await page.getByLabel('Framework', { exact: true }).selectOption('sglang');
 
-    const model = "framework 'sglang' needs a model: set the MODEL env entry, or pass --model-path in the extra arguments";
+    const model = "framework 'sglang' needs the model to serve: pass -e MODEL=<id-or-path> or --extra-args=--model-path --extra-args <id-or-path>";
     await page.waitForFunction(
       (m) => [...document.querySelectorAll('[data-path="env"] .messages li')].some((li) => li.textContent === m),
       model,
@@ -42,13 +42,16 @@ test('an SGLang endpoint: the model is asked for, and the preview shows GCO\'s l
 
     const region = page.locator('details.region-plan[data-region="us-east-1"]');
     await region.waitFor();
-    const launcher = await region.locator('dl.settings').first().textContent();
+    // The Deployment's settings: the base pass's objects and the sidecar's
+    // program come first.
+    const deployment = region.locator('li.object').filter({ has: page.locator('.kind', { hasText: /^Deployment$/ }) }).first();
+    const launcher = await deployment.locator('dl.settings').first().textContent();
     assert.match(launcher, /sglang\.launch_server/);
     await region.getByRole('button', { name: 'Manifests (YAML)', exact: true }).click();
     const yaml = region.getByLabel('Kubernetes manifests');
     await yaml.waitFor();
     const text = await yaml.textContent();
-    for (const line of ['- sglang.launch_server', '- --model-path', '- $(MODEL)', 'startupProbe:', 'failureThreshold: 120']) {
+    for (const line of ['- sglang.launch_server', '- --model-path', '- $(MODEL)', 'startupProbe:', 'failureThreshold: 80', 'periodSeconds: 15', 'name: endpoint-tls-proxy', 'operator: NotIn']) {
       assert.ok(text.includes(line), `${line} in\n${text}`);
     }
     await yaml.scrollIntoViewIfNeeded();
@@ -108,7 +111,7 @@ test('a tgi record from DynamoDB is marked, warned about and cloned onto SGLang'
     assert.deepEqual(deployed.body.spec.env, { MODEL: 'Qwen/Qwen3-8B' });
     await page.locator('section.try-it pre.commands').waitFor();
     assert.match(await page.locator('section.try-it pre.commands').textContent(),
-      /^gco inference models legacy-chat-copy --framework sglang --region us-east-1\ngco inference invoke legacy-chat-copy --data .* --path \/generate --region us-east-1$/);
+      /^gco inference models legacy-chat-copy --framework sglang --region us-east-1\ngco inference invoke legacy-chat-copy -p 'Hello, my name is' --path \/generate --region us-east-1$/);
     await h.screenshot(page, 'frameworks-sglang-endpoint');
     h.assertNoProblems(page);
   } finally {

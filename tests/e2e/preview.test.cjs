@@ -63,12 +63,16 @@ test('the Preview panel and Copy as CLI follow an edit', async () => {
     assert.deepEqual(
       objects.map((o) => `${o.kind} ${o.name}`),
       [
+        'ValidatingAdmissionPolicy gco-tenant-write-fence',
+        'ValidatingAdmissionPolicyBinding gco-tenant-write-fence',
+        'NetworkPolicy allow-inference-proxy-ingress',
         'Service mooncake-master',
         'StatefulSet mooncake-master',
         'NetworkPolicy allow-inference-internal',
         'NetworkPolicy allow-pod-to-master',
         'NetworkPolicy allow-pod-to-metadata',
         'NetworkPolicy allow-rdma-bootstrap',
+        'ConfigMap chat-tls-proxy',
         'ConfigMap chat-mooncake',
         'Deployment chat-prefill',
         'Deployment chat-decode',
@@ -81,6 +85,11 @@ test('the Preview panel and Copy as CLI follow an edit', async () => {
       ],
     );
     assert.deepEqual(find(objects, 'StatefulSet', 'mooncake-master').badges, ['shared']);
+    // What GCO's base pass keeps there: the monitor never changes it.
+    assert.deepEqual(find(objects, 'NetworkPolicy', 'allow-inference-proxy-ingress').badges, ['keep', 'shared', 'base pass']);
+    // Every model Service publishes only the TLS sidecar's port.
+    assert.equal(find(objects, 'Service', 'chat-proxy').settings.port, '8443');
+    assert.match(find(objects, 'Deployment', 'chat-decode').settings.tls_sidecar, /^endpoint-tls-proxy: https :8443 -> 127\.0\.0\.1:8000$/);
     const prefill = find(objects, 'Deployment', 'chat-prefill');
     assert.equal(prefill.settings.replicas, '2');
     assert.equal(prefill.settings['efa.node_selector.mooncake-efa'], 'true', 'EFA placement over RDMA');

@@ -43,6 +43,10 @@ function generateRequests(count, seed) {
     if (maybe(0.2)) r.namespace = pick(['default', 'ml-serving', 'Bad NS', 5], 2);
     if (maybe(0.2)) r.extra_args = pick([['--max-model-len', '4096'], '--x', [5], []]);
     if (maybe(0.15)) r.framework = pick(['vllm', 'sglang', 'tgi', 'nope'], 2);
+    // GCO's SGLang checks: the model, and a node selector pinning a GPU
+    // before Ampere.
+    if (r.framework === 'sglang' && maybe(0.5)) r.env = pick([{ MODEL: 'Qwen/Qwen3-8B' }, { MODEL: '' }], 2);
+    if (maybe(0.1)) r.node_selector = pick([{ 'eks.amazonaws.com/instance-gpu-name': 'T4' }, { 'eks.amazonaws.com/instance-family': 'G4DN' }, { 'eks.amazonaws.com/instance-gpu-name': 'a10g' }], 2);
     if (maybe(0.15)) r.capacity_type = pick(['on-demand', 'spot', 'reserved'], 2);
     if (maybe(0.1)) r.rewrite_image = pick([true, false, 'yes'], 2);
     if (!clean && maybe(0.1)) r[pick(['imagee', 'replica', 'zzz'])] = 1;

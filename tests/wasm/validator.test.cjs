@@ -435,7 +435,8 @@ test('planDeploy and deployCommands: as gco-spec plan and cli', () => {
   const request = '{"endpoint_name":"llm","image":"img:1","namespace":"ml","target_regions":["us-east-1","eu-west-1"]}';
   const one = gco.planDeploy(request, 'us-east-1');
   assert.equal(one.ok, true);
-  assert.deepEqual([one.value.region, one.value.objects.map((o) => o.kind)], ['us-east-1', ['Deployment', 'Service']]);
+  // Namespace ml: none of what GCO's base pass keeps in gco-inference.
+  assert.deepEqual([one.value.region, one.value.objects.map((o) => `${o.kind} ${o.name}`)], ['us-east-1', ['ConfigMap llm-tls-proxy', 'Deployment llm', 'Service llm']]);
   const all = gco.planDeploy(request);
   assert.deepEqual(all.value.map((p) => p.region), ['us-east-1', 'eu-west-1']);
   assert.deepEqual(gco.planDeploy('{"image":"img:1"}'), {

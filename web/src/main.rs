@@ -9,6 +9,7 @@ mod list;
 mod live;
 mod paths;
 mod preview;
+mod region_state;
 mod route;
 mod settings;
 mod share;

@@ -216,6 +216,9 @@ fn RegionPlan(ed: Editor, plan: Plan, open: bool) -> impl IntoView {
                             <span class="kind">{o.kind.as_str()}</span>" "<code class="name">{o.name}</code>
                             {action.map(|a| view! { <span class="badge">{a}</span> })}
                             {o.shared.then(|| view! { <span class="badge">"shared"</span> })}
+                            {o.base_pass.then(|| view! {
+                                <span class="badge" title="GCO's base pass keeps it in the namespace; the monitor never changes it">"base pass"</span>
+                            })}
                             {settings(o.settings)}
                         </li>
                     }

@@ -101,7 +101,7 @@ async fn an_sglang_deploy_without_a_model_writes_nothing() {
         (
             StatusCode::UNPROCESSABLE_ENTITY,
             "env.MODEL".to_owned(),
-            "framework 'sglang' needs a model: set the MODEL env entry, or pass --model-path in the extra arguments".to_owned()
+            "framework 'sglang' needs the model to serve: pass -e MODEL=<id-or-path> or --extra-args=--model-path --extra-args <id-or-path>".to_owned()
         )
     );
     assert_eq!(

@@ -254,7 +254,17 @@ pub fn change_commands(record: &Record, change: &Change) -> Commands {
             );
         }
         Change::Stop => out.push(Line::new("stop", name)),
-        Change::Start => out.push(Line::new("start", name)),
+        Change::Start => {
+            out.push(Line::new("start", name));
+            // GCO's store answers None for an endpoint gone, or no longer
+            // stopped when its conditional write lands.
+            out.note(
+                "desired_state",
+                format!(
+                    "if the endpoint is gone or no longer stopped when this runs, GCO's CLI answers: Endpoint '{name}' is not a stopped endpoint. If it was deleted or purged, redeploy it with 'gco inference deploy'."
+                ),
+            );
+        }
         Change::Delete {
             expected_owner_label,
             expected_lifecycle_id,
@@ -269,7 +279,7 @@ pub fn change_commands(record: &Record, change: &Change) -> Commands {
             if expected_owner_label.is_some() || expected_lifecycle_id.is_some() {
                 out.note(
                     "owner_label",
-                    "--expected-owner-label and --expected-lifecycle-id are in GCO releases newer than the newest stored CLI, which deletes without conditions",
+                    "--expected-owner-label and --expected-lifecycle-id are hidden options of GCO's CLI: its --help does not list them",
                 );
             }
             out.push(line);

@@ -1,40 +1,84 @@
 //! "Try it": the `gco inference` commands that ask a deployed endpoint for
-//! its models and send it a first request, per target region (GCO's CLI
-//! since its SGLang release, GCO_FACTS_NEWEST section 3.2).
+//! its models and send it a first request, per target region, as GCO's
+//! newest CLI takes them (`cli/commands/inference_cmd.py@f6629b2046`).
 
 use super::{Commands, Line};
-use crate::framework::{Framework, Frameworks};
+use crate::framework::Frameworks;
+use crate::json::Value;
+use crate::pyrepr::py_lower;
 use crate::record::Record;
 
-/// A first request per framework: the path `invoke` posts to and its body.
-/// SGLang's native `/generate` takes `text` and `sampling_params` (section
-/// 3.3); vLLM and other OpenAI-compatible servers take a completion. The
-/// paths and prompts are inferred (as read).
-fn first_request(framework: Option<Framework>) -> (&'static str, &'static str) {
-    match framework {
-        Some(Framework::Sglang) => (
-            "/generate",
-            r#"{"text": "Hello, my name is", "sampling_params": {"max_new_tokens": 32}}"#,
-        ),
-        _ => (
-            "/v1/completions",
-            r#"{"prompt": "Hello, my name is", "max_tokens": 32}"#,
-        ),
+/// The serving contract GCO's `invoke` and `models` speak to an endpoint
+/// (`_resolve_invoke_framework`): the stored `framework` when it is `vllm`
+/// or `sglang`, else what the image's name (lower-cased) says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Contract {
+    Vllm,
+    Sglang,
+    Triton,
+    /// Any other OpenAI-compatible server.
+    Openai,
+}
+
+impl Contract {
+    fn of(record: &Record) -> Contract {
+        match record.spec.get("framework").and_then(Value::as_str) {
+            Some("vllm") => return Contract::Vllm,
+            Some("sglang") => return Contract::Sglang,
+            _ => {}
+        }
+        let image = py_lower(
+            record
+                .spec
+                .get("image")
+                .and_then(Value::as_str)
+                .unwrap_or_default(),
+        );
+        if image.contains("vllm") {
+            Contract::Vllm
+        } else if image.contains("sglang") {
+            Contract::Sglang
+        } else if image.contains("triton") {
+            Contract::Triton
+        } else {
+            Contract::Openai
+        }
+    }
+
+    /// What `models --framework` reads: SGLang's `/server_info`, else the
+    /// OpenAI inventory (`v1/models`, GCO's choice for Triton too).
+    fn models_framework(self) -> &'static str {
+        match self {
+            Contract::Sglang => "sglang",
+            _ => "vllm",
+        }
+    }
+
+    /// Where `invoke` posts by default.
+    fn invoke_path(self) -> &'static str {
+        match self {
+            Contract::Sglang => "/generate",
+            Contract::Triton => "/v2/models",
+            Contract::Vllm | Contract::Openai => "/v1/completions",
+        }
     }
 }
 
+/// The prompt of the first request; GCO's `invoke` builds the body for
+/// the path (SGLang: `text` and `sampling_params`).
+const PROMPT: &str = "Hello, my name is";
+
 /// The commands that try `record` in each of its target regions: `models`
 /// and `invoke`. None, with a note, for a framework the team's GCO does not
-/// serve (its `models` and `invoke` no longer recognise `tgi`).
+/// serve.
 pub fn try_it_commands(record: &Record, frameworks: &Frameworks) -> Commands {
     let mut out = Commands::default();
     let name = &record.endpoint_name;
-    let framework = Framework::of_spec(&record.spec);
     if let Some(given) = frameworks.unserved(&record.spec) {
         out.note(
             "spec.framework",
             format!(
-                "spec.framework {} is not served by this GCO ({}): deploy the endpoint again with one of those to try it",
+                "spec.framework {} is not served by this GCO ({}): its models answers 'endpoint has an unsupported persisted inference framework'; deploy the endpoint again with one of those to try it",
                 given.repr(),
                 frameworks.names().join(", ")
             ),
@@ -48,17 +92,31 @@ pub fn try_it_commands(record: &Record, frameworks: &Frameworks) -> Commands {
         );
         return out;
     }
-    let (path, data) = first_request(framework);
+    // A stored framework GCO's newest CLI does not know (an older GCO's
+    // tgi): its own CLI chooses.
+    let stored = record.spec.get("framework").filter(|f| !f.is_null());
+    let newest = stored.is_none_or(|f| matches!(f.as_str(), Some("vllm" | "sglang")));
+    let contract = Contract::of(record);
+    if contract == Contract::Sglang && newest {
+        out.note(
+            "spec.framework",
+            format!(
+                "sglang: models reads /inference/{name}/server_info and prints its model_path, served_model_name, revision, tokenizer_path and version; invoke posts the prompt to /generate as text with sampling_params and prints the reply's text"
+            ),
+        );
+    }
     for region in &record.target_regions {
         let mut models = Line::new("models", name);
-        if let Some(framework) = framework {
-            models.flag("--framework", framework.as_str());
+        if newest {
+            models.flag("--framework", contract.models_framework());
         }
         models.flag("--region", region.as_str());
         out.push(models);
         let mut invoke = Line::new("invoke", name);
-        invoke.flag("--data", data);
-        invoke.flag("--path", path);
+        invoke.flag("-p", PROMPT);
+        if newest {
+            invoke.flag("--path", contract.invoke_path());
+        }
         invoke.flag("--region", region.as_str());
         out.push(invoke);
     }
@@ -88,10 +146,10 @@ mod tests {
             c.lines,
             [
                 "gco inference models chat --framework sglang --region us-east-1",
-                r#"gco inference invoke chat --data '{"text": "Hello, my name is", "sampling_params": {"max_new_tokens": 32}}' --path /generate --region us-east-1"#,
+                "gco inference invoke chat -p 'Hello, my name is' --path /generate --region us-east-1",
             ]
         );
-        assert!(c.notes.is_empty());
+        assert!(c.notes[0].message.contains("/inference/chat/server_info"));
     }
 
     #[test]
@@ -110,6 +168,29 @@ mod tests {
     }
 
     #[test]
+    fn without_a_stored_framework_the_image_decides_as_gcos_cli_does() {
+        let lines = |image: &str| {
+            try_it_commands(
+                &record(&format!(r#"{{"image": "{image}"}}"#), r#"["us-east-1"]"#),
+                &Frameworks::CURRENT,
+            )
+            .lines
+        };
+        assert_eq!(
+            lines("docker.io/LMSysOrg/SGLang:v0.5.21"),
+            [
+                "gco inference models chat --framework sglang --region us-east-1",
+                "gco inference invoke chat -p 'Hello, my name is' --path /generate --region us-east-1",
+            ]
+        );
+        // Triton: the OpenAI inventory for models, /v2/models for invoke.
+        let triton = lines("nvcr.io/nvidia/tritonserver:25.01");
+        assert!(triton[0].contains("--framework vllm"));
+        assert!(triton[1].contains("--path /v2/models"));
+        assert!(lines("ghcr.io/acme/llm:1")[1].contains("--path /v1/completions"));
+    }
+
+    #[test]
     fn a_framework_gco_no_longer_serves_is_not_tried() {
         let r = record(
             r#"{"image": "ghcr.io/huggingface/text-generation-inference:3", "framework": "tgi"}"#,
@@ -119,9 +200,15 @@ mod tests {
         assert!(c.lines.is_empty());
         assert_eq!(
             c.notes[0].message,
-            "spec.framework 'tgi' is not served by this GCO (vllm, sglang): deploy the endpoint again with one of those to try it"
+            "spec.framework 'tgi' is not served by this GCO (vllm, sglang): its models answers 'endpoint has an unsupported persisted inference framework'; deploy the endpoint again with one of those to try it"
         );
         let older = Frameworks::parse_list("vllm,tgi").unwrap();
-        assert_eq!(try_it_commands(&r, &older).lines.len(), 2);
+        assert_eq!(
+            try_it_commands(&r, &older).lines,
+            [
+                "gco inference models chat --region us-east-1",
+                "gco inference invoke chat -p 'Hello, my name is' --region us-east-1",
+            ]
+        );
     }
 }

@@ -12,11 +12,10 @@ use k8s_openapi::api::networking::v1::{
     NetworkPolicy, NetworkPolicyEgressRule, NetworkPolicyIngressRule, NetworkPolicyPeer,
     NetworkPolicyPort, NetworkPolicySpec,
 };
-use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-use super::meta::{map, object_meta, selector};
+use super::meta::{map, object_meta, quantities, selector};
 use super::{Endpoint, Manifest, ManifestError, Notes};
 use crate::json::Value;
 use crate::limits::{
@@ -65,15 +64,6 @@ fn tcp_probe(port: &str, delay: i32, period: i32, failure: Option<i32>) -> Probe
         failure_threshold: failure,
         ..Probe::default()
     }
-}
-
-fn quantities<const N: usize>(
-    pairs: [(&str, &str); N],
-) -> std::collections::BTreeMap<String, Quantity> {
-    pairs
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), Quantity(v.to_owned())))
-        .collect()
 }
 
 /// The headless Service of `mooncake-master`.

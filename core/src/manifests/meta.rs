@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 
 use super::Notes;
@@ -11,9 +12,6 @@ use crate::record::Record;
 pub(crate) const LIFECYCLE_ID: &str = "gco.io/lifecycle-id";
 pub(crate) const REGION_GENERATION: &str = "gco.io/region-generation";
 pub(crate) const LEADER_EPOCH: &str = "gco.io/leader-epoch";
-
-/// [`crate::limits::SERVICE_PORT`] as Kubernetes' port fields hold it.
-pub(crate) const SERVICE_PORT: i32 = crate::limits::SERVICE_PORT as i32;
 
 /// The lifecycle id (and tokens) a deploy preview carries: deploy mints the
 /// real ones when it creates the record.
@@ -85,6 +83,14 @@ pub(crate) fn map<const N: usize>(pairs: [(&str, &str); N]) -> BTreeMap<String, 
     pairs
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect()
+}
+
+/// Resource quantities by name (`cpu`, `memory`, ...).
+pub(crate) fn quantities<const N: usize>(pairs: [(&str, &str); N]) -> BTreeMap<String, Quantity> {
+    pairs
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), Quantity(v.to_owned())))
         .collect()
 }
 

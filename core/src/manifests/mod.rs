@@ -11,14 +11,19 @@
 //! and every fact the monitor holds that a manifest cannot, is a note.
 
 mod autoscale;
+mod base;
 pub mod keda;
 mod master;
 mod meta;
 mod proxy;
+mod tls;
 mod workload;
 
 use std::fmt;
 
+use k8s_openapi::api::admissionregistration::v1::{
+    ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
+};
 use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret, Service};
@@ -27,7 +32,9 @@ use serde::Serialize;
 
 pub use keda::ScaledObject;
 
-use crate::plan::{Block, Kind, Part, PlanError, ServingSpec, Skeleton, mooncake_block, skeleton};
+use crate::plan::{
+    BaseObject, Block, Kind, Part, PlanError, ServingSpec, Skeleton, mooncake_block, skeleton,
+};
 use crate::record::{DesiredState, Record};
 use crate::region::RegionContext;
 use meta::Owner;
@@ -44,6 +51,8 @@ pub enum Manifest {
     NetworkPolicy(Box<NetworkPolicy>),
     HorizontalPodAutoscaler(Box<HorizontalPodAutoscaler>),
     ScaledObject(Box<ScaledObject>),
+    ValidatingAdmissionPolicy(Box<ValidatingAdmissionPolicy>),
+    ValidatingAdmissionPolicyBinding(Box<ValidatingAdmissionPolicyBinding>),
 }
 
 impl Manifest {
@@ -57,6 +66,8 @@ impl Manifest {
             Manifest::NetworkPolicy(_) => Kind::NetworkPolicy,
             Manifest::HorizontalPodAutoscaler(_) => Kind::HorizontalPodAutoscaler,
             Manifest::ScaledObject(_) => Kind::ScaledObject,
+            Manifest::ValidatingAdmissionPolicy(_) => Kind::ValidatingAdmissionPolicy,
+            Manifest::ValidatingAdmissionPolicyBinding(_) => Kind::ValidatingAdmissionPolicyBinding,
         }
     }
 
@@ -70,6 +81,8 @@ impl Manifest {
             Manifest::NetworkPolicy(o) => &o.metadata,
             Manifest::HorizontalPodAutoscaler(o) => &o.metadata,
             Manifest::ScaledObject(o) => &o.metadata,
+            Manifest::ValidatingAdmissionPolicy(o) => &o.metadata,
+            Manifest::ValidatingAdmissionPolicyBinding(o) => &o.metadata,
         };
         metadata.name.as_deref().unwrap_or_default()
     }
@@ -205,8 +218,19 @@ pub fn manifests(record: &Record, ctx: &RegionContext) -> Result<Manifests, Mani
             "the endpoint is stopped: the monitor scales its Deployments to 0 and deletes its autoscalers; the rest stays",
         );
     }
+    if record.namespace != crate::limits::DEFAULT_NAMESPACE {
+        notes.push(format!(
+            "namespace {}: GCO's inference proxy routes only {} (it answers 503 Inference endpoint namespace is not routable), and its base pass keeps the write fence and the proxy's ingress rule there only",
+            record.namespace,
+            crate::limits::DEFAULT_NAMESPACE
+        ));
+    }
+    let canary = ep
+        .serving
+        .get("canary")
+        .and_then(crate::json::Value::as_object);
     let mut objects = Vec::new();
-    for object in skeleton(ep.name, block.as_ref()) {
+    for object in skeleton(ep.name, ep.namespace, block.as_ref(), canary.is_some()) {
         // Stopping deletes the autoscalers (4.9).
         if ep.stopped && matches!(object.part, Part::Autoscaler(_)) {
             continue;
@@ -220,13 +244,29 @@ pub fn manifests(record: &Record, ctx: &RegionContext) -> Result<Manifests, Mani
     })
 }
 
-/// One object of the skeleton, as the monitor builds it.
+/// One object of the skeleton, as the monitor (or, for [`Part::BasePass`],
+/// GCO's base pass) builds it.
 fn render(
     ep: &Endpoint<'_>,
     object: &Skeleton,
     notes: &mut Notes,
 ) -> Result<Manifest, ManifestError> {
     let name = object.name.as_str();
+    match object.part {
+        Part::BasePass(BaseObject::WriteFence) => return Ok(base::write_fence(notes)),
+        Part::BasePass(BaseObject::WriteFenceBinding) => {
+            return Ok(base::write_fence_binding(notes));
+        }
+        Part::BasePass(BaseObject::ProxyIngress) => return Ok(base::proxy_ingress(notes)),
+        Part::TlsProgram => return Ok(tls::config_map(ep, name, notes)),
+        Part::Canary => {
+            return match object.kind {
+                Kind::Deployment => workload::canary_deployment(ep, name, notes),
+                _ => Ok(workload::serving_service(ep, name, None)),
+            };
+        }
+        _ => {}
+    }
     let Some(block) = &ep.block else {
         return match object.kind {
             Kind::Deployment => workload::plain_deployment(ep, name, notes),
@@ -234,6 +274,9 @@ fn render(
         };
     };
     Ok(match (object.part, object.kind) {
+        (Part::BasePass(_) | Part::TlsProgram | Part::Canary, _) => {
+            unreachable!("rendered above")
+        }
         (Part::Master, Kind::Service) => master::service(ep, notes),
         (Part::Master, _) => master::stateful_set(ep, block)?,
         (Part::AllowRule(rule), _) => master::allow_rule(ep.namespace, name, rule, block),

@@ -5,21 +5,23 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{
-    ConfigMap, ConfigMapVolumeSource, Container, ContainerPort, EnvVar, EnvVarSource, PodSpec,
-    PodTemplateSpec, Probe, ResourceRequirements, Secret, SecretKeySelector, Service, ServicePort,
-    ServiceSpec, TCPSocketAction, Volume,
+    ConfigMap, ConfigMapVolumeSource, Container, ContainerPort, EnvVar, EnvVarSource, ExecAction,
+    KeyToPath, PodSpec, PodTemplateSpec, Probe, ResourceRequirements, Secret, SecretKeySelector,
+    SecretVolumeSource, Volume,
 };
-use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-use super::meta::{SERVICE_PORT, inference_labels, map, object_meta, selector};
-use super::workload::{env_var, mount};
-use super::{Endpoint, Manifest, ManifestError, Notes};
+use super::meta::{inference_labels, map, object_meta, quantities, selector};
+use super::workload::{env_var, mount, object_meta_of_pod};
+use super::{Endpoint, Manifest, ManifestError, Notes, tls};
 use crate::json::Value;
-use crate::limits::{MOONCAKE_MASTER_NAME, MOONCAKE_MASTER_RPC_PORT, MOONCAKE_PROXY_PORT};
+use crate::limits::{
+    ENDPOINT_TLS_PORT, ENDPOINT_TLS_SECRET, MOONCAKE_MASTER_NAME, MOONCAKE_MASTER_RPC_PORT,
+    MOONCAKE_PROXY_PORT,
+};
 use crate::mooncake::Role;
-use crate::plan::{Block, PlanError, admin_secret_name, proxy_program_name, serving_name};
+use crate::plan::{
+    Block, PlanError, admin_secret_name, proxy_program_name, serving_name, tls_program_name,
+};
 
 const PROXY_PORT: i32 = MOONCAKE_PROXY_PORT as i32;
 /// The key of the admin Secret and the env the proxy reads it from.
@@ -28,6 +30,15 @@ const PROGRAM_KEY: &str = "mooncake_pd_proxy.py";
 const PROGRAM_DIR: &str = "/etc/pd-proxy";
 /// Mode 0o555: the program is readable and executable, never writable.
 const PROGRAM_MODE: i32 = 0o555;
+/// Where the router finds the internal CA it trusts for the role Services'
+/// sidecars: the convention of every in-cluster GCO client
+/// (`GCO_INTERNAL_CA_FILE`'s default, GCO's docs/ARCHITECTURE.md).
+const CA_DIR: &str = "/var/run/gco/ca";
+const CA_KEY: &str = "ca.crt";
+/// GCO's constants no readable source shows, rendered by name.
+const CA_VOLUME: &str = "<INTERNAL_CA_VOLUME>";
+const HEALTH_PROBE_SCRIPT: &str =
+    "<GCO's probe script: GET /healthz on ('127.0.0.1',8000), each socket wait 3 s>";
 /// What stands in the ConfigMap for GCO's bundled proxy program.
 pub const PROGRAM_PLACEHOLDER: &str = "# GCO's bundled PD proxy program (gco/services/mooncake_pd_proxy.py) is not shipped here.\n# GCO's monitor writes it into this key; it is not ours to copy.\n";
 /// What stands in the generated admin Secret for its value.
@@ -39,7 +50,12 @@ pub(super) fn program(ep: &Endpoint<'_>, name: &str, notes: &mut Notes) -> Manif
         "ConfigMap {name}: {PROGRAM_KEY} holds a placeholder; GCO's monitor writes its bundled proxy program there"
     ));
     Manifest::ConfigMap(Box::new(ConfigMap {
-        metadata: object_meta(name, ep.namespace, None, ep.owner.annotations()),
+        metadata: object_meta(
+            name,
+            ep.namespace,
+            Some(proxy_labels(&crate::plan::proxy_name(ep.name))),
+            ep.owner.annotations(),
+        ),
         data: Some(BTreeMap::from([(
             PROGRAM_KEY.to_owned(),
             PROGRAM_PLACEHOLDER.to_owned(),
@@ -95,7 +111,6 @@ pub(super) fn deployment(
             path: "spec.mooncake.proxy.image".into(),
             message: "mooncake.proxy.image is unset: GCO's deploy always writes it (the deploy image by default) and the monitor runs the proxy with it".into(),
         })?;
-    let port = ep.serving.container_port();
     let mut env: Vec<EnvVar> = [
         ("PD_PROXY_RESIDENCY_TIMEOUT_SECONDS", "2".to_owned()),
         ("PD_PROXY_RESIDENCY_CHECK_BLOCKING", "false".to_owned()),
@@ -131,30 +146,42 @@ pub(super) fn deployment(
         }),
         ..EnvVar::default()
     });
+    // The router listens on loopback behind its sidecar, and dials the role
+    // Services' sidecars over verified HTTPS (GCO's TLS test).
+    env.push(env_var("PD_PROXY_HOST", "127.0.0.1"));
     env.push(env_var("PD_PROXY_PORT", &PROXY_PORT.to_string()));
     for (key, role) in [
         ("PD_PROXY_PREFILL_URL", Role::Prefill),
         ("PD_PROXY_DECODE_URL", Role::Decode),
     ] {
         let service = serving_name(name, Some(role));
-        env.push(env_var(key, &format!("http://{service}:{port}")));
+        env.push(env_var(
+            key,
+            &format!(
+                "https://{service}.{}.svc.cluster.local:{ENDPOINT_TLS_PORT}",
+                ep.namespace
+            ),
+        ));
     }
+    env.push(env_var("PD_PROXY_CA_FILE", &format!("{CA_DIR}/{CA_KEY}")));
+    notes.push(format!(
+        "Deployment {proxy_name}: the router's env order beyond GCO's 7a0b3c6fd4 list is as read; its probes run {HEALTH_PROBE_SCRIPT} (a named placeholder) and their timeout (over 3 s) is left out; its CA volume is {CA_VOLUME}"
+    ));
 
-    let tcp_probe = |delay, period, failure| Probe {
-        tcp_socket: Some(TCPSocketAction {
-            port: IntOrString::Int(PROXY_PORT),
-            ..TCPSocketAction::default()
+    // The kubelet dials probes at the pod IP, which a loopback listener
+    // never answers: both probes run a check inside the router's container.
+    let exec_probe = |delay, period, failure| Probe {
+        exec: Some(ExecAction {
+            command: Some(
+                ["python3", "-I", "-S", "-c", HEALTH_PROBE_SCRIPT]
+                    .map(str::to_owned)
+                    .to_vec(),
+            ),
         }),
         initial_delay_seconds: Some(delay),
         period_seconds: Some(period),
         failure_threshold: failure,
         ..Probe::default()
-    };
-    let quantities = |cpu: &str, memory: &str| {
-        BTreeMap::from([
-            ("cpu".to_owned(), Quantity(cpu.to_owned())),
-            ("memory".to_owned(), Quantity(memory.to_owned())),
-        ])
     };
     let container = Container {
         name: "proxy".to_owned(),
@@ -169,13 +196,16 @@ pub(super) fn deployment(
         }]),
         env: Some(env),
         resources: Some(ResourceRequirements {
-            requests: Some(quantities("250m", "256Mi")),
-            limits: Some(quantities("1", "1Gi")),
+            requests: Some(quantities([("cpu", "250m"), ("memory", "256Mi")])),
+            limits: Some(quantities([("cpu", "1"), ("memory", "1Gi")])),
             ..ResourceRequirements::default()
         }),
-        readiness_probe: Some(tcp_probe(10, 10, None)),
-        liveness_probe: Some(tcp_probe(30, 15, Some(5))),
-        volume_mounts: Some(vec![mount("pd-proxy-script", PROGRAM_DIR, true)]),
+        readiness_probe: Some(exec_probe(10, 10, None)),
+        liveness_probe: Some(exec_probe(30, 15, Some(5))),
+        volume_mounts: Some(vec![
+            mount("pd-proxy-script", PROGRAM_DIR, true),
+            mount(CA_VOLUME, CA_DIR, true),
+        ]),
         ..Container::default()
     };
     let labels = proxy_labels(proxy_name);
@@ -184,7 +214,7 @@ pub(super) fn deployment(
     } else {
         block.proxy_replicas()
     };
-    Ok(Manifest::Deployment(Box::new(Deployment {
+    let mut deployment = Deployment {
         metadata: object_meta(
             proxy_name,
             ep.namespace,
@@ -193,60 +223,62 @@ pub(super) fn deployment(
         ),
         spec: DeploymentSpec {
             replicas: Some(i32::try_from(replicas).unwrap_or(i32::MAX)),
-            selector: selector(proxy_selector(proxy_name)),
+            selector: selector(map([("app", proxy_name)])),
             template: PodTemplateSpec {
-                metadata: Some(ObjectMeta {
-                    labels: Some(labels),
-                    ..ObjectMeta::default()
-                }),
+                metadata: Some(object_meta_of_pod(labels, ep)),
                 spec: Some(PodSpec {
+                    service_account_name: Some("gco-service-account".to_owned()),
+                    automount_service_account_token: Some(false),
                     containers: vec![container],
-                    volumes: Some(vec![Volume {
-                        name: "pd-proxy-script".to_owned(),
-                        config_map: Some(ConfigMapVolumeSource {
-                            name: proxy_program_name(name),
-                            default_mode: Some(PROGRAM_MODE),
-                            ..ConfigMapVolumeSource::default()
-                        }),
-                        ..Volume::default()
-                    }]),
+                    volumes: Some(vec![
+                        Volume {
+                            name: "pd-proxy-script".to_owned(),
+                            config_map: Some(ConfigMapVolumeSource {
+                                name: proxy_program_name(name),
+                                default_mode: Some(PROGRAM_MODE),
+                                ..ConfigMapVolumeSource::default()
+                            }),
+                            ..Volume::default()
+                        },
+                        // Only the CA certificate: no volume the router
+                        // mounts can surface the private key.
+                        Volume {
+                            name: CA_VOLUME.to_owned(),
+                            secret: Some(SecretVolumeSource {
+                                secret_name: Some(ENDPOINT_TLS_SECRET.to_owned()),
+                                items: Some(vec![KeyToPath {
+                                    key: CA_KEY.to_owned(),
+                                    path: CA_KEY.to_owned(),
+                                    ..KeyToPath::default()
+                                }]),
+                                default_mode: Some(0o444),
+                                ..SecretVolumeSource::default()
+                            }),
+                            ..Volume::default()
+                        },
+                    ]),
                     ..PodSpec::default()
                 }),
             },
             ..DeploymentSpec::default()
         },
         ..Deployment::default()
-    })))
+    };
+    tls::front(&mut deployment, PROXY_PORT, &tls_program_name(name), notes);
+    Ok(Manifest::Deployment(Box::new(deployment)))
 }
 
-/// The proxy's Service `{name}-proxy`.
+/// The proxy's Service `{name}-proxy`: TLS only, selecting the proxy's
+/// pods alone.
 pub(super) fn service(ep: &Endpoint<'_>, proxy_name: &str) -> Manifest {
-    Manifest::Service(Box::new(Service {
-        metadata: object_meta(
-            proxy_name,
-            ep.namespace,
-            Some(proxy_labels(proxy_name)),
-            ep.owner.annotations(),
-        ),
-        spec: Some(ServiceSpec {
-            type_: Some("ClusterIP".to_owned()),
-            selector: Some(proxy_selector(proxy_name)),
-            ports: Some(vec![ServicePort {
-                port: SERVICE_PORT,
-                target_port: Some(IntOrString::Int(PROXY_PORT)),
-                protocol: Some("TCP".to_owned()),
-                ..ServicePort::default()
-            }]),
-            ..ServiceSpec::default()
-        }),
-        ..Service::default()
-    }))
+    tls::model_service(
+        ep,
+        proxy_name,
+        proxy_labels(proxy_name),
+        Some(("gco.io/role", "proxy")),
+    )
 }
 
 fn proxy_labels(proxy_name: &str) -> BTreeMap<String, String> {
     inference_labels(proxy_name, Some("proxy"))
-}
-
-fn proxy_selector(proxy_name: &str) -> BTreeMap<String, String> {
-    map([("app", proxy_name), ("gco.io/role", "proxy")])
 }

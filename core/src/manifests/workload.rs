@@ -5,24 +5,27 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{
-    ConfigMap, ConfigMapVolumeSource, Container, ContainerPort, EnvVar, HTTPGetAction,
+    Affinity, ConfigMap, ConfigMapVolumeSource, Container, ContainerPort, EnvVar, HTTPGetAction,
+    NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
     PersistentVolumeClaimVolumeSource, PodSpec, PodTemplateSpec, Probe, ResourceRequirements,
-    Service, ServicePort, ServiceSpec, Toleration, Volume, VolumeMount,
+    Toleration, Volume, VolumeMount,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-use super::meta::{SERVICE_PORT, inference_labels, map, object_meta, selector};
-use super::{Endpoint, Manifest, ManifestError, Notes};
+use super::meta::{inference_labels, map, object_meta, quantities, selector};
+use super::{Endpoint, Manifest, ManifestError, Notes, tls};
 use crate::framework::{
-    Framework, SGLANG_COMMAND_WORDS, SGLANG_STARTUP_SECONDS, sglang_launcher, sglang_model,
+    Framework, GPU_NAME_NODE_LABEL, SGLANG_COMMAND, SGLANG_STARTUP_FAILURE_THRESHOLD,
+    SGLANG_STARTUP_PERIOD_SECONDS, SGLANG_UNSUPPORTED_GPU_NAMES, sglang_args,
 };
-use crate::json::Value;
-use crate::limits::{DEFAULT_REPLICAS, EFA_RESOURCE};
+use crate::json::{Object, Value};
+use crate::limits::{DEFAULT_REPLICAS, EFA_RESOURCE, ENDPOINT_TLS_PORT};
 use crate::mooncake::Role;
-use crate::plan::{Block, PlanError, ServingSpec, mooncake_config_name};
+use crate::plan::{Block, PlanError, ServingSpec, mooncake_config_name, tls_program_name};
 use crate::pyrepr::py_str;
+use crate::spec::CAPACITY_TYPES;
 
 /// The container image that syncs an `s3://` model into the model volume
 /// (the monitor's pinned AWS CLI v2 image).
@@ -31,8 +34,6 @@ const AWS_CLI_IMAGE: &str = "public.ecr.aws/aws-cli/aws-cli:2.36.26@sha256:eaa5d
 const MOONCAKE_CONFIG_DIR: &str = "/etc/mooncake";
 const MOONCAKE_CONFIG_PATH: &str = "/etc/mooncake/mooncake.json";
 const SERVICE_ACCOUNT: &str = "gco-service-account";
-/// The SGLang startup probe's period; the facts give only its 20 minutes.
-const SGLANG_STARTUP_PERIOD: i32 = 10;
 /// The serving container's resources unless `spec.resources` sets them.
 const DEFAULT_REQUESTS: [(&str, &str); 2] = [("cpu", "1"), ("memory", "4Gi")];
 const DEFAULT_LIMITS: [(&str, &str); 2] = [("cpu", "4"), ("memory", "16Gi")];
@@ -96,26 +97,44 @@ pub(super) fn plain_deployment(
             .unwrap_or(DEFAULT_REPLICAS),
         None => serving.replicas(),
     };
-    notes.push(
-        "plain endpoint: the Deployment and Service are built as the facts describe the monitor's shared builder (as read); its Service is port 80 to spec.port like store mode's (as read)",
-    );
     if autoscaled {
         notes.push(
             "spec.autoscaling: the classic autoscaler is left out (the facts do not describe it)",
         );
     }
-    match Framework::of_spec(serving.spec) {
-        Some(Framework::Tgi) => notes.push(
-            "framework tgi: GCO since its SGLang release no longer renders it (the endpoint never starts there); an older GCO adds a startup probe the facts do not describe, left out",
-        ),
-        _ if serving.runs_sglang_launcher() => notes.push(format!(
-            "framework sglang: the launcher and a startup probe on the health path allowing {} minutes are GCO's; the probe's period (10 s) and failure threshold ({}) are inferred (as read)",
-            SGLANG_STARTUP_SECONDS / 60,
-            SGLANG_STARTUP_SECONDS / SGLANG_STARTUP_PERIOD
-        )),
-        _ => {}
+    if Framework::of_spec(serving.spec) == Some(Framework::Tgi) {
+        notes.push(
+            "framework tgi: GCO since its SGLang release renders the pods by the image's name (vllm or sglang in it), else as neither",
+        );
     }
-    serving_deployment(ep, None, name, replicas, notes)
+    serving_deployment(ep, None, name, replicas, None, notes)
+}
+
+/// The canary's Deployment `{name}-canary`: the endpoint's pod with the
+/// canary's image and replicas (default 1), fronted by the endpoint's own
+/// sidecar program.
+pub(super) fn canary_deployment(
+    ep: &Endpoint<'_>,
+    name: &str,
+    notes: &mut Notes,
+) -> Result<Manifest, ManifestError> {
+    let canary = ep.serving.get("canary").and_then(Value::as_object);
+    let field = |key| canary.and_then(|c: &Object| c.get(key));
+    let image = field("image")
+        .and_then(Value::as_str)
+        .filter(|s| !s.trim().is_empty())
+        .ok_or_else(|| PlanError {
+            path: "spec.canary.image".into(),
+            message: "Canary image must be a non-empty string".into(),
+        })?;
+    let replicas = field("replicas")
+        .and_then(Value::as_int)
+        .and_then(|i| i.as_i64())
+        .unwrap_or(1);
+    notes.push(format!(
+        "Deployment {name}: the canary's pods are the endpoint's with its image and replicas (as read: GCO's _reconcile_canary is not readable in full)"
+    ));
+    serving_deployment(ep, None, name, replicas, Some(image.to_owned()), notes)
 }
 
 /// A role's Deployment: `{name}-prefill`/`-decode`, or `{name}` (role
@@ -127,38 +146,30 @@ pub(super) fn role_deployment(
     role: Option<Role>,
     notes: &mut Notes,
 ) -> Result<Manifest, ManifestError> {
+    let (base, end) = block.bootstrap_window();
+    if (base..=end).contains(&ENDPOINT_TLS_PORT) {
+        return Err(PlanError {
+            path: "spec.mooncake.transfer.bootstrap_base_port".into(),
+            message: format!(
+                "the KV bootstrap window {base}-{end} contains port {ENDPOINT_TLS_PORT}, reserved for the model pod's TLS sidecar: GCO's monitor refuses to render the role pods (its text contains so much; the rest is as read)"
+            ),
+        });
+    }
     let replicas = block.role_replicas(role);
-    serving_deployment(ep, Some((block, role)), name, replicas, notes)
+    serving_deployment(ep, Some((block, role)), name, replicas, None, notes)
 }
 
 fn role_label(role: Option<Role>) -> &'static str {
     role.map_or("single", Role::as_str)
 }
 
-/// The ClusterIP Service of a role (port = targetPort = spec.port), or of
-/// store mode and plain endpoints (`{name}`, port 80 to spec.port).
+/// The Service of a role, or (`role` `None`) of a plain endpoint, its
+/// canary and store mode: TLS only (see [`tls::model_service`]).
 pub(super) fn serving_service(ep: &Endpoint<'_>, name: &str, role: Option<Role>) -> Manifest {
-    let port = ep.serving.container_port();
-    let service_port = ServicePort {
-        port: if role.is_some() { port } else { SERVICE_PORT },
-        target_port: Some(IntOrString::Int(port)),
-        protocol: Some("TCP".to_owned()),
-        ..ServicePort::default()
-    };
-    let labels = match ep.block {
-        None => inference_labels(name, None),
-        Some(_) => inference_labels(name, Some(role_label(role))),
-    };
-    Manifest::Service(Box::new(Service {
-        metadata: object_meta(name, ep.namespace, Some(labels), ep.owner.annotations()),
-        spec: Some(ServiceSpec {
-            type_: Some("ClusterIP".to_owned()),
-            selector: Some(map([("app", name)])),
-            ports: Some(vec![service_port]),
-            ..ServiceSpec::default()
-        }),
-        ..Service::default()
-    }))
+    // Only split roles' Services carry the role label
+    // (`_create_role_service`; `_create_service` has none).
+    let labels = inference_labels(name, role.map(Role::as_str));
+    tls::model_service(ep, name, labels, None)
 }
 
 /// The accelerator's device resource, toleration key and node selector.
@@ -228,42 +239,45 @@ fn serving_deployment(
     mooncake: Option<(&Block<'_>, Option<Role>)>,
     name: &str,
     replicas: i64,
+    image: Option<String>,
     notes: &mut Notes,
 ) -> Result<Manifest, ManifestError> {
     let serving = ep.serving;
-    let spec = serving.spec;
     let block = mooncake.map(|(block, _)| block);
-    let image = serving.image(&ep.ctx.region)?.to_owned();
+    let image = match image {
+        Some(image) => image,
+        None => serving.image(&ep.ctx.region)?.to_owned(),
+    };
     let port = serving.container_port();
-    let mut command = serving.get("command").map(|c| strings(Some(c)));
-
-    // Arguments: SGLang's launcher, the spec's, then --root-path for vLLM,
-    // then the KV config.
-    let mut args = strings(serving.get("args"));
-    let sglang = serving.runs_sglang_launcher();
-    if sglang {
-        let line = sglang_launcher(i64::from(port), sglang_model(spec));
-        let mut words: Vec<String> = line.split(' ').map(str::to_owned).collect();
-        let mut launch = words.split_off(SGLANG_COMMAND_WORDS);
-        command = Some(words);
-        launch.append(&mut args);
-        args = launch;
+    if i64::from(port) == ENDPOINT_TLS_PORT {
+        return Err(PlanError {
+            path: "spec.port".into(),
+            message: format!(
+                "port {ENDPOINT_TLS_PORT} is reserved for the model pod's TLS sidecar: GCO's monitor refuses to render the endpoint (its text begins so; the rest is as read)"
+            ),
+        });
     }
-    let framework = serving.get("framework").and_then(Value::as_str);
-    let vllm = framework.map_or_else(
-        || image.contains(Framework::Vllm.as_str()),
-        |f| f == Framework::Vllm.as_str(),
-    );
-    let has_root_path = args
-        .iter()
-        .any(|a| a == "--root-path" || a.starts_with("--root-path="));
-    if vllm && command.is_none() && !has_root_path {
+    // A command GCO sees (Python's truthiness: an empty list is none).
+    let mut command = serving
+        .get("command")
+        .filter(|c| c.is_truthy())
+        .map(|c| strings(Some(c)));
+
+    // Arguments (`_build_inference_deployment_object`, 7a0b3c6fd4): the
+    // spec's; for vLLM `--root-path` unless an argument is exactly that
+    // flag; for SGLang its launcher's; then the KV config.
+    let mut args = strings(serving.get("args"));
+    let framework = serving.runtime_framework(&image);
+    if command.is_none() && framework == Some(Framework::Vllm) && !has_flag(&args, "--root-path") {
         args.push("--root-path".to_owned());
         args.push(format!("/inference/{}", ep.name));
     }
-    let root_path = args
-        .iter()
-        .any(|a| a == "--root-path" || a.starts_with("--root-path="));
+    let sglang = serving.runs_sglang_launcher(&image);
+    if sglang && command.is_none() {
+        command = Some(SGLANG_COMMAND.map(str::to_owned).to_vec());
+        args = sglang_args(args, i64::from(port), serving.env_has("MODEL"));
+    }
+    let root_path = has_flag(&args, "--root-path");
     if let Some((block, role)) = mooncake {
         args.push("--kv-transfer-config".to_owned());
         args.push(block.kv_transfer_config(role));
@@ -314,34 +328,61 @@ fn serving_deployment(
     {
         tolerations.push(toleration(EFA_RESOURCE));
     }
-    let mut node_selector: BTreeMap<String, String> =
-        match serving.get("node_selector").and_then(Value::as_object) {
-            Some(given) => given.iter().map(|(k, v)| (py_str(k), py_str(v))).collect(),
-            None if gpus > 0 => map([accel.selector]),
-            None => BTreeMap::new(),
-        };
-    if let Some(capacity) = serving.get("capacity_type") {
-        node_selector.insert("karpenter.sh/capacity-type".to_owned(), py_str(capacity));
+    let mut node_selector: BTreeMap<String, String> = match serving
+        .get("node_selector")
+        .and_then(Value::as_object)
+        .filter(|given| !given.is_empty())
+    {
+        Some(given) => given.iter().map(|(k, v)| (py_str(k), py_str(v))).collect(),
+        None if gpus > 0 => map([accel.selector]),
+        None => BTreeMap::new(),
+    };
+    if let Some(capacity) = serving
+        .get("capacity_type")
+        .and_then(Value::as_str)
+        .filter(|c| CAPACITY_TYPES.contains(c))
+    {
+        node_selector.insert("karpenter.sh/capacity-type".to_owned(), capacity.to_owned());
     }
+    // SGLang ships no kernels for GPUs older than Ampere: a required NotIn
+    // keeps its pods off them whatever the node selector says (nodes
+    // without the label are unaffected).
+    let affinity = serving.keeps_off_pre_ampere(&image).then(|| Affinity {
+        node_affinity: Some(NodeAffinity {
+            required_during_scheduling_ignored_during_execution: Some(NodeSelector {
+                node_selector_terms: vec![NodeSelectorTerm {
+                    match_expressions: Some(vec![NodeSelectorRequirement {
+                        key: GPU_NAME_NODE_LABEL.to_owned(),
+                        operator: "NotIn".to_owned(),
+                        values: Some(SGLANG_UNSUPPORTED_GPU_NAMES.map(str::to_owned).to_vec()),
+                    }]),
+                    ..NodeSelectorTerm::default()
+                }],
+            }),
+            ..NodeAffinity::default()
+        }),
+        ..Affinity::default()
+    });
     if rdma {
         node_selector.insert("efa".to_owned(), "true".to_owned());
         node_selector.insert("mooncake-efa".to_owned(), "true".to_owned());
     }
 
-    // Probes on the served health path.
+    // Probes on the served health path (SGLang's startup probe on the path
+    // as configured: SGLang serves no prefix).
     let health = serving.health_check_path();
-    let path = if root_path {
+    let served = if root_path {
         format!("/inference/{}{health}", ep.name)
     } else {
-        health
+        health.clone()
     };
-    let probe = |delay, period, failure| Probe {
+    let probe = |path: &str, delay, period, failure| Probe {
         http_get: Some(HTTPGetAction {
-            path: Some(path.clone()),
+            path: Some(path.to_owned()),
             port: IntOrString::Int(port),
             ..HTTPGetAction::default()
         }),
-        initial_delay_seconds: Some(delay),
+        initial_delay_seconds: delay,
         period_seconds: Some(period),
         failure_threshold: failure,
         ..Probe::default()
@@ -370,9 +411,9 @@ fn serving_deployment(
             init_containers.push(Container {
                 name: "model-sync".to_owned(),
                 image: Some(AWS_CLI_IMAGE.to_owned()),
-                command: Some(
+                command: Some(vec!["aws".to_owned()]),
+                args: Some(
                     [
-                        "aws",
                         "s3",
                         "sync",
                         source,
@@ -383,9 +424,13 @@ fn serving_deployment(
                     .to_vec(),
                 ),
                 volume_mounts: Some(vec![mount("model-storage", "/models", false)]),
+                resources: Some(ResourceRequirements {
+                    requests: Some(quantities([("cpu", "1"), ("memory", "2Gi")])),
+                    limits: Some(quantities([("cpu", "4"), ("memory", "8Gi")])),
+                    ..ResourceRequirements::default()
+                }),
                 ..Container::default()
             });
-            notes.push("the model-sync init container's exact shape beyond its image, command and mount is not in the facts (as read)");
         }
     }
     if block.is_some() {
@@ -415,14 +460,15 @@ fn serving_deployment(
             limits: Some(limits),
             ..ResourceRequirements::default()
         }),
-        readiness_probe: Some(probe(30, 10, None)),
-        liveness_probe: Some(probe(120, 15, Some(5))),
-        // /health answers only once the model is loaded.
-        startup_probe: sglang.then(|| {
+        readiness_probe: Some(probe(&served, Some(30), 10, None)),
+        liveness_probe: Some(probe(&served, Some(120), 15, Some(5))),
+        // SGLang's /health answers only once the model is loaded.
+        startup_probe: (framework == Some(Framework::Sglang)).then(|| {
             probe(
-                0,
-                SGLANG_STARTUP_PERIOD,
-                Some(SGLANG_STARTUP_SECONDS / SGLANG_STARTUP_PERIOD),
+                &health,
+                None,
+                SGLANG_STARTUP_PERIOD_SECONDS,
+                Some(SGLANG_STARTUP_FAILURE_THRESHOLD),
             )
         }),
         volume_mounts: (!mounts.is_empty()).then_some(mounts),
@@ -430,7 +476,7 @@ fn serving_deployment(
     };
     let labels = inference_labels(name, mooncake.map(|(_, role)| role_label(role)));
     let replicas = if ep.stopped { 0 } else { replicas };
-    Ok(Manifest::Deployment(Box::new(Deployment {
+    let mut deployment = Deployment {
         metadata: object_meta(
             name,
             ep.namespace,
@@ -441,10 +487,7 @@ fn serving_deployment(
             replicas: Some(i32::try_from(replicas).unwrap_or(i32::MAX)),
             selector: selector(map([("app", name)])),
             template: PodTemplateSpec {
-                metadata: Some(ObjectMeta {
-                    labels: Some(labels),
-                    ..ObjectMeta::default()
-                }),
+                metadata: Some(object_meta_of_pod(labels, ep)),
                 spec: Some(PodSpec {
                     service_account_name: Some(SERVICE_ACCOUNT.to_owned()),
                     automount_service_account_token: Some(false),
@@ -452,6 +495,7 @@ fn serving_deployment(
                     containers: vec![container],
                     tolerations: Some(tolerations),
                     node_selector: (!node_selector.is_empty()).then_some(node_selector),
+                    affinity,
                     volumes: (!volumes.is_empty()).then_some(volumes),
                     ..PodSpec::default()
                 }),
@@ -459,7 +503,29 @@ fn serving_deployment(
             ..DeploymentSpec::default()
         },
         ..Deployment::default()
-    })))
+    };
+    tls::front(&mut deployment, port, &tls_program_name(ep.name), notes);
+    Ok(Manifest::Deployment(Box::new(deployment)))
+}
+
+/// A pod template's metadata: its labels, and the monitor's provenance
+/// annotations (`inference_monitor.py@7a0b3c6fd4` annotates the template
+/// as the object).
+pub(super) fn object_meta_of_pod(
+    labels: BTreeMap<String, String>,
+    ep: &Endpoint<'_>,
+) -> ObjectMeta {
+    let annotations = ep.owner.annotations();
+    ObjectMeta {
+        labels: Some(labels),
+        annotations: (!annotations.is_empty()).then_some(annotations),
+        ..ObjectMeta::default()
+    }
+}
+
+/// Whether one of `args` is exactly `flag` (GCO compares whole arguments).
+fn has_flag(args: &[String], flag: &str) -> bool {
+    args.iter().any(|a| a == flag)
 }
 
 pub(crate) fn env_var(name: &str, value: &str) -> EnvVar {

@@ -23,8 +23,10 @@ pub(crate) use kv::Block;
 pub use kv::{Metric, RoleScaling};
 pub(crate) use serving::ServingSpec;
 pub use skeleton::Kind;
+#[cfg(feature = "manifests")]
+pub(crate) use skeleton::tls_program_name;
 pub(crate) use skeleton::{
-    AllowRule, Part, Skeleton, admin_secret_name, mooncake_config_name, proxy_name,
+    AllowRule, BaseObject, Part, Skeleton, admin_secret_name, mooncake_config_name, proxy_name,
     proxy_program_name, serving_name, skeleton,
 };
 
@@ -62,6 +64,9 @@ pub struct PlannedObject {
     /// Shared by every endpoint of the namespace (the Mooncake master), so
     /// never removed with one endpoint.
     pub shared: bool,
+    /// Kept by GCO's base pass, not the monitor (the tenant write fence, the
+    /// inference proxy's ingress rule): the monitor leaves it as it is.
+    pub base_pass: bool,
     /// The settings that matter for review, in a stable order.
     pub settings: Object,
 }
@@ -129,6 +134,7 @@ pub fn plan_in_region(record: &Record, ctx: &RegionContext) -> Result<Plan, Plan
     let mut objects = spec_objects(record, ctx)?;
     for object in &mut objects {
         object.action = match (targeted, record.desired_state) {
+            _ if object.base_pass => Action::Keep,
             (true, DesiredState::Deploying | DesiredState::Running) => Action::Apply,
             (true, DesiredState::Stopped) if object.kind == Kind::Deployment && !object.shared => {
                 object.settings.insert("replicas", 0);
@@ -231,6 +237,9 @@ impl PlannedObject {
         o.insert("action", self.action.as_str());
         if self.shared {
             o.insert("shared", true);
+        }
+        if self.base_pass {
+            o.insert("base_pass", true);
         }
         o.insert("settings", self.settings.clone());
         Value::Object(o)

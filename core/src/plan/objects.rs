@@ -2,17 +2,22 @@
 //! applied; [`super::plan`] turns that into what the state asks for.
 
 use super::{
-    Action, AllowRule, Block, Kind, Part, PlanError, PlannedObject, ServingSpec, Skeleton,
-    admin_secret_name, mooncake_config_name, proxy_name, proxy_program_name, serving_name,
-    skeleton,
+    Action, AllowRule, BaseObject, Block, Kind, Part, PlanError, PlannedObject, ServingSpec,
+    Skeleton, admin_secret_name, mooncake_config_name, proxy_name, proxy_program_name,
+    serving_name, skeleton,
 };
-use crate::framework::{SGLANG_STARTUP_SECONDS, sglang_launcher, sglang_model};
+use crate::framework::{
+    GPU_NAME_NODE_LABEL, SGLANG_COMMAND, SGLANG_STARTUP_FAILURE_THRESHOLD,
+    SGLANG_STARTUP_PERIOD_SECONDS, SGLANG_UNSUPPORTED_GPU_NAMES, sglang_args,
+};
 use crate::json::{Object, Value};
 use crate::limits::{
-    EFA_RESOURCE, MOONCAKE_MASTER_METADATA_PORT, MOONCAKE_MASTER_NAME, MOONCAKE_MASTER_RPC_PORT,
-    MOONCAKE_PROXY_PORT, SERVICE_PORT,
+    EFA_RESOURCE, ENDPOINT_TLS_PORT, ENDPOINT_TLS_PORT_NAME, ENDPOINT_TLS_PROXY_CONTAINER,
+    MOONCAKE_MASTER_METADATA_PORT, MOONCAKE_MASTER_NAME, MOONCAKE_MASTER_RPC_PORT,
+    MOONCAKE_PROXY_PORT,
 };
 use crate::mooncake::Role;
+use crate::pyrepr::py_str;
 use crate::record::Record;
 use crate::region::RegionContext;
 
@@ -24,8 +29,18 @@ pub(super) fn render(
 ) -> Result<Vec<PlannedObject>, PlanError> {
     let pod = Pod::new(record, &ctx.region)?;
     let name = record.endpoint_name.as_str();
-    let objects = skeleton(name, block);
+    let canary = pod.serving.get("canary").and_then(Value::as_object);
+    let objects = skeleton(name, &record.namespace, block, canary.is_some());
     let settings = |object: &Skeleton| -> Object {
+        match (object.part, object.kind) {
+            (Part::BasePass(base), _) => return base_pass(base),
+            (Part::TlsProgram, _) => return tls_program(),
+            (Part::Canary, Kind::Deployment) => {
+                return pod.canary_deployment(canary.expect("a canary's skeleton"));
+            }
+            (Part::Canary, _) => return pod.service(&object.name),
+            _ => {}
+        }
         let Some(block) = block else {
             return match object.kind {
                 Kind::Deployment => pod.deployment(pod.serving.replicas_value(), None),
@@ -33,6 +48,9 @@ pub(super) fn render(
             };
         };
         match (object.part, object.kind) {
+            (Part::BasePass(_) | Part::TlsProgram | Part::Canary, _) => {
+                unreachable!("rendered above")
+            }
             (Part::Master, _) => master(),
             (Part::AllowRule(rule), _) => allow_rule(rule, block),
             (Part::MooncakeConfig, _) => mooncake_config(name, ctx, block),
@@ -60,6 +78,7 @@ pub(super) fn render(
             name: object.name.clone(),
             action: Action::Apply,
             shared: object.part.is_shared(),
+            base_pass: matches!(object.part, Part::BasePass(_)),
             settings: settings(object),
         })
         .collect())
@@ -98,25 +117,96 @@ impl<'a> Pod<'a> {
         if let Some(extra @ Value::List(_)) = spec.get("args") {
             s.insert("extra_args", extra.clone());
         }
-        if self.serving.runs_sglang_launcher() {
-            s.insert(
-                "launcher",
-                sglang_launcher(self.serving.port(), sglang_model(spec)),
-            );
+        if self.serving.runs_sglang_launcher(self.image) {
+            let args = match spec.get("args") {
+                Some(Value::List(items)) => items.iter().map(py_str).collect(),
+                _ => Vec::new(),
+            };
+            let mut line = SGLANG_COMMAND.join(" ");
+            for arg in sglang_args(args, self.serving.port(), self.serving.env_has("MODEL")) {
+                line.push(' ');
+                line.push_str(&arg);
+            }
+            s.insert("launcher", line);
             s.insert(
                 "startup_probe_seconds",
-                Value::int(i64::from(SGLANG_STARTUP_SECONDS)),
+                Value::int(i64::from(
+                    SGLANG_STARTUP_PERIOD_SECONDS * SGLANG_STARTUP_FAILURE_THRESHOLD,
+                )),
             );
+        }
+        if self.serving.keeps_off_pre_ampere(self.image) {
+            s.insert(
+                "node_affinity",
+                format!(
+                    "{GPU_NAME_NODE_LABEL} NotIn {}",
+                    SGLANG_UNSUPPORTED_GPU_NAMES.join(", ")
+                ),
+            );
+        }
+        s.insert("tls_sidecar", tls_sidecar(self.serving.port()));
+        s
+    }
+
+    /// The canary's Deployment: the endpoint's pod with the canary's image
+    /// and replicas (as read: GCO's `_reconcile_canary`).
+    fn canary_deployment(&self, canary: &Object) -> Object {
+        let replicas = canary.get("replicas").cloned().unwrap_or(Value::int(1));
+        let mut s = self.deployment(replicas, None);
+        if let Some(image) = canary.get("image") {
+            s.insert("image", image.clone());
+        }
+        if let Some(weight) = canary.get("weight") {
+            s.insert("weight", weight.clone());
         }
         s
     }
 
     fn service(&self, selects: &str) -> Object {
-        let mut s = Object::new();
-        s.insert("selects", selects);
-        s.insert("port", self.serving.port_value());
-        s
+        model_service(selects)
     }
+}
+
+/// A model Service's settings: it selects the pods of `app`, and publishes
+/// only the TLS sidecar's port.
+fn model_service(app: &str) -> Object {
+    let mut s = Object::new();
+    s.insert("selects", app);
+    s.insert("port", ENDPOINT_TLS_PORT);
+    s.insert("target_port", ENDPOINT_TLS_PORT_NAME);
+    s
+}
+
+/// What every model pod's TLS sidecar does.
+fn tls_sidecar(upstream_port: i64) -> String {
+    format!(
+        "{ENDPOINT_TLS_PROXY_CONTAINER}: https :{ENDPOINT_TLS_PORT} -> 127.0.0.1:{upstream_port}"
+    )
+}
+
+/// The sidecar's program, shared by the endpoint's pods and its canary.
+fn tls_program() -> Object {
+    let mut s = Object::new();
+    s.insert("holds", "the program of every model pod's TLS sidecar");
+    s
+}
+
+/// What the base pass keeps, and where GCO keeps it.
+fn base_pass(base: BaseObject) -> Object {
+    let (what, source) = match base {
+        BaseObject::WriteFence | BaseObject::WriteFenceBinding => (
+            "only the inference monitor changes what it manages in gco-inference",
+            "09-tenant-write-fence.yaml",
+        ),
+        BaseObject::ProxyIngress => (
+            "model pods admit only the inference proxy, on TCP 8443",
+            "03-network-policies.yaml",
+        ),
+    };
+    let mut s = Object::new();
+    s.insert("holds", what);
+    s.insert("applied_by", format!("GCO's base pass ({source})"));
+    s
 }
 
 /// The shared master's ports (StatefulSet and Service alike).
@@ -263,13 +353,10 @@ fn proxy_deployment(name: &str, block: &Block<'_>) -> Object {
     settings.insert("port", MOONCAKE_PROXY_PORT);
     settings.insert("config_map", proxy_program_name(name));
     settings.insert("admin_key_secret", admin_secret_name(name, block));
+    settings.insert("tls_sidecar", tls_sidecar(MOONCAKE_PROXY_PORT));
     settings
 }
 
 fn proxy_service(name: &str) -> Object {
-    let mut service = Object::new();
-    service.insert("selects", proxy_name(name));
-    service.insert("port", SERVICE_PORT);
-    service.insert("target_port", MOONCAKE_PROXY_PORT);
-    service
+    model_service(&proxy_name(name))
 }

@@ -3,7 +3,7 @@
 //! manifests read is compiled with them).
 
 use super::PlanError;
-use crate::framework::Framework;
+use crate::framework::{Framework, runtime_framework};
 use crate::json::{Object, Value};
 #[cfg(feature = "manifests")]
 use crate::limits::DEFAULT_HEALTH_CHECK_PATH;
@@ -100,9 +100,30 @@ impl<'a> ServingSpec<'a> {
             })
     }
 
+    /// The framework GCO's monitor renders the pods for, with `image` the
+    /// region's (see [`runtime_framework`]).
+    pub fn runtime_framework(&self, image: &str) -> Option<Framework> {
+        runtime_framework(self.spec, image)
+    }
+
     /// GCO starts SGLang with its own launcher unless the spec has a
     /// `command`.
-    pub fn runs_sglang_launcher(&self) -> bool {
-        self.get("command").is_none() && Framework::of_spec(self.spec) == Some(Framework::Sglang)
+    pub fn runs_sglang_launcher(&self, image: &str) -> bool {
+        self.get("command").is_none() && self.runtime_framework(image) == Some(Framework::Sglang)
+    }
+
+    /// GCO keeps SGLang pods off GPUs older than Ampere by a required node
+    /// affinity, on NVIDIA GPUs only (`inference_monitor.py@7a0b3c6fd4`).
+    pub fn keeps_off_pre_ampere(&self, image: &str) -> bool {
+        self.runtime_framework(image) == Some(Framework::Sglang)
+            && self.get("accelerator").and_then(Value::as_str) != Some("neuron")
+            && self.int_or("gpu_count", DEFAULT_GPU_COUNT) > 0
+    }
+
+    /// Whether `spec.env` has an entry `key` (whatever its value).
+    pub fn env_has(&self, key: &str) -> bool {
+        self.get("env")
+            .and_then(Value::as_object)
+            .is_some_and(|env| env.contains_key(key))
     }
 }

@@ -5,8 +5,9 @@
 
 use super::Block;
 use crate::limits::{
-    MOONCAKE_MASTER_NAME, NETWORK_POLICY_INFERENCE_INTERNAL, NETWORK_POLICY_POD_TO_MASTER,
-    NETWORK_POLICY_POD_TO_METADATA, NETWORK_POLICY_RDMA_BOOTSTRAP,
+    DEFAULT_NAMESPACE, MOONCAKE_MASTER_NAME, NETWORK_POLICY_INFERENCE_INTERNAL,
+    NETWORK_POLICY_POD_TO_MASTER, NETWORK_POLICY_POD_TO_METADATA, NETWORK_POLICY_PROXY_INGRESS,
+    NETWORK_POLICY_RDMA_BOOTSTRAP, TENANT_WRITE_FENCE,
 };
 use crate::mooncake::Role;
 
@@ -23,6 +24,10 @@ pub enum Kind {
     HorizontalPodAutoscaler,
     /// KEDA's autoscaler, for metrics a plain HPA cannot read (GPU).
     ScaledObject,
+    /// A cluster-wide admission rule (the tenant write fence), and what
+    /// binds it.
+    ValidatingAdmissionPolicy,
+    ValidatingAdmissionPolicyBinding,
 }
 
 impl Kind {
@@ -36,6 +41,8 @@ impl Kind {
             Kind::NetworkPolicy => "NetworkPolicy",
             Kind::HorizontalPodAutoscaler => "HorizontalPodAutoscaler",
             Kind::ScaledObject => "ScaledObject",
+            Kind::ValidatingAdmissionPolicy => "ValidatingAdmissionPolicy",
+            Kind::ValidatingAdmissionPolicyBinding => "ValidatingAdmissionPolicyBinding",
         }
     }
 }
@@ -71,9 +78,29 @@ impl AllowRule {
     }
 }
 
+/// What GCO's base pass (the regional stack's manifests, not the monitor)
+/// keeps in `gco-inference` for every endpoint there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BaseObject {
+    /// `gco-tenant-write-fence` (09-tenant-write-fence.yaml): only the
+    /// monitor changes what it manages in `gco-inference`.
+    WriteFence,
+    /// Its binding (Deny).
+    WriteFenceBinding,
+    /// `allow-inference-proxy-ingress` (03-network-policies.yaml): model
+    /// pods admit the inference proxy only, on the sidecar's 8443.
+    ProxyIngress,
+}
+
 /// What an object is for, which decides how it is rendered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Part {
+    /// Kept by GCO's base pass; the monitor never changes it.
+    BasePass(BaseObject),
+    /// `{name}-tls-proxy`, the program of every model pod's TLS sidecar.
+    TlsProgram,
+    /// The classic endpoint's canary Deployment or Service, `{name}-canary`.
+    Canary,
     /// The namespace's `mooncake-master`: its headless Service and its
     /// StatefulSet.
     Master,
@@ -97,7 +124,7 @@ impl Part {
     /// Shared by every Mooncake endpoint of the namespace, so never removed
     /// with one endpoint.
     pub(crate) fn is_shared(self) -> bool {
-        matches!(self, Part::Master | Part::AllowRule(_))
+        matches!(self, Part::Master | Part::AllowRule(_) | Part::BasePass(_))
     }
 }
 
@@ -109,18 +136,57 @@ pub(crate) struct Skeleton {
     pub part: Part,
 }
 
-/// The objects of endpoint `name` (with its valid `mooncake` block, if
-/// any), in the monitor's pass order: the shared master and the allow
-/// rules, the config, the role Deployments, their autoscalers, then the
-/// Services and the PD proxy.
-pub(crate) fn skeleton(name: &str, block: Option<&Block<'_>>) -> Vec<Skeleton> {
+/// The objects of endpoint `name` in `namespace` (with its valid
+/// `mooncake` block, if any, and whether its spec has a canary), in the
+/// monitor's pass order: what the base pass keeps in `gco-inference`, the
+/// shared master and the allow rules, the configs (the TLS sidecar's
+/// program, then `mooncake.json`), the Deployments, their autoscalers, then
+/// the Services and the PD proxy (a classic endpoint: its Deployment and
+/// Service, then the canary's).
+pub(crate) fn skeleton(
+    name: &str,
+    namespace: &str,
+    block: Option<&Block<'_>>,
+    canary: bool,
+) -> Vec<Skeleton> {
     let object = |kind, name: String, part| Skeleton { kind, name, part };
-    let Some(block) = block else {
-        return [Kind::Deployment, Kind::Service]
-            .map(|kind| object(kind, name.to_owned(), Part::Serving(None)))
-            .into();
-    };
     let mut out = Vec::new();
+    if namespace == DEFAULT_NAMESPACE {
+        for (kind, part) in [
+            (Kind::ValidatingAdmissionPolicy, BaseObject::WriteFence),
+            (
+                Kind::ValidatingAdmissionPolicyBinding,
+                BaseObject::WriteFenceBinding,
+            ),
+        ] {
+            out.push(object(
+                kind,
+                TENANT_WRITE_FENCE.to_owned(),
+                Part::BasePass(part),
+            ));
+        }
+        out.push(object(
+            Kind::NetworkPolicy,
+            NETWORK_POLICY_PROXY_INGRESS.to_owned(),
+            Part::BasePass(BaseObject::ProxyIngress),
+        ));
+    }
+    let Some(block) = block else {
+        out.push(object(
+            Kind::ConfigMap,
+            tls_program_name(name),
+            Part::TlsProgram,
+        ));
+        for kind in [Kind::Deployment, Kind::Service] {
+            out.push(object(kind, name.to_owned(), Part::Serving(None)));
+        }
+        if canary {
+            for kind in [Kind::Deployment, Kind::Service] {
+                out.push(object(kind, canary_name(name), Part::Canary));
+            }
+        }
+        return out;
+    };
     if block.needs_master() {
         for kind in [Kind::Service, Kind::StatefulSet] {
             out.push(object(kind, MOONCAKE_MASTER_NAME.to_owned(), Part::Master));
@@ -133,6 +199,11 @@ pub(crate) fn skeleton(name: &str, block: Option<&Block<'_>>) -> Vec<Skeleton> {
             ));
         }
     }
+    out.push(object(
+        Kind::ConfigMap,
+        tls_program_name(name),
+        Part::TlsProgram,
+    ));
     out.push(object(
         Kind::ConfigMap,
         mooncake_config_name(name),
@@ -197,6 +268,15 @@ pub(crate) fn serving_name(name: &str, role: Option<Role>) -> String {
         Some(role) => format!("{name}-{}", role.as_str()),
         None => name.to_owned(),
     }
+}
+
+/// `{name}-tls-proxy`, which the endpoint's canary shares.
+pub(crate) fn tls_program_name(name: &str) -> String {
+    format!("{name}-tls-proxy")
+}
+
+pub(crate) fn canary_name(name: &str) -> String {
+    format!("{name}-canary")
 }
 
 pub(crate) fn mooncake_config_name(name: &str) -> String {

@@ -61,6 +61,26 @@ pub fn is_space(cp: u32) -> bool {
     in_table(tables::WHITESPACE, cp)
 }
 
+/// `text.lower()` as far as any test against ASCII text or word characters
+/// can tell. Only ASCII letters, two characters that lower-case into ASCII
+/// (`İ` to `i̇`, the Kelvin sign `K` to `k`), and whether a character is a
+/// word character decide such a test, and lower-casing any other character
+/// keeps it non-ASCII and keeps its word-ness (`scope.rs`'s test checks
+/// every code point against `str::to_lowercase`). So the others stay as
+/// they are: std's full lower-casing would bring about 8 KB of Unicode
+/// tables (gzipped) into the validator package for no different answer.
+pub fn py_lower(text: &str) -> String {
+    let mut lower = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\u{130}' => lower.push_str("i\u{307}"),
+            '\u{212A}' => lower.push('k'),
+            c => lower.push(c.to_ascii_lowercase()),
+        }
+    }
+    lower
+}
+
 /// `text.strip()`: removes Python's whitespace (wider than Rust's `trim`,
 /// e.g. U+001C to U+001F) from both ends.
 pub fn py_strip(text: &str) -> &str {

@@ -5,9 +5,12 @@
 //! last entry (GCO never removes one) and are marked so.
 
 use gco_spec::Record;
-use gco_spec::status::{RegionStatus, RoleReplicas};
+use gco_spec::record::DesiredState;
+use gco_spec::routing::proxy_route;
+use gco_spec::status::{RegionState, RegionStatus, RoleReplicas};
 use leptos::prelude::*;
 
+use crate::region_state::{StateLabel, class};
 use crate::time::{STALE_AFTER_S, Time, age, is_stale};
 
 /// The mark of a region whose monitor has not written for three passes.
@@ -22,6 +25,36 @@ pub fn stale_badge() -> impl IntoView {
 fn ratio(ready: Option<i64>, desired: Option<i64>) -> String {
     let n = |v: Option<i64>| v.map_or_else(|| "?".to_owned(), |v| v.to_string());
     format!("{}/{}", n(ready), n(desired))
+}
+
+/// Why GCO's inference proxy will not reach the endpoint in `region`
+/// where a reader would expect it to (the region runs, or the endpoint's
+/// namespace is one the proxy never routes): its answer, and the reason.
+fn unreachable(record: &Record, region: &str, state: Option<&RegionState>) -> Option<String> {
+    let refusal = proxy_route(record, region).err()?;
+    if refusal.is_not_ready() {
+        if state != Some(&RegionState::Running) {
+            return None;
+        }
+        let mooncake = record.spec.get("mooncake").is_some_and(|m| !m.is_null());
+        let why = if mooncake && record.desired_state == DesiredState::Deploying {
+            " (as read: GCO's monitor promotes only classic endpoints to running, so a Mooncake endpoint stays deploying)"
+        } else {
+            ""
+        };
+        return Some(format!(
+            "GCO's inference proxy answers {} {}: it routes only while the endpoint's desired state and this region's state are both running, and the endpoint is {}{why}.",
+            refusal.status, refusal.detail, record.desired_state
+        ));
+    }
+    (refusal.status == 503).then(|| {
+        format!(
+            "GCO's inference proxy answers {} {}: it routes only the {} namespace.",
+            refusal.status,
+            refusal.detail,
+            gco_spec::limits::DEFAULT_NAMESPACE
+        )
+    })
 }
 
 fn role(r: &Option<RoleReplicas>) -> String {
@@ -45,6 +78,8 @@ pub fn RegionStatuses(record: Record) -> impl IntoView {
     let split = record.topology_label().is_some();
     // Every column after the region's.
     let rest = if split { "6" } else { "4" };
+    // Every column after the region's and the state's.
+    let after_state = if split { "5" } else { "3" };
     view! {
         <h2>"Regions"</h2>
         {if rows.is_empty() {
@@ -61,9 +96,10 @@ pub fn RegionStatuses(record: Record) -> impl IntoView {
                         let removed = (!targeted).then(|| view! { <span class="badge">"removed"</span> });
                         match status {
                             None => view! {
-                                <tr data-region=region.clone()>
+                                <tr data-region=region.clone() class="region-state pending">
                                     <td>{region.clone()}" "{removed}</td>
-                                    <td colspan=rest class="muted">"waiting for the region's monitor to sync"</td>
+                                    <td><StateLabel state=RegionState::Pending/></td>
+                                    <td colspan=after_state class="muted">"waiting for the region's monitor to sync"</td>
                                 </tr>
                             }.into_any(),
                             Some(None) => view! {
@@ -73,6 +109,8 @@ pub fn RegionStatuses(record: Record) -> impl IntoView {
                                 </tr>
                             }.into_any(),
                             Some(Some(s)) => {
+                                let proxy = unreachable(&record, &region, s.state.as_ref());
+                                let state_class = s.state.as_ref().map_or_else(|| "state".to_owned(), class);
                                 let state = s.state.as_ref().map_or_else(|| "—".to_owned(), |st| st.as_str().to_owned());
                                 let store = s.store.as_ref().map(|st| match st.ready {
                                     Some(true) => "ready".to_owned(),
@@ -96,9 +134,12 @@ pub fn RegionStatuses(record: Record) -> impl IntoView {
                                     ratio(c.replicas_ready, c.replicas_desired),
                                 ));
                                 view! {
-                                    <tr data-region=region.clone() class=format!("region-state {state}")>
+                                    <tr data-region=region.clone() class=format!("region-{state_class}")>
                                         <td>{region.clone()}" "{removed}</td>
-                                        <td><span class=format!("state {state}")>{state.clone()}</span></td>
+                                        <td>{match s.state.clone() {
+                                            Some(st) => view! { <StateLabel state=st/> }.into_any(),
+                                            None => view! { <span class="state">"—"</span> }.into_any(),
+                                        }}</td>
                                         <td>{ratio(s.replicas_ready, s.replicas_desired)}</td>
                                         {split.then(|| view! {
                                             <td>{role(&s.roles.as_ref().and_then(|r| r.prefill))}</td>
@@ -113,8 +154,9 @@ pub fn RegionStatuses(record: Record) -> impl IntoView {
                                             }
                                         })}</td>
                                     </tr>
-                                    {(error.is_some() || canary.is_some() || !extra.is_empty()).then(|| view! {
+                                    {(error.is_some() || canary.is_some() || !extra.is_empty() || proxy.is_some()).then(|| view! {
                                         <tr class="region-detail"><td></td><td colspan=rest>
+                                            {proxy.map(|p| view! { <p class="proxy-answer warning" role="note">{p}</p> })}
                                             {error.map(|e| view! { <p class="error">{e}</p> })}
                                             {extra.into_iter().map(|(k, v)| {
                                                 let key = k.clone();

@@ -5,12 +5,14 @@
 
 mod query;
 
+use gco_spec::status::RegionState;
 use gco_spec::{DesiredState, Frameworks, Record};
 use leptos::prelude::*;
 
 use crate::api::{self, Reply};
 use crate::live::{ConnectionNotice, Load, Watcher};
 use crate::paths;
+use crate::region_state;
 use crate::route::{self, Link, Page};
 use crate::time::Time;
 use query::{Query, Sort};
@@ -290,13 +292,17 @@ fn region_chips(r: &Record) -> impl IntoView + use<> {
                 .iter()
                 .find(|(region, _)| region == g)
                 .and_then(|(_, s)| s.as_ref());
+            // No entry yet: GCO's RegionStatus starts as pending.
             let state = status
-                .and_then(|s| s.state.as_ref().map(|s| s.as_str().to_owned()))
-                .unwrap_or_else(|| "pending".into());
+                .and_then(|s| s.state.clone())
+                .unwrap_or(RegionState::Pending);
             let sync = status.and_then(|s| s.last_sync.clone());
             let stale = Signal::derive(move || sync.as_deref().is_some_and(crate::time::is_stale));
-            let class = format!("chip region-chip {state}");
-            view! { <span class=class class:stale=stale data-region=g.clone()>{g.clone()}" · "{state}{move || stale.get().then_some(" · stale")}</span> }
+            let class = format!("chip region-chip {}", region_state::class(&state));
+            let title = region_state::meaning(&state).unwrap_or_default();
+            let word = state.as_str().to_owned();
+            let data_state = word.clone();
+            view! { <span class=class class:stale=stale data-region=g.clone() data-state=data_state title=title>{g.clone()}" · "{word}{move || stale.get().then_some(" · stale")}</span> }
         })
         .collect_view()
 }
