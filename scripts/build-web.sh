@@ -32,9 +32,12 @@ cd "$ROOT"
 # The budget followed at 344,000. Issue 40 (GCO's SGLang deploy checks, the
 # TLS sidecar, base-pass objects and canary in the plan the editor previews,
 # what GCO's inference proxy answers, each region state's label) took it to
-# 347,648 bytes on 2026-12-07; the budget follows at 350,000, pending the
-# lead's call on it.
-BUDGET=${WEB_GZIP_BUDGET:-350000}   # bytes: wasm + JS, gzip -9
+# 347,648 bytes on 2026-12-07. Issue 41 won 7,738 bytes back (sizes read to
+# two decimals in integers, not Rust's float formatter; the list's search
+# without Unicode's case tables): 340,183 bytes with issue 40 merged, and
+# the budget follows down to 340,500. The 300,000 target stays behind by
+# 13% (BENCHMARKS.md, "Over the wire": where the bytes go).
+BUDGET=${WEB_GZIP_BUDGET:-340500}   # bytes: wasm + JS, gzip -9
 PROFILE=wasm-release
 TARGET=wasm32-unknown-unknown
 WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"
