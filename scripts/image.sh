@@ -14,14 +14,14 @@
 #                  needs when Docker builds the asset itself)
 #
 # Environment: GCO_IMAGE (the tag), GCO_IMAGE_PROFILE (the cargo profile,
-# default `image`: see Cargo.toml), GCO_IMAGE_BUILDER (docker or buildah, to
+# default `quick-release`: see Cargo.toml), GCO_IMAGE_BUILDER (docker or buildah, to
 # choose instead of detecting), CARGO_TARGET_DIR.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
 IMAGE=${GCO_IMAGE:-localhost/gco-console:latest}
-PROFILE=${GCO_IMAGE_PROFILE:-image}
+PROFILE=${GCO_IMAGE_PROFILE:-quick-release}
 TARGET=x86_64-unknown-linux-musl
 STAGE=target/image/rootfs
 CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt
