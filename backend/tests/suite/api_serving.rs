@@ -102,7 +102,11 @@ async fn console_files_with_security_headers_and_no_traversal() {
     assert_eq!(r.headers[header::CACHE_CONTROL], "no-cache");
     let r = api.get("/missing.js").await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
-    assert_eq!(r.headers[header::CACHE_CONTROL], "no-cache", "a 404 is no asset to keep");
+    assert_eq!(
+        r.headers[header::CACHE_CONTROL],
+        "no-cache",
+        "a 404 is no asset to keep"
+    );
     // Ranges are ignored (RFC 9110 lets a server; an unknown unit it must):
     // every file is answered whole.
     for range in ["items=0-1", "bytes=5-1", "bytes=0-3", "bytes=999999-"] {
