@@ -73,7 +73,7 @@ async function startAlb(getBackend) {
       res.writeHead(302, { location: `/oauth2/idpresponse?state=${encodeURIComponent(path)}` });
       return res.end();
     }
-    const headers = { ...req.headers, 'x-amzn-oidc-data': albToken(privateKey, { sub: '0f3c', email: 'ana@corp.test', groups: ['ml-oncall'] }) };
+    const headers = { ...req.headers, 'x-amzn-oidc-data': albToken(privateKey, { sub: '0f3c', email: 'ana@corp.test', email_verified: true, groups: ['ml-oncall'] }) };
     delete headers.cookie;
     const target = new URL(getBackend());
     const upstream = http.request(

@@ -340,7 +340,7 @@ test('as the CDK app runs it (--auth alb) against DynamoDB: /healthz, the page, 
 
     // The API needs the ALB's signed header; a user in ml-engineers is an operator.
     assert.equal((await fetch(`${base}/api/endpoints`)).status, 401);
-    const signedIn = { 'x-amzn-oidc-data': keys.sign({ sub: '0f3c', email: 'ada@example.com', groups: ['ml-engineers'] }) };
+    const signedIn = { 'x-amzn-oidc-data': keys.sign({ sub: '0f3c', email: 'ada@example.com', email_verified: true, groups: ['ml-engineers'] }) };
     const me = await fetch(`${base}/api/me`, { headers: signedIn });
     assert.equal(me.status, 200);
     assert.deepEqual(await me.json(), { name: 'ada@example.com', roles: ['operator'] });
