@@ -366,6 +366,25 @@ const TABLE = 'gco-inference-endpoints';
  * A dynalite server on a free port and the console on it (a fresh table).
  * Resolves to { endpoint, backend, monitorWrite(name, region, status), stop() }.
  */
+/**
+ * [`suite`] on dynalite: before a file's tests, the backend on a fresh
+ * dynalite table ([`startOnDynalite`]: `dynamo.backend`, `dynamo.monitorWrite`)
+ * and a browser; both stopped after them.
+ */
+function suiteOnDynalite() {
+  const { before, after } = require('node:test');
+  const env = { dynamo: null, browser: null };
+  before(async () => {
+    env.dynamo = await startOnDynalite();
+    env.browser = await launchBrowser();
+  });
+  after(async () => {
+    if (env.browser) await env.browser.close().catch(() => {});
+    if (env.dynamo) await env.dynamo.stop();
+  });
+  return env;
+}
+
 async function startOnDynalite() {
   const port = await freePort();
   const dynalite = spawn(path.join(ROOT, 'node_modules', '.bin', 'dynalite'), ['--port', String(port)], { stdio: 'ignore' });
@@ -409,6 +428,7 @@ module.exports = {
   dynamo,
   startOnDynalite,
   suite,
+  suiteOnDynalite,
   ROOT,
   DIST,
   ARTIFACTS,

@@ -13,18 +13,7 @@ const h = require('./harness.cjs');
 /** A write made elsewhere shows within the view's refresh (3 s) plus a poll (3 s), with a margin. */
 const ELSEWHERE_MS = 8000;
 
-let env;
-let browser;
-
-test.before(async () => {
-  env = await h.startOnDynalite();
-  browser = await h.launchBrowser();
-});
-
-test.after(async () => {
-  if (browser) await browser.close().catch(() => {});
-  if (env) await env.stop();
-});
+const env = h.suiteOnDynalite();
 
 const RUNNING = {
   state: 'running',
@@ -35,9 +24,9 @@ const RUNNING = {
 };
 
 test('a monitor write shows on the open endpoint page and in the list within 8 s', async () => {
-  const base = env.backend.url;
+  const base = env.dynamo.backend.url;
   await h.deployViaApi(base, h.fullRequest('e2e-live', { target_regions: ['us-east-1', 'eu-west-1'] }));
-  const page = await h.newPage(await browser.newContext());
+  const page = await h.newPage(await env.browser.newContext());
   const gets = [];
   page.on('response', (r) => {
     if (r.url().endsWith('/api/endpoints/e2e-live') && r.request().method() === 'GET') gets.push({ at: Date.now(), status: r.status() });
@@ -47,7 +36,7 @@ test('a monitor write shows on the open endpoint page and in the list within 8 s
   await row('us-east-1').getByText('waiting for the region\'s monitor to sync').waitFor();
 
   const written = Date.now();
-  await env.monitorWrite('e2e-live', 'us-east-1', RUNNING);
+  await env.dynamo.monitorWrite('e2e-live', 'us-east-1', RUNNING);
   await row('us-east-1').locator('.state.running').waitFor({ timeout: ELSEWHERE_MS });
   const shown = Date.now() - written;
   console.log(`TIMING monitor write to the endpoint page: ${shown} ms`);
@@ -61,7 +50,7 @@ test('a monitor write shows on the open endpoint page and in the list within 8 s
 
   // A refusal by the monitor, with its words.
   const error = "cross-region boundary violation: 'kv-peer.example.com:50051' resolves to region unknown; expected region eu-west-1";
-  await env.monitorWrite('e2e-live', 'eu-west-1', { state: 'failed', replicas_ready: 0, replicas_desired: 0, error });
+  await env.dynamo.monitorWrite('e2e-live', 'eu-west-1', { state: 'failed', replicas_ready: 0, replicas_desired: 0, error });
   await page.getByText(error).waitFor({ timeout: ELSEWHERE_MS });
   await h.screenshot(page, 'live-status');
 
@@ -79,7 +68,7 @@ test('a monitor write shows on the open endpoint page and in the list within 8 s
   const chip = page.locator('tr[data-name="e2e-live"] .region-chip[data-region="us-east-1"]');
   await chip.waitFor();
   assert.equal((await chip.textContent()).trim(), 'us-east-1 · running');
-  await env.monitorWrite('e2e-live', 'us-east-1', { ...RUNNING, state: 'updating' });
+  await env.dynamo.monitorWrite('e2e-live', 'us-east-1', { ...RUNNING, state: 'updating' });
   await page.waitForFunction(
     () => document.querySelector('tr[data-name="e2e-live"] .region-chip[data-region="us-east-1"]').textContent.includes('updating'),
     null,
@@ -89,9 +78,9 @@ test('a monitor write shows on the open endpoint page and in the list within 8 s
 });
 
 test('a change made elsewhere shows within 8 s, with a notice where edits are unsent', async () => {
-  const base = env.backend.url;
+  const base = env.dynamo.backend.url;
   await h.deployViaApi(base, { endpoint_name: 'e2e-elsewhere', image: 'img:1', target_regions: ['us-east-1'] });
-  const page = await h.newPage(await browser.newContext());
+  const page = await h.newPage(await env.browser.newContext());
   await page.goto(`${base}/endpoints/e2e-elsewhere`);
   const image = page.getByLabel('New image');
   await image.waitFor();
@@ -100,12 +89,12 @@ test('a change made elsewhere shows within 8 s, with a notice where edits are un
   const read = await h.api(base, 'GET', '/api/endpoints/e2e-elsewhere');
   const changed = await h.api(base, 'PUT', '/api/endpoints/e2e-elsewhere/replicas', { replicas: 3 }, { 'If-Match': read.etag });
   assert.equal(changed.status, 200);
-  await env.monitorWrite('e2e-elsewhere', 'us-east-1', { state: 'updating', replicas_ready: 1, replicas_desired: 3 });
+  await env.dynamo.monitorWrite('e2e-elsewhere', 'us-east-1', { state: 'updating', replicas_ready: 1, replicas_desired: 3 });
   await page.getByText('This endpoint was changed elsewhere').waitFor({ timeout: ELSEWHERE_MS });
   assert.equal(await image.inputValue(), 'img:mine', 'the unsent edit stays');
   // The page's own change, sent with the version it now holds, lands
   // although the monitor keeps writing.
-  await env.monitorWrite('e2e-elsewhere', 'us-east-1', { state: 'running', replicas_ready: 3, replicas_desired: 3 });
+  await env.dynamo.monitorWrite('e2e-elsewhere', 'us-east-1', { state: 'running', replicas_ready: 3, replicas_desired: 3 });
   await page.getByRole('button', { name: 'Review image' }).click();
   await page.getByRole('button', { name: 'Apply' }).click();
   await page.getByText('update image: done.').waitFor();

@@ -10,30 +10,19 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const h = require('./harness.cjs');
 
-let env;
-let browser;
-
-test.before(async () => {
-  env = await h.startOnDynalite();
-  browser = await h.launchBrowser();
-});
-
-test.after(async () => {
-  if (browser) await browser.close().catch(() => {});
-  if (env) await env.stop();
-});
+const env = h.suiteOnDynalite();
 
 // One region per state GCO's monitors write; the first is left unwritten.
 const STATES = ['creating', 'running', 'updating', 'stopping', 'stopped', 'deleting', 'deleted', 'error', 'failed'];
 const REGIONS = ['ca-central-1', 'us-east-1', 'us-east-2', 'us-west-1', 'us-west-2', 'eu-west-1', 'eu-west-2', 'eu-central-1', 'ap-south-1', 'ap-northeast-1'];
 
 test('every region state GCO names has its own label and colour, on the page and in the list', async () => {
-  const base = env.backend.url;
+  const base = env.dynamo.backend.url;
   await h.deployViaApi(base, { endpoint_name: 'e2e-states', image: 'vllm/vllm-openai:v0.31.0', target_regions: REGIONS });
   for (const [i, state] of STATES.entries()) {
-    await env.monitorWrite('e2e-states', REGIONS[i + 1], { state, replicas_ready: 0, replicas_desired: 1 });
+    await env.dynamo.monitorWrite('e2e-states', REGIONS[i + 1], { state, replicas_ready: 0, replicas_desired: 1 });
   }
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   try {
     const page = await h.newPage(context);
     await page.goto(`${base}/endpoints/e2e-states`);
@@ -66,17 +55,17 @@ test('every region state GCO names has its own label and colour, on the page and
 });
 
 test('a running region GCO\'s inference proxy will not route says so, with the proxy\'s answer', async () => {
-  const base = env.backend.url;
+  const base = env.dynamo.backend.url;
   // A Mooncake endpoint: deploy writes deploying, and GCO's monitor never
   // promotes it (as read), though its region runs.
   await h.deployViaApi(base, { endpoint_name: 'e2e-pd', mooncake_mode: 'disaggregated', mooncake_transfer: { protocol: 'tcp' }, target_regions: ['us-east-1'] });
-  await env.monitorWrite('e2e-pd', 'us-east-1', { state: 'running', replicas_ready: 2, replicas_desired: 2 });
+  await env.dynamo.monitorWrite('e2e-pd', 'us-east-1', { state: 'running', replicas_ready: 2, replicas_desired: 2 });
   // A classic endpoint, running everywhere: routed, nothing to say.
   await h.deployViaApi(base, { endpoint_name: 'e2e-web', image: 'vllm/vllm-openai:v0.31.0', target_regions: ['us-east-1'] });
   await h.api(base, 'POST', '/api/endpoints/e2e-web/stop');
   await h.api(base, 'POST', '/api/endpoints/e2e-web/start');
-  await env.monitorWrite('e2e-web', 'us-east-1', { state: 'running', replicas_ready: 1, replicas_desired: 1 });
-  const context = await browser.newContext();
+  await env.dynamo.monitorWrite('e2e-web', 'us-east-1', { state: 'running', replicas_ready: 1, replicas_desired: 1 });
+  const context = await env.browser.newContext();
   try {
     const page = await h.newPage(context);
     await page.goto(`${base}/endpoints/e2e-pd`);
