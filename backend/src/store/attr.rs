@@ -16,7 +16,7 @@ pub fn to_attr(v: &Value) -> AttributeValue {
         Value::Bool(b) => AttributeValue::Bool(*b),
         Value::Int(i) if fits_dynamo_number(i) => AttributeValue::N(i.to_string()),
         Value::Int(i) => AttributeValue::S(i.to_string()),
-        Value::Float(f) => AttributeValue::S(gco_spec::pyrepr::float_repr(*f)),
+        Value::Float(f) => AttributeValue::S(gco_spec::json::float_repr(*f)),
         Value::Str(s) => AttributeValue::S(s.to_string_lossy()),
         Value::List(items) => AttributeValue::L(items.iter().map(to_attr).collect()),
         Value::Object(o) => AttributeValue::M(to_item(o)),
@@ -48,7 +48,7 @@ pub fn attr_size(v: &Value) -> usize {
             let odd = significant % 2 == 1 || exponent % 2 == 1;
             pairs + usize::from(!odd) + usize::from(text.starts_with('-'))
         }
-        Value::Float(f) => gco_spec::pyrepr::float_repr(*f).len(),
+        Value::Float(f) => gco_spec::json::float_repr(*f).len(),
         Value::Str(s) => s.to_str_lossy().len(),
         Value::List(items) => 3 + items.iter().map(|v| 1 + attr_size(v)).sum::<usize>(),
         Value::Object(o) => {

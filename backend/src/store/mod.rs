@@ -388,7 +388,7 @@ pub(crate) use gco_spec::table::fits_number as fits_dynamo_number;
 
 fn numbers_as_stored(v: Value) -> Value {
     match v {
-        Value::Float(f) => Value::from(gco_spec::pyrepr::float_repr(f)),
+        Value::Float(f) => Value::from(gco_spec::json::float_repr(f)),
         Value::Int(i) if !fits_dynamo_number(&i) => Value::from(i.to_string()),
         Value::List(items) => Value::List(items.into_iter().map(numbers_as_stored).collect()),
         Value::Object(o) => {

@@ -61,6 +61,58 @@ fn scientific(f: f64) -> String {
     to_exponential(f)
 }
 
+/// `repr(float)`: the shortest digits that round-trip, in positional notation
+/// for exponents -4 to 15 (`0.0001`, `2.0`) and scientific outside (`1e-05`,
+/// `1e+16`), as CPython's `float_repr_style = 'short'`.
+pub fn float_repr(f: f64) -> String {
+    let mut out = String::new();
+    if f.is_nan() {
+        out.push_str("nan");
+        return out;
+    }
+    if f.is_sign_negative() {
+        out.push('-');
+    }
+    if f.is_infinite() {
+        out.push_str("inf");
+        return out;
+    }
+    // The same shortest round-trip digits as CPython's repr.
+    let (digits, exp) = shortest_digits(f);
+    let n = digits.len() as i32;
+    if (-4..16).contains(&exp) {
+        // Positional, with zeros where the digits do not reach.
+        let point = exp + 1;
+        if point <= 0 {
+            out.push_str("0.");
+            for _ in point..0 {
+                out.push('0');
+            }
+            out.push_str(&digits);
+        } else {
+            let whole = point.min(n) as usize;
+            out.push_str(&digits[..whole]);
+            for _ in n..point {
+                out.push('0');
+            }
+            out.push('.');
+            out.push_str(if point < n { &digits[whole..] } else { "0" });
+        }
+    } else {
+        out.push_str(&digits[..1]);
+        if n > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push_str(if exp < 0 { "e-" } else { "e+" });
+        if exp.abs() < 10 {
+            out.push('0');
+        }
+        out.push_str(&exp.unsigned_abs().to_string());
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,6 +159,39 @@ mod tests {
             (-12.5, "125", 1),
         ] {
             assert_eq!(shortest_digits(f), (digits.to_owned(), exp), "{f:e}");
+        }
+    }
+
+    #[test]
+    fn floats_as_python_prints_them() {
+        for (f, s) in [
+            (2.0, "2.0"),
+            (1e21, "1e+21"),
+            (1e-5, "1e-05"),
+            (1e-4, "0.0001"),
+            (1e16, "1e+16"),
+            (1e15, "1000000000000000.0"),
+            (123456789012345678.0, "1.2345678901234568e+17"),
+            (0.1, "0.1"),
+            (-0.0, "-0.0"),
+            (0.0, "0.0"),
+            (1.5e-7, "1.5e-07"),
+            (1e100, "1e+100"),
+            (5e-324, "5e-324"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+            (-12.5, "-12.5"),
+            (0.30000000000000004, "0.30000000000000004"),
+            (123.456, "123.456"),
+            (0.001, "0.001"),
+            (1234567890123456.0, "1234567890123456.0"),
+            (12345678901234567.0, "1.2345678901234568e+16"),
+            (1e22, "1e+22"),
+            (-2.5e-300, "-2.5e-300"),
+            (f64::INFINITY, "inf"),
+            (f64::NEG_INFINITY, "-inf"),
+            (f64::NAN, "nan"),
+        ] {
+            assert_eq!(float_repr(f), s, "{f:e}");
         }
     }
 }

@@ -10,6 +10,7 @@
 //! it back as `json.dumps` does.
 
 pub(crate) mod float;
+pub use float::float_repr;
 mod int;
 mod lex;
 mod object;
@@ -182,13 +183,6 @@ impl Value {
             }
         }
         Some((path, found))
-    }
-
-    /// Python's `repr(value)`.
-    pub fn repr(&self) -> String {
-        let mut out = String::new();
-        crate::pyrepr::repr_into(self, &mut out);
-        out
     }
 
     /// Indented JSON for people (`json.dumps(value, indent=2)`, ASCII only).

@@ -1,7 +1,6 @@
 //! Python `str` values: Unicode code points, lone surrogates included.
 
 use std::borrow::Cow;
-use std::fmt;
 
 /// A Python string held as WTF-8: UTF-8 that may also encode lone surrogate
 /// code points (U+D800 to U+DFFF), which `json.loads("\"\\ud800\"")` yields
@@ -101,12 +100,6 @@ impl From<String> for PyStr {
             bytes: s.into_bytes().into_boxed_slice(),
             surrogates: false,
         }
-    }
-}
-
-impl fmt::Debug for PyStr {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&crate::pyrepr::repr_str(self))
     }
 }
 

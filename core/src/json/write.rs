@@ -6,8 +6,8 @@
 
 use std::io::Write;
 
+use super::float_repr;
 use super::{Int, PyStr, Value};
-use crate::pyrepr::float_repr;
 
 /// Room the output starts with: a whole spec or record (about 1 KiB)
 /// without growing, which would copy it twice on the way.
