@@ -9,7 +9,9 @@ use crate::limits::{
     DEFAULT_ACCELERATOR, DEFAULT_GPU_COUNT, DEFAULT_HEALTH_CHECK_PATH, DEFAULT_MOONCAKE_IMAGE,
     DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_REPLICAS, MOONCAKE_DEFAULT_INSTANCES,
 };
-use crate::mooncake::{Assembled, BuildArgs, Mode, assemble_mooncake_block, check_mooncake};
+use crate::mooncake::{
+    Assembled, BuildArgs, Mode, assemble_mooncake_block, check_mooncake, needs_shared_master,
+};
 use crate::names::{endpoint_name_issues, is_region};
 use crate::record::{DesiredState, Record, ingress_path};
 use crate::region::MonitorSettings;
@@ -331,7 +333,7 @@ fn check_master_images(
         .and_then(|s| s.get("master_image"))
         .and_then(Value::as_str)
         .is_some_and(|i| !i.trim().is_empty());
-    if in_block || !(crate::plan::Block { mode, block }).needs_master() {
+    if in_block || !needs_shared_master(mode, block) {
         return;
     }
     for region in target_regions {

@@ -1,21 +1,9 @@
-//! The reference's vocabularies, bounds and defaults, each in one place.
-//! A vocabulary with a typed enum is that enum (the serving modes are
-//! [`crate::mooncake::Mode`], transfer protocols [`TransferProtocol`],
-//! offload tiers [`OffloadTier`], autoscaling metrics [`MetricKind`],
-//! frameworks [`crate::framework::Framework`], capacity types
-//! [`crate::spec::CapacityType`]); the lists here are derived from them.
-
-use crate::mooncake::{MetricKind, OffloadTier, TransferProtocol};
-
-/// KV transfer intents, sorted as the reference lists them in messages.
-pub const MOONCAKE_TRANSFER_PROTOCOLS: [&str; 2] = TransferProtocol::NAMES;
-
-/// The transfer protocol a block gets when `transfer.protocol` is absent:
-/// GCO's Mooncake runs on EFA.
-pub const MOONCAKE_DEFAULT_TRANSFER_PROTOCOL: TransferProtocol = TransferProtocol::Rdma;
-
-/// Offload tiers the monitor understands; an unknown one is a warning.
-pub const MOONCAKE_OFFLOAD_TIERS: [&str; 3] = OffloadTier::NAMES;
+//! The reference's bounds and defaults, each in one place. A vocabulary
+//! with a typed enum is that enum, with its default beside it (the serving
+//! modes are `mooncake::Mode`, transfer protocols `TransferProtocol`,
+//! offload tiers `OffloadTier`, autoscaling metrics `MetricKind`,
+//! frameworks `framework::Framework`, capacity types `spec::CapacityType`):
+//! this module is a leaf, depending on nothing else in the crate.
 
 /// The PD proxy's scheduling when `proxy.scheduling` is not set: the only
 /// strategy GCO's proxy implements.
@@ -124,13 +112,6 @@ pub const TENANT_WRITE_FENCE: &str = "gco-tenant-write-fence";
 /// `transfer.bootstrap_base_port`: vLLM derives one port per worker from it.
 pub const MOONCAKE_BOOTSTRAP_PORT_SPAN: i64 = 100;
 
-/// Every autoscaling metric type GCO scales on: the resource metrics, then
-/// KEDA's.
-pub const AUTOSCALE_METRICS: [&str; 4] = MetricKind::NAMES;
-
-/// The metric a role autoscales on when its block names none: CPU at 70%.
-pub const MOONCAKE_DEFAULT_AUTOSCALE_METRIC: (MetricKind, i64) = (MetricKind::Cpu, 70);
-
 /// The PD proxy's replicas when `proxy.replicas` is not set.
 pub const MOONCAKE_DEFAULT_PROXY_REPLICAS: i64 = 1;
 
@@ -175,7 +156,7 @@ pub fn choices<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
 mod tests {
     use super::*;
     use crate::framework::Framework;
-    use crate::mooncake::{Mode, Role};
+    use crate::mooncake::{MetricKind, Mode, OffloadTier, Role, TransferProtocol};
     use crate::record::DesiredState;
     use crate::spec::CapacityType;
 
@@ -183,10 +164,10 @@ mod tests {
     /// enums became their source.
     #[test]
     fn vocabularies_are_listed_as_the_reference_lists_them() {
-        assert_eq!(choices(MOONCAKE_TRANSFER_PROTOCOLS), "{rdma, tcp}");
+        assert_eq!(choices(TransferProtocol::NAMES), "{rdma, tcp}");
         assert_eq!(choices(Mode::NAMES), "{both, disaggregated, store}");
-        assert_eq!(MOONCAKE_OFFLOAD_TIERS.join(", "), "cpu, disk, none");
-        assert_eq!(AUTOSCALE_METRICS, ["cpu", "memory", "gpu", "gpu_memory"]);
+        assert_eq!(OffloadTier::NAMES.join(", "), "cpu, disk, none");
+        assert_eq!(MetricKind::NAMES, ["cpu", "memory", "gpu", "gpu_memory"]);
         assert_eq!(choices([]), "{}");
         assert!(MOONCAKE_PROXY_SCHEDULING.contains(&MOONCAKE_DEFAULT_PROXY_SCHEDULING));
     }

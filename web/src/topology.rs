@@ -10,7 +10,7 @@ use gco_spec::json::Value;
 use gco_spec::limits::{
     MOONCAKE_AUTOSCALE_DEFAULT_MAX, MOONCAKE_AUTOSCALE_DEFAULT_MIN,
     MOONCAKE_DEFAULT_GLOBAL_SEGMENT_SIZE, MOONCAKE_DEFAULT_LOCAL_BUFFER_SIZE,
-    MOONCAKE_DEFAULT_TRANSFER_PROTOCOL, MOONCAKE_TOPOLOGY_MAX, MOONCAKE_TOPOLOGY_MIN,
+    MOONCAKE_TOPOLOGY_MAX, MOONCAKE_TOPOLOGY_MIN,
 };
 use gco_spec::{Mode, OffloadTier, TransferProtocol, format_byte_size};
 use leptos::prelude::*;
@@ -99,7 +99,7 @@ impl Shape {
         let split = mode.is_some_and(Mode::is_split);
         let protocol = protocol
             .and_then(Value::as_str)
-            .unwrap_or(MOONCAKE_DEFAULT_TRANSFER_PROTOCOL.as_str());
+            .unwrap_or(TransferProtocol::DEFAULT.as_str());
         let text =
             |v: Option<&Value>, key: &str| paths::display(v.and_then(|v| paths::get(v, &[key])));
         let autoscale_on = autoscaling

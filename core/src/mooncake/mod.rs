@@ -10,7 +10,7 @@ pub use build::{
 };
 
 use crate::diagnostics::{Diagnostic, Report};
-use crate::json::Value;
+use crate::json::{Object, Value};
 use rules::{AllErrors, FirstError};
 
 vocabulary! {
@@ -82,7 +82,34 @@ vocabulary! {
     }
 }
 
+impl TransferProtocol {
+    /// The protocol a block gets when `transfer.protocol` is absent: GCO's
+    /// Mooncake runs on EFA.
+    pub const DEFAULT: TransferProtocol = TransferProtocol::Rdma;
+}
+
+/// A valid block's `transfer.protocol` as the monitor reads it: as stored,
+/// the default when absent.
+pub fn transfer_protocol_of(block: &Object) -> &str {
+    block
+        .get("transfer")
+        .and_then(Value::as_object)
+        .and_then(|t| t.get("protocol"))
+        .and_then(Value::as_str)
+        .unwrap_or(TransferProtocol::DEFAULT.as_str())
+}
+
+/// The monitor's `_needs_shared_master`: a store mode, or RDMA transfer
+/// (whose handshake goes through the master's metadata server).
+pub fn needs_shared_master(mode: Mode, block: &Object) -> bool {
+    mode.has_store() || transfer_protocol_of(block) == TransferProtocol::Rdma.as_str()
+}
+
 impl MetricKind {
+    /// The metric a role autoscales on when its block names none, with its
+    /// target: CPU at 70%.
+    pub const DEFAULT_TARGET: (MetricKind, i64) = (MetricKind::Cpu, 70);
+
     /// A GPU metric makes the autoscaler a KEDA ScaledObject.
     pub fn is_gpu(self) -> bool {
         matches!(self, MetricKind::Gpu | MetricKind::GpuMemory)

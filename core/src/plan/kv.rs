@@ -6,12 +6,13 @@
 use crate::json::{Object, Value};
 use crate::limits::{
     MOONCAKE_AUTOSCALE_DEFAULT_MAX, MOONCAKE_AUTOSCALE_DEFAULT_MIN, MOONCAKE_BOOTSTRAP_PORT_SPAN,
-    MOONCAKE_DEFAULT_AUTOSCALE_METRIC, MOONCAKE_DEFAULT_BOOTSTRAP_BASE_PORT,
-    MOONCAKE_DEFAULT_GLOBAL_SEGMENT_SIZE, MOONCAKE_DEFAULT_LOCAL_BUFFER_SIZE,
-    MOONCAKE_DEFAULT_PROXY_REPLICAS, MOONCAKE_DEFAULT_PROXY_SCHEDULING,
-    MOONCAKE_DEFAULT_TRANSFER_PROTOCOL,
+    MOONCAKE_DEFAULT_BOOTSTRAP_BASE_PORT, MOONCAKE_DEFAULT_GLOBAL_SEGMENT_SIZE,
+    MOONCAKE_DEFAULT_LOCAL_BUFFER_SIZE, MOONCAKE_DEFAULT_PROXY_REPLICAS,
+    MOONCAKE_DEFAULT_PROXY_SCHEDULING,
 };
-use crate::mooncake::{MetricKind, Mode, Role, TransferProtocol};
+use crate::mooncake::{
+    MetricKind, Mode, Role, TransferProtocol, needs_shared_master, transfer_protocol_of,
+};
 use crate::pyrepr::py_str;
 use crate::region::RegionContext;
 
@@ -36,8 +37,7 @@ impl<'a> Block<'a> {
 
     /// `transfer.protocol` as stored, `rdma` when absent.
     pub fn transfer_protocol(&self) -> &'a str {
-        self.text("transfer", "protocol")
-            .unwrap_or(MOONCAKE_DEFAULT_TRANSFER_PROTOCOL.as_str())
+        transfer_protocol_of(self.block)
     }
 
     /// `transfer.device_name`; empty asks Mooncake to pick the interface.
@@ -62,10 +62,9 @@ impl<'a> Block<'a> {
                 .is_some_and(Value::is_true)
     }
 
-    /// The monitor's `_needs_shared_master`: a store mode, or RDMA transfer
-    /// (whose handshake goes through the master's metadata server).
+    /// The monitor's `_needs_shared_master` (see [`needs_shared_master`]).
     pub fn needs_master(&self) -> bool {
-        self.mode.has_store() || self.uses_rdma()
+        needs_shared_master(self.mode, self.block)
     }
 
     /// Whether the pods move KV blocks over EFA and so run on EFA nodes:
@@ -155,7 +154,7 @@ impl<'a> Block<'a> {
         };
         let mut metrics: Vec<Metric> = given.iter().filter_map(Metric::of).collect();
         if metrics.is_empty() {
-            let (kind, target) = MOONCAKE_DEFAULT_AUTOSCALE_METRIC;
+            let (kind, target) = MetricKind::DEFAULT_TARGET;
             metrics.push(Metric { kind, target });
         }
         Some(RoleScaling {
@@ -302,7 +301,7 @@ impl Metric {
         let m = v.as_object()?;
         let kind = MetricKind::parse(m.get("type")?.as_str()?)?;
         let target = match m.get("target") {
-            None => MOONCAKE_DEFAULT_AUTOSCALE_METRIC.1,
+            None => MetricKind::DEFAULT_TARGET.1,
             Some(t) => t.as_int()?.as_i64()?,
         };
         Some(Metric { kind, target })

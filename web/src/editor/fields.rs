@@ -5,12 +5,12 @@
 use gco_spec::Mode;
 use gco_spec::bytesize::BYTE_SIZE_FORMS;
 use gco_spec::json::{Object, Value};
-use gco_spec::limits::{
-    AUTOSCALE_METRICS, MOONCAKE_DEFAULT_AUTOSCALE_METRIC, MOONCAKE_DEFAULT_TRANSFER_PROTOCOL,
-    MOONCAKE_OFFLOAD_TIERS, MOONCAKE_PROXY_SCHEDULING, MOONCAKE_TRANSFER_PROTOCOLS,
-};
+use gco_spec::limits::MOONCAKE_PROXY_SCHEDULING;
 use gco_spec::spec::CAPACITY_TYPES;
-use gco_spec::{Severity, describe_byte_size, format_byte_size, parse_byte_size};
+use gco_spec::{
+    MetricKind, OffloadTier, Severity, TransferProtocol, describe_byte_size, format_byte_size,
+    parse_byte_size,
+};
 use leptos::prelude::*;
 
 use super::state::{Editor, is_under};
@@ -61,12 +61,12 @@ const MODES: Choices = Choices {
     values: |_| Mode::ALL.iter().map(|m| m.as_str()).collect(),
 };
 const PROTOCOLS: Choices = Choices {
-    none: || format!("default ({MOONCAKE_DEFAULT_TRANSFER_PROTOCOL})"),
-    values: |_| MOONCAKE_TRANSFER_PROTOCOLS.to_vec(),
+    none: || format!("default ({})", TransferProtocol::DEFAULT),
+    values: |_| TransferProtocol::NAMES.to_vec(),
 };
 const OFFLOAD: Choices = Choices {
     none: || "not set".into(),
-    values: |_| MOONCAKE_OFFLOAD_TIERS.to_vec(),
+    values: |_| OffloadTier::NAMES.to_vec(),
 };
 const SCHEDULING: Choices = Choices {
     none: || "not set".into(),
@@ -83,10 +83,10 @@ const FRAMEWORK_CHOICES: Choices = Choices {
 };
 const METRICS: Choices = Choices {
     none: || {
-        let (metric, target) = MOONCAKE_DEFAULT_AUTOSCALE_METRIC;
+        let (metric, target) = MetricKind::DEFAULT_TARGET;
         format!("default ({metric} {target})")
     },
-    values: |_| AUTOSCALE_METRICS.to_vec(),
+    values: |_| MetricKind::NAMES.to_vec(),
 };
 
 macro_rules! field {

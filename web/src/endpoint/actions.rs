@@ -4,8 +4,8 @@
 //! refuses is marked at its field, in the core's words.
 
 use gco_api::Role;
+use gco_spec::OffloadTier;
 use gco_spec::json::{Object, Value};
-use gco_spec::limits::MOONCAKE_OFFLOAD_TIERS;
 use gco_spec::spec::spec_mode;
 use gco_spec::{Change, DesiredState, Record, parse_byte_size};
 use leptos::prelude::*;
@@ -173,7 +173,7 @@ fn StoreForm() -> impl IntoView {
                 <label for="store-offload">"Offload"</label>
                 <select id="store-offload" prop:value=move || offload.get() on:change=move |ev| { offload.set(event_target_value(&ev)); touched(); }>
                     <option value="">"not set"</option>
-                    {MOONCAKE_OFFLOAD_TIERS.iter().map(|t| view! { <option value=*t>{*t}</option> }).collect_view()}
+                    {OffloadTier::NAMES.iter().map(|t| view! { <option value=*t>{*t}</option> }).collect_view()}
                 </select>
             </div>
             {move || ctx.refusal("store").filter(|d| !d.path.contains("_size")).map(|d| view! {
