@@ -24,6 +24,7 @@
 
 use gco_spec::Record;
 use gco_spec::json::Value;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use xxhash_rust::xxh3::xxh3_64;
 
 /// The attributes a change depends on, in the order they are digested: the
@@ -103,22 +104,17 @@ fn hex_into(digest: u64, tag: &mut String) {
     let _ = write!(tag, "{digest:016x}");
 }
 
-/// `text` with every byte other than an ASCII letter, digit, `.`, `_`, `:`
-/// or `+` written as `%XX`: one-to-one (so `-` and `%` are escaped too), and
-/// always a valid header value without quotes, commas or spaces.
+/// Every byte but an ASCII letter, digit, `.`, `_`, `:` or `+`: escaping
+/// them as `%XX` is one-to-one (so `-` and `%` are escaped too), and always
+/// leaves a valid header value without quotes, commas or spaces.
+const NOT_ETAG_TEXT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b':')
+    .remove(b'+');
+
 fn etag_text_into(text: &str, tag: &mut String) {
-    let plain = |b: u8| b.is_ascii_alphanumeric() || b".:_+".contains(&b);
-    if text.bytes().all(plain) {
-        tag.push_str(text);
-        return;
-    }
-    for b in text.bytes() {
-        if plain(b) {
-            tag.push(char::from(b));
-        } else {
-            tag.push_str(&format!("%{b:02X}"));
-        }
-    }
+    tag.extend(utf8_percent_encode(text, NOT_ETAG_TEXT));
 }
 
 /// A tag up to its last `.`: the lifecycle and content digest. `None` for

@@ -148,15 +148,8 @@ pub fn not_a_role(text: &str) -> String {
 }
 
 fn hex_digest(text: &str) -> Option<[u8; 32]> {
-    let text = text.trim();
-    if text.len() != 64 {
-        return None;
-    }
     let mut out = [0u8; 32];
-    for (i, pair) in text.as_bytes().chunks(2).enumerate() {
-        let pair = std::str::from_utf8(pair).ok()?;
-        out[i] = u8::from_str_radix(pair, 16).ok()?;
-    }
+    hex::decode_to_slice(text.trim(), &mut out).ok()?;
     Some(out)
 }
 
