@@ -1,35 +1,242 @@
-//! The committed JSON Schema must be what the types generate.
+//! The committed JSON Schemas (`core/schema/`) must be what the types
+//! generate, and name exactly the members the checks know.
 //! Regenerate with `GCO_UPDATE_SCHEMA=1 cargo test -p gco-spec --features schema --test schema`.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
+use gco_spec::mooncake::{BLOCK_KEYS, SECTION_KEYS};
+use gco_spec::spec::SPEC_KEYS;
+use gco_spec::types::{SCHEMAS, schema_texts};
+use gco_spec::{CanarySpec, DeployRequest, Record};
+use serde_json::{Value, json};
+
 #[test]
-fn committed_schema_is_current() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/endpoint-spec.schema.json");
-    let generated = gco_spec::types::endpoint_spec_schema();
-    if std::env::var_os("GCO_UPDATE_SCHEMA").is_some() {
-        std::fs::write(&path, &generated).unwrap();
+fn committed_schemas_are_current() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema");
+    for ((file, _), generated) in SCHEMAS.iter().zip(schema_texts()) {
+        let path = dir.join(file);
+        if std::env::var_os("GCO_UPDATE_SCHEMA").is_some() {
+            std::fs::write(&path, &generated).unwrap();
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == generated,
+            "{} is stale: run GCO_UPDATE_SCHEMA=1 cargo test -p gco-spec --features schema --test schema",
+            path.display()
+        );
     }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == generated,
-        "{} is stale: run GCO_UPDATE_SCHEMA=1 cargo test -p gco-spec --features schema --test schema",
-        path.display()
+}
+
+/// Editors and settings refer to a schema by its `$id`: it never changes.
+#[test]
+fn each_schema_has_its_stable_id() {
+    let ids: Vec<(String, String)> = SCHEMAS
+        .iter()
+        .zip(schema_texts())
+        .map(|((file, _), text)| {
+            let schema: Value = serde_json::from_str(&text).unwrap();
+            (file.to_string(), schema["$id"].as_str().unwrap().to_owned())
+        })
+        .collect();
+    let pairs = |list: &[(&str, &str)]| -> Vec<(String, String)> {
+        list.iter()
+            .map(|(f, i)| (f.to_string(), i.to_string()))
+            .collect()
+    };
+    assert_eq!(
+        ids,
+        pairs(&[
+            (
+                "deploy-request.schema.json",
+                "urn:gco-spec:schema:deploy-request"
+            ),
+            (
+                "endpoint-record.schema.json",
+                "urn:gco-spec:schema:endpoint-record"
+            ),
+            (
+                "endpoint-spec.schema.json",
+                "urn:gco-spec:schema:endpoint-spec"
+            ),
+        ])
     );
+}
+
+/// The object schema at `path` below `root`: through `properties`, local
+/// `$ref`s, and the non-null branch of an optional member's `anyOf`.
+fn object_at<'a>(root: &'a Value, path: &[String]) -> &'a Value {
+    let mut node = resolve(root, root);
+    for segment in path {
+        node = resolve(root, &node["properties"][segment.as_str()]);
+        assert!(node.is_object(), "no member {segment} in {path:?}");
+    }
+    node
+}
+
+fn resolve<'a>(root: &'a Value, node: &'a Value) -> &'a Value {
+    if let Some(reference) = node["$ref"].as_str() {
+        let name = reference.strip_prefix("#/$defs/").expect("a local $ref");
+        return resolve(root, &root["$defs"][name]);
+    }
+    if let Some(branches) = node["anyOf"].as_array()
+        && let Some(object) = branches
+            .iter()
+            .map(|b| resolve(root, b))
+            .find(|b| b.get("properties").is_some())
+    {
+        return object;
+    }
+    node
+}
+
+/// What the checks know at one place of a document: its members, and
+/// whether they warn of any other (then the schema must refuse it too).
+struct Known {
+    path: Vec<String>,
+    members: Vec<&'static str>,
+    closed: bool,
+}
+
+fn known(path: &[&str], members: &[&'static str], closed: bool) -> Known {
+    Known {
+        path: path.iter().map(|s| s.to_string()).collect(),
+        members: members.to_vec(),
+        closed,
+    }
+}
+
+/// The block and its sections, below `prefix`.
+fn block_members(prefix: &[&str]) -> Vec<Known> {
+    let mut out = vec![known(prefix, BLOCK_KEYS, true)];
+    for (section, members) in SECTION_KEYS {
+        let mut path = prefix.to_vec();
+        path.extend(section.split('.'));
+        out.push(known(&path, members, true));
+    }
+    out
+}
+
+/// A spec's members and the block's, below `prefix`.
+fn spec_members(prefix: &[&str]) -> Vec<Known> {
+    let mut out = vec![known(prefix, &SPEC_KEYS, true)];
+    let mut canary = prefix.to_vec();
+    canary.push("canary");
+    // The checks read the canary's members and warn of no other.
+    out.push(known(&canary, &CanarySpec::KEYS, false));
+    let mut block = prefix.to_vec();
+    block.push("mooncake");
+    out.extend(block_members(&block));
+    out
+}
+
+/// Every place of each schema's documents and what the checks know there.
+fn known_by_schema() -> Vec<(&'static str, Vec<Known>)> {
+    let mut request = vec![known(&[], DeployRequest::KEYS, true)];
+    request.extend(block_members(&["mooncake"]));
+    // `mooncake_store` and the like are the block's sections as deploy
+    // takes them apart.
+    for (section, members) in SECTION_KEYS {
+        let mut parts = section.split('.');
+        let field = format!("mooncake_{}", parts.next().unwrap());
+        if DeployRequest::KEYS.contains(&field.as_str()) {
+            let mut path = vec![field];
+            path.extend(parts.map(str::to_owned));
+            request.push(Known {
+                path,
+                members: members.to_vec(),
+                closed: true,
+            });
+        }
+    }
+    // A stored record keeps attributes it does not know, silently.
+    let mut record = vec![known(&[], &Record::ATTRIBUTES, false)];
+    record.extend(spec_members(&["spec"]));
+    vec![
+        ("deploy-request.schema.json", request),
+        ("endpoint-record.schema.json", record),
+        ("endpoint-spec.schema.json", spec_members(&[])),
+    ]
+}
+
+#[test]
+fn every_member_the_checks_know_is_in_the_schemas_and_no_other() {
+    let texts = schema_texts();
+    let mut places = 0;
+    let mut members = 0;
+    for (file, places_known) in known_by_schema() {
+        let at = SCHEMAS.iter().position(|(f, _)| *f == file).unwrap();
+        let root: Value = serde_json::from_str(&texts[at]).unwrap();
+        for place in places_known {
+            let schema = object_at(&root, &place.path);
+            let named: BTreeSet<&str> = schema["properties"]
+                .as_object()
+                .unwrap_or_else(|| panic!("{file} {:?} has no properties", place.path))
+                .keys()
+                .map(String::as_str)
+                .collect();
+            let expected: BTreeSet<&str> = place.members.iter().copied().collect();
+            assert_eq!(named, expected, "{file} at {:?}", place.path);
+            let refused = schema["additionalProperties"] == json!(false);
+            assert_eq!(
+                refused, place.closed,
+                "{file} at {:?}: other members refused",
+                place.path
+            );
+            places += 1;
+            members += expected.len();
+        }
+    }
+    // The figures the closing note reports.
+    println!("schema members checked: {members} at {places} places in 3 schemas");
+    assert_eq!(places, 36);
+}
+
+#[test]
+fn the_issue_45_members_are_described() {
+    let texts = schema_texts();
+    let root = |file: &str| -> Value {
+        let at = SCHEMAS.iter().position(|(f, _)| *f == file).unwrap();
+        serde_json::from_str(&texts[at]).unwrap()
+    };
+    let path = |p: &[&str]| -> Vec<String> { p.iter().map(|s| s.to_string()).collect() };
+    let spec = root("endpoint-spec.schema.json");
+    let store = object_at(&spec, &path(&["mooncake", "store"]));
+    assert!(
+        store["properties"]["master_image"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("MOONCAKE_MASTER_IMAGE")
+    );
+    let transfer = object_at(&spec, &path(&["mooncake", "transfer"]));
+    assert_eq!(
+        transfer["properties"]["peer_addresses"]["type"],
+        json!(["array", "null"])
+    );
+    let canary = object_at(&spec, &path(&["canary"]));
+    assert_eq!(canary["properties"]["weight"]["maximum"], 99);
+    let request = root("deploy-request.schema.json");
+    assert_eq!(request["required"], json!(["endpoint_name"]));
+    let record = root("endpoint-record.schema.json");
+    assert_eq!(record["required"], json!(["endpoint_name", "spec"]));
 }
 
 #[test]
 fn schema_describes_the_block() {
-    let schema: serde_json::Value =
-        serde_json::from_str(&gco_spec::types::endpoint_spec_schema()).unwrap();
+    let texts = schema_texts();
+    let schema: Value = serde_json::from_str(&texts[2]).unwrap();
     let defs = &schema["$defs"];
     assert_eq!(
         defs["MooncakeMode"]["enum"],
-        serde_json::json!(["both", "disaggregated", "store"])
+        json!(["both", "disaggregated", "store"])
     );
     assert_eq!(
         defs["MooncakeTopology"]["properties"]["prefill"]["maximum"],
         1000
     );
     assert_eq!(schema["properties"]["port"]["maximum"], 65535);
+    // A byte size is taken as an integer or as digits.
+    let size = &defs["MooncakeStoreConfig"]["properties"]["global_segment_size"];
+    assert_eq!(size["anyOf"][0]["type"], "integer");
+    assert_eq!(size["anyOf"][1]["type"], "string");
 }
