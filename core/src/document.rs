@@ -9,6 +9,7 @@ use crate::mooncake::check_mooncake;
 use crate::names::endpoint_name_issues;
 use crate::record::Record;
 use crate::spec::{check_spec, spec_mode};
+use crate::text_range::{LineIndex, TextRange};
 
 /// What a document is, told from its keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,6 +70,106 @@ pub fn check_document_text(text: &str, frameworks: &Frameworks) -> Report {
     }
 }
 
+/// A diagnostic and where in the text it is: `None` when the document was
+/// not given as text, or the text has no place for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Located {
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub diagnostic: Diagnostic,
+    pub range: Option<TextRange>,
+}
+
+/// Checks a file's bytes as `gco-spec validate` and editors do: every
+/// diagnostic of [`check_document`], errors first, each with its range.
+/// Text that cannot be checked (not UTF-8, not JSON, empty, nested too
+/// deep) is one error, placed where the text goes wrong.
+pub fn check_document_source(source: &[u8], frameworks: &Frameworks) -> Vec<Located> {
+    match read_source(source) {
+        Ok((text, document)) => locate(text, check_document(&document, frameworks)),
+        Err(refusal) => vec![refusal],
+    }
+}
+
+/// A document's text and value, or the one diagnostic saying why it has
+/// none. A leading byte-order mark is allowed (editors write one), and
+/// counted in the ranges' byte offsets.
+pub fn read_source(source: &[u8]) -> Result<(&str, Value), Located> {
+    let text = match std::str::from_utf8(source) {
+        Ok(text) => text,
+        Err(e) => {
+            let valid = &source[..e.valid_up_to()];
+            // The valid part is UTF-8 by construction.
+            let before = std::str::from_utf8(valid).unwrap_or_default();
+            let at = LineIndex::new(before).position(before.len());
+            let bad = e.error_len().unwrap_or(source.len() - valid.len());
+            let mut end = at;
+            end.offset += bad;
+            end.column += 1;
+            return Err(Located {
+                diagnostic: Diagnostic::error(
+                    "",
+                    format!(
+                        "not UTF-8 text: byte 0x{:02x} at line {} column {} (byte {}) is no UTF-8 character",
+                        source[valid.len()],
+                        at.line,
+                        at.column,
+                        at.offset
+                    ),
+                ),
+                range: Some(TextRange { start: at, end }),
+            });
+        }
+    };
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let lines = LineIndex::new(text);
+    if body.trim_matches([' ', '\t', '\n', '\r']).is_empty() {
+        return Err(Located {
+            diagnostic: Diagnostic::error("", "invalid JSON: the document is empty"),
+            range: Some(lines.range(text.len(), text.len())),
+        });
+    }
+    match json::parse(body) {
+        Ok(document) => Ok((text, document)),
+        Err(e) => {
+            let at = body
+                .char_indices()
+                .nth(e.char_offset)
+                .map_or(body.len(), |(i, _)| i);
+            Err(Located {
+                diagnostic: Diagnostic::error("", format!("invalid JSON: {e}")),
+                range: Some(lines.char_range(text.len() - body.len() + at)),
+            })
+        }
+    }
+}
+
+/// Places each diagnostic of a check of `text` (errors first): the value at
+/// fault; for a missing member the object lacking it; for an unknown
+/// member its key. Text that does not parse places nothing.
+pub fn locate(text: &str, mut report: Report) -> Vec<Located> {
+    report.sort();
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let shift = text.len() - body.len();
+    let tree = json::spans::spans(body);
+    let lines = LineIndex::new(text);
+    report
+        .diagnostics
+        .into_iter()
+        .map(|diagnostic| {
+            let range = tree.as_ref().map(|tree| {
+                let found = tree.find(in_document(tree, &diagnostic.path));
+                let span = match found.key {
+                    Some(key) if found.complete && diagnostic.names_key() => key,
+                    _ => found.value,
+                };
+                lines.range(shift + span.start, shift + span.end)
+            });
+            Located { diagnostic, range }
+        })
+        .collect()
+}
+
 fn check_record(v: &Value, frameworks: &Frameworks) -> Report {
     let record = match Record::from_value(v) {
         Ok(r) => r,
@@ -112,6 +213,21 @@ fn check_record(v: &Value, frameworks: &Frameworks) -> Report {
     }
     report.sort();
     report
+}
+
+/// A diagnostic's path as the document's text names it: a bare block's
+/// checks name its fields `mooncake.…`, as in a spec.
+fn in_document<'p>(tree: &json::spans::Node, path: &'p str) -> &'p str {
+    let bare_block = match &tree.inner {
+        json::spans::Inner::Object(members) => !members.iter().any(|m| m.key.eq_str("mooncake")),
+        _ => true,
+    };
+    match path.strip_prefix("mooncake") {
+        Some(rest) if bare_block && (rest.is_empty() || rest.starts_with('.')) => {
+            rest.strip_prefix('.').unwrap_or(rest)
+        }
+        _ => path,
+    }
 }
 
 /// The record a document stands for: a stored record as it is, or the one a

@@ -38,6 +38,7 @@ pub mod spec;
 pub mod status;
 mod suggest;
 pub mod table;
+pub mod text_range;
 pub mod time;
 #[cfg(feature = "serde")]
 pub mod types;
