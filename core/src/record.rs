@@ -23,7 +23,10 @@ vocabulary! {
 // described as the table holds it, which `from_value` reads.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(feature = "schema", schemars(title = "EndpointRecord", rename = "EndpointRecord"))]
+#[cfg_attr(
+    feature = "schema",
+    schemars(title = "EndpointRecord", rename = "EndpointRecord")
+)]
 pub struct Record {
     /// The endpoint's name: the table's key.
     pub endpoint_name: String,

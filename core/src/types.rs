@@ -305,12 +305,21 @@ fn proxy_scheduling(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 }
 
 /// The committed JSON Schemas (`core/schema/`): each file's name, its
-/// stable `$id`, and the type it is generated from.
+/// stable `$id`, in the order of [`schema_texts`].
 #[cfg(feature = "schema")]
 pub const SCHEMAS: [(&str, &str); 3] = [
-    ("deploy-request.schema.json", "urn:gco-spec:schema:deploy-request"),
-    ("endpoint-record.schema.json", "urn:gco-spec:schema:endpoint-record"),
-    ("endpoint-spec.schema.json", "urn:gco-spec:schema:endpoint-spec"),
+    (
+        "deploy-request.schema.json",
+        "urn:gco-spec:schema:deploy-request",
+    ),
+    (
+        "endpoint-record.schema.json",
+        "urn:gco-spec:schema:endpoint-record",
+    ),
+    (
+        "endpoint-spec.schema.json",
+        "urn:gco-spec:schema:endpoint-spec",
+    ),
 ];
 
 /// The text of each of [`SCHEMAS`], in its order: pretty-printed with a
