@@ -68,6 +68,11 @@ enum Command {
         /// A deploy request or an endpoint record ('-' reads stdin).
         file: String,
     },
+    /// The language server, over stdin and stdout: diagnostics as you type,
+    /// hover and completion, for files named *.gco.json (and any the client
+    /// sends as language gco-json).
+    #[cfg(feature = "lsp")]
+    Lsp,
 }
 
 #[derive(Args)]
@@ -108,6 +113,8 @@ pub fn main() -> ExitCode {
         Some(Command::Plan { file, region }) => plan_file(&file, region.as_deref(), frameworks),
         Some(Command::Manifests(args)) => manifests_file(&args, frameworks),
         Some(Command::Cli { file }) => cli_file(&file, frameworks),
+        #[cfg(feature = "lsp")]
+        Some(Command::Lsp) => crate::lsp::run(*frameworks),
     }
 }
 

@@ -20,6 +20,8 @@ pub mod ecr;
 pub mod framework;
 pub mod json;
 pub mod limits;
+#[cfg(feature = "lsp")]
+mod lsp;
 #[cfg(feature = "manifests")]
 pub mod manifests;
 pub mod mooncake;
