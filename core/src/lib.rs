@@ -22,9 +22,12 @@ pub mod json;
 pub mod limits;
 #[cfg(feature = "manifests")]
 pub mod manifests;
+pub mod message_kind;
 pub mod mooncake;
 pub mod names;
 pub mod ops;
+#[cfg(feature = "cli")]
+pub mod output_format;
 pub mod plan;
 #[cfg(feature = "cli")]
 pub mod protocol;
