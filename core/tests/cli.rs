@@ -560,3 +560,24 @@ fn sarif_is_valid_against_the_published_schema_with_a_rule_per_kind() {
     let broken = out.replacen("\"level\": \"error\"", "\"level\": \"fatal\"", 1);
     assert!(sarif_schema_errors(&broken).contains("'fatal' is not one of"));
 }
+
+/// The repository's pre-commit hook, run as pre-commit runs it: its entry
+/// with the staged files its pattern picks.
+#[test]
+fn the_pre_commit_hook_checks_gco_json_files() {
+    let hooks = concat!(env!("CARGO_MANIFEST_DIR"), "/../.pre-commit-hooks.yaml");
+    let hooks: serde_norway::Value =
+        serde_norway::from_str(&std::fs::read_to_string(hooks).unwrap()).unwrap();
+    let hook = &hooks[0];
+    assert_eq!(hook["id"].as_str(), Some("gco-spec-validate"));
+    let entry: Vec<&str> = hook["entry"].as_str().unwrap().split(' ').collect();
+    assert_eq!(entry[0], "gco-spec");
+    assert_eq!(hook["files"].as_str(), Some(r"\.gco\.json$"));
+    let file = sample();
+    assert!(file.ends_with(".gco.json"));
+    let mut args = entry[1..].to_vec();
+    args.push(&file);
+    let (code, out) = run(&args, "");
+    assert_eq!(code, 1);
+    assert!(out.contains(":6:29: mooncake.topology.prefill"), "{out}");
+}
