@@ -24,9 +24,12 @@ pub mod limits;
 mod lsp;
 #[cfg(feature = "manifests")]
 pub mod manifests;
+pub mod message_kind;
 pub mod mooncake;
 pub mod names;
 pub mod ops;
+#[cfg(feature = "cli")]
+pub mod output_format;
 pub mod plan;
 #[cfg(feature = "cli")]
 pub mod protocol;
