@@ -212,7 +212,7 @@ fn an_editor_session() {
         .iter()
         .map(|d| {
             (
-                d["code"].as_str().unwrap_or_default().to_owned(),
+                d["data"]["path"].as_str().unwrap().to_owned(),
                 text_at(REQUEST, &d["range"]),
                 d["severity"].as_u64().unwrap(),
                 d["message"].as_str().unwrap().to_owned(),
@@ -229,7 +229,18 @@ fn an_editor_session() {
     let unknown = by_code("prefil");
     assert_eq!((unknown.1.as_str(), unknown.2), ("\"prefil\"", 2));
     assert!(unknown.3.contains("did you mean 'prefill_replicas'"));
-    assert!(published["diagnostics"][0]["source"] == "gco-spec");
+    let first = &published["diagnostics"][0];
+    assert_eq!(first["source"], "gco-spec");
+    assert!(
+        first["code"].as_str().unwrap().starts_with("GCO"),
+        "{first}"
+    );
+    assert!(
+        first["codeDescription"]["href"]
+            .as_str()
+            .unwrap()
+            .starts_with("https://")
+    );
 
     // An incremental change: the port 0 becomes 2, and its error goes.
     let zero = position(REQUEST, "\": 0", 3);

@@ -29,9 +29,9 @@ use lsp_types::notification::{
 };
 use lsp_types::request::{Completion, HoverRequest, Request as _};
 use lsp_types::{
-    CompletionItem, CompletionItemKind, CompletionOptions, CompletionParams, CompletionResponse,
-    Diagnostic, DiagnosticSeverity, Documentation, Hover, HoverContents, HoverParams,
-    HoverProviderCapability, LogMessageParams, MarkupContent, MarkupKind, MessageType,
+    CodeDescription, CompletionItem, CompletionItemKind, CompletionOptions, CompletionParams,
+    CompletionResponse, Diagnostic, DiagnosticSeverity, Documentation, Hover, HoverContents,
+    HoverParams, HoverProviderCapability, LogMessageParams, MarkupContent, MarkupKind, MessageType,
     NumberOrString, PublishDiagnosticsParams, ServerCapabilities, TextDocumentPositionParams,
     TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions, TextEdit, Uri,
 };
@@ -39,6 +39,7 @@ use lsp_types::{
 use crate::diagnostics::Severity;
 use crate::document::{DocumentKind, check_document_source};
 use crate::framework::Frameworks;
+use crate::message_kind::MessageKind;
 use crate::text_range::LineIndex;
 use cursor::{Place, Step, Word};
 use schema::{Member, Schemas};
@@ -249,15 +250,24 @@ impl Server {
                 let range = located.range.map_or_else(lsp_types::Range::default, |r| {
                     text::range_of(&index, r.start.offset, r.end.offset)
                 });
+                // As Ruff's: the rule's code, linked to GCO's source for
+                // it; the field's path in `data`.
+                let kind = MessageKind::of(&d);
                 Diagnostic {
                     range,
                     severity: Some(match d.severity {
                         Severity::Error => DiagnosticSeverity::ERROR,
                         Severity::Warning => DiagnosticSeverity::WARNING,
                     }),
-                    code: (!d.path.is_empty()).then_some(NumberOrString::String(d.path)),
+                    code: Some(NumberOrString::String(kind.code.into())),
+                    code_description: kind
+                        .source_url
+                        .parse()
+                        .ok()
+                        .map(|href| CodeDescription { href }),
                     source: Some("gco-spec".into()),
                     message: d.message,
+                    data: Some(serde_json::json!({"path": d.path, "rule": kind.name})),
                     ..Diagnostic::default()
                 }
             })
