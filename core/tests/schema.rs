@@ -240,3 +240,138 @@ fn schema_describes_the_block() {
     assert_eq!(size["anyOf"][0]["type"], "integer");
     assert_eq!(size["anyOf"][1]["type"], "string");
 }
+
+/// The schemas' verdicts on documents, by Python's `jsonschema` (draft
+/// 2020-12, as editors read them; scripts/setup-tests.sh installs it): per
+/// document, its schema file and the paths of its errors (of an `anyOf`,
+/// its deepest branch's, as an editor shows it).
+fn schema_errors(documents: &[(&str, Value)]) -> Vec<Vec<String>> {
+    const CHECK: &str = "import json, sys\n\
+        from jsonschema import Draft202012Validator\n\
+        def deepest(e):\n\
+        \x20   paths = ['.'.join(map(str, e.absolute_path))] + [deepest(c) for c in e.context]\n\
+        \x20   return max(paths, key=lambda p: (len(p.split('.')) if p else 0, p))\n\
+        schemas = {}\n\
+        for name, document in json.load(sys.stdin):\n\
+        \x20   if name not in schemas:\n\
+        \x20       schemas[name] = json.load(open(sys.argv[1] + '/' + name))\n\
+        \x20       Draft202012Validator.check_schema(schemas[name])\n\
+        \x20   errors = Draft202012Validator(schemas[name]).iter_errors(document)\n\
+        \x20   print(json.dumps(sorted(deepest(e) for e in errors)))\n";
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/schema");
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", CHECK, dir])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    let input = serde_json::to_string(documents).unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "the schema check itself failed");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+/// Every golden deploy request, the record it makes (with the case's
+/// `canary`, which GCO's canary operation writes, in its spec) and that
+/// record's spec: where the checks warn of an unknown member, the schema
+/// refuses the object holding it, and where they find nothing, nor does
+/// the schema.
+#[test]
+fn the_schemas_take_what_the_checks_take() {
+    use gco_spec::document::{check_document, record_of_document};
+    use gco_spec::{DeployContext, Frameworks, json};
+
+    let golden = include_str!("golden/requests.json");
+    let golden: serde_json::Map<String, Value> = serde_json::from_str(golden).unwrap();
+    let regions = ["us-east-1".to_owned()];
+    let ctx = DeployContext {
+        deployed_regions: Some(&regions),
+        ..DeployContext::default()
+    };
+    let mut documents = Vec::new();
+    let mut expected = Vec::new();
+    for (name, request) in &golden {
+        // The checks' verdict: unknown members only, each at the object
+        // holding it (where a JSON Schema reports `additionalProperties`).
+        let parsed = json::parse(&request.to_string()).unwrap();
+        let report = check_document(&parsed, &Frameworks::CURRENT);
+        let mut unknown: Vec<String> = report
+            .diagnostics
+            .iter()
+            .map(|d| {
+                assert!(d.names_key(), "{name}: {d}");
+                d.path.rsplit_once('.').map_or("", |(o, _)| o).to_owned()
+            })
+            .collect();
+        unknown.sort();
+        documents.push(("deploy-request.schema.json", request.clone()));
+        expected.push(unknown);
+
+        let mut request = request.clone();
+        let canary = request.as_object_mut().unwrap().remove("canary");
+        let parsed = json::parse(&request.to_string()).unwrap();
+        let record = record_of_document(&parsed, &ctx).unwrap();
+        let mut record: Value = serde_json::from_str(&record.to_value().to_json()).unwrap();
+        if let Some(canary) = canary {
+            record["spec"]["canary"] = canary;
+        }
+        let stored = json::parse(&record.to_string()).unwrap();
+        let report = check_document(&stored, &Frameworks::CURRENT);
+        assert!(report.diagnostics.is_empty(), "{name}: {report:?}");
+        documents.push(("endpoint-spec.schema.json", record["spec"].clone()));
+        documents.push(("endpoint-record.schema.json", record));
+        expected.extend([vec![], vec![]]);
+    }
+    assert_eq!(schema_errors(&documents), expected);
+    assert!(
+        expected.iter().any(|e| !e.is_empty()),
+        "a golden case warns"
+    );
+    assert!(
+        documents
+            .iter()
+            .any(|(_, d)| d["spec"]["canary"].is_object())
+    );
+
+    let with = |document: &Value, pointer: &str, key: &str| {
+        let mut document = document.clone();
+        document.pointer_mut(pointer).unwrap()[key] = json!(1);
+        document
+    };
+    let (request, record) = (&documents[0].1, &documents[2].1);
+    let unknown = [
+        ("deploy-request.schema.json", with(request, "", "prefil")),
+        (
+            "endpoint-record.schema.json",
+            with(record, "/spec", "replica"),
+        ),
+        (
+            "endpoint-record.schema.json",
+            with(record, "/spec/mooncake/topology", "prefil"),
+        ),
+        // A record keeps attributes it does not know; so does its schema.
+        (
+            "endpoint-record.schema.json",
+            with(record, "", "created_by"),
+        ),
+    ];
+    assert_eq!(
+        schema_errors(&unknown),
+        [
+            vec![String::new()],
+            vec!["spec".to_owned()],
+            vec!["spec.mooncake.topology".to_owned()],
+            vec![],
+        ]
+    );
+    println!(
+        "documents checked against the schemas: {} and {} with an unknown member",
+        documents.len(),
+        unknown.len()
+    );
+}
