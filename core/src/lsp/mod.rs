@@ -195,12 +195,11 @@ impl Server {
                 if !is_served(&doc.uri, &doc.language_id) {
                     return Vec::new();
                 }
-                let mut document = Document {
+                let document = Document {
+                    kind: kind_of(&doc.uri, &doc.text, DocumentKind::DeployRequest),
                     text: doc.text,
                     version: doc.version,
-                    kind: DocumentKind::DeployRequest,
                 };
-                document.kind = kind_of(&doc.uri, &document.text, document.kind);
                 let published = self.publish(&doc.uri, &document);
                 self.documents.insert(doc.uri, document);
                 vec![published]
