@@ -242,6 +242,25 @@ fn an_editor_session() {
             .starts_with("https://")
     );
 
+    // The quick fix an unknown member's "did you mean" offers.
+    let prefil = published["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["data"]["path"] == "prefil")
+        .unwrap()
+        .clone();
+    let actions = editor.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": URI}, "range": prefil["range"], "context": {"diagnostics": [prefil]}}),
+    );
+    assert_eq!(actions.as_array().unwrap().len(), 1, "{actions}");
+    assert_eq!(actions[0]["title"], "Rename to \"prefill_replicas\"");
+    assert_eq!(actions[0]["kind"], "quickfix");
+    let edit = &actions[0]["edit"]["changes"][URI][0];
+    assert_eq!(edit["newText"], "\"prefill_replicas\"");
+    assert_eq!(text_at(REQUEST, &edit["range"]), "\"prefil\"");
+
     // An incremental change: the port 0 becomes 2, and its error goes.
     let zero = position(REQUEST, "\": 0", 3);
     let mut text = REQUEST.replace("\": 0", "\": 2");

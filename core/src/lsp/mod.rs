@@ -27,13 +27,15 @@ use lsp_types::notification::{
     DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, LogMessage,
     Notification as _, PublishDiagnostics,
 };
-use lsp_types::request::{Completion, HoverRequest, Request as _};
+use lsp_types::request::{CodeActionRequest, Completion, HoverRequest, Request as _};
 use lsp_types::{
-    CodeDescription, CompletionItem, CompletionItemKind, CompletionOptions, CompletionParams,
-    CompletionResponse, Diagnostic, DiagnosticSeverity, Documentation, Hover, HoverContents,
-    HoverParams, HoverProviderCapability, LogMessageParams, MarkupContent, MarkupKind, MessageType,
-    NumberOrString, PublishDiagnosticsParams, ServerCapabilities, TextDocumentPositionParams,
-    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions, TextEdit, Uri,
+    CodeAction, CodeActionKind, CodeActionOptions, CodeActionOrCommand, CodeActionParams,
+    CodeActionProviderCapability, CodeDescription, CompletionItem, CompletionItemKind,
+    CompletionOptions, CompletionParams, CompletionResponse, Diagnostic, DiagnosticSeverity,
+    Documentation, Hover, HoverContents, HoverParams, HoverProviderCapability, LogMessageParams,
+    MarkupContent, MarkupKind, MessageType, NumberOrString, PublishDiagnosticsParams,
+    ServerCapabilities, TextDocumentPositionParams, TextDocumentSyncCapability,
+    TextDocumentSyncKind, TextDocumentSyncOptions, TextEdit, Uri, WorkspaceEdit,
 };
 
 use crate::diagnostics::Severity;
@@ -97,6 +99,10 @@ fn capabilities() -> ServerCapabilities {
             },
         )),
         hover_provider: Some(HoverProviderCapability::Simple(true)),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+            ..CodeActionOptions::default()
+        })),
         completion_provider: Some(CompletionOptions {
             trigger_characters: Some(vec!["\"".into(), ":".into()]),
             ..CompletionOptions::default()
@@ -165,6 +171,9 @@ impl Server {
             Completion::METHOD => request
                 .extract::<CompletionParams>(Completion::METHOD)
                 .map(|(_, p)| serde_json::to_value(self.complete(&p.text_document_position))),
+            CodeActionRequest::METHOD => request
+                .extract::<CodeActionParams>(CodeActionRequest::METHOD)
+                .map(|(_, p)| serde_json::to_value(self.fixes(&p))),
             method => {
                 return Response::new_err(
                     id,
@@ -241,19 +250,25 @@ impl Server {
 
     /// The document's diagnostics, as `gco-spec validate` finds them.
     fn publish(&self, uri: &Uri, document: &Document) -> Message {
+        let found = self.check(document).into_iter().map(|(d, _)| d).collect();
+        diagnostics(uri.clone(), found, Some(document.version))
+    }
+
+    /// Each diagnostic of the document, with the byte span it covers.
+    fn check(&self, document: &Document) -> Vec<(Diagnostic, (usize, usize))> {
         let index = LineIndex::new(&document.text);
-        let found = check_document_source(document.text.as_bytes(), &self.frameworks)
+        check_document_source(document.text.as_bytes(), &self.frameworks)
             .into_iter()
             .map(|located| {
                 let d = located.diagnostic;
-                let range = located.range.map_or_else(lsp_types::Range::default, |r| {
-                    text::range_of(&index, r.start.offset, r.end.offset)
-                });
+                let span = located
+                    .range
+                    .map_or((0, 0), |r| (r.start.offset, r.end.offset));
                 // As Ruff's: the rule's code, linked to GCO's source for
                 // it; the field's path in `data`.
                 let kind = MessageKind::of(&d);
-                Diagnostic {
-                    range,
+                let diagnostic = Diagnostic {
+                    range: text::range_of(&index, span.0, span.1),
                     severity: Some(match d.severity {
                         Severity::Error => DiagnosticSeverity::ERROR,
                         Severity::Warning => DiagnosticSeverity::WARNING,
@@ -268,10 +283,42 @@ impl Server {
                     message: d.message,
                     data: Some(serde_json::json!({"path": d.path, "rule": kind.name})),
                     ..Diagnostic::default()
-                }
+                };
+                (diagnostic, span)
+            })
+            .collect()
+    }
+
+    /// Quick fixes in `range`: an unknown member renamed to the one its
+    /// message suggests ("did you mean 'prefill_replicas'?").
+    fn fixes(&self, params: &CodeActionParams) -> Option<Vec<CodeActionOrCommand>> {
+        let uri = &params.text_document.uri;
+        let document = self.documents.get(uri)?;
+        let (from, to) = (
+            text::offset_of(&document.text, params.range.start),
+            text::offset_of(&document.text, params.range.end),
+        );
+        let fixes = self
+            .check(document)
+            .into_iter()
+            .filter(|(_, (start, end))| *start <= to && from <= *end)
+            .filter_map(|(diagnostic, (start, end))| {
+                let suggested = renamed_key(&document.text, start, end, &diagnostic.message)?;
+                let edit = TextEdit::new(diagnostic.range, suggested.clone());
+                Some(CodeActionOrCommand::CodeAction(CodeAction {
+                    title: format!("Rename to {suggested}"),
+                    kind: Some(CodeActionKind::QUICKFIX),
+                    diagnostics: Some(vec![diagnostic]),
+                    edit: Some(WorkspaceEdit {
+                        changes: Some(HashMap::from([(uri.clone(), vec![edit])])),
+                        ..WorkspaceEdit::default()
+                    }),
+                    is_preferred: Some(true),
+                    ..CodeAction::default()
+                }))
             })
             .collect();
-        diagnostics(uri.clone(), found, Some(document.version))
+        Some(fixes)
     }
 
     /// The document, and the cursor's context in it.
@@ -354,6 +401,18 @@ impl Server {
         };
         Some(CompletionResponse::Array(items))
     }
+}
+
+/// The quoted key an unknown member at `start..end` of `text` is renamed
+/// to: the one its message suggests, when the span is that member's key
+/// (a string, named in the message, followed by `:`).
+fn renamed_key(text: &str, start: usize, end: usize, message: &str) -> Option<String> {
+    let (_, suggested) = message.rsplit_once("; did you mean '")?;
+    let suggested = suggested.strip_suffix("'?")?;
+    let key = crate::json::parse(text.get(start..end)?).ok()?;
+    let named = crate::pyrepr::repr_text(key.as_str()?);
+    let is_key = text[end..].trim_start().starts_with(':');
+    (is_key && message.contains(&named)).then(|| serde_json::Value::from(suggested).to_string())
 }
 
 /// The values a member takes, as JSON text: its vocabulary, or `true` and
@@ -565,6 +624,23 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_rename_is_offered_only_for_the_unknown_key_itself() {
+        let message = "unknown spec key 'replica', which GCO ignores; did you mean 'replicas'?";
+        let text = r#"{"replica": "replica", "x": 1}"#;
+        let key = (1, 10);
+        assert_eq!(
+            renamed_key(text, key.0, key.1, message).as_deref(),
+            Some("\"replicas\"")
+        );
+        let value = (12, 21);
+        assert_eq!(&text[value.0..value.1], "\"replica\"");
+        assert_eq!(renamed_key(text, value.0, value.1, message), None);
+        let other = "unknown spec key 'x', which GCO ignores; did you mean 'replicas'?";
+        assert_eq!(renamed_key(text, key.0, key.1, other), None);
+        assert_eq!(renamed_key(text, key.0, key.1, "no suggestion"), None);
+    }
+
     proptest! {
         // XorShift, not ChaCha: unoptimised (a test build), ChaCha took
         // two thirds of the time drawing the cases.
@@ -600,6 +676,12 @@ mod tests {
             for (id, at) in probes.into_iter().enumerate() {
                 check(&server.handle(request(id as i32, HoverRequest::METHOD, at)));
                 check(&server.handle(request(id as i32, Completion::METHOD, at)));
+                check(&server.handle(Message::Request(Request::new(
+                    RequestId::from(id as i32),
+                    CodeActionRequest::METHOD.into(),
+                    json!({"textDocument": {"uri": URI}, "range": {"start": at, "end": at},
+                        "context": {"diagnostics": []}}),
+                ))));
             }
         }
     }
