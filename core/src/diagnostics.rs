@@ -48,6 +48,7 @@ impl Diagnostic {
     /// (an unknown member), so an editor marks the key.
     pub fn names_key(&self) -> bool {
         self.message.starts_with("unknown key ")
+            || self.message.starts_with("unknown spec key ")
             || self.message.starts_with("unknown deploy field ")
     }
 }

@@ -386,6 +386,21 @@ fn other_files_are_left_alone_unless_sent_as_gco_json() {
             .unwrap()
             .contains("topology")
     );
+    // A spec's unknown key is marked on the key, and renamed by the fix.
+    let spec = "{\"image\": \"x\", \"replica\": 2}";
+    editor.open("file:///work/web.spec.gco.json", "json", spec);
+    let published = editor.diagnostics();
+    let unknown = &published["diagnostics"][0];
+    assert_eq!(
+        text_at(spec, &unknown["range"]),
+        "\"replica\"",
+        "{published}"
+    );
+    let actions = editor.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": "file:///work/web.spec.gco.json"}, "range": unknown["range"], "context": {"diagnostics": []}}),
+    );
+    assert_eq!(actions[0]["title"], "Rename to \"replicas\"");
     // A method it does not know is an error answer, not the end.
     let answer = editor.request("textDocument/definition", json!({}));
     assert_eq!(answer["error"]["code"], -32601);
