@@ -121,6 +121,11 @@ pub fn read_source(source: &[u8]) -> Result<(&str, Value), Located> {
             });
         }
     };
+    read_text(text)
+}
+
+/// [`read_source`] for text already known to be UTF-8 (a JS string).
+pub fn read_text(text: &str) -> Result<(&str, Value), Located> {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     let lines = LineIndex::new(text);
     if body.trim_matches([' ', '\t', '\n', '\r']).is_empty() {
@@ -131,40 +136,50 @@ pub fn read_source(source: &[u8]) -> Result<(&str, Value), Located> {
     }
     match json::parse(body) {
         Ok(document) => Ok((text, document)),
-        Err(e) => {
-            let at = body
-                .char_indices()
-                .nth(e.char_offset)
-                .map_or(body.len(), |(i, _)| i);
-            Err(Located {
-                diagnostic: Diagnostic::error("", format!("invalid JSON: {e}")),
-                range: Some(lines.char_range(text.len() - body.len() + at)),
-            })
-        }
+        Err(e) => Err(invalid_json(text, body, e)),
     }
 }
 
-/// Places each diagnostic of a check of `text` (errors first): the value at
-/// fault; for a missing member the object lacking it; for an unknown
-/// member its key. Text that does not parse places nothing.
+/// The error for `body` (the end of `text`) that does not parse, placed at
+/// the character Python's message names.
+pub fn invalid_json(text: &str, body: &str, e: json::JsonError) -> Located {
+    let at = body
+        .char_indices()
+        .nth(e.char_offset)
+        .map_or(body.len(), |(i, _)| i);
+    Located {
+        diagnostic: Diagnostic::error("", format!("invalid JSON: {e}")),
+        range: Some(LineIndex::new(text).char_range(text.len() - body.len() + at)),
+    }
+}
+
+/// Places each diagnostic of a check of `text` (errors first; `text` is
+/// what [`read_source`] read, a leading byte-order mark allowed): the value
+/// at fault; for a missing member the object lacking it; for an unknown
+/// member its key.
 pub fn locate(text: &str, mut report: Report) -> Vec<Located> {
     report.sort();
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     let shift = text.len() - body.len();
-    let tree = json::spans::spans(body);
     let lines = LineIndex::new(text);
+    // A bare block's checks name its fields `mooncake.…`, as in a spec.
+    let bare_block = !json::spans::find(body, "mooncake").complete;
     report
         .diagnostics
         .into_iter()
         .map(|diagnostic| {
-            let range = tree.as_ref().map(|tree| {
-                let found = tree.find(in_document(tree, &diagnostic.path));
-                let span = match found.key {
-                    Some(key) if found.complete && diagnostic.names_key() => key,
-                    _ => found.value,
-                };
-                lines.range(shift + span.start, shift + span.end)
-            });
+            let mut path = diagnostic.path.as_str();
+            if bare_block && let Some(rest) = path.strip_prefix("mooncake") {
+                if rest.is_empty() || rest.starts_with('.') {
+                    path = rest.strip_prefix('.').unwrap_or(rest);
+                }
+            }
+            let found = json::spans::find(body, path);
+            let span = match found.key {
+                Some(key) if diagnostic.names_key() => key,
+                _ => found.value,
+            };
+            let range = Some(lines.range(shift + span.start, shift + span.end));
             Located { diagnostic, range }
         })
         .collect()
@@ -213,21 +228,6 @@ fn check_record(v: &Value, frameworks: &Frameworks) -> Report {
     }
     report.sort();
     report
-}
-
-/// A diagnostic's path as the document's text names it: a bare block's
-/// checks name its fields `mooncake.…`, as in a spec.
-fn in_document<'p>(tree: &json::spans::Node, path: &'p str) -> &'p str {
-    let bare_block = match &tree.inner {
-        json::spans::Inner::Object(members) => !members.iter().any(|m| m.key.eq_str("mooncake")),
-        _ => true,
-    };
-    match path.strip_prefix("mooncake") {
-        Some(rest) if bare_block && (rest.is_empty() || rest.starts_with('.')) => {
-            rest.strip_prefix('.').unwrap_or(rest)
-        }
-        _ => path,
-    }
 }
 
 /// The record a document stands for: a stored record as it is, or the one a

@@ -28,30 +28,29 @@ pub struct TextRange {
 
 const BOM: &str = "\u{feff}";
 
-/// Where each line of a text starts, to turn byte offsets into positions.
+/// Positions in a text. Each is counted from the start of the text: the
+/// few a check places cost less than an index of every line would cost the
+/// package.
 pub struct LineIndex<'t> {
     text: &'t str,
-    starts: Vec<usize>,
 }
 
 impl<'t> LineIndex<'t> {
     pub fn new(text: &'t str) -> LineIndex<'t> {
-        let b = text.as_bytes();
-        let mut starts = vec![0];
-        for (i, &c) in b.iter().enumerate() {
-            let ends_line = c == b'\n' || (c == b'\r' && b.get(i + 1) != Some(&b'\n'));
-            if ends_line {
-                starts.push(i + 1);
-            }
-        }
-        LineIndex { text, starts }
+        LineIndex { text }
     }
 
     /// The position of a byte offset (at most the text's length, on a
     /// character boundary).
     pub fn position(&self, offset: usize) -> Position {
-        let line = self.starts.partition_point(|&s| s <= offset) - 1;
-        let mut start = self.starts[line];
+        let b = self.text.as_bytes();
+        let (mut line, mut start) = (1, 0);
+        for (i, &c) in b[..offset].iter().enumerate() {
+            if c == b'\n' || (c == b'\r' && b.get(i + 1) != Some(&b'\n')) {
+                line += 1;
+                start = i + 1;
+            }
+        }
         if start == 0 && self.text.starts_with(BOM) {
             start = BOM.len().min(offset);
         }
@@ -60,7 +59,7 @@ impl<'t> LineIndex<'t> {
             .map(char::len_utf16)
             .sum::<usize>();
         Position {
-            line: line + 1,
+            line,
             column: column + 1,
             offset,
         }

@@ -341,10 +341,3 @@ fn a_byte_order_mark_is_read_past_and_counted_in_offsets_only() {
     assert_eq!(&text[range.start.offset..range.end.offset], "\"nope\"");
     assert_eq!(range.start.column, 10);
 }
-
-#[test]
-fn a_document_not_given_as_text_has_no_range() {
-    let mut report = Report::default();
-    report.push(Diagnostic::error("mode", "x"));
-    assert_eq!(locate("{", report)[0].range, None);
-}
