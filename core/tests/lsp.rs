@@ -132,9 +132,14 @@ impl Editor {
     }
 
     fn initialize(&mut self) -> Value {
+        self.initialize_with(Value::Null)
+    }
+
+    fn initialize_with(&mut self, options: Value) -> Value {
         let answer = self.request(
             "initialize",
-            json!({"processId": null, "rootUri": null, "capabilities": {}}),
+            json!({"processId": null, "rootUri": null, "capabilities": {},
+                "initializationOptions": options}),
         );
         self.notify("initialized", json!({}));
         answer
@@ -442,4 +447,46 @@ fn bad_input_gets_one_diagnostic_and_the_server_stays() {
     );
     assert!(answer.is_array() || answer.is_null(), "{answer}");
     editor.finish();
+}
+
+#[test]
+fn the_editor_settings_choose_the_frameworks() {
+    let tgi = r#"{"endpoint_name": "old", "image": "ghcr.io/huggingface/text-generation-inference:3", "framework": "tgi"}"#;
+    let messages = |options: Value| -> Vec<String> {
+        let mut editor = Editor::start();
+        editor.initialize_with(options);
+        editor.open("file:///work/old.gco.json", "json", tgi);
+        let published = editor.diagnostics();
+        let said: Vec<String> = editor
+            .pending
+            .drain(..)
+            .map(|m| m["params"]["message"].as_str().unwrap().to_owned())
+            .collect();
+        editor.finish();
+        published["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["message"].as_str().unwrap().to_owned())
+            .chain(said)
+            .collect()
+    };
+    assert_eq!(
+        messages(Value::Null),
+        ["framework must be 'vllm' or 'sglang'"]
+    );
+    assert_eq!(
+        messages(json!({"frameworks": "vllm,tgi"})),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        messages(json!({"frameworks": ["vllm", "tgi"]})),
+        Vec::<String>::new()
+    );
+    let refused = messages(json!({"frameworks": "vllm,nope"}));
+    assert_eq!(refused[0], "framework must be 'vllm' or 'sglang'");
+    assert!(
+        refused[1].starts_with("gco-spec: initializationOptions.frameworks: "),
+        "{refused:?}"
+    );
 }

@@ -65,7 +65,7 @@ pub fn run(frameworks: Frameworks) -> ExitCode {
 
 /// The session; whether it ended by `shutdown` then `exit`.
 fn serve(connection: &Connection, frameworks: Frameworks) -> Result<bool, ProtocolError> {
-    let (id, _params) = connection.initialize_start()?;
+    let (id, params) = connection.initialize_start()?;
     connection.initialize_finish(
         id,
         serde_json::json!({
@@ -73,6 +73,15 @@ fn serve(connection: &Connection, frameworks: Frameworks) -> Result<bool, Protoc
             "serverInfo": {"name": "gco-spec", "version": env!("CARGO_PKG_VERSION")},
         }),
     )?;
+    let frameworks = match settings_frameworks(&params) {
+        Some(Ok(set)) => set,
+        Some(Err(e)) => {
+            let said = log(format!("gco-spec: initializationOptions.frameworks: {e}"));
+            let _ = connection.sender.send(said);
+            frameworks
+        }
+        None => frameworks,
+    };
     let mut server = Server::new(frameworks);
     for message in &connection.receiver {
         match &message {
@@ -87,6 +96,24 @@ fn serve(connection: &Connection, frameworks: Frameworks) -> Result<bool, Protoc
         }
     }
     Ok(false)
+}
+
+/// The frameworks an editor's settings give (`initializationOptions`:
+/// `{"frameworks": "vllm,tgi"}` or `["vllm", "tgi"]`), which win over
+/// `--frameworks`.
+fn settings_frameworks(
+    params: &serde_json::Value,
+) -> Option<Result<Frameworks, crate::framework::FrameworksError>> {
+    let list = match params.get("initializationOptions")?.get("frameworks")? {
+        serde_json::Value::String(list) => list.clone(),
+        serde_json::Value::Array(names) => names
+            .iter()
+            .map(|n| n.as_str().map_or_else(|| n.to_string(), str::to_owned))
+            .collect::<Vec<_>>()
+            .join(","),
+        other => other.to_string(),
+    };
+    Some(list.parse())
 }
 
 fn capabilities() -> ServerCapabilities {
