@@ -439,6 +439,10 @@ fn bad_input_gets_one_diagnostic_and_the_server_stays() {
     editor.send_raw(br#"{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": "file:///work/s.gco.json", "languageId": "json", "version": 1, "text": "{\"image\": \"a\ud800\"}"}}}"#);
     let published = editor.diagnostics();
     assert_eq!(published["uri"], "file:///work/s.gco.json");
+    // Bytes that are not UTF-8 in a frame: read as U+FFFD.
+    editor.send_raw(b"{\"jsonrpc\": \"2.0\", \"method\": \"textDocument/didOpen\", \"params\": {\"textDocument\": {\"uri\": \"file:///work/u.gco.json\", \"languageId\": \"json\", \"version\": 1, \"text\": \"{\\\"image\\\": \\\"\xff\\\"}\"}}}");
+    let published = editor.diagnostics();
+    assert_eq!(published["uri"], "file:///work/u.gco.json");
     let answer = editor.request("textDocument/hover", json!({"textDocument": 7}));
     assert_eq!(answer["error"]["code"], -32602);
     let answer = editor.request(
