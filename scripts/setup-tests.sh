@@ -2,7 +2,8 @@
 # Installs what the tests need beyond the build (scripts/setup.sh, run
 # first): package.json's test tools (dynalite, playwright-core, the
 # OpenID provider, ...), boto3 and moto's DynamoDB server, kubernetes-validate
-# (the manifests' schema check), and Debian's Chromium. Skips what is already there.
+# (the manifests' schema check), jsonschema (the SARIF check), and
+# Debian's Chromium. Skips what is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +30,11 @@ fi
 if [ "$(python3 -c 'import kubernetes_validate.version as v; print(v.__version__)' 2>/dev/null)" != "1.37.0" ]; then
   log "installing kubernetes-validate 1.37.0 (the Kubernetes schemas, offline) for the manifests' schema check"
   python3 -m pip install --quiet --disable-pip-version-check 'kubernetes-validate==1.37.0'
+fi
+
+if ! python3 -c 'import jsonschema' 2>/dev/null; then
+  log "installing jsonschema for the SARIF output's check against its published schema"
+  python3 -m pip install --quiet --disable-pip-version-check 'jsonschema>=4.18,<5'
 fi
 
 if [ ! -x /usr/bin/chromium ]; then

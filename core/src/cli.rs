@@ -8,9 +8,12 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::commands::record_commands;
 use crate::deploy::DeployContext;
-use crate::document::record_of_document;
+use crate::diagnostics::Diagnostic;
+use crate::document::{Located, record_of_document};
 use crate::framework::Frameworks;
 use crate::json;
+use crate::message_kind::UNREADABLE_FILE;
+use crate::output_format::{Checked, OutputFormat, render};
 use crate::protocol;
 use crate::record::Record;
 use crate::region::RegionContext;
@@ -43,11 +46,20 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Check each file ('-' reads stdin): a spec, a deploy request, an
-    /// endpoint record or a bare mooncake block. Prints FILE: path: message
-    /// per problem; exits 1 when any file has an error.
+    /// endpoint record or a bare mooncake block. Prints each problem (by
+    /// default FILE:LINE:COL: path: message); exits 1 when any file has an
+    /// error (or, with --warnings-as-errors, a warning).
     Validate {
         #[arg(required = true, value_name = "FILE")]
         files: Vec<String>,
+        /// How to print the problems: for people (text), or for CI: GitHub
+        /// annotations, GitLab Code Quality, SARIF 2.1.0, JUnit XML, or
+        /// JSON as the API gives them with their ranges.
+        #[arg(long, value_enum, default_value = "text", value_name = "FORMAT")]
+        output_format: OutputFormat,
+        /// Fail the run (exit 1) on warnings too.
+        #[arg(long)]
+        warnings_as_errors: bool,
     },
     /// What GCO's monitor creates for the endpoint (a deploy request or a
     /// record) in a region, or in each target region, as JSON.
@@ -68,6 +80,11 @@ enum Command {
         /// A deploy request or an endpoint record ('-' reads stdin).
         file: String,
     },
+    /// The language server, over stdin and stdout: diagnostics as you type,
+    /// hover and completion, for files named *.gco.json (and any the client
+    /// sends as language gco-json).
+    #[cfg(feature = "lsp")]
+    Lsp,
 }
 
 #[derive(Args)]
@@ -104,10 +121,16 @@ pub fn main() -> ExitCode {
         Some(_) if cli.jsonl => Cli::command()
             .error(ErrorKind::ArgumentConflict, "--jsonl takes no command")
             .exit(),
-        Some(Command::Validate { files }) => validate_files(&files, frameworks),
+        Some(Command::Validate {
+            files,
+            output_format,
+            warnings_as_errors,
+        }) => validate_files(&files, frameworks, output_format, warnings_as_errors),
         Some(Command::Plan { file, region }) => plan_file(&file, region.as_deref(), frameworks),
         Some(Command::Manifests(args)) => manifests_file(&args, frameworks),
         Some(Command::Cli { file }) => cli_file(&file, frameworks),
+        #[cfg(feature = "lsp")]
+        Some(Command::Lsp) => crate::lsp::run(*frameworks),
     }
 }
 
@@ -132,23 +155,46 @@ fn jsonl() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn validate_files(files: &[String], frameworks: &Frameworks) -> ExitCode {
-    let mut failed = false;
-    for file in files {
-        let Some(text) = read(file) else {
-            failed = true;
-            continue;
-        };
-        let report = crate::document::check_document_text(&text, frameworks);
-        for d in &report.diagnostics {
-            println!("{file}: {d}");
-        }
-        failed |= !report.is_ok();
-    }
-    if failed {
+fn validate_files(
+    files: &[String],
+    frameworks: &Frameworks,
+    format: OutputFormat,
+    warnings_as_errors: bool,
+) -> ExitCode {
+    let checked: Vec<Checked> = files
+        .iter()
+        .map(|file| match read_bytes(file) {
+            Ok(source) => Checked::new(
+                file.clone(),
+                crate::document::check_document_source(&source, frameworks),
+            ),
+            Err(e) => Checked {
+                file: file.clone(),
+                diagnostics: vec![(
+                    Located {
+                        diagnostic: Diagnostic::error("", e.to_string()),
+                        range: None,
+                    },
+                    UNREADABLE_FILE,
+                )],
+            },
+        })
+        .collect();
+    print!("{}", render(format, &checked, warnings_as_errors));
+    if checked.iter().any(|c| c.fails(warnings_as_errors)) {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// A file's bytes (`-`: stdin).
+fn read_bytes(file: &str) -> io::Result<Vec<u8>> {
+    if file == "-" {
+        let mut bytes = Vec::new();
+        io::stdin().read_to_end(&mut bytes).map(|_| bytes)
+    } else {
+        std::fs::read(file)
     }
 }
 

@@ -43,6 +43,14 @@ impl Diagnostic {
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
+
+    /// Whether the message is about a member's key rather than its value
+    /// (an unknown member), so an editor marks the key.
+    pub fn names_key(&self) -> bool {
+        self.message.starts_with("unknown key ")
+            || self.message.starts_with("unknown spec key ")
+            || self.message.starts_with("unknown deploy field ")
+    }
 }
 
 impl fmt::Display for Diagnostic {

@@ -9,6 +9,7 @@ use crate::mooncake::check_mooncake;
 use crate::names::endpoint_name_issues;
 use crate::record::Record;
 use crate::spec::{check_spec, spec_mode};
+use crate::text_range::{LineIndex, TextRange};
 
 /// What a document is, told from its keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +68,121 @@ pub fn check_document_text(text: &str, frameworks: &Frameworks) -> Report {
             report
         }
     }
+}
+
+/// A diagnostic and where in the text it is: `None` when the document was
+/// not given as text, or the text has no place for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Located {
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub diagnostic: Diagnostic,
+    pub range: Option<TextRange>,
+}
+
+/// Checks a file's bytes as `gco-spec validate` and editors do: every
+/// diagnostic of [`check_document`], errors first, each with its range.
+/// Text that cannot be checked (not UTF-8, not JSON, empty, nested too
+/// deep) is one error, placed where the text goes wrong.
+pub fn check_document_source(source: &[u8], frameworks: &Frameworks) -> Vec<Located> {
+    match read_source(source) {
+        Ok((text, document)) => locate(text, check_document(&document, frameworks)),
+        Err(refusal) => vec![refusal],
+    }
+}
+
+/// A document's text and value, or the one diagnostic saying why it has
+/// none. A leading byte-order mark is allowed (editors write one), and
+/// counted in the ranges' byte offsets.
+pub fn read_source(source: &[u8]) -> Result<(&str, Value), Located> {
+    let text = match std::str::from_utf8(source) {
+        Ok(text) => text,
+        Err(e) => {
+            let valid = &source[..e.valid_up_to()];
+            // The valid part is UTF-8 by construction.
+            let before = std::str::from_utf8(valid).unwrap_or_default();
+            let at = LineIndex::new(before).position(before.len());
+            let bad = e.error_len().unwrap_or(source.len() - valid.len());
+            let mut end = at;
+            end.offset += bad;
+            end.column += 1;
+            return Err(Located {
+                diagnostic: Diagnostic::error(
+                    "",
+                    format!(
+                        "not UTF-8 text: byte 0x{:02x} at line {} column {} (byte {}) is no UTF-8 character",
+                        source[valid.len()],
+                        at.line,
+                        at.column,
+                        at.offset
+                    ),
+                ),
+                range: Some(TextRange { start: at, end }),
+            });
+        }
+    };
+    read_text(text)
+}
+
+/// [`read_source`] for text already known to be UTF-8 (a JS string).
+pub fn read_text(text: &str) -> Result<(&str, Value), Located> {
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let lines = LineIndex::new(text);
+    if body.trim_matches([' ', '\t', '\n', '\r']).is_empty() {
+        return Err(Located {
+            diagnostic: Diagnostic::error("", "invalid JSON: the document is empty"),
+            range: Some(lines.range(text.len(), text.len())),
+        });
+    }
+    match json::parse(body) {
+        Ok(document) => Ok((text, document)),
+        Err(e) => Err(invalid_json(text, body, e)),
+    }
+}
+
+/// The error for `body` (the end of `text`) that does not parse, placed at
+/// the character Python's message names.
+pub fn invalid_json(text: &str, body: &str, e: json::JsonError) -> Located {
+    let at = body
+        .char_indices()
+        .nth(e.char_offset)
+        .map_or(body.len(), |(i, _)| i);
+    Located {
+        diagnostic: Diagnostic::error("", format!("invalid JSON: {e}")),
+        range: Some(LineIndex::new(text).char_range(text.len() - body.len() + at)),
+    }
+}
+
+/// Places each diagnostic of a check of `text` (errors first; `text` is
+/// what [`read_source`] read, a leading byte-order mark allowed): the value
+/// at fault; for a missing member the object lacking it; for an unknown
+/// member its key.
+pub fn locate(text: &str, mut report: Report) -> Vec<Located> {
+    report.sort();
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let shift = text.len() - body.len();
+    let lines = LineIndex::new(text);
+    // A bare block's checks name its fields `mooncake.…`, as in a spec.
+    let bare_block = !json::spans::find(body, "mooncake").complete;
+    report
+        .diagnostics
+        .into_iter()
+        .map(|diagnostic| {
+            let mut path = diagnostic.path.as_str();
+            if bare_block && let Some(rest) = path.strip_prefix("mooncake") {
+                if rest.is_empty() || rest.starts_with('.') {
+                    path = rest.strip_prefix('.').unwrap_or(rest);
+                }
+            }
+            let found = json::spans::find(body, path);
+            let span = match found.key {
+                Some(key) if diagnostic.names_key() => key,
+                _ => found.value,
+            };
+            let range = Some(lines.range(shift + span.start, shift + span.end));
+            Located { diagnostic, range }
+        })
+        .collect()
 }
 
 fn check_record(v: &Value, frameworks: &Frameworks) -> Report {

@@ -20,11 +20,16 @@ pub mod ecr;
 pub mod framework;
 pub mod json;
 pub mod limits;
+#[cfg(feature = "lsp")]
+mod lsp;
 #[cfg(feature = "manifests")]
 pub mod manifests;
+pub mod message_kind;
 pub mod mooncake;
 pub mod names;
 pub mod ops;
+#[cfg(feature = "cli")]
+pub mod output_format;
 pub mod plan;
 #[cfg(feature = "cli")]
 pub mod protocol;
@@ -38,6 +43,7 @@ pub mod spec;
 pub mod status;
 mod suggest;
 pub mod table;
+pub mod text_range;
 pub mod time;
 #[cfg(feature = "serde")]
 pub mod types;

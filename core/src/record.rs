@@ -15,24 +15,56 @@ vocabulary! {
     }
 }
 
-/// One endpoint. Attributes this version does not know are kept in `extra`
-/// and written back unchanged, so a newer GCO's additions survive.
+/// One endpoint: an item of GCO's endpoints table. Attributes this version
+/// does not know are kept (in `extra`) and written back unchanged, so a
+/// newer GCO's additions survive.
+//
+// With `schema`, the JSON Schema of a record (`core/schema/`): each field
+// described as the table holds it, which `from_value` reads.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(
+    feature = "schema",
+    schemars(title = "EndpointRecord", rename = "EndpointRecord")
+)]
 pub struct Record {
+    /// The endpoint's name: the table's key.
     pub endpoint_name: String,
+    /// Default: `deploying`.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<DesiredState>"))]
     pub desired_state: DesiredState,
     /// Regions to serve in: de-duplicated, order kept.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<Vec<String>>"))]
     pub target_regions: Vec<String>,
+    /// The Kubernetes namespace. Default: `gco-inference`.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub namespace: String,
+    /// What `deploy` stores: the endpoint spec.
+    #[cfg_attr(feature = "schema", schemars(with = "crate::types::EndpointSpec"))]
     pub spec: Object,
     /// Strings only; stored only when non-empty.
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<std::collections::BTreeMap<String, String>>")
+    )]
     pub labels: Object,
+    /// `/inference/<endpoint_name>`, where GCO routes the endpoint.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub ingress_path: String,
+    /// ISO 8601 UTC, as GCO writes it.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub created_at: String,
+    /// ISO 8601 UTC, as GCO writes it.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub updated_at: String,
     /// Written by the monitors (one entry per region, replaced whole by each
     /// write); starts empty. Kept exactly as stored, whatever a newer
-    /// monitor writes there: [`Record::region_statuses`] reads it typed.
+    /// monitor writes there.
+    // `Record::region_statuses` reads it typed.
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<std::collections::BTreeMap<String, Object>>")
+    )]
     pub region_status: Object,
     /// 64 lowercase hex characters, minted at create; older records lack it.
     pub lifecycle_id: Option<String>,
@@ -43,6 +75,10 @@ pub struct Record {
     pub cleanup_regions: Option<Vec<String>>,
     /// Region -> 64 hex token, minted at create and on every add or removal
     /// of that region; the monitors fence their status writes with it.
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<std::collections::BTreeMap<String, String>>")
+    )]
     pub region_generations: Option<Object>,
     /// 64 hex token the first delete mints (and later ones keep); the
     /// monitors fence their deleting status writes and the purge with it.
@@ -50,6 +86,7 @@ pub struct Record {
     /// The regions to clean up, taken from `cleanup_regions` by the first
     /// delete (and kept by later ones).
     pub deletion_regions: Option<Vec<String>>,
+    #[cfg_attr(feature = "schema", schemars(skip))]
     pub extra: Object,
 }
 
@@ -68,25 +105,30 @@ impl fmt::Display for RecordError {
 
 impl std::error::Error for RecordError {}
 
-const KNOWN: [&str; 16] = [
-    "endpoint_name",
-    "desired_state",
-    "target_regions",
-    "namespace",
-    "spec",
-    "labels",
-    "ingress_path",
-    "created_at",
-    "updated_at",
-    "region_status",
-    "lifecycle_id",
-    "cleanup_regions",
-    "region_generations",
-    "deletion_generation",
-    "deletion_regions",
-    // Never stored: some readers add it; dropped rather than kept as extra.
-    "etag",
-];
+impl Record {
+    /// Every attribute the record reads, in GCO's order; the JSON Schema
+    /// of a record has exactly these (`core/tests/schema.rs`).
+    pub const ATTRIBUTES: [&str; 15] = [
+        "endpoint_name",
+        "desired_state",
+        "target_regions",
+        "namespace",
+        "spec",
+        "labels",
+        "ingress_path",
+        "created_at",
+        "updated_at",
+        "region_status",
+        "lifecycle_id",
+        "cleanup_regions",
+        "region_generations",
+        "deletion_generation",
+        "deletion_regions",
+    ];
+}
+
+/// Never stored: some readers add it; dropped rather than kept as extra.
+const DROPPED: &str = "etag";
 
 /// The ingress path GCO routes an endpoint under.
 pub fn ingress_path(endpoint_name: &str) -> String {
@@ -180,7 +222,7 @@ impl Record {
         let mut extra = Object::new();
         for (k, v) in o.str_entries() {
             let k = k.to_string_lossy();
-            if !KNOWN.contains(&k.as_str()) {
+            if k != DROPPED && !Record::ATTRIBUTES.contains(&k.as_str()) {
                 extra.insert(&k, v.clone());
             }
         }

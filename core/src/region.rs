@@ -203,7 +203,8 @@ impl MonitorSettings {
                             return Err(Diagnostic::error(
                                 path.clone(),
                                 format!(
-                                    "{path}: {name:?} is not an AWS region such as 'us-east-1'"
+                                    "{path}: {} is not an AWS region such as 'us-east-1'",
+                                    crate::pyrepr::repr_text(name)
                                 ),
                             ));
                         }
@@ -216,7 +217,8 @@ impl MonitorSettings {
                     return Err(Diagnostic::error(
                         other,
                         format!(
-                            "unknown table {other:?}; the settings have [default] and [regions.<name>]"
+                            "unknown table {}; the settings have [default] and [regions.<name>]",
+                            crate::pyrepr::repr_text(other)
                         ),
                     ));
                 }

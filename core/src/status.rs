@@ -139,13 +139,27 @@ pub struct CanaryStatus {
     pub replicas_desired: Option<i64>,
 }
 
-/// A spec's `canary` block as `canary_deploy` writes it.
+/// A spec's `canary` block as `canary_deploy` writes it: a second, classic
+/// Deployment of another image that takes a share of the traffic.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CanarySpec {
+    /// The canary's image.
     pub image: Option<String>,
     /// Percent of traffic, 1 to 99.
+    #[cfg_attr(
+        feature = "schema",
+        schemars(range(min = crate::limits::CANARY_WEIGHT_MIN, max = crate::limits::CANARY_WEIGHT_MAX))
+    )]
     pub weight: Option<i64>,
+    /// The canary's instances.
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub replicas: Option<i64>,
+}
+
+impl CanarySpec {
+    /// The block's members, as [`CanarySpec::read`] reads them.
+    pub const KEYS: [&str; 3] = ["image", "weight", "replicas"];
 }
 
 impl RegionStatus {
@@ -228,10 +242,11 @@ impl CanarySpec {
     /// The block's view; `None` when it is no mapping.
     pub fn read(value: &Value) -> Option<CanarySpec> {
         let o = value.as_object()?;
+        let [image, weight, replicas] = CanarySpec::KEYS.map(|key| o.get(key));
         Some(CanarySpec {
-            image: o.get("image").and_then(text),
-            weight: o.get("weight").and_then(int),
-            replicas: o.get("replicas").and_then(int),
+            image: image.and_then(text),
+            weight: weight.and_then(int),
+            replicas: replicas.and_then(int),
         })
     }
 }

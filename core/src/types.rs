@@ -24,10 +24,13 @@ macro_rules! typed {
         $(#[$meta])*
         #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
         #[cfg_attr(feature = "schema", derive(JsonSchema))]
+        // The checks warn of any other member, so the schema refuses it.
+        #[cfg_attr(feature = "schema", schemars(deny_unknown_fields))]
         pub struct $name {
             $($body)*
             /// Keys this version does not know, kept as they are.
             #[serde(flatten)]
+            #[cfg_attr(feature = "schema", schemars(skip))]
             pub extra: Object,
         }
     };
@@ -36,43 +39,65 @@ macro_rules! typed {
 typed! {
     /// An XpYd topology: X prefill and Y decode instances, each 1 to 1000.
     pub struct MooncakeTopology {
+        /// Prefill instances, 1 to 1000.
         #[cfg_attr(feature = "schema", schemars(range(min = MOONCAKE_TOPOLOGY_MIN, max = MOONCAKE_TOPOLOGY_MAX)))]
         pub prefill: i64,
+        /// Decode instances, 1 to 1000.
         #[cfg_attr(feature = "schema", schemars(range(min = MOONCAKE_TOPOLOGY_MIN, max = MOONCAKE_TOPOLOGY_MAX)))]
         pub decode: i64,
     }
 }
 
 typed! {
-    /// The KV-cache store pool. Byte sizes are base-10 digit strings.
+    /// The KV-cache store pool. Byte sizes are whole numbers of bytes, as
+    /// integers or decimal digits (stored as digits).
     pub struct MooncakeStoreConfig {
+        /// Runs the shared KV-cache store; the `store` and `both` modes set it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enabled: Option<bool>,
+        /// The store's metadata server; GCO's monitor refuses an address
+        /// outside each target region.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub metadata_server: Option<String>,
+        /// The `mooncake-master` address; GCO's monitor refuses an address
+        /// outside each target region.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub master_server_address: Option<String>,
+        /// Not read by GCO's newest monitor: `mooncake.json` takes the
+        /// protocol from `transfer.protocol`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub protocol: Option<TransferProtocol>,
+        /// Not read by GCO's newest monitor: `mooncake.json` takes the
+        /// device from `transfer.device_name`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub device_name: Option<String>,
+        /// Bytes each instance gives the store, 0 to 2**63-1 (0: the store
+        /// caches nothing).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[cfg_attr(feature = "schema", schemars(regex(pattern = r"^\s*[0-9]+\s*$")))]
+        #[cfg_attr(feature = "schema", schemars(schema_with = "byte_size"))]
         pub global_segment_size: Option<String>,
+        /// Each instance's local buffer in bytes, 0 to 2**63-1.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[cfg_attr(feature = "schema", schemars(regex(pattern = r"^\s*[0-9]+\s*$")))]
+        #[cfg_attr(feature = "schema", schemars(schema_with = "byte_size"))]
         pub local_buffer_size: Option<String>,
+        /// Where the store offloads KV blocks.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub offload: Option<OffloadTier>,
         /// Needs `enabled: true`: the cold tier extends the hot store.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub cold_tier_enabled: Option<bool>,
+        /// The image of the region's shared `mooncake-master`; wins over
+        /// the monitor's `MOONCAKE_MASTER_IMAGE`. A target region whose
+        /// monitor has neither cannot run the shared master.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub master_image: Option<String>,
     }
 }
 
 typed! {
     /// The transfer engine that moves KV cache between instances.
     pub struct MooncakeTransferConfig {
+        /// How KV blocks move: `rdma` (over EFA) or `tcp`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub protocol: Option<TransferProtocol>,
         /// Empty: Mooncake detects the interface.
@@ -80,24 +105,33 @@ typed! {
         pub device_name: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub num_workers: Option<i64>,
+        /// The first port of the KV bootstrap window.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub bootstrap_base_port: Option<i64>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub abort_request_timeout: Option<i64>,
+        /// The transfer engine's peers; GCO's monitor refuses an address
+        /// outside each target region.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub peer_addresses: Option<Vec<String>>,
     }
 }
 
 typed! {
     /// The PD proxy in front of a split topology.
     pub struct MooncakeProxyConfig {
+        /// The PD proxy's image; split modes default it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub image: Option<String>,
+        /// How the proxy picks instances.
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "schema", schemars(schema_with = "proxy_scheduling"))]
         pub scheduling: Option<String>,
         /// Name of the Kubernetes Secret holding the proxy admin key; the key
         /// itself never appears in a spec.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub admin_api_key_secret: Option<String>,
+        /// PD proxy instances.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub replicas: Option<i64>,
     }
@@ -111,6 +145,7 @@ typed! {
         pub min_replicas: Option<i64>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub max_replicas: Option<i64>,
+        /// What the role scales on.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub metrics: Option<Vec<Object>>,
     }
@@ -119,6 +154,7 @@ typed! {
 typed! {
     /// Per-role autoscaling; only split modes may enable it.
     pub struct MooncakeAutoscalingConfig {
+        /// The roles' bounds are ignored unless this is `true`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enabled: Option<bool>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -129,8 +165,11 @@ typed! {
 }
 
 typed! {
-    /// The optional `mooncake` block of a spec.
+    /// The optional `mooncake` block of a spec: disaggregated prefill/decode
+    /// serving (an XpYd topology) and a shared KV-cache store.
     pub struct MooncakeSpec {
+        /// `disaggregated` splits prefill and decode; `store` runs a single
+        /// KV-store instance; `both` composes the two.
         pub mode: MooncakeMode,
         /// Required for `disaggregated` and `both`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -149,14 +188,21 @@ typed! {
 typed! {
     /// An endpoint spec: what `deploy` stores under `spec`.
     pub struct EndpointSpec {
+        /// The model server's container image.
         pub image: String,
+        /// The model server's port (8443 is the TLS sidecar's).
         #[cfg_attr(feature = "schema", schemars(range(min = PORT_MIN, max = PORT_MAX)))]
         pub port: i64,
+        /// Instances of a classic (non-Mooncake) endpoint.
         #[cfg_attr(feature = "schema", schemars(range(min = 0)))]
         pub replicas: i64,
+        /// GPUs per instance.
         #[cfg_attr(feature = "schema", schemars(range(min = 0)))]
         pub gpu_count: i64,
+        /// The health check's HTTP path, starting with `/`.
         pub health_check_path: String,
+        /// The serving framework; which ones the team's GCO accepts is a
+        /// setting (`--frameworks`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub framework: Option<Framework>,
         /// Region -> image URI, when an ECR image is rewritten per region.
@@ -168,22 +214,31 @@ typed! {
         pub model_path: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub model_source: Option<String>,
+        /// The model container's environment; names match
+        /// `[A-Za-z_][A-Za-z0-9_]*`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub env: Option<std::collections::BTreeMap<String, String>>,
         /// The classic (non-mooncake) autoscaling block.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub autoscaling: Option<Object>,
+        /// The nodes' capacity type.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub capacity_type: Option<CapacityType>,
+        /// The model server's extra arguments.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub args: Option<Vec<String>>,
         /// Left out when `nvidia`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub accelerator: Option<String>,
+        /// Node labels the pods are scheduled on.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub node_selector: Option<std::collections::BTreeMap<String, String>>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub mooncake: Option<MooncakeSpec>,
+        /// Set up by a canary deploy; GCO refuses it beside `mooncake`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<crate::status::CanarySpec>"))]
+        pub canary: Option<Object>,
     }
 }
 
@@ -228,12 +283,76 @@ mod schema_impls {
     }
 }
 
-/// The JSON Schema of [`EndpointSpec`], pretty-printed with a final newline:
-/// the text committed as `core/schema/endpoint-spec.schema.json`.
+/// A byte size as the checks take it: a whole number of bytes, as an
+/// integer or as decimal digits (Python's `strip()` around them allowed).
 #[cfg(feature = "schema")]
-pub fn endpoint_spec_schema() -> String {
-    let schema = schemars::schema_for!(EndpointSpec);
-    let mut text = serde_json::to_string_pretty(&schema).expect("a schema serializes");
-    text.push('\n');
-    text
+fn byte_size(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "anyOf": [
+            {"type": "integer", "minimum": crate::limits::MOONCAKE_BYTE_SIZE_MIN},
+            {"type": "string", "pattern": r"^\s*[0-9]+\s*$"}
+        ]
+    })
+}
+
+/// The proxy's scheduling policies GCO's monitor understands.
+#[cfg(feature = "schema")]
+fn proxy_scheduling(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "string",
+        "enum": crate::limits::MOONCAKE_PROXY_SCHEDULING,
+    })
+}
+
+/// The committed JSON Schemas (`core/schema/`): each file's name, its
+/// stable `$id`, in the order of [`schema_texts`].
+#[cfg(feature = "schema")]
+pub const SCHEMAS: [(&str, &str); 3] = [
+    (
+        "deploy-request.schema.json",
+        "urn:gco-spec:schema:deploy-request",
+    ),
+    (
+        "endpoint-record.schema.json",
+        "urn:gco-spec:schema:endpoint-record",
+    ),
+    (
+        "endpoint-spec.schema.json",
+        "urn:gco-spec:schema:endpoint-spec",
+    ),
+];
+
+/// The text of each of [`SCHEMAS`], in its order: pretty-printed with a
+/// final newline, `$schema`, `$id`, `title` and `description` first.
+#[cfg(feature = "schema")]
+pub fn schema_texts() -> [String; 3] {
+    let schemas = [
+        schemars::schema_for!(crate::deploy::DeployRequest),
+        schemars::schema_for!(crate::record::Record),
+        schemars::schema_for!(EndpointSpec),
+    ];
+    let mut texts = schemas.map(|schema| schema.to_value());
+    for ((_, id), text) in SCHEMAS.iter().zip(&mut texts) {
+        let serde_json::Value::Object(members) = text else {
+            unreachable!("a schema of a struct is an object")
+        };
+        // What a reader looks for first, first.
+        let mut with_id = serde_json::Map::new();
+        for key in ["$schema", "$id", "title", "description"] {
+            let value = match key {
+                "$id" => Some((*id).into()),
+                _ => members.shift_remove(key),
+            };
+            if let Some(value) = value {
+                with_id.insert(key.into(), value);
+            }
+        }
+        with_id.append(members);
+        *text = serde_json::Value::Object(with_id);
+    }
+    texts.map(|text| {
+        let mut text = serde_json::to_string_pretty(&text).expect("a schema serializes");
+        text.push('\n');
+        text
+    })
 }

@@ -46,8 +46,8 @@ fn validate_reports_each_problem_with_file_and_path() {
     assert_eq!(
         out,
         format!(
-            "{bad}: mooncake.topology.prefill: mooncake.topology.prefill out of range [1, 1000]: 0\n\
-             {bad}: mooncake.proxy.scheduling: warning: mooncake.proxy.scheduling 'x' is not one GCO's monitor understands (round_robin)\n"
+            "{bad}:1:42: mooncake.topology.prefill: mooncake.topology.prefill out of range [1, 1000]: 0\n\
+             {bad}:1:83: mooncake.proxy.scheduling: warning: mooncake.proxy.scheduling 'x' is not one GCO's monitor understands (round_robin)\n"
         )
     );
     let (code, out) = run(&["validate", &good], "");
@@ -60,12 +60,15 @@ fn validate_reads_stdin_and_reports_bad_json() {
     assert_eq!(code, 1);
     assert_eq!(
         out,
-        "-: invalid JSON: Expecting value: line 1 column 10 (char 9)\n"
+        "-:1:10: invalid JSON: Expecting value: line 1 column 10 (char 9)\n"
     );
     let (code, out) = run(&["validate", "-"], r#"{"image": "x", "port": 0}"#);
     assert_eq!(
         (code, out.as_str()),
-        (1, "-: port: port must be an integer in [1, 65535], got 0\n")
+        (
+            1,
+            "-:1:24: port: port must be an integer in [1, 65535], got 0\n"
+        )
     );
 }
 
@@ -334,7 +337,7 @@ fn validate_checks_frameworks_against_the_teams_gco() {
     assert_eq!(code, 1);
     assert_eq!(
         out,
-        format!("{tgi}: framework: framework must be 'vllm' or 'sglang'\n")
+        format!("{tgi}:1:99: framework: framework must be 'vllm' or 'sglang'\n")
     );
     // An older GCO's, by flag (either form, before or after the command or
     // the files).
@@ -347,9 +350,234 @@ fn validate_checks_frameworks_against_the_teams_gco() {
         assert_eq!(code, 1);
         assert_eq!(
             out,
-            format!("{sglang}: framework: framework must be 'vllm' or 'tgi'\n")
+            format!("{sglang}:1:75: framework: framework must be 'vllm' or 'tgi'\n")
         );
     }
     let (code, _) = run(&["validate", "--frameworks", "vllm,triton", &tgi], "");
     assert_eq!(code, 2);
+}
+
+/// A file with an error and a warning, as the formats' tests read it.
+fn sample() -> String {
+    temp_file(
+        "sample.gco.json",
+        "{\n  \"endpoint_name\": \"chat-pd\",\n  \"image\": \"vllm/vllm-openai:v0.11.0\",\n  \"mooncake\": {\n    \"mode\": \"disaggregated\",\n    \"topology\": {\"prefill\": 0, \"decode\": 2},\n    \"colour\": \"蓝😀\"\n  }\n}\n",
+    )
+}
+
+fn json_of(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+#[test]
+fn validate_prints_places_in_every_format() {
+    let file = sample();
+    let (code, out) = run(&["validate", "--output-format", "github", &file], "");
+    assert_eq!(code, 1);
+    assert_eq!(
+        out,
+        format!(
+            "::error file={file},line=6,col=29,endLine=6,endColumn=30,title=GCO108 out-of-range::mooncake.topology.prefill: mooncake.topology.prefill out of range [1, 1000]: 0\n\
+             ::warning file={file},line=7,col=5,endLine=7,endColumn=13,title=GCO101 unknown-member::mooncake.colour: unknown key 'colour' in mooncake, which GCO ignores; known keys: mode, topology, store, transfer, proxy, autoscaling\n"
+        )
+    );
+
+    let (_, out) = run(&["validate", "--output-format=json", &file], "");
+    let report = json_of(&out);
+    let error = &report[0]["errors"][0];
+    assert_eq!(report[0]["ok"], false);
+    assert_eq!(error["path"], "mooncake.topology.prefill");
+    assert_eq!(error["code"], "GCO108");
+    assert_eq!(
+        error["range"],
+        json_of(
+            r#"{"start": {"line": 6, "column": 29, "offset": 144}, "end": {"line": 6, "column": 30, "offset": 145}}"#
+        )
+    );
+    assert_eq!(report[0]["warnings"][0]["range"]["start"]["column"], 5);
+
+    let (_, out) = run(&["validate", "--output-format", "gitlab", &file, &file], "");
+    let issues = json_of(&out);
+    let issues = issues.as_array().unwrap();
+    assert_eq!(issues.len(), 4);
+    assert_eq!(
+        issues[0]["location"]["positions"]["begin"],
+        json_of(r#"{"line": 6, "column": 29}"#)
+    );
+    assert_eq!(issues[0]["severity"], "major");
+    assert_eq!(issues[1]["severity"], "minor");
+    let mut fingerprints: Vec<_> = issues
+        .iter()
+        .map(|i| i["fingerprint"].as_str().unwrap())
+        .collect();
+    fingerprints.dedup();
+    fingerprints.sort();
+    fingerprints.dedup();
+    assert_eq!(fingerprints.len(), 4, "each issue its own fingerprint");
+
+    let good = temp_file(
+        "good.gco.json",
+        r#"{"endpoint_name": "pd", "mooncake_mode": "store"}"#,
+    );
+    let (_, out) = run(&["validate", "--output-format", "junit", &good, &file], "");
+    assert!(
+        out.contains(
+            r#"<testsuites name="gco-spec" tests="2" failures="1" errors="0" skipped="0">"#
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            r#"<testcase name="{good}" classname="gco-spec.validate" file="{good}"/>"#
+        )),
+        "{out}"
+    );
+    assert!(out.contains(&format!("<failure message=\"1 error, 1 warning\" type=\"gco-spec\">{file}:6:29: mooncake.topology.prefill")), "{out}");
+}
+
+#[test]
+fn warnings_fail_a_run_only_when_asked() {
+    let warned = temp_file(
+        "warned.gco.json",
+        r#"{"mode": "both", "topology": {"prefill": 1, "decode": 1}, "colour": 1}"#,
+    );
+    let (code, out) = run(&["validate", &warned], "");
+    assert_eq!(code, 0);
+    assert!(
+        out.contains(":1:59: mooncake.colour: warning: unknown key 'colour'"),
+        "{out}"
+    );
+    assert_eq!(run(&["validate", "--warnings-as-errors", &warned], "").0, 1);
+    let (_, out) = run(&["validate", "--output-format", "junit", &warned], "");
+    assert!(
+        out.contains("<system-out>") && out.contains("failures=\"0\""),
+        "{out}"
+    );
+    let (_, out) = run(
+        &[
+            "validate",
+            "--output-format",
+            "junit",
+            "--warnings-as-errors",
+            &warned,
+        ],
+        "",
+    );
+    assert!(
+        out.contains("<failure message=\"0 errors, 1 warning\""),
+        "{out}"
+    );
+    assert_eq!(
+        run(&["validate", "--output-format", "xml", &warned], "").0,
+        2
+    );
+}
+
+/// Checks a SARIF log against the published SARIF 2.1.0 schema kept in the
+/// repository, with Python's `jsonschema` (scripts/setup-tests.sh installs
+/// it): the schema's errors, none when it is valid.
+fn sarif_schema_errors(log: &str) -> String {
+    const CHECK: &str = "import json, sys\n\
+        from jsonschema import Draft4Validator, FormatChecker\n\
+        schema = json.load(open(sys.argv[1]))\n\
+        Draft4Validator.check_schema(schema)\n\
+        log = json.load(sys.stdin)\n\
+        for e in Draft4Validator(schema, format_checker=FormatChecker()).iter_errors(log):\n\
+        \x20   print(list(e.absolute_path), e.message)\n";
+    let schema = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/schemas/sarif-schema-2.1.0.json"
+    );
+    let mut child = Command::new("python3")
+        .args(["-c", CHECK, schema])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(log.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "the schema check itself failed");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn sarif_is_valid_against_the_published_schema_with_a_rule_per_kind() {
+    let file = sample();
+    let unreadable = "/nonexistent/x.gco.json";
+    let bad_json = temp_file("bad json.gco.json", "{\"mode\": }");
+    let (code, out) = run(
+        &[
+            "validate",
+            "--output-format",
+            "sarif",
+            &file,
+            unreadable,
+            &bad_json,
+        ],
+        "",
+    );
+    assert_eq!(code, 1);
+    assert_eq!(sarif_schema_errors(&out), "");
+    let log = json_of(&out);
+    let run = &log["runs"][0];
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), gco_spec::message_kind::KINDS.len());
+    for rule in rules {
+        assert!(rule["helpUri"].as_str().unwrap().starts_with("https://"));
+        assert!(
+            rule["fullDescription"]["text"]
+                .as_str()
+                .unwrap()
+                .contains("GCO's source: ")
+        );
+    }
+    let results = run["results"].as_array().unwrap();
+    let ids: Vec<&str> = results
+        .iter()
+        .map(|r| r["ruleId"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["GCO108", "GCO101", "GCO002", "GCO001"]);
+    for r in results {
+        let index = r["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[index]["id"], r["ruleId"]);
+    }
+    let region = &results[0]["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(region["startLine"], 6);
+    assert_eq!(region["byteOffset"], 144);
+    assert_eq!(region["byteLength"], 1);
+    assert!(
+        results[3]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("bad%20json.gco.json")
+    );
+    // The check can fail: a log the schema refuses.
+    let broken = out.replacen("\"level\": \"error\"", "\"level\": \"fatal\"", 1);
+    assert!(sarif_schema_errors(&broken).contains("'fatal' is not one of"));
+}
+
+/// The repository's pre-commit hook, run as pre-commit runs it: its entry
+/// with the staged files its pattern picks.
+#[test]
+fn the_pre_commit_hook_checks_gco_json_files() {
+    let hooks = concat!(env!("CARGO_MANIFEST_DIR"), "/../.pre-commit-hooks.yaml");
+    let hooks: serde_norway::Value =
+        serde_norway::from_str(&std::fs::read_to_string(hooks).unwrap()).unwrap();
+    let hook = &hooks[0];
+    assert_eq!(hook["id"].as_str(), Some("gco-spec-validate"));
+    let entry: Vec<&str> = hook["entry"].as_str().unwrap().split(' ').collect();
+    assert_eq!(entry[0], "gco-spec");
+    assert_eq!(hook["files"].as_str(), Some(r"\.gco\.json$"));
+    let file = sample();
+    assert!(file.ends_with(".gco.json"));
+    let mut args = entry[1..].to_vec();
+    args.push(&file);
+    let (code, out) = run(&args, "");
+    assert_eq!(code, 1);
+    assert!(out.contains(":6:29: mooncake.topology.prefill"), "{out}");
 }

@@ -87,13 +87,20 @@ test('installed: a strict TypeScript consumer typechecks', () => {
   const { dir } = install();
   fs.writeFileSync(path.join(dir, 'consumer.ts'), `
     import { validateJson, validateDocument, planDeploy, deployCommands, parseByteSize, buildMooncakeBlock,
-      type ValidationResult, type DocumentResult, type Diagnostic } from 'gco-spec';
+      type ValidationResult, type DocumentResult, type Diagnostic, type TextRange } from 'gco-spec';
     const block: ValidationResult = validateJson('{"mode":"store"}');
     const first: Diagnostic | undefined = block.errors[0];
     const doc: DocumentResult = validateDocument('{}', { deployedRegions: ['us-east-1'], defaultImage: 'img:1' });
     const kind: 'record' | 'deploy_request' | 'spec' | 'mooncake_block' | null = doc.kind;
     // Options and the region may be left out.
     const alone: DocumentResult = validateDocument('{}');
+    // Each diagnostic of a text has its range; the monitor settings are
+    // GET /api/monitor-settings's answer.
+    const placed: TextRange | undefined = validateDocument('{"mode": 1}', {
+      monitorSettings: { default: { master_image: 'm:1' }, regions: { 'us-east-1': {} } },
+    }).errors[0]?.range;
+    const column: number | undefined = placed?.start.column;
+    const offset: number | undefined = placed?.end.offset;
     const size = parseByteSize('4 GiB');
     const canonical: string = size.ok ? size.value : size.error;
     const plan = planDeploy('{}', 'us-east-1');
@@ -103,13 +110,14 @@ test('installed: a strict TypeScript consumer typechecks', () => {
     const lines: string[] = commands.ok ? commands.lines : [];
     const built = buildMooncakeBlock({ mode: 'both', prefillReplicas: 2n, defaultProxyImage: null });
     const text: string = built.ok ? built.json : built.kind;
-    export { first, kind, alone, canonical, planned, everywhere, lines, text };
+    export { first, kind, alone, column, offset, canonical, planned, everywhere, lines, text };
   `);
   fs.writeFileSync(path.join(dir, 'bad.ts'), `
     import { validateJson, buildMooncakeBlock } from 'gco-spec';
     const n: number = validateJson('{}').ok;
     buildMooncakeBlock({ mode: 'both', prefill_replicas: 2 });
-    export { n };
+    const line: string | undefined = validateJson('{}').errors[0]?.range?.start.line;
+    export { n, line };
   `);
   const tsc = (file) => {
     try {
@@ -125,4 +133,5 @@ test('installed: a strict TypeScript consumer typechecks', () => {
   const errors = tsc('bad.ts');
   assert.match(errors, /bad\.ts\(3,11\): error TS2322: Type 'boolean' is not assignable to type 'number'/);
   assert.match(errors, /bad\.ts\(4,40\): error TS2561: .*'prefill_replicas'/);
+  assert.match(errors, /bad\.ts\(5,11\): error TS2322: Type 'number \| undefined' is not assignable to type 'string \| undefined'/);
 });

@@ -40,13 +40,15 @@ function freePort() {
   });
 }
 
-async function startServer(extraArgs = []) {
+/** Every region's monitor has a master image: the CLI's file check knows no
+ * monitor, so no answer compared with it may warn about one. */
+const ALL_MASTER_IMAGES = '[default]\nmaster_image = "mooncake/master:0.3.6"\n';
+
+async function startServer(extraArgs = [], monitorSettings = ALL_MASTER_IMAGES) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gco-pkg-server-'));
   const port = await freePort();
-  // Every region's monitor has a master image: the package's file check
-  // knows no monitor, so neither may warn about one.
   const monitors = path.join(dir, 'monitors.toml');
-  fs.writeFileSync(monitors, '[default]\nmaster_image = "mooncake/master:0.3.6"\n');
+  fs.writeFileSync(monitors, monitorSettings);
   const child = spawn(CONSOLE, [
     '--addr', `127.0.0.1:${port}`, '--data-dir', path.join(dir, 'store'),
     '--regions', CONFIG.deployedRegions.join(','), '--default-image', CONFIG.defaultImage,
@@ -74,13 +76,19 @@ async function startServer(extraArgs = []) {
   throw new Error(`gco-console did not start: ${stderr}`);
 }
 
+/** Diagnostics without their ranges, as the API gives them. */
+const unplaced = (list) => list.map(({ range, ...d }) => d);
+
 const post = async (url, body) => {
   const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   return { status: r.status, body: await r.json() };
 };
 
 test('every export answers as the server and the CLI on generated requests', { skip: skipReason }, async (t) => {
-  const server = await startServer();
+  // One region's monitor has a master image and the other's not: the
+  // server warns about the second, and so does the package given the
+  // server's monitor settings.
+  const server = await startServer([], '[regions.eu-west-1]\nmaster_image = "mooncake/master:0.3.6"\n');
   t.after(server.stop);
   const requests = generateRequests(COUNT, 20261205);
   const config = await (await fetch(`${server.url}/api/config`)).json();
@@ -90,23 +98,29 @@ test('every export answers as the server and the CLI on generated requests', { s
   });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gco-pkg-cli-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const monitorSettings = await (await fetch(`${server.url}/api/monitor-settings`)).json();
   let valid = 0;
+  let masterImageWarnings = 0;
   const deployedNames = new Set();
   for (const [i, text] of requests.entries()) {
     const { body: server_ } = await post(`${server.url}/api/validate`, text);
 
-    // validateDocument: /api/validate's answer, path for path, in order.
-    const doc = gco.validateDocument(text, CONFIG);
+    // validateDocument: /api/validate's answer, path for path, in order
+    // (the package's diagnostics also carry their ranges).
+    const doc = gco.validateDocument(text, { ...CONFIG, monitorSettings });
     assert.equal(doc.kind, 'deploy_request', text);
     assert.deepEqual(
-      { ok: doc.ok, errors: doc.errors, warnings: doc.warnings, spec: doc.spec ?? null },
+      { ok: doc.ok, errors: unplaced(doc.errors), warnings: unplaced(doc.warnings), spec: doc.spec ?? null },
       server_, text,
     );
+    masterImageWarnings += server_.warnings.filter((d) => d.path === 'mooncake.store.master_image').length;
 
     // validateJson / validate on a block the request carries as is.
     const request = JSON.parse(text);
     if (request.mooncake !== undefined && !/\d{17,}|\.0\b/.test(text)) {
-      const inBlock = (d) => d.path === 'mooncake' || d.path.startsWith('mooncake.');
+      // A block alone knows no region's monitor.
+      const inBlock = (d) => (d.path === 'mooncake' || d.path.startsWith('mooncake.'))
+        && d.path !== 'mooncake.store.master_image';
       for (const block of [gco.validateJson(JSON.stringify(request.mooncake)), gco.validate(request.mooncake)]) {
         assert.deepEqual(block.errors, server_.errors.filter(inBlock), text);
         assert.deepEqual(block.warnings, server_.warnings.filter(inBlock), text);
@@ -160,6 +174,7 @@ test('every export answers as the server and the CLI on generated requests', { s
     assert.equal(recordDoc.kind, 'record');
     assert.deepEqual(recordDoc.errors, [], JSON.stringify(recordDoc));
   }
+  assert.ok(masterImageWarnings > 0, 'no generated request needed a master image');
   assert.ok(valid >= COUNT / 10, `only ${valid} of ${COUNT} generated requests are valid`);
   assert.ok(valid <= COUNT * 0.9, `${valid} of ${COUNT} generated requests are valid: too few invalid ones`);
 });
@@ -182,7 +197,7 @@ test('an older GCO\'s frameworks: the package, the server and the CLI agree', { 
   for (const [i, text] of requests.entries()) {
     const { body: server_ } = await post(`${server.url}/api/validate`, text);
     const doc = gco.validateDocument(text, { ...CONFIG, frameworks });
-    assert.deepEqual({ ok: doc.ok, errors: doc.errors, warnings: doc.warnings, spec: doc.spec ?? null }, server_, text);
+    assert.deepEqual({ ok: doc.ok, errors: unplaced(doc.errors), warnings: unplaced(doc.warnings), spec: doc.spec ?? null }, server_, text);
     // The default list answers otherwise exactly where a framework is at stake.
     const framework = JSON.parse(text).framework;
     if (framework === 'tgi' || framework === 'sglang') {
@@ -195,9 +210,11 @@ test('an older GCO\'s frameworks: the package, the server and the CLI agree', { 
     const file = path.join(dir, `request-${i}.json`);
     fs.writeFileSync(file, text);
     const cli = spawnSync(CLI, ['validate', '--frameworks', frameworks.join(','), file], { encoding: 'utf8' });
+    // The CLI's places are the package's.
+    const at = (d) => `${file}:${d.range.start.line}:${d.range.start.column}: ${d.path ? `${d.path}: ` : ''}`;
     const lines = [
-      ...doc.errors.map((d) => `${file}: ${d.path ? `${d.path}: ` : ''}${d.message}`),
-      ...doc.warnings.map((d) => `${file}: ${d.path ? `${d.path}: ` : ''}warning: ${d.message}`),
+      ...doc.errors.map((d) => `${at(d)}${d.message}`),
+      ...doc.warnings.map((d) => `${at(d)}warning: ${d.message}`),
     ];
     assert.deepEqual(cli.stdout.split('\n').filter(Boolean).sort(), lines.sort(), text);
     assert.equal(cli.status, doc.ok ? 0 : 1, text);

@@ -15,6 +15,12 @@ const { loadPackage } = require('./load.cjs');
 const gco = loadPackage();
 
 const err = (path, message) => ({ path, message });
+/** An answer's diagnostics without their ranges (ranges have their own tests). */
+const unplaced = (answer) => ({
+  ...answer,
+  errors: answer.errors.map(({ range, ...d }) => d),
+  warnings: answer.warnings.map(({ range, ...d }) => d),
+});
 
 // --- validateJson / validate: exact reference messages --------------------
 
@@ -405,15 +411,15 @@ test('a value nested as deep as the text parser allows is accepted', () => {
 
 test('validateDocument: the kind, and each kind checked as gco-spec validate does', () => {
   const request = '{"endpoint_name":"llm","image":"img:1","replicas":0}';
-  assert.deepEqual(gco.validateDocument(request), {
+  assert.deepEqual(unplaced(gco.validateDocument(request)), {
     kind: 'deploy_request', ok: true, errors: [], warnings: [],
     spec: { image: 'img:1', port: 8000, replicas: 0, gpu_count: 1, health_check_path: '/health' },
   });
-  assert.deepEqual(gco.validateDocument('{"image":"img:1","port":0}'), {
+  assert.deepEqual(unplaced(gco.validateDocument('{"image":"img:1","port":0}')), {
     kind: 'spec', ok: false, errors: [err('port', 'port must be an integer in [1, 65535], got 0')], warnings: [],
   });
   assert.deepEqual(gco.validateDocument('{"mode":"store"}'), { kind: 'mooncake_block', ok: true, errors: [], warnings: [] });
-  assert.deepEqual(gco.validateDocument('[1'), {
+  assert.deepEqual(unplaced(gco.validateDocument('[1')), {
     kind: null, ok: false, errors: [err('', "invalid JSON: Expecting ',' delimiter: line 1 column 3 (char 2)")], warnings: [],
   });
 });
@@ -425,10 +431,78 @@ test('validateDocument: the deploy surroundings come from the options', () => {
   assert.equal(gco.validateDocument(request).spec.image, gco.validateDocument(request, {}).spec.image);
   // An option set to undefined is one not given.
   assert.equal(gco.validateDocument(request, { deployedRegions: undefined }).ok, true);
-  assert.deepEqual(gco.validateDocument(request, { deployedRegions: [], defaultImage: 'd:1' }).errors, [
+  assert.deepEqual(unplaced(gco.validateDocument(request, { deployedRegions: [], defaultImage: 'd:1' })).errors, [
     err('target_regions', 'No deployed regions found. Deploy infrastructure first.'),
   ]);
   assert.equal(gco.validateDocument(request, { deployedRegions: ['us-east-1'], defaultImage: 'd:1' }).spec.image, 'd:1');
+});
+
+/** The text a range covers, found from its lines and UTF-16 columns as an
+ * editor finds it (lines end at \n, \r\n or \r), checked against its byte
+ * offsets. */
+function rangeText(text, range) {
+  const lineStarts = [0];
+  for (const m of text.matchAll(/\r\n|\n|\r/g)) lineStarts.push(m.index + m[0].length);
+  const at = ({ line, column }) => lineStarts[line - 1] + column - 1;
+  const slice = text.slice(at(range.start), at(range.end));
+  const bytes = Buffer.from(text, 'utf8').subarray(range.start.offset, range.end.offset).toString('utf8');
+  assert.equal(bytes, slice, 'the byte offsets cover what the columns do');
+  return slice;
+}
+
+test('validateDocument: each diagnostic\'s range covers the value, the lacking object or the unknown key', () => {
+  const text = '{\r\n\t"endpoint_name": "chat-pd", "image": "vllm/vllm-openai:v1",\r\n'
+    + '\t"labels": {"team": "推理😀"}, "mooncake": {"mode": "disaggregated",\r\n'
+    + '\t  "topology": {"prefill": 0, "decode": 2}, "colour": "蓝", "colour": "红"}}';
+  const doc = gco.validateDocument(text);
+  const placed = [...doc.errors, ...doc.warnings].map((d) => [d.path, rangeText(text, d.range)]);
+  assert.deepEqual(placed, [
+    ['mooncake.topology.prefill', '0'],
+    ['labels.team', '"推理😀"'],
+    ['mooncake.colour', '"colour"'],
+  ]);
+  const zero = text.indexOf(': 0') + 2;
+  assert.deepEqual(doc.errors[0].range.start, { line: 4, column: 28, offset: Buffer.byteLength(text.slice(0, zero)) });
+  // A missing member: the object that lacks it.
+  const lacking = '{"mode": "both", "topology": {"decode": 1}}';
+  assert.equal(rangeText(lacking, gco.validateDocument(lacking).errors[0].range), '{"decode": 1}');
+  // Text that is no document: one error, placed where it goes wrong.
+  for (const [bad, at, message] of [
+    ['{"mode": }', '}', "invalid JSON: Expecting value: line 1 column 10 (char 9)"],
+    ['', '', 'invalid JSON: the document is empty'],
+    ['['.repeat(1001), '[', 'invalid JSON: Nesting too deep: line 1 column 1001 (char 1000)'],
+  ]) {
+    const answer = gco.validateDocument(bad);
+    assert.equal(answer.errors.length, 1);
+    assert.equal(answer.errors[0].message, message);
+    assert.equal(rangeText(bad, answer.errors[0].range), at);
+  }
+  // A value not given as text has no range, and nothing pretends otherwise.
+  assert.equal('range' in gco.validate({ mode: 'both' }).errors[0], false);
+  assert.equal('range' in gco.validateJson('{"mode": "both"}').errors[0], false);
+});
+
+test('validateDocument: with monitorSettings, a deploy request is checked as POST /api/validate checks it', () => {
+  const request = '{"endpoint_name": "kv", "mooncake_mode": "store", "target_regions": ["us-east-1", "eu-west-1"]}';
+  const options = { deployedRegions: ['us-east-1', 'eu-west-1'], defaultImage: 'img:1' };
+  assert.deepEqual(gco.validateDocument(request, options).warnings, []);
+  const settings = { default: {}, regions: { 'eu-west-1': { master_image: 'mooncake/master:1' } } };
+  const doc = gco.validateDocument(request, { ...options, monitorSettings: settings });
+  assert.equal(doc.ok, true);
+  assert.deepEqual(doc.warnings.map((d) => [d.path, d.message.split(':')[0]]), [
+    ['mooncake.store.master_image', 'us-east-1 has no master image'],
+  ]);
+  // No mooncake block in the text: the request itself lacks it.
+  assert.equal(rangeText(request, doc.warnings[0].range), request);
+  const everywhere = { default: { master_image: 'mooncake/master:1' } };
+  assert.deepEqual(gco.validateDocument(request, { ...options, monitorSettings: everywhere }).warnings, []);
+  for (const [bad, message] of [
+    [{ default: { master_imag: 'x' } }, /^validateDocument: option "monitorSettings": unknown monitor setting default\.master_imag; the settings are /],
+    [{ regions: { mars: {} } }, /^validateDocument: option "monitorSettings": regions\.mars: 'mars' is not an AWS region/],
+    [[], /^validateDocument: option "monitorSettings": the monitor settings must be a table$/],
+  ]) {
+    assert.throws(() => gco.validateDocument(request, { monitorSettings: bad }), (e) => e instanceof TypeError && message.test(e.message));
+  }
 });
 
 test('planDeploy and deployCommands: as gco-spec plan and cli', () => {
@@ -455,7 +529,7 @@ test('document functions: misuse throws a TypeError naming the function', () => 
   const cases = [
     [() => gco.validateDocument(1), /^validateDocument: expected a string$/],
     [() => gco.validateDocument('{}', null), /^validateDocument: expected an options object$/],
-    [() => gco.validateDocument('{}', { regions: [] }), /^validateDocument: unknown option "regions"; expected one of deployedRegions, defaultImage, frameworks$/],
+    [() => gco.validateDocument('{}', { regions: [] }), /^validateDocument: unknown option "regions"; expected one of deployedRegions, defaultImage, frameworks, monitorSettings$/],
     [() => gco.validateDocument('{}', { frameworks: ['vllm', 'x'] }), /^validateDocument: option "frameworks" must name one or more of "vllm", "sglang" and "tgi"$/],
     [() => gco.validateDocument('{}', { frameworks: [1] }), /^validateDocument: option "frameworks": expected an array of strings$/],
     [() => gco.validateDocument('{}', { deployedRegions: 'us-east-1' }), /^validateDocument: option "deployedRegions": expected an array of strings$/],

@@ -14,13 +14,19 @@ macro_rules! deploy_request {
         //
         // Each field is the member as given, `None` when absent; a given
         // `null` stays `Some(Value::Null)`, which some rules refuse.
+        //
+        // With `schema`, its JSON Schema (`core/schema/`): each field's
+        // `schemars(with)` type is what `deploy()` takes there.
         #[derive(Debug, Clone, Default, PartialEq)]
         #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+        #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+        #[cfg_attr(feature = "schema", schemars(deny_unknown_fields))]
         pub struct DeployRequest {
             $($(#[$attribute])* pub $field: Option<Value>,)*
             /// Members that are no parameter of `deploy()`, in their order:
             /// each gets a warning, and is otherwise ignored.
             #[cfg_attr(feature = "openapi", schema(ignore))]
+            #[cfg_attr(feature = "schema", schemars(skip))]
             pub unknown: Vec<(Value, Value)>,
         }
 
@@ -39,81 +45,145 @@ macro_rules! deploy_request {
 }
 
 deploy_request! {
+    /// The endpoint's name: a DNS label GCO routes as `/inference/<name>`.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     endpoint_name,
-    /// Required unless `mooncake_mode` is given (which brings a default).
+    /// The model server's container image. Required unless `mooncake_mode`
+    /// is given (which brings a default).
     #[cfg_attr(feature = "openapi", schema(value_type = String, required = false))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     image,
     /// Default: every region with GCO infrastructure.
     #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>, required = false))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<Vec<String>>"))]
     target_regions,
+    /// Instances of a classic (non-Mooncake) endpoint.
     #[cfg_attr(feature = "openapi", schema(value_type = i64, required = false,
         default = json!(crate::limits::DEFAULT_REPLICAS)))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<i64>", range(min = 0),
+        extend("default" = crate::limits::DEFAULT_REPLICAS)))]
     replicas,
+    /// GPUs per instance.
     #[cfg_attr(feature = "openapi", schema(value_type = i64, required = false,
         default = json!(crate::limits::DEFAULT_GPU_COUNT)))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<i64>", range(min = 0),
+        extend("default" = crate::limits::DEFAULT_GPU_COUNT)))]
     gpu_count,
     #[cfg_attr(feature = "openapi", schema(value_type = String, required = false))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     gpu_type,
+    /// The model server's port (8443 is the TLS sidecar's).
     #[cfg_attr(feature = "openapi", schema(value_type = i64, required = false,
         default = json!(crate::limits::DEFAULT_PORT)))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<i64>",
+        range(min = crate::limits::PORT_MIN, max = crate::limits::PORT_MAX),
+        extend("default" = crate::limits::DEFAULT_PORT)))]
     port,
     #[cfg_attr(feature = "openapi", schema(value_type = String, required = false))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     model_path,
     #[cfg_attr(feature = "openapi", schema(value_type = String, required = false))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     model_source,
+    /// The health check's HTTP path, starting with `/`.
     #[cfg_attr(feature = "openapi", schema(value_type = String, required = false,
         default = json!(crate::limits::DEFAULT_HEALTH_CHECK_PATH)))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>",
+        extend("default" = crate::limits::DEFAULT_HEALTH_CHECK_PATH)))]
     health_check_path,
+    /// The model container's environment; names match
+    /// `[A-Za-z_][A-Za-z0-9_]*`.
     #[cfg_attr(feature = "openapi", schema(
         value_type = std::collections::BTreeMap<String, String>, required = false))]
+    #[cfg_attr(feature = "schema", schemars(
+        with = "Option<std::collections::BTreeMap<String, String>>"))]
     env,
+    /// The Kubernetes namespace.
     #[cfg_attr(feature = "openapi", schema(value_type = String, required = false,
         default = json!(crate::limits::DEFAULT_NAMESPACE)))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>",
+        extend("default" = crate::limits::DEFAULT_NAMESPACE)))]
     namespace,
+    /// The endpoint's labels, as Kubernetes takes label keys and values.
     #[cfg_attr(feature = "openapi", schema(
         value_type = std::collections::BTreeMap<String, String>, required = false))]
+    #[cfg_attr(feature = "schema", schemars(
+        with = "Option<std::collections::BTreeMap<String, String>>"))]
     labels,
+    /// The classic (non-Mooncake) autoscaling block.
     #[cfg_attr(feature = "openapi", schema(value_type = Object, required = false))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<Object>"))]
     autoscaling,
+    /// The nodes' capacity type.
     #[cfg_attr(feature = "openapi", schema(schema_with = schema::capacity_types, required = false))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::spec::CapacityType>"))]
     capacity_type,
+    /// The model server's extra arguments (the spec's `args`).
     #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>, required = false))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<Vec<String>>"))]
     extra_args,
+    /// Left out of the spec when `nvidia`.
     #[cfg_attr(feature = "openapi", schema(value_type = String, required = false,
         default = json!(crate::limits::DEFAULT_ACCELERATOR)))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>",
+        extend("default" = crate::limits::DEFAULT_ACCELERATOR)))]
     accelerator,
+    /// Node labels the pods are scheduled on.
     #[cfg_attr(feature = "openapi", schema(
         value_type = std::collections::BTreeMap<String, String>, required = false))]
+    #[cfg_attr(feature = "schema", schemars(
+        with = "Option<std::collections::BTreeMap<String, String>>"))]
     node_selector,
     /// Whether to point the image at each region's ECR mirror.
     #[cfg_attr(feature = "openapi", schema(value_type = bool, required = false,
         default = true))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<bool>", extend("default" = true)))]
     rewrite_image,
-    /// Which of these the team's GCO accepts is the console's
-    /// `--frameworks`, in `GET /api/config`.
+    /// The serving framework. Which of these the team's GCO accepts is the
+    /// console's `--frameworks`, in `GET /api/config`.
     #[cfg_attr(feature = "openapi", schema(schema_with = schema::frameworks, required = false))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::Framework>"))]
     framework,
     /// Builds the `mooncake` block from this and the fields below.
     #[cfg_attr(feature = "openapi", schema(schema_with = schema::mooncake_modes, required = false))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::Mode>"))]
     mooncake_mode,
+    /// Prefill instances of a split topology, 1 to 1000.
     #[cfg_attr(feature = "openapi", schema(value_type = i64, required = false,
         default = json!(crate::limits::MOONCAKE_DEFAULT_INSTANCES)))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<i64>",
+        range(min = crate::limits::MOONCAKE_TOPOLOGY_MIN, max = crate::limits::MOONCAKE_TOPOLOGY_MAX),
+        extend("default" = crate::limits::MOONCAKE_DEFAULT_INSTANCES)))]
     prefill_replicas,
+    /// Decode instances of a split topology, 1 to 1000.
     #[cfg_attr(feature = "openapi", schema(value_type = i64, required = false,
         default = json!(crate::limits::MOONCAKE_DEFAULT_INSTANCES)))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<i64>",
+        range(min = crate::limits::MOONCAKE_TOPOLOGY_MIN, max = crate::limits::MOONCAKE_TOPOLOGY_MAX),
+        extend("default" = crate::limits::MOONCAKE_DEFAULT_INSTANCES)))]
     decode_replicas,
+    /// The block's `store`.
     #[cfg_attr(feature = "openapi", schema(value_type = Object, required = false))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::types::MooncakeStoreConfig>"))]
     mooncake_store,
+    /// The block's `transfer`.
     #[cfg_attr(feature = "openapi", schema(value_type = Object, required = false))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::types::MooncakeTransferConfig>"))]
     mooncake_transfer,
+    /// The block's `proxy`.
     #[cfg_attr(feature = "openapi", schema(value_type = Object, required = false))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::types::MooncakeProxyConfig>"))]
     mooncake_proxy,
+    /// The block's `autoscaling`.
     #[cfg_attr(feature = "openapi", schema(value_type = Object, required = false))]
+    #[cfg_attr(feature = "schema", schemars(
+        with = "Option<crate::types::MooncakeAutoscalingConfig>"))]
     mooncake_autoscaling,
     /// The `mooncake` block itself, as a spec carries it (ignored when
     /// `mooncake_mode` is given).
     #[cfg_attr(feature = "openapi", schema(value_type = Object, required = false))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::types::MooncakeSpec>"))]
     mooncake,
 }
 

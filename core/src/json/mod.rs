@@ -18,6 +18,7 @@ mod parse;
 mod pystr;
 #[cfg(feature = "serde")]
 mod serde_impl;
+pub mod spans;
 #[cfg(feature = "serde")]
 mod to_value;
 pub mod write;

@@ -8,7 +8,7 @@ use crate::limits::MOONCAKE_PROXY_SCHEDULING;
 use crate::suggest::did_you_mean;
 
 /// The keys a block may have, in the order the builder writes them.
-pub(super) const BLOCK_KEYS: &[&str] = &[
+pub const BLOCK_KEYS: &[&str] = &[
     "mode",
     "topology",
     "store",
@@ -43,6 +43,20 @@ const TRANSFER_KEYS: &[&str] = &[
 const PROXY_KEYS: &[&str] = &["image", "scheduling", "admin_api_key_secret", "replicas"];
 const AUTOSCALING_KEYS: &[&str] = &["enabled", "prefill", "decode"];
 const ROLE_KEYS: &[&str] = &["min_replicas", "max_replicas", "metrics"];
+
+/// Every member the checks know below the block, by its path in the block
+/// (`autoscaling.<role>` for each role): any other member gets an
+/// "unknown key" warning. The JSON Schemas' members are checked against it
+/// (`core/tests/schema.rs`).
+pub const SECTION_KEYS: [(&str, &[&str]); 7] = [
+    ("topology", TOPOLOGY_KEYS),
+    ("store", STORE_KEYS),
+    ("transfer", TRANSFER_KEYS),
+    ("proxy", PROXY_KEYS),
+    ("autoscaling", AUTOSCALING_KEYS),
+    ("autoscaling.prefill", ROLE_KEYS),
+    ("autoscaling.decode", ROLE_KEYS),
+];
 
 pub(super) fn lint(block: &Value, report: &mut Report) {
     let Some(block) = block.as_object() else {

@@ -4,6 +4,8 @@ mod build;
 mod lint;
 pub(crate) mod rules;
 
+pub use lint::{BLOCK_KEYS, SECTION_KEYS};
+
 pub use build::{
     Assembled, BuildArgs, BuildError, ErrorKind, assemble_mooncake_block, author_mooncake_block,
     build_mooncake_block, py_dict,

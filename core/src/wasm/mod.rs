@@ -25,12 +25,14 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
 use crate::commands::record_commands;
-use crate::deploy::{DeployContext, plan_deploy_owned};
+use crate::deploy::{DeployContext, plan_deploy_owned, plan_deploy_with_monitors};
 use crate::diagnostics::Report;
-use crate::document::{self, check_document, record_of_document};
+use crate::document::{self, Located, check_document, record_of_document};
 use crate::framework::{Framework, Frameworks};
 use crate::json::{self, Value};
 use crate::mooncake::{BuildArgs, build_mooncake_block};
+use crate::region::MonitorSettings;
+use crate::text_range::TextRange;
 use crate::{ByteSizeArg, author_byte_size, check_mooncake};
 use args::{JsDeserializer, Misuse};
 
@@ -48,11 +50,18 @@ fn to_js<T: Serialize>(answer: &T) -> JsValue {
 }
 
 /// One problem: a dotted field path (`mooncake.topology.prefill`; `""` for
-/// text that is not JSON or for the whole document) and its message.
+/// text that is not JSON or for the whole document), its message, and where
+/// a document given as text has it (`range`: the value at fault, the object
+/// lacking a member, an unknown member's key; lines and columns from 1,
+/// columns in UTF-16 code units as JS strings count, and UTF-8 byte
+/// offsets). A value given as a JS object has no range.
 #[derive(Serialize, Tsify)]
 pub struct Diagnostic {
     pub path: String,
     pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub range: Option<TextRange>,
 }
 
 /// What `validate` and `validateJson` answer for a `mooncake` block. `ok` is
@@ -78,6 +87,34 @@ impl From<Report> for ValidationResult {
             list.push(Diagnostic {
                 path: d.path,
                 message: d.message,
+                range: None,
+            });
+        }
+        ValidationResult {
+            ok: errors.is_empty(),
+            errors,
+            warnings,
+        }
+    }
+}
+
+impl From<Vec<Located>> for ValidationResult {
+    fn from(list: Vec<Located>) -> Self {
+        let (mut errors, mut warnings) = (Vec::new(), Vec::new());
+        for Located {
+            diagnostic: d,
+            range,
+        } in list
+        {
+            let list = if d.is_error() {
+                &mut errors
+            } else {
+                &mut warnings
+            };
+            list.push(Diagnostic {
+                path: d.path,
+                message: d.message,
+                range,
             });
         }
         ValidationResult {
@@ -130,7 +167,11 @@ pub struct DocumentResult {
 /// in `gco-spec validate`); `defaultImage` is the image a mooncake deploy
 /// without one gets (GCO's default when absent); `frameworks` are the ones
 /// the team's GCO accepts (`["vllm", "sglang"]` when absent, GCO since its
-/// SGLang release; `["vllm", "tgi"]` for an older GCO).
+/// SGLang release; `["vllm", "tgi"]` for an older GCO). `monitorSettings`
+/// is what `GET /api/monitor-settings` answers: with it a deploy request is
+/// also checked against each target region's monitor (a region that would
+/// need the shared master and has no master image is warned about, as
+/// `POST /api/validate` does); without it no monitor is assumed.
 #[derive(Deserialize, Tsify, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct DocumentOptions {
@@ -143,6 +184,13 @@ pub struct DocumentOptions {
     #[serde(deserialize_with = "strings_option")]
     #[tsify(optional, type = "(\"vllm\" | \"sglang\" | \"tgi\")[]")]
     pub frameworks: Option<Vec<String>>,
+    /// Each table: `cluster_name`, `regional_bucket`, `metadata_server`,
+    /// `master_address`, `master_image`, `project_name` (strings).
+    #[tsify(
+        optional,
+        type = "{ default?: Record<string, string>; regions?: Record<string, Record<string, string>> }"
+    )]
+    pub monitor_settings: Option<Value>,
 }
 
 // Strings are read as the JSON values every other option is, then taken
@@ -302,6 +350,7 @@ fn diagnostics(list: Vec<crate::diagnostics::Diagnostic>) -> Vec<Diagnostic> {
         .map(|d| Diagnostic {
             path: d.path,
             message: d.message,
+            range: None,
         })
         .collect()
 }
@@ -367,15 +416,6 @@ thread_local! {
     static ENCODER: TextEncoder = TextEncoder::new();
 }
 
-fn invalid_json(e: json::JsonError) -> Report {
-    let mut report = Report::default();
-    report.push(crate::diagnostics::Diagnostic::error(
-        "",
-        format!("invalid JSON: {e}"),
-    ));
-    report
-}
-
 /// Checks a `mooncake` block given as a JS value, as GCO's
 /// `validate_mooncake_spec` does, and lists every error and warning.
 ///
@@ -405,9 +445,13 @@ pub fn validate_json(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
 ) -> Result<JsValue, JsValue> {
     let text = text_arg("validateJson", text)?;
+    // The reference's answer, without places: `validateDocument` reads a
+    // bare block too, and places each diagnostic.
     let report = match json::parse(&text) {
         Ok(block) => check_mooncake(&block),
-        Err(e) => invalid_json(e),
+        Err(e) => Report {
+            diagnostics: vec![document::invalid_json(&text, &text, e).diagnostic],
+        },
     };
     Ok(to_js(&ValidationResult::from(report)))
 }
@@ -455,26 +499,35 @@ pub fn validate_document(
     if let Some(image) = &options.default_image {
         ctx.default_image = image;
     }
-    let (kind, report, spec) = match json::parse(&text) {
-        Err(e) => (None, invalid_json(e), None),
-        Ok(document) => match document::DocumentKind::of(&document) {
-            document::DocumentKind::DeployRequest => {
-                let check = plan_deploy_owned(document, &ctx);
-                let spec = check.deployment.map(|d| d.spec);
-                (
-                    Some(document::DocumentKind::DeployRequest),
-                    check.report,
-                    spec,
-                )
-            }
-            kind => (Some(kind), check_document(&document, &frameworks), None),
-        },
+    let monitors = match &options.monitor_settings {
+        None => None,
+        Some(settings) => Some(
+            MonitorSettings::from_value(settings)
+                .map_err(|d| misuse(F, &format!("option \"monitorSettings\": {}", d.message)))?,
+        ),
+    };
+    let (kind, located, spec) = match document::read_text(&text) {
+        Err(refusal) => (None, vec![refusal], None),
+        Ok((text, document)) => {
+            let kind = document::DocumentKind::of(&document);
+            let (report, spec) = match kind {
+                document::DocumentKind::DeployRequest => {
+                    let check = match &monitors {
+                        Some(monitors) => plan_deploy_with_monitors(document, &ctx, monitors),
+                        None => plan_deploy_owned(document, &ctx),
+                    };
+                    (check.report, check.deployment.map(|d| d.spec))
+                }
+                _ => (check_document(&document, &frameworks), None),
+            };
+            (Some(kind), document::locate(text, report), spec)
+        }
     };
     let ValidationResult {
         ok,
         errors,
         warnings,
-    } = report.into();
+    } = located.into();
     Ok(to_js(&DocumentResult {
         kind: kind.map(DocumentKind::from),
         ok,
@@ -494,7 +547,10 @@ fn record_of_text(
         deployed_regions: regions,
         ..DeployContext::default()
     };
-    let document = json::parse(text).map_err(|e| diagnostics(invalid_json(e).diagnostics))?;
+    // Plans and commands are not an editor's diagnostics: their errors
+    // carry no range.
+    let document = json::parse(text)
+        .map_err(|e| diagnostics(vec![document::invalid_json(text, text, e).diagnostic]))?;
     record_of_document(&document, &ctx)
         .map_err(|report| diagnostics(report.errors().cloned().collect()))
 }
@@ -527,6 +583,7 @@ pub fn plan_deploy_js(
                     errors: vec![Diagnostic {
                         path: e.path,
                         message: e.message,
+                        range: None,
                     }],
                 },
             }
