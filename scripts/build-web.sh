@@ -37,7 +37,11 @@ cd "$ROOT"
 # without Unicode's case tables): 340,183 bytes with issue 40 merged, and
 # the budget follows down to 340,500. The 300,000 target stays behind by
 # 13% (BENCHMARKS.md, "Over the wire": where the bytes go).
-BUDGET=${WEB_GZIP_BUDGET:-340500}   # bytes: wasm + JS, gzip -9
+# Issue 45 underlines each message's range in the JSON view and moves the
+# cursor there from the summary: 345,491 bytes on 2026-12-07 (+5,308: the
+# core's places about 2,300, the layer of underlines and its scrolling the
+# rest); the budget follows at 345,600.
+BUDGET=${WEB_GZIP_BUDGET:-345600}   # bytes: wasm + JS, gzip -9
 PROFILE=wasm-release
 TARGET=wasm32-unknown-unknown
 WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"

@@ -163,7 +163,11 @@ pub fn locate(text: &str, mut report: Report) -> Vec<Located> {
     let shift = text.len() - body.len();
     let lines = LineIndex::new(text);
     // A bare block's checks name its fields `mooncake.…`, as in a spec.
-    let bare_block = !json::spans::find(body, "mooncake").complete;
+    let names_block = report
+        .diagnostics
+        .iter()
+        .any(|d| d.path.starts_with("mooncake"));
+    let bare_block = names_block && !json::spans::find(body, "mooncake").complete;
     report
         .diagnostics
         .into_iter()

@@ -66,10 +66,21 @@ impl<'t> LineIndex<'t> {
     }
 
     pub fn range(&self, start: usize, end: usize) -> TextRange {
-        TextRange {
-            start: self.position(start),
-            end: self.position(end),
-        }
+        let first = self.position(start);
+        // Most ranges end on the line they start on: counted from the start
+        // rather than from the text's beginning again.
+        let within = &self.text[start..end];
+        let end = if within.contains(['\n', '\r']) {
+            self.position(end)
+        } else {
+            let units = within.chars().map(char::len_utf16).sum::<usize>();
+            Position {
+                column: first.column + units,
+                offset: end,
+                ..first
+            }
+        };
+        TextRange { start: first, end }
     }
 
     /// The character at `offset` (nothing at the end of the text).

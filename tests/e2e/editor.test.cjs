@@ -337,6 +337,51 @@ test('editing the JSON view updates the form', async () => {
   }
 });
 
+test('the JSON view underlines each message at its range, and a message moves the cursor there', async () => {
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context, { viewport: { width: 1280, height: 900 } });
+    await h.openEditor(page, env.base);
+    await page.getByRole('button', { name: 'JSON', exact: true }).click();
+    const json = page.getByLabel('Deploy request (JSON)', { exact: true });
+    const text = '{\n  "endpoint_name": "underlined",\n  "image": "vllm/vllm-openai:v0.11.0",\n'
+      + '  "labels": {"team": "推理"},\n  "mooncake": {\n    "mode": "disaggregated",\n'
+      + '    "topology": {"prefill": 0, "decode": 2},\n    "colour": "蓝😀"\n  }\n}';
+    await json.fill(text);
+    const marked = (severity) => page.$$eval(`.json-marks .mark-${severity}`, (els) => els.map((e) => e.textContent));
+    await page.waitForFunction(() => document.querySelectorAll('.json-marks .mark-error').length > 0);
+    assert.deepEqual(await marked('error'), ['"推理"', '0']);
+    // Warnings: the unknown key, and the mooncake object that lacks a master
+    // image for the server's monitors (cut by the error inside it).
+    assert.ok((await marked('warning')).includes('"colour"'), String(await marked('warning')));
+    assert.match((await marked('warning')).join(''), /^\{\n {4}"mode": "disaggregated"/);
+    // The layer lies exactly over the text: the underlined 0 is where the
+    // textarea draws it (same font, box and wrapping).
+    const [layer, area] = await page.$$eval('.json-marks, #json-editor', (els) => els.map((e) => {
+      const r = e.getBoundingClientRect();
+      return [r.left, r.top, r.width, r.height, getComputedStyle(e).fontFamily, getComputedStyle(e).lineHeight];
+    }));
+    assert.deepEqual(layer, area);
+    await h.screenshot(page, 'editor-json-underline');
+    // A message in the summary selects its range in the text.
+    await page.locator('.summary li.error button', { hasText: 'mooncake.topology.prefill' }).click();
+    await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'json-editor');
+    const selected = await page.$eval('#json-editor', (e) => e.value.slice(e.selectionStart, e.selectionEnd));
+    assert.equal(selected, '0');
+    await page.locator('.summary li.warning button', { hasText: 'mooncake.colour' }).click();
+    await page.waitForFunction(() => {
+      const e = document.getElementById('json-editor');
+      return e.value.slice(e.selectionStart, e.selectionEnd) === '"colour"';
+    });
+    // Text that does not parse: its one error is underlined where it goes wrong.
+    await json.fill('{"endpoint_name": "x",\n  "image": }');
+    await page.waitForFunction(() => [...document.querySelectorAll('.json-marks .mark-error')].map((e) => e.textContent).join() === '}');
+    h.assertNoProblems(page);
+  } finally {
+    await context.close();
+  }
+});
+
 test('Copy link puts the state in the URL and no token anywhere', async () => {
   const context = await env.browser.newContext();
   try {

@@ -105,16 +105,22 @@ fn member(text: &str, open: usize, rest: &str) -> Option<(Found, usize)> {
     while b.get(i) == Some(&b'"') {
         let mut lexer = Lexer::new(text);
         lexer.pos = i;
-        let Ok(key) = lexer.string() else {
+        let Ok(raw) = lexer.string() else {
             return None;
         };
-        let key = key.decode();
         let key_span = Span {
             start: i,
             end: lexer.pos,
         };
         // Past the colon to the value.
         i = skip_ws(b, skip_ws(b, key_span.end) + 1);
+        // Most keys are written without escapes: those that cannot begin
+        // the path are passed over without decoding them.
+        if !raw.escaped && !rest.starts_with(raw.raw) {
+            i = next(b, value_end(b, i));
+            continue;
+        }
+        let key = raw.decode();
         if fits(&key, rest) {
             // Of duplicate keys the last counts.
             match fitting.iter_mut().find(|(k, ..)| *k == key) {

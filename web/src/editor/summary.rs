@@ -1,5 +1,6 @@
 //! Every problem with the request in one list beside the form, each a
-//! button to the field that shows it; and the toolbar's way there.
+//! button to the field that shows it (in the JSON view, to its range in
+//! the text); and the toolbar's way there.
 
 use gco_spec::Severity;
 use leptos::prelude::*;
@@ -26,23 +27,28 @@ pub fn Summary(ed: Editor, json_view: RwSignal<bool>) -> impl IntoView {
             <ul>
                 {move || all().into_iter().map(|d| {
                     let class = if d.severity == Severity::Error { "error" } else { "warning" };
-                    let target = if d.path.is_empty() {
-                        Some("#json-editor".to_owned())
-                    } else {
-                        field_for(&d.path).map(|f| format!("#{}", field_id(f.diag)))
-                    };
-                    let in_json = d.path.is_empty();
+                    let target = field_for(&d.path).map(|f| format!("#{}", field_id(f.diag)));
                     let path = if d.path.is_empty() { "request".to_owned() } else { d.path.clone() };
+                    let message = d.message.clone();
                     view! {
                         <li class=class>
                             <button type="button" class="link" on:click=move |_| {
-                                if let Some(t) = &target {
-                                    json_view.set(in_json);
-                                    let t = t.clone();
-                                    request_animation_frame(move || crate::browser::focus(&t));
+                                // In the JSON view (or for what no form field
+                                // shows), the cursor goes to the message's
+                                // range, as in Ruff's and Biome's playgrounds.
+                                match &target {
+                                    Some(t) if !json_view.get_untracked() && !d.path.is_empty() => {
+                                        let t = t.clone();
+                                        request_animation_frame(move || crate::browser::focus(&t));
+                                    }
+                                    _ => {
+                                        json_view.set(true);
+                                        let d = d.clone();
+                                        request_animation_frame(move || super::json::reveal(&d));
+                                    }
                                 }
                             }>
-                                <code>{path}</code>" "{d.message}
+                                <code>{path}</code>" "{message}
                             </button>
                         </li>
                     }
