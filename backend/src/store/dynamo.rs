@@ -26,8 +26,7 @@ use super::shared_scan::SharedScan;
 use super::sign_outs::{self, SignOuts};
 use super::update_expression::{UpdateExpression, apply_edits, update_expression};
 use super::{
-    BoxFuture, Expected, Scan, Store, StoreError, Stored, Unreadable, maps_sorted, read_item,
-    storable,
+    BoxFuture, Expected, Scan, Store, StoreError, Stored, Unreadable, read_item, storable,
 };
 
 /// Where the tables are.
@@ -570,8 +569,11 @@ impl DynamoStore {
         let before = expected.read.to_value();
         let mut item = before.as_object().cloned().unwrap_or_default();
         apply_edits(&mut item, &update.edits);
-        let answer = read_item(&record.endpoint_name, &maps_sorted(&Value::Object(item)))
-            .map_err(StoreError::Corrupt)?;
+        let answer = read_item(
+            &record.endpoint_name,
+            &Value::Object(item).with_sorted_keys(),
+        )
+        .map_err(StoreError::Corrupt)?;
         let (before, after) = (
             history::content(&before),
             history::content(&answer.to_value()),
@@ -829,7 +831,7 @@ impl DynamoStore {
         let mut out = gco_spec::json::Object::new();
         if let gco_spec::Value::Object(attributes) = storable(record) {
             for (name, attribute) in attributes.str_entries() {
-                out.insert(&name.to_string_lossy(), maps_sorted(attribute));
+                out.insert(&name.to_string_lossy(), attribute.with_sorted_keys());
             }
         }
         read_item(&record.endpoint_name, &gco_spec::Value::Object(out)).map_err(StoreError::Corrupt)

@@ -406,25 +406,3 @@ fn numbers_as_stored(v: Value) -> Value {
 pub fn read_item(name: &str, value: &Value) -> Result<Record, Unreadable> {
     Record::from_value(value).map_err(|e| Unreadable::new(name, e.field, e.message))
 }
-
-/// `value` with the keys of every map in it sorted: a DynamoDB map has no
-/// order, so this is how a read of the table gives a record back, and how
-/// two contents compare.
-pub fn maps_sorted(value: &Value) -> Value {
-    match value {
-        Value::List(items) => Value::List(items.iter().map(maps_sorted).collect()),
-        Value::Object(map) => {
-            let mut entries: Vec<(String, &Value)> = map
-                .str_entries()
-                .map(|(k, v)| (k.to_string_lossy(), v))
-                .collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            let mut out = gco_spec::json::Object::new();
-            for (k, v) in entries {
-                out.insert(&k, maps_sorted(v));
-            }
-            Value::Object(out)
-        }
-        other => other.clone(),
-    }
-}
