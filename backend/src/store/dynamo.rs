@@ -462,6 +462,47 @@ impl Store for DynamoStore {
         self.history.is_some()
     }
 
+    /// A PutItem on the entry's id being new; when another console kept
+    /// one first, that one, read back.
+    fn keep_entry<'a>(
+        &'a self,
+        name: &'a str,
+        entry: &'a HistoryEntry,
+    ) -> BoxFuture<'a, Result<HistoryEntry, StoreError>> {
+        Box::pin(async move {
+            let Some(history) = &self.history else {
+                return Ok(entry.clone());
+            };
+            let result = self
+                .client
+                .put_item()
+                .table_name(&history.name)
+                .set_item(Some(entry_item(name, entry)))
+                .condition_expression("attribute_not_exists(change_id)")
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send()
+                .await;
+            let units = result.as_ref().ok().and_then(|o| o.consumed_capacity());
+            crate::metrics::dynamodb_call("PutItem", result.is_ok(), 0.0, capacity(units));
+            match result {
+                Ok(_) => Ok(entry.clone()),
+                Err(e)
+                    if e.as_service_error()
+                        .is_some_and(|s| s.is_conditional_check_failed_exception()) =>
+                {
+                    let kept = self.query_history(name, Span::From(&entry.id), 1).await?;
+                    kept.into_iter().find(|k| k.id == entry.id).ok_or_else(|| {
+                        StoreError::Unavailable(format!(
+                            "history entry {} of {name} was there, then gone",
+                            entry.id
+                        ))
+                    })
+                }
+                Err(e) => Err(failure(e)),
+            }
+        })
+    }
+
     fn history<'a>(
         &'a self,
         name: &'a str,
@@ -793,6 +834,7 @@ fn entry_item(name: &str, entry: &HistoryEntry) -> HashMap<String, AttributeValu
             item.insert(key.to_owned(), AttributeValue::S(value));
         }
     };
+    text("since", entry.since.clone());
     text("who", entry.who.clone());
     text("request_id", entry.request_id.clone());
     text("client_request_id", entry.client_request_id.clone());
@@ -813,7 +855,7 @@ fn read_entry(item: &HashMap<String, AttributeValue>) -> Option<HistoryEntry> {
     Some(HistoryEntry {
         id: text("change_id")?,
         at: text("at")?,
-        since: None,
+        since: text("since"),
         who: text("who"),
         operation: text("operation")?,
         request_id: text("request_id"),

@@ -257,6 +257,17 @@ pub trait Store: Send + Sync + 'static {
         span: Span<'a>,
         limit: usize,
     ) -> BoxFuture<'a, Result<Vec<HistoryEntry>, StoreError>>;
+    /// Keeps `entry` in endpoint `name`'s history unless an entry with its
+    /// id is there, and answers the one kept: a change made outside the
+    /// console, kept as first found (see `Service::history`), so every
+    /// reader after it, at any console and after restarts, shows the same
+    /// time window. Writes no record.
+    fn keep_entry<'a>(
+        &'a self,
+        name: &'a str,
+        entry: &'a HistoryEntry,
+    ) -> BoxFuture<'a, Result<HistoryEntry, StoreError>>;
+
     /// Every record (all pages), with its JSON as a read of it answers, and
     /// every item that is none.
     fn list(&self) -> BoxFuture<'_, Result<Scan, StoreError>>;

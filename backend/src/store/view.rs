@@ -331,6 +331,14 @@ impl Store for ViewedStore {
         self.inner.records_history()
     }
 
+    fn keep_entry<'a>(
+        &'a self,
+        name: &'a str,
+        entry: &'a HistoryEntry,
+    ) -> BoxFuture<'a, Result<HistoryEntry, StoreError>> {
+        self.inner.keep_entry(name, entry)
+    }
+
     /// From the table: the history is read only when asked for.
     fn history<'a>(
         &'a self,
