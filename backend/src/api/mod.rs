@@ -199,10 +199,13 @@ async fn list(
     let body = listing_json(&listing, query.page.limit.is_some(), stale.map(|f| f.age));
     let tag = body_etag(&body);
     if let Some(unchanged) = conditional::not_modified(&headers, &tag) {
-        return Ok(unchanged);
+        return Ok(marked_if_unreadable(unchanged, &service));
     }
     let response = ([(header::CONTENT_TYPE, "application/json")], body).into_response();
-    Ok(conditional::with_etag(response, &tag))
+    Ok(marked_if_unreadable(
+        conditional::with_etag(response, &tag),
+        &service,
+    ))
 }
 
 /// A [`Listing`] around each record's stored JSON, sent as a read of it is
@@ -273,10 +276,40 @@ async fn show(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let stored = service.read(&name).await?;
-    if let Some(unchanged) = conditional::not_modified(&headers, stored.etag()) {
-        return Ok(unchanged);
+    let response = match conditional::not_modified(&headers, stored.etag()) {
+        Some(unchanged) => unchanged,
+        None => record_response(StatusCode::OK, &stored),
+    };
+    Ok(marked_if_unreadable(response, &service))
+}
+
+/// `response` (a record's or the list's, 304s too) with the
+/// [`gco_api::STORE_UNREADABLE_HEADER`] while reads of the table fail: it
+/// comes from the console's last copy, and the page says since when the
+/// table cannot be read.
+fn marked_if_unreadable(mut response: Response, service: &Service) -> Response {
+    let Some(freshness) = service.freshness() else {
+        return response;
+    };
+    let Some(since) = freshness.failing_since else {
+        return response;
+    };
+    let timestamp = |t: std::time::SystemTime| {
+        let micros = t
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX));
+        gco_spec::time::format_timestamp(micros)
+    };
+    let header = gco_api::StoreUnreadable {
+        since: timestamp(since),
+        read: timestamp(freshness.read),
+    };
+    if let Ok(value) = header::HeaderValue::from_str(&header.to_header()) {
+        response
+            .headers_mut()
+            .insert(gco_api::STORE_UNREADABLE_HEADER, value);
     }
-    Ok(record_response(StatusCode::OK, &stored))
+    response
 }
 
 /// Makes `change`. The endpoint's name and the `If-Match` tags come as
