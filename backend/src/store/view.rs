@@ -195,9 +195,11 @@ impl View {
                     .map(|s| (s.record.endpoint_name.clone(), s))
                     .collect();
                 // A write of this console made while the table was read may
-                // be missing from the read, or in it as an older version.
+                // be missing from the read, or in it as an older version;
+                // one made before the read began is in it (the read is
+                // consistent), or gone since (purged by GCO), as it says.
                 for (name, &count) in &snapshot.written {
-                    if count < writes_before {
+                    if count <= writes_before {
                         continue;
                     }
                     if let Some(own) = snapshot.records.get(name)
@@ -208,7 +210,7 @@ impl View {
                         records.insert(name.clone(), Arc::clone(own));
                     }
                 }
-                snapshot.written.retain(|_, count| *count >= writes_before);
+                snapshot.written.retain(|_, count| *count > writes_before);
                 snapshot.items = records.len() + scan.unreadable.len();
                 snapshot.records = records;
                 snapshot.unreadable = scan.unreadable;
@@ -427,10 +429,12 @@ mod tests {
     impl Store for Table {
         fn create<'a>(
             &'a self,
-            _: &'a Record,
+            record: &'a Record,
             _: &'a Author,
         ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
-            unreachable!("the view's tests write to the table directly")
+            let stored = Arc::new(Stored::of(record.clone()));
+            self.records.lock().unwrap().push(Arc::clone(&stored));
+            Box::pin(async move { Ok(stored) })
         }
 
         fn get<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<Option<Record>, StoreError>> {
@@ -531,6 +535,29 @@ mod tests {
         tokio::time::sleep(INTERVAL + INTERVAL / 10).await;
         assert_eq!(table.scans(), idle + 2, "woken by the ask");
         assert_eq!(replicas(&view).await, ["3"]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_own_write_purged_elsewhere_leaves_the_view_at_the_next_read() {
+        let (table, view) = viewed(INTERVAL);
+        assert_eq!(replicas(&view).await, ["1"]);
+        let record = Record::from_value(
+            &gco_spec::json::parse(r#"{"endpoint_name": "mine", "spec": {"replicas": 9}}"#)
+                .unwrap(),
+        )
+        .unwrap();
+        let by = Author::new("ada", "deploy", None);
+        view.create(&record, &by).await.unwrap();
+        assert_eq!(replicas(&view).await.len(), 2, "its own write at once");
+        // GCO purges it; the next read of the table leaves it out.
+        table
+            .records
+            .lock()
+            .unwrap()
+            .retain(|s| s.record.endpoint_name != "mine");
+        tokio::time::sleep(INTERVAL + INTERVAL / 10).await;
+        assert_eq!(replicas(&view).await, ["1"]);
+        assert!(view.peek("mine").await.unwrap().is_none());
     }
 
     #[tokio::test(start_paused = true)]
