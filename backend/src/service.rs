@@ -8,6 +8,7 @@ use gco_api::{HistoryEntry, HistoryPage, Role, operation};
 use gco_spec::deploy::DeployCheck;
 use gco_spec::json::{Object, Value};
 use gco_spec::ops::{Reverted, record_of_content, revert};
+use gco_spec::record::CREATED_BY;
 use gco_spec::time::{format_timestamp, next_timestamp, parse_timestamp};
 use gco_spec::{
     Change, DeployContext, Diagnostic, Frameworks, OpError, Record, Report, apply, new_record,
@@ -176,10 +177,6 @@ pub use gco_api::MAX_HISTORY_PAGE;
 /// before it (`0` when none is) with this suffix, so it sorts between
 /// that entry and the next.
 pub const EXTERNAL_SUFFIX: &str = "~external";
-
-/// The record attribute a deploy sets to the identity (GCO's own layout
-/// has it; GCO's CLI never fills it).
-pub const CREATED_BY: &str = "created_by";
 
 pub struct Service {
     store: Arc<dyn Store>,
