@@ -11,6 +11,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api::{self, Condition, Reply};
+use crate::time::Time;
 
 /// Between two requests of one page: within the 5 s a monitor's write must
 /// take to show, and above the 2 s a page may ask at most once in.
@@ -52,7 +53,16 @@ pub struct Watcher {
     /// Why the server cannot be reached (no answer, a network error, a 5xx),
     /// until it answers again.
     pub lost: RwSignal<Option<String>>,
+    /// The server answers from its last copy of the endpoints table, which
+    /// it cannot read (since when, and when the copy was read), until an
+    /// answer comes from a current copy.
+    pub unreadable: RwSignal<Option<gco_api::StoreUnreadable>>,
 }
+
+/// Between two requests while the server cannot read the endpoints table:
+/// it tries the table again every second, and the page shows its return
+/// within a second or two of it.
+const WHILE_UNREADABLE: Duration = Duration::from_secs(1);
 
 impl Watcher {
     /// Watches `url` (read at each request, so a page whose filters change
@@ -72,6 +82,7 @@ impl Watcher {
                 in_flight: None,
             }),
             lost: RwSignal::new(None),
+            unreadable: RwSignal::new(None),
         };
         let every = set_interval_with_handle(move || watcher.poll(), INTERVAL).ok();
         let visible = window_event_listener(leptos::ev::visibilitychange, move |_| {
@@ -139,6 +150,15 @@ impl Watcher {
                 Ok(_) => None,
             };
             let _ = self.lost.try_set(lost);
+            if let Ok(r) = &reply
+                && r.status < 500
+            {
+                let unreadable = r.unreadable.clone();
+                if unreadable.is_some() {
+                    set_timeout(move || self.poll(), WHILE_UNREADABLE);
+                }
+                let _ = self.unreadable.try_set(unreadable);
+            }
             // `changed` runs outside the stored state: it may call back.
             let changed = self.state.try_update_value(|s| {
                 s.in_flight = None;
@@ -179,6 +199,24 @@ pub fn ConnectionNotice(watcher: Watcher) -> impl IntoView {
             view! {
                 <p class="banner error connection-lost" role="alert">
                     {format!("Connection lost, retrying every {} s: {why}. What this page shows may be out of date.", INTERVAL.as_secs())}
+                </p>
+            }
+        })
+    }
+}
+
+/// The notice a page shows while the server answers from its last copy of
+/// the endpoints table: since when the table cannot be read, and how old
+/// what the page shows is. Not the monitors' fault, nor the connection's.
+#[component]
+pub fn StoreNotice(watcher: Watcher) -> impl IntoView {
+    move || {
+        watcher.unreadable.get().map(|u| {
+            view! {
+                <p class="banner error store-unreadable" role="alert">
+                    "The endpoint store cannot be read since "<Time iso=u.since/>
+                    ": this page shows the endpoint as it was read at "<Time iso=u.read/>
+                    ". The console tries the store again every second; changes cannot be applied until it answers."
                 </p>
             }
         })

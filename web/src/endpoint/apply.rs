@@ -186,6 +186,7 @@ mod tests {
             status,
             etag: None,
             body: parse(body).unwrap(),
+            unreadable: None,
         })
     }
 

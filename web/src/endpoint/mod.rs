@@ -16,7 +16,7 @@ use gco_spec::{Change, DesiredState, Diagnostic, Framework, Frameworks, Record};
 use leptos::prelude::*;
 
 use crate::api::Reply;
-use crate::live::{ConnectionNotice, Load, Watcher};
+use crate::live::{ConnectionNotice, Load, StoreNotice, Watcher};
 use crate::paths;
 use crate::preview::CliCommands;
 use crate::route::{self, Link, Page, Router};
@@ -202,6 +202,7 @@ pub fn EndpointPage(name: String) -> impl IntoView {
                 </div>
             </header>
             <ConnectionNotice watcher=watcher/>
+            <StoreNotice watcher=watcher/>
             <Show when=move || ctx.changed_elsewhere.get()>
                 <p class="banner warning-banner" role="alert">
                     "This endpoint was changed elsewhere (another tab or GCO's CLI); the page shows the new version. Your unsent edits are kept: review them again before applying. "

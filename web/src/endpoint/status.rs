@@ -8,6 +8,7 @@ use gco_spec::Record;
 use gco_spec::record::DesiredState;
 use gco_spec::routing::proxy_route;
 use gco_spec::status::{RegionState, RegionStatus, RoleReplicas};
+use gco_spec::time::parse_timestamp;
 use leptos::prelude::*;
 
 use crate::region_state::{StateLabel, class};
@@ -57,6 +58,20 @@ fn unreachable(record: &Record, region: &str, state: Option<&RegionState>) -> Op
     })
 }
 
+/// Whether a region's status is stale: now, or, while the server cannot
+/// read the endpoints table, as of when its copy was read. What the
+/// console cannot read is not the monitors' fault: the page's notice says
+/// so instead.
+fn stale(last_sync: &str, unreadable: Option<&gco_api::StoreUnreadable>) -> bool {
+    let Some(u) = unreadable else {
+        return is_stale(last_sync);
+    };
+    match (parse_timestamp(last_sync), parse_timestamp(&u.read)) {
+        (Some(sync), Some(read)) => (read - sync) as f64 / 1e6 > STALE_AFTER_S,
+        _ => false,
+    }
+}
+
 fn role(r: &Option<RoleReplicas>) -> String {
     r.as_ref()
         .map_or_else(|| "—".to_owned(), |r| ratio(r.ready, r.desired))
@@ -64,6 +79,8 @@ fn role(r: &Option<RoleReplicas>) -> String {
 
 #[component]
 pub fn RegionStatuses(record: Record) -> impl IntoView {
+    let unreadable = super::ctx().watcher.get_value().map(|w| w.unreadable);
+    let unreadable = move || unreadable.and_then(|u| u.get());
     let mut rows: Vec<(String, bool, Option<Option<RegionStatus>>)> = record
         .target_regions
         .iter()
@@ -150,7 +167,7 @@ pub fn RegionStatuses(record: Record) -> impl IntoView {
                                             let (a, b) = (t.clone(), t.clone());
                                             view! {
                                                 <span>{move || age(&a).unwrap_or_default()}" · "<Time iso=t/></span>
-                                                {move || is_stale(&b).then(stale_badge)}
+                                                {move || stale(&b, unreadable().as_ref()).then(stale_badge)}
                                             }
                                         })}</td>
                                     </tr>

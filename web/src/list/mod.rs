@@ -399,6 +399,7 @@ mod tests {
             status: 200,
             etag: None,
             body: to_value(&answer).unwrap(),
+            unreadable: None,
         };
         let listing = listing_of(&reply).unwrap();
         assert_eq!(listing.records.len(), 1);
