@@ -58,6 +58,11 @@ pub struct EndpointCtx {
     pub watcher: StoredValue<Option<Watcher>, LocalStorage>,
     /// The frameworks the team's GCO accepts (the server's `--frameworks`).
     pub frameworks: Memo<Frameworks>,
+    /// The regions the console knows a monitor in (the server's
+    /// `--regions`); empty until it says.
+    pub regions: Memo<Vec<String>>,
+    /// Who is signed in: who a change is written by.
+    pub session: crate::team::Session,
 }
 
 impl EndpointCtx {
@@ -101,7 +106,7 @@ impl EndpointCtx {
             // be a 412. It is outdated, and offers to review again.
             self.pending.update(|p| {
                 if let Some(p) = p.as_mut().filter(|p| !p.reloading) {
-                    p.stale = true;
+                    p.stale.get_or_insert(review::Outdated::ChangedWhileOpen);
                 }
             });
         }
@@ -142,7 +147,13 @@ impl EndpointCtx {
 
 #[component]
 pub fn EndpointPage(name: String) -> impl IntoView {
-    let frameworks = crate::settings::Settings::get().frameworks;
+    let settings = crate::settings::Settings::get();
+    let frameworks = settings.frameworks;
+    let regions = Memo::new(move |_| {
+        settings
+            .with_defaults(|d| d.map(|d| d.regions.clone()))
+            .unwrap_or_default()
+    });
     let apply = Apply::new();
     let ctx = EndpointCtx {
         name: StoredValue::new(name.clone()),
@@ -154,6 +165,8 @@ pub fn EndpointPage(name: String) -> impl IntoView {
         changed_elsewhere: RwSignal::new(false),
         watcher: StoredValue::new_local(None),
         frameworks,
+        regions,
+        session: crate::team::Session::get(),
     };
     let url = gco_api::route::fill(
         gco_api::route::ENDPOINT,
@@ -332,10 +345,6 @@ fn Overview() -> impl IntoView {
                             <dt>"Replicas"</dt><dd>{paths::display(r.spec.get("replicas"))}</dd>
                         })}
                         <dt>"Image"</dt><dd><code>{paths::display(r.spec.get("image"))}</code></dd>
-                        {r.canary().map(|c| view! {
-                            <dt>"Canary"</dt><dd data-field="canary"><code>{c.image.unwrap_or_default()}</code>
-                                {format!(" · {}% of traffic · {} replica(s)", c.weight.map_or_else(|| "?".to_owned(), |w| w.to_string()), c.replicas.map_or_else(|| "?".to_owned(), |n| n.to_string()))}</dd>
-                        })}
                         <dt>"Ingress path"</dt><dd><code>{r.ingress_path.clone()}</code></dd>
                         <dt>"Namespace"</dt><dd><code>{r.namespace.clone()}</code></dd>
                         <dt>"Labels"</dt><dd data-field="labels">{if r.labels.is_empty() { "—".to_owned() } else {
