@@ -345,6 +345,15 @@ fn Overview() -> impl IntoView {
                             <dt>"Replicas"</dt><dd>{paths::display(r.spec.get("replicas"))}</dd>
                         })}
                         <dt>"Image"</dt><dd><code>{paths::display(r.spec.get("image"))}</code></dd>
+                        <dt>"Framework"</dt><dd data-field="framework">{framework_label(&r)}</dd>
+                        <dt>"Model"</dt><dd data-field="model">{match gco_spec::framework::named_model(&r.spec) {
+                            Some((model, at)) => view! { <code>{model}</code><span class="muted">{format!(" ({at})")}</span> }.into_any(),
+                            None => view! { <span class="muted">"not named in the spec"</span> }.into_any(),
+                        }}</dd>
+                        {r.canary().map(|c| view! {
+                            <dt>"Canary"</dt><dd data-field="canary"><code>{c.image.unwrap_or_default()}</code>
+                                {format!(" · {}% of traffic · {} replica(s)", c.weight.map_or_else(|| "?".to_owned(), |w| w.to_string()), c.replicas.map_or_else(|| "?".to_owned(), |n| n.to_string()))}</dd>
+                        })}
                         <dt>"Ingress path"</dt><dd><code>{r.ingress_path.clone()}</code></dd>
                         <dt>"Namespace"</dt><dd><code>{r.namespace.clone()}</code></dd>
                         <dt>"Labels"</dt><dd data-field="labels">{if r.labels.is_empty() { "—".to_owned() } else {
@@ -368,6 +377,25 @@ fn Overview() -> impl IntoView {
                 </Show>
             </aside>
         </div>
+    }
+}
+
+/// The framework a record is served with: the stored one, else what GCO's
+/// monitor picks by the image's name, said so.
+fn framework_label(record: &Record) -> String {
+    match record.spec.get("framework").filter(|f| !f.is_null()) {
+        Some(stored) => paths::display(Some(stored)),
+        None => {
+            let image = record
+                .spec
+                .get("image")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            match gco_spec::framework::runtime_framework(&record.spec, image) {
+                Some(f) => format!("not set: GCO's monitor serves it as {f}, by the image's name"),
+                None => "not set, and the image names none GCO's monitor knows".to_owned(),
+            }
+        }
     }
 }
 

@@ -298,11 +298,19 @@ fn region_chips(r: &Record) -> impl IntoView + use<> {
                 .unwrap_or(RegionState::Pending);
             let sync = status.and_then(|s| s.last_sync.clone());
             let stale = Signal::derive(move || sync.as_deref().is_some_and(crate::time::is_stale));
+            // The monitor's error, whatever the state beside it ("creating"
+            // with an error is stuck, not on its way).
+            let error = status.and_then(|s| s.error.clone()).filter(|e| !e.trim().is_empty());
             let class = format!("chip region-chip {}", region_state::class(&state));
-            let title = region_state::meaning(&state).unwrap_or_default();
+            let meaning = region_state::meaning(&state).unwrap_or_default();
+            let title = match &error {
+                Some(e) => format!("{meaning}. The monitor's error: {e}"),
+                None => meaning.to_owned(),
+            };
             let word = state.as_str().to_owned();
             let data_state = word.clone();
-            view! { <span class=class class:stale=stale data-region=g.clone() data-state=data_state title=title>{g.clone()}" · "{word}{move || stale.get().then_some(" · stale")}</span> }
+            let marked = error.is_some().then_some(" · error");
+            view! { <span class=class class:stale=stale class:region-error=error.is_some() data-region=g.clone() data-state=data_state title=title>{g.clone()}" · "{word}{marked}{move || stale.get().then_some(" · stale")}</span> }
         })
         .collect_view()
 }
