@@ -424,8 +424,22 @@ async function startOnDynalite() {
   };
 }
 
+/** moto's DynamoDB (it has transactions, which history needs), one request at a time. Resolves to { endpoint, stop() }. */
+async function startMoto() {
+  const port = await freePort();
+  const script = path.join(ROOT, 'backend', 'tests', 'suite', 'common', 'moto_server.py');
+  const child = spawn('python3', [script, String(port)], { stdio: 'ignore' });
+  const endpoint = `http://127.0.0.1:${port}`;
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  await waitUntil(async () => exited || (await answers(endpoint)), { timeout: 30_000, what: 'moto to start' });
+  if (exited) throw new Error(`moto did not start: python3 ${script} exited`);
+  return { endpoint, stop: () => child.kill('SIGKILL') };
+}
+
 module.exports = {
   dynamo,
+  startMoto,
   startOnDynalite,
   suite,
   suiteOnDynalite,
