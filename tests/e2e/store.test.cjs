@@ -1,0 +1,197 @@
+// The endpoint page over GCO's DynamoDB table (dynalite) in Chromium, as a
+// third trial found it (issue 43): a table that cannot be read is said on
+// the page within about one interval, with since when, and not blamed on
+// the monitors; fresh data shows within a refresh interval of its return;
+// Clone of a `both` endpoint keeps the Mooncake form whatever order the
+// table gives the block's keys back in; a monitor's error reaches the
+// list; and the Overview names the framework and the model.
+'use strict';
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const h = require('./harness.cjs');
+
+const TABLE = 'gco-e2e-store';
+/** The console's refresh interval of the table, and a page's poll (both 3 s by default). */
+const INTERVAL_MS = 3000;
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gco-e2e-dynalite-'));
+const env = { endpoint: null, port: null, dynalite: null, backend: null, browser: null };
+
+/** dynalite on `env.port`, keeping its data in `dataDir` across restarts. */
+async function startDynalite() {
+  env.dynalite = spawn(path.join(h.ROOT, 'node_modules', '.bin', 'dynalite'), ['--port', String(env.port), '--path', dataDir], { stdio: 'ignore' });
+  await h.waitUntil(() => h.answers(env.endpoint), { what: 'dynalite to start' });
+}
+
+function stopDynalite() {
+  env.dynalite.kill('SIGKILL');
+}
+
+test.before(async () => {
+  env.port = await h.freePort();
+  env.endpoint = `http://127.0.0.1:${env.port}`;
+  await startDynalite();
+  env.backend = await h.startBackend({
+    args: ['--dynamodb-endpoint', env.endpoint, '--dynamodb-region', 'us-east-1', '--dynamodb-table', TABLE, '--create-table', '--history-table', 'off'],
+  });
+  env.browser = await h.launchBrowser();
+});
+
+test.after(async () => {
+  if (env.browser) await env.browser.close().catch(() => {});
+  if (env.backend) await env.backend.stop();
+  if (env.dynalite) stopDynalite();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** A DynamoDB attribute value of a JSON value. */
+function attr(v) {
+  if (v === null) return { NULL: true };
+  if (typeof v === 'boolean') return { BOOL: v };
+  if (typeof v === 'number') return { N: String(v) };
+  if (typeof v === 'string') return { S: v };
+  if (Array.isArray(v)) return { L: v.map(attr) };
+  return { M: Object.fromEntries(Object.entries(v).map(([k, x]) => [k, attr(x)])) };
+}
+
+/** GCO's timestamp of `ms` since the epoch. */
+const gcoTime = (ms) => new Date(ms).toISOString().replace('Z', '000+00:00');
+
+/** GCO's monitor writing one region's status, its sync `ago` ms in the past. */
+async function monitorWrite(name, region, status, ago = 0) {
+  const at = gcoTime(Date.now() - ago);
+  await h.dynamo(env.endpoint, 'UpdateItem', {
+    TableName: TABLE,
+    Key: { endpoint_name: { S: name } },
+    UpdateExpression: 'SET region_status.#r = :s, updated_at = :u',
+    ConditionExpression: 'attribute_exists(endpoint_name)',
+    ExpressionAttributeNames: { '#r': region },
+    ExpressionAttributeValues: { ':s': attr({ last_sync: at, ...status }), ':u': { S: gcoTime(Date.now()) } },
+  });
+}
+
+async function withPage(fn) {
+  const context = await env.browser.newContext();
+  try {
+    await fn(await h.newPage(context));
+  } finally {
+    await context.close();
+  }
+}
+
+test('3: the page says the endpoint store cannot be read, since when, within about an interval, and shows fresh data within one of its return', () =>
+  withPage(async (page) => {
+    const base = env.backend.url;
+    await h.deployViaApi(base, { endpoint_name: 'e2e-outage', image: 'img:1', replicas: 2, target_regions: ['us-east-1'] });
+    // The monitor synced 40 s ago: 5 s short of stale when the table goes.
+    await monitorWrite('e2e-outage', 'us-east-1', { state: 'running', replicas_ready: 2, replicas_desired: 2 }, 40_000);
+    await page.goto(`${base}/endpoints/e2e-outage`);
+    const row = page.locator('table.status tr[data-region="us-east-1"]');
+    await row.locator('.state.running').waitFor({ timeout: 2 * INTERVAL_MS + 2000 });
+    // The page's asks have the console keep its copy of the table (read
+    // once an interval after the first ask).
+    await page.waitForTimeout(INTERVAL_MS + 1000);
+
+    stopDynalite();
+    const down = Date.now();
+    const notice = page.locator('.store-unreadable');
+    await notice.waitFor({ timeout: 3 * INTERVAL_MS });
+    const said = Date.now() - down;
+    console.log(`TIMING table down to the page's notice: ${said} ms`);
+    assert.match(await notice.textContent(), /^The endpoint store cannot be read since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d: this page shows the endpoint as it was read at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\. /);
+    // Within two intervals: the table's next read, then the page's next poll.
+    assert.ok(said <= 2 * INTERVAL_MS + 1500, `the notice came ${said} ms after the table went`);
+    // The monitor's status is as read, 40 s old then: not stale, whatever the clock says since.
+    await page.waitForTimeout(7000);
+    assert.equal(await row.locator('.badge.stale').count(), 0, 'the monitors are not blamed');
+    assert.equal(await page.locator('.connection-lost').count(), 0, 'nor the connection');
+    await h.screenshot(page, 'store-outage', { fullPage: false });
+
+    await startDynalite();
+    // A change made elsewhere just after the table's return (GCO's CLI).
+    await h.dynamo(env.endpoint, 'UpdateItem', {
+      TableName: TABLE,
+      Key: { endpoint_name: { S: 'e2e-outage' } },
+      UpdateExpression: 'SET spec.replicas = :r, updated_at = :u',
+      ExpressionAttributeValues: { ':r': { N: '6' }, ':u': { S: gcoTime(Date.now()) } },
+    });
+    const back = Date.now();
+    const replicas = page.locator('.record dl dt', { hasText: /^Replicas$/ }).locator('xpath=following-sibling::dd[1]');
+    await page.waitForFunction(() => {
+      const dt = [...document.querySelectorAll('.record dl dt')].find((d) => d.textContent === 'Replicas');
+      return dt && dt.nextElementSibling.textContent === '6';
+    }, null, { timeout: 3 * INTERVAL_MS });
+    const fresh = Date.now() - back;
+    console.log(`TIMING table back to fresh data on the page: ${fresh} ms`);
+    assert.equal(await replicas.textContent(), '6');
+    await notice.waitFor({ state: 'detached' });
+    assert.ok(fresh <= INTERVAL_MS, `fresh data ${fresh} ms after the table's return`);
+    // Chromium logs nothing: the page was answered all along.
+    h.assertNoProblems(page);
+  }));
+
+test('14: Clone of a `both` endpoint on DynamoDB fills the Mooncake form', () =>
+  withPage(async (page) => {
+    const base = env.backend.url;
+    await h.deployViaApi(base, {
+      endpoint_name: 'e2e-clone-both',
+      image: 'vllm/vllm-openai:v0.27.1',
+      target_regions: ['us-east-1'],
+      mooncake_mode: 'both',
+      prefill_replicas: 2,
+      decode_replicas: 5,
+      mooncake_store: { enabled: true, global_segment_size: '9000000000' },
+    });
+    // As the table gives it back: the block's keys sorted (a DynamoDB map
+    // keeps no order), not in the order deploy writes them (topology
+    // before store).
+    const read = await h.api(base, 'GET', '/api/endpoints/e2e-clone-both');
+    const keys = Object.keys(read.body.spec.mooncake);
+    assert.deepEqual(keys, [...keys].sort());
+    assert.ok(keys.indexOf('store') < keys.indexOf('topology'), keys.join());
+
+    await page.goto(`${base}/endpoints/e2e-clone-both`);
+    await page.locator('.record').waitFor();
+    await page.getByRole('button', { name: 'Clone' }).click();
+    await page.waitForURL(`${base}/new`);
+    await page.getByText('Cloned from e2e-clone-both').waitFor();
+    assert.equal(await page.getByLabel('Mooncake mode', { exact: true }).inputValue(), 'both');
+    assert.equal(await page.getByLabel('Prefill instances', { exact: true }).inputValue(), '2');
+    assert.equal(await page.getByLabel('Decode instances', { exact: true }).inputValue(), '5');
+    assert.equal(await page.getByLabel('Global segment size', { exact: true }).inputValue(), '9 GB');
+    assert.equal(await page.locator('.other-fields').count(), 0, 'nothing lands in "Other fields"');
+    await page.waitForFunction(() => !document.querySelector('.toolbar button.primary').disabled);
+    await h.screenshot(page, 'store-clone-both', { fullPage: false });
+    h.assertNoProblems(page);
+  }));
+
+test('12: a monitor\'s error reaches the list; the Overview names the framework and the model', () =>
+  withPage(async (page) => {
+    const base = env.backend.url;
+    await h.deployViaApi(base, {
+      endpoint_name: 'e2e-sglang-error',
+      image: 'lmsysorg/sglang:latest',
+      framework: 'sglang',
+      env: { MODEL: 'Qwen/Qwen3-8B' },
+      target_regions: ['us-east-1'],
+    });
+    const error = 'Failed to create Deployment e2e-sglang-error: admission webhook denied the request';
+    await monitorWrite('e2e-sglang-error', 'us-east-1', { state: 'creating', replicas_ready: 0, replicas_desired: 1, error });
+    await page.goto(`${base}/`);
+    const chip = page.locator('tr[data-name="e2e-sglang-error"] .region-chip[data-region="us-east-1"]');
+    await chip.filter({ hasText: 'us-east-1 · creating · error' }).waitFor({ timeout: 3 * INTERVAL_MS });
+    assert.ok((await chip.getAttribute('class')).includes('region-error'));
+    assert.match(await chip.getAttribute('title'), new RegExp(`The monitor's error: ${error}$`));
+    await h.screenshot(page, 'store-list-region-error', { fullPage: false });
+
+    await page.goto(`${base}/endpoints/e2e-sglang-error`);
+    await page.locator('.record').waitFor();
+    assert.equal(await page.locator('.record dd[data-field="framework"]').textContent(), 'sglang');
+    assert.equal(await page.locator('.record dd[data-field="model"]').textContent(), 'Qwen/Qwen3-8B (env MODEL)');
+    h.assertNoProblems(page);
+  }));
