@@ -12,14 +12,7 @@ const h = require('./harness.cjs');
 
 const env = h.suite();
 
-async function withPage(fn) {
-  const context = await env.browser.newContext();
-  try {
-    await fn(await h.newPage(context));
-  } finally {
-    await context.close();
-  }
-}
+const withPage = (fn) => h.withPage(env.browser, fn);
 
 /** The review's diff rows as [field, now, after]. */
 async function diffRows(page) {

@@ -62,7 +62,7 @@ async function withPageAs(who, fn) {
   }
 }
 
-const gcoTime = () => new Date().toISOString().replace('Z', '000+00:00');
+const gcoTime = h.gcoTime;
 
 test('4: an outside change keeps the window first shown, after monitor writes and a later console change', () =>
   withPageAs('ada', async (page) => {

@@ -49,40 +49,10 @@ test.after(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** A DynamoDB attribute value of a JSON value. */
-function attr(v) {
-  if (v === null) return { NULL: true };
-  if (typeof v === 'boolean') return { BOOL: v };
-  if (typeof v === 'number') return { N: String(v) };
-  if (typeof v === 'string') return { S: v };
-  if (Array.isArray(v)) return { L: v.map(attr) };
-  return { M: Object.fromEntries(Object.entries(v).map(([k, x]) => [k, attr(x)])) };
-}
-
-/** GCO's timestamp of `ms` since the epoch. */
-const gcoTime = (ms) => new Date(ms).toISOString().replace('Z', '000+00:00');
-
 /** GCO's monitor writing one region's status, its sync `ago` ms in the past. */
-async function monitorWrite(name, region, status, ago = 0) {
-  const at = gcoTime(Date.now() - ago);
-  await h.dynamo(env.endpoint, 'UpdateItem', {
-    TableName: TABLE,
-    Key: { endpoint_name: { S: name } },
-    UpdateExpression: 'SET region_status.#r = :s, updated_at = :u',
-    ConditionExpression: 'attribute_exists(endpoint_name)',
-    ExpressionAttributeNames: { '#r': region },
-    ExpressionAttributeValues: { ':s': attr({ last_sync: at, ...status }), ':u': { S: gcoTime(Date.now()) } },
-  });
-}
+const monitorWrite = (name, region, status, ago = 0) => h.writeStatus(env.endpoint, TABLE, name, region, status, { ago });
 
-async function withPage(fn) {
-  const context = await env.browser.newContext();
-  try {
-    await fn(await h.newPage(context));
-  } finally {
-    await context.close();
-  }
-}
+const withPage = (fn) => h.withPage(env.browser, fn);
 
 test('3: the page says the endpoint store cannot be read, since when, within about an interval, and shows fresh data within one of its return', () =>
   withPage(async (page) => {
@@ -118,7 +88,7 @@ test('3: the page says the endpoint store cannot be read, since when, within abo
       TableName: TABLE,
       Key: { endpoint_name: { S: 'e2e-outage' } },
       UpdateExpression: 'SET spec.replicas = :r, updated_at = :u',
-      ExpressionAttributeValues: { ':r': { N: '6' }, ':u': { S: gcoTime(Date.now()) } },
+      ExpressionAttributeValues: { ':r': { N: '6' }, ':u': { S: h.gcoTime() } },
     });
     const back = Date.now();
     const replicas = page.locator('.record dl dt', { hasText: /^Replicas$/ }).locator('xpath=following-sibling::dd[1]');
