@@ -106,20 +106,24 @@ pub struct Stale {
 /// copy answered was read. Absent while the table answers.
 pub const STORE_UNREADABLE_HEADER: &str = "gco-store-unreadable";
 
-/// [`STORE_UNREADABLE_HEADER`]'s value: an RFC 8941 dictionary of two
+/// [`STORE_UNREADABLE_HEADER`]'s value: an RFC 8941 dictionary of
 /// strings, GCO timestamps (`since="2026-12-07T02:03:44.000000+00:00",
-/// read="2026-12-07T02:03:41.000000+00:00"`).
+/// read="2026-12-07T02:03:41.000000+00:00"`); `read` only on an answer
+/// from the copy (a failed read has none).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoreUnreadable {
     /// When the first read that failed was made.
     pub since: String,
     /// When the copy answered was read from the table.
-    pub read: String,
+    pub read: Option<String>,
 }
 
 impl StoreUnreadable {
     pub fn to_header(&self) -> String {
-        format!("since=\"{}\", read=\"{}\"", self.since, self.read)
+        match &self.read {
+            Some(read) => format!("since=\"{}\", read=\"{read}\"", self.since),
+            None => format!("since=\"{}\"", self.since),
+        }
     }
 
     /// The header's value as [`Self::to_header`] writes it; `None` for any
@@ -134,7 +138,7 @@ impl StoreUnreadable {
         };
         Some(StoreUnreadable {
             since: member("since")?,
-            read: member("read")?,
+            read: member("read"),
         })
     }
 }
@@ -225,7 +229,7 @@ mod tests {
     fn the_store_unreadable_header_reads_back() {
         let header = StoreUnreadable {
             since: "2026-12-07T02:03:44.000000+00:00".into(),
-            read: "2026-12-07T02:03:41.000000+00:00".into(),
+            read: Some("2026-12-07T02:03:41.000000+00:00".into()),
         };
         let text = header.to_header();
         assert_eq!(
@@ -234,6 +238,15 @@ mod tests {
         );
         assert_eq!(StoreUnreadable::parse(&text), Some(header));
         assert_eq!(StoreUnreadable::parse("since=1"), None);
+        let failed = StoreUnreadable {
+            since: "2026-12-07T02:03:44.000000+00:00".into(),
+            read: None,
+        };
+        assert_eq!(
+            failed.to_header(),
+            r#"since="2026-12-07T02:03:44.000000+00:00""#
+        );
+        assert_eq!(StoreUnreadable::parse(&failed.to_header()), Some(failed));
     }
 
     #[test]

@@ -67,7 +67,6 @@ mod tests {
             age: Duration::from_millis(age_ms),
             read: std::time::SystemTime::UNIX_EPOCH,
             failing: None,
-            failing_since: None,
             watched,
         }
     }

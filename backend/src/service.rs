@@ -342,6 +342,11 @@ impl Service {
         self.store.freshness()
     }
 
+    /// Since when the table cannot be read, while the store finds it so.
+    pub fn unreadable_since(&self) -> Option<SystemTime> {
+        self.store.unreadable_since()
+    }
+
     /// The records `filter` admits, newest first, one `page` of them.
     pub async fn list(&self, filter: &Filter<'_>, page: &Page) -> Result<Listing, ServiceError> {
         Ok(self.store.list_page(filter, page).await?)

@@ -305,6 +305,12 @@ pub trait Store: Send + Sync + 'static {
     fn freshness(&self) -> Option<view::Freshness> {
         None
     }
+
+    /// Since when the table cannot be read, while a store that keeps a
+    /// copy of it ([`view::ViewedStore`]) finds it so; `None` otherwise.
+    fn unreadable_since(&self) -> Option<std::time::SystemTime> {
+        None
+    }
 }
 
 /// A page picked from every record: [`Store::list_page`] of a store that

@@ -6,8 +6,8 @@
 //! units and in throttling GCO's own monitors then share. [`ViewedStore`]
 //! answers lists, and the reads of pages that need not be current, from
 //! one in-memory copy of the table ([`Snapshot`]): one refresher task
-//! re-reads it once per interval while someone asked (a list or a page)
-//! within the last two intervals, and waits for the next ask otherwise
+//! re-reads it once per interval while someone asked within the last two
+//! intervals, and waits for the next ask otherwise
 //! (woken through a [`Notify`]), so an idle console reads nothing. A write
 //! through this console goes into the copy at once (its own writes read
 //! back); a write made elsewhere (GCO's monitors, its CLI) shows within
@@ -45,8 +45,6 @@ pub struct Freshness {
     pub read: SystemTime,
     /// Why the refreshes since then failed; `None` while they succeed.
     pub failing: Option<String>,
-    /// When the first of those failed reads was made.
-    pub failing_since: Option<SystemTime>,
     /// Someone looked within the last two intervals, so the view is kept
     /// fresh: its age is what they see. An idle view only grows older.
     pub watched: bool,
@@ -109,19 +107,18 @@ impl ViewedStore {
         }
     }
 
-    /// Someone asked: the refresher keeps the view fresh for the next two
-    /// intervals (started by the first ask, woken when idle).
+    /// Someone asked for what the copy answers: the refresher keeps the
+    /// view fresh for the next two intervals (started by the first ask,
+    /// woken when idle).
     fn asked(&self) {
         if !self.view.started.swap(true, Ordering::SeqCst) {
             let (view, inner) = (Arc::clone(&self.view), Arc::clone(&self.inner));
             tokio::spawn(view.refresher(inner));
         }
-        let mut snapshot = self.view.snapshot();
-        snapshot.last_ask = Some(Instant::now());
         // The idle check and this ask take the same lock: an ask either
         // lands before the refresher's check (which then finds it) or
         // after it went idle (and wakes it).
-        if !snapshot.watched {
+        if !self.view.note_ask() {
             self.view.asked.notify_one();
         }
     }
@@ -140,6 +137,36 @@ impl ViewedStore {
 impl View {
     fn snapshot(&self) -> std::sync::MutexGuard<'_, Snapshot> {
         self.snapshot.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Notes an ask (which keeps a running refresher going); whether the
+    /// view is watched.
+    fn note_ask(&self) -> bool {
+        let mut snapshot = self.snapshot();
+        snapshot.last_ask = Some(Instant::now());
+        snapshot.watched
+    }
+
+    /// When the table's reads began to fail, while they do.
+    fn unreadable_since(&self) -> Option<SystemTime> {
+        self.snapshot().failing.as_ref().map(|&(_, since)| since)
+    }
+
+    /// A read of one record from the table (a page the copy does not
+    /// answer): a failure to reach the table marks the view failing, as a
+    /// failed whole read does; a success while nobody watches the copy
+    /// ends that (a watched copy stays marked until it is read again).
+    fn read_one(&self, result: Result<(), &StoreError>) {
+        let mut snapshot = self.snapshot();
+        match result {
+            Err(e @ (StoreError::Unavailable(_) | StoreError::Rejected(_))) => {
+                if snapshot.failing.is_none() {
+                    snapshot.failing = Some((e.to_string(), SystemTime::now()));
+                }
+            }
+            Ok(()) if !snapshot.watched => snapshot.failing = None,
+            _ => {}
+        }
     }
 
     /// Whether the copy may answer: read within the interval, or kept by
@@ -166,7 +193,6 @@ impl View {
             age: at.elapsed(),
             read,
             failing: snapshot.failing.as_ref().map(|(why, _)| why.clone()),
-            failing_since: snapshot.failing.as_ref().map(|&(_, since)| since),
             watched: snapshot.watched,
         })
     }
@@ -321,7 +347,9 @@ impl Store for ViewedStore {
         name: &'a str,
     ) -> BoxFuture<'a, Result<Option<Arc<Stored>>, StoreError>> {
         Box::pin(async move {
-            let stored = self.inner.get_stored(name).await?;
+            let stored = self.inner.get_stored(name).await;
+            self.view.read_one(stored.as_ref().map(|_| ()));
+            let stored = stored?;
             self.view.saw(name, stored.as_ref());
             Ok(stored)
         })
@@ -346,15 +374,14 @@ impl Store for ViewedStore {
 
     /// From the view while it is kept fresh; a record it lacks (created
     /// elsewhere since the last read) or a view left idle is read from the
-    /// table. Either way an ask: the refresher keeps the view fresh for
-    /// the page's next polls.
+    /// table.
     fn peek<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<Option<Arc<Stored>>, StoreError>> {
         Box::pin(async move {
-            let fresh = self.view.fresh();
-            self.asked();
-            if fresh {
+            self.view.note_ask();
+            if self.view.fresh() {
                 let found = self.view.snapshot().records.get(name).cloned();
                 if let Some(found) = found {
+                    self.asked();
                     return Ok(Some(found));
                 }
             }
@@ -364,6 +391,10 @@ impl Store for ViewedStore {
 
     fn freshness(&self) -> Option<Freshness> {
         self.view.freshness()
+    }
+
+    fn unreadable_since(&self) -> Option<SystemTime> {
+        self.view.unreadable_since()
     }
 
     fn records_history(&self) -> bool {
@@ -441,7 +472,13 @@ mod tests {
             let records = self.records.lock().unwrap();
             let found = records.iter().find(|s| s.record.endpoint_name == name);
             let found = found.map(|s| s.record.clone());
-            Box::pin(async move { Ok(found) })
+            let down = self.down.load(Ordering::SeqCst);
+            Box::pin(async move {
+                if down {
+                    return Err(StoreError::Unavailable("the table does not answer".into()));
+                }
+                Ok(found)
+            })
         }
 
         fn update<'a>(
@@ -561,18 +598,30 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    async fn a_page_alone_keeps_the_view_fresh() {
+    async fn a_page_alone_reads_the_table_and_says_when_it_cannot() {
         let (table, view) = viewed(INTERVAL);
-        // A page read on an idle view reads the record from the table...
+        // Nobody keeps the copy: a page reads its record from the table.
         let page = view.peek("chat").await.unwrap().unwrap();
         assert_eq!(page.record.spec.get("replicas").unwrap().to_json(), "1");
-        assert_eq!(table.scans(), 0);
-        // ...and its ask wakes the refresher, whose copy answers the next.
-        table.put("chat", 2);
-        tokio::time::sleep(INTERVAL + INTERVAL / 10).await;
-        assert_eq!(table.scans(), 1);
-        let page = view.peek("chat").await.unwrap().unwrap();
-        assert_eq!(page.record.spec.get("replicas").unwrap().to_json(), "2");
+        tokio::time::sleep(INTERVAL * 3).await;
+        assert_eq!(table.scans(), 0, "a page alone starts no refresher");
+        assert_eq!(view.unreadable_since(), None);
+        // The table goes: the read fails, and the view says since when.
+        table.down.store(true, Ordering::SeqCst);
+        let before = SystemTime::now();
+        assert!(view.peek("chat").await.is_err());
+        let since = view.unreadable_since().expect("marked");
+        assert!(since >= before);
+        assert!(view.peek("chat").await.is_err());
+        assert_eq!(
+            view.unreadable_since(),
+            Some(since),
+            "the first failure's time"
+        );
+        // Back: the next read ends it.
+        table.down.store(false, Ordering::SeqCst);
+        assert!(view.peek("chat").await.unwrap().is_some());
+        assert_eq!(view.unreadable_since(), None);
     }
 
     #[tokio::test(start_paused = true)]
@@ -592,12 +641,12 @@ mod tests {
         }
         assert!(down.elapsed() <= interval + Duration::from_millis(100));
         let stale = view.freshness().unwrap();
-        let since = stale.failing_since.expect("since when");
+        let since = view.unreadable_since().expect("since when");
         assert!(since >= wall - Duration::from_secs(1) && stale.read <= since);
         // Later failures keep the first one's time.
         tokio::time::sleep(interval * 2).await;
         replicas(&view).await;
-        assert_eq!(view.freshness().unwrap().failing_since, Some(since));
+        assert_eq!(view.unreadable_since(), Some(since));
         let failed_reads = table.scans();
         assert!(failed_reads >= 6, "{failed_reads} reads: one a second");
 
@@ -610,7 +659,7 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         assert!(back.elapsed() <= RETRY_WHILE_FAILING + Duration::from_millis(50));
-        assert_eq!(view.freshness().unwrap().failing_since, None);
+        assert_eq!(view.unreadable_since(), None);
         assert_eq!(replicas(&view).await, ["2"]);
     }
 }
