@@ -66,7 +66,8 @@ fn stale(last_sync: &str, unreadable: Option<&gco_api::StoreUnreadable>) -> bool
     let Some(u) = unreadable else {
         return is_stale(last_sync);
     };
-    match (parse_timestamp(last_sync), parse_timestamp(&u.read)) {
+    let read = u.read.as_deref().map_or(u.since.as_str(), |r| r);
+    match (parse_timestamp(last_sync), parse_timestamp(read)) {
         (Some(sync), Some(read)) => (read - sync) as f64 / 1e6 > STALE_AFTER_S,
         _ => false,
     }
