@@ -159,10 +159,10 @@ impl View {
     fn read_one(&self, result: Result<(), &StoreError>) {
         let mut snapshot = self.snapshot();
         match result {
-            Err(e @ (StoreError::Unavailable(_) | StoreError::Rejected(_))) => {
-                if snapshot.failing.is_none() {
-                    snapshot.failing = Some((e.to_string(), SystemTime::now()));
-                }
+            Err(e @ (StoreError::Unavailable(_) | StoreError::Rejected(_)))
+                if snapshot.failing.is_none() =>
+            {
+                snapshot.failing = Some((e.to_string(), SystemTime::now()));
             }
             Ok(()) if !snapshot.watched => snapshot.failing = None,
             _ => {}
