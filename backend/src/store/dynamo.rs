@@ -10,6 +10,7 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::config::{Credentials, Region};
 use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
+use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, ConsumedCapacity, KeySchemaElement, KeyType,
@@ -360,27 +361,16 @@ impl Store for DynamoStore {
                 return self.create_recorded(record, by).await;
             }
             let item = to_item(storable(record).as_object().expect("a record is an object"));
-            let result = self
+            let put = self
                 .client
                 .put_item()
                 .table_name(&self.table)
                 .set_item(Some(item))
-                .condition_expression("attribute_not_exists(endpoint_name)")
-                .return_consumed_capacity(ReturnConsumedCapacity::Total)
-                .send()
-                .await;
-            let units = result.as_ref().ok().and_then(|o| o.consumed_capacity());
-            crate::metrics::dynamodb_call("PutItem", result.is_ok(), 0.0, capacity(units));
-            match result {
-                Ok(_) => Ok(Arc::new(Stored::of(DynamoStore::as_read(record)?))),
-                Err(e)
-                    if e.as_service_error()
-                        .is_some_and(|s| s.is_conditional_check_failed_exception()) =>
-                {
-                    Err(StoreError::AlreadyExists)
-                }
-                Err(e) => Err(failure(e)),
+                .condition_expression("attribute_not_exists(endpoint_name)");
+            if !put_if(put).await? {
+                return Err(StoreError::AlreadyExists);
             }
+            Ok(Arc::new(Stored::of(DynamoStore::as_read(record)?)))
         })
     }
 
@@ -473,33 +463,23 @@ impl Store for DynamoStore {
             let Some(history) = &self.history else {
                 return Ok(entry.clone());
             };
-            let result = self
+            let put = self
                 .client
                 .put_item()
                 .table_name(&history.name)
                 .set_item(Some(entry_item(name, entry)))
-                .condition_expression("attribute_not_exists(change_id)")
-                .return_consumed_capacity(ReturnConsumedCapacity::Total)
-                .send()
-                .await;
-            let units = result.as_ref().ok().and_then(|o| o.consumed_capacity());
-            crate::metrics::dynamodb_call("PutItem", result.is_ok(), 0.0, capacity(units));
-            match result {
-                Ok(_) => Ok(entry.clone()),
-                Err(e)
-                    if e.as_service_error()
-                        .is_some_and(|s| s.is_conditional_check_failed_exception()) =>
-                {
-                    let kept = self.query_history(name, Span::From(&entry.id), 1).await?;
-                    kept.into_iter().find(|k| k.id == entry.id).ok_or_else(|| {
-                        StoreError::Unavailable(format!(
-                            "history entry {} of {name} was there, then gone",
-                            entry.id
-                        ))
-                    })
-                }
-                Err(e) => Err(failure(e)),
+                .condition_expression("attribute_not_exists(change_id)");
+            if put_if(put).await? {
+                return Ok(entry.clone());
             }
+            // Another console kept it first: that one.
+            let kept = self.query_history(name, Span::From(&entry.id), 1).await?;
+            kept.into_iter().find(|k| k.id == entry.id).ok_or_else(|| {
+                StoreError::Unavailable(format!(
+                    "history entry {} of {name} was there, then gone",
+                    entry.id
+                ))
+            })
         })
     }
 
@@ -948,6 +928,27 @@ async fn scan_segment(
 }
 
 /// The capacity units a call consumed, as the table said (0 when not).
+/// Sends a PutItem made with a condition, counted: `Ok(true)` when it
+/// wrote, `Ok(false)` when its condition did not hold.
+async fn put_if(put: PutItemFluentBuilder) -> Result<bool, StoreError> {
+    let result = put
+        .return_consumed_capacity(ReturnConsumedCapacity::Total)
+        .send()
+        .await;
+    let units = result.as_ref().ok().and_then(|o| o.consumed_capacity());
+    crate::metrics::dynamodb_call("PutItem", result.is_ok(), 0.0, capacity(units));
+    match result {
+        Ok(_) => Ok(true),
+        Err(e)
+            if e.as_service_error()
+                .is_some_and(|s| s.is_conditional_check_failed_exception()) =>
+        {
+            Ok(false)
+        }
+        Err(e) => Err(failure(e)),
+    }
+}
+
 fn capacity(consumed: Option<&ConsumedCapacity>) -> f64 {
     consumed.and_then(|c| c.capacity_units()).unwrap_or(0.0)
 }
