@@ -8,11 +8,10 @@ use gco_spec::Record;
 use gco_spec::record::DesiredState;
 use gco_spec::routing::proxy_route;
 use gco_spec::status::{RegionState, RegionStatus, RoleReplicas};
-use gco_spec::time::parse_timestamp;
 use leptos::prelude::*;
 
-use crate::region_state::{StateLabel, class};
-use crate::time::{STALE_AFTER_S, Time, age, is_stale};
+use crate::region_state::{StateLabel, class, is_stale_as_read};
+use crate::time::{STALE_AFTER_S, Time, age};
 
 /// The mark of a region whose monitor has not written for three passes.
 pub fn stale_badge() -> impl IntoView {
@@ -56,21 +55,6 @@ fn unreachable(record: &Record, region: &str, state: Option<&RegionState>) -> Op
             gco_spec::limits::DEFAULT_NAMESPACE
         )
     })
-}
-
-/// Whether a region's status is stale: now, or, while the server cannot
-/// read the endpoints table, as of when its copy was read. What the
-/// console cannot read is not the monitors' fault: the page's notice says
-/// so instead.
-fn stale(last_sync: &str, unreadable: Option<&gco_api::StoreUnreadable>) -> bool {
-    let Some(u) = unreadable else {
-        return is_stale(last_sync);
-    };
-    let read = u.read.as_deref().map_or(u.since.as_str(), |r| r);
-    match (parse_timestamp(last_sync), parse_timestamp(read)) {
-        (Some(sync), Some(read)) => (read - sync) as f64 / 1e6 > STALE_AFTER_S,
-        _ => false,
-    }
 }
 
 fn role(r: &Option<RoleReplicas>) -> String {
@@ -168,7 +152,7 @@ pub fn RegionStatuses(record: Record) -> impl IntoView {
                                             let (a, b) = (t.clone(), t.clone());
                                             view! {
                                                 <span>{move || age(&a).unwrap_or_default()}" · "<Time iso=t/></span>
-                                                {move || stale(&b, unreadable().as_ref()).then(stale_badge)}
+                                                {move || is_stale_as_read(&b, unreadable().as_ref()).then(stale_badge)}
                                             }
                                         })}</td>
                                     </tr>
