@@ -107,6 +107,7 @@ test('3: with the list open too, the page answered from the console\'s copy says
   h.withPage(env.browser, async (page, context) => {
     const base = env.backend.url;
     await h.deployViaApi(base, { endpoint_name: 'e2e-outage-list', image: 'img:1', target_regions: ['us-east-1'] });
+    await monitorWrite('e2e-outage-list', 'us-east-1', { state: 'running', replicas_ready: 1, replicas_desired: 1 }, 40_000);
     // The list keeps the console's copy of the table current; the page reads from it.
     const list = await h.newPage(context);
     await list.goto(`${base}/`);
@@ -123,6 +124,12 @@ test('3: with the list open too, the page answered from the console\'s copy says
     assert.match(await notice.textContent(), /^The endpoint store cannot be read since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d: this page shows the endpoint as it was read at \d{4}/);
     assert.equal(await page.locator('.connection-lost').count(), 0);
     await list.getByText(/out of date/).first().waitFor({ timeout: 2 * INTERVAL_MS });
+    // The list judges the monitor's write as of the copy's read, 40 s old then, as the page does.
+    await page.waitForTimeout(7000);
+    const chip = list.locator('tr[data-name="e2e-outage-list"] .region-chip[data-region="us-east-1"]');
+    assert.equal(await chip.getAttribute('data-state'), 'running');
+    assert.ok(!(await chip.getAttribute('class')).includes('stale'), 'the list does not blame the monitor');
+    assert.equal(await page.locator('table.status .badge.stale').count(), 0, 'nor the page');
 
     await startDynalite();
     const back = Date.now();
