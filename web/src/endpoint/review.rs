@@ -540,6 +540,39 @@ mod tests {
     }
 
     #[test]
+    fn an_outdated_review_reads_now_from_what_is_stored() {
+        let line = |f: &str, o: &str, n: &str| (f.to_owned(), o.to_owned(), n.to_owned());
+        let reviewed = [
+            line("spec.replicas", "3", "4"),
+            line("labels.app.kubernetes.io/name", r#""a""#, r#""b""#),
+            line("spec.canary", "—", "{}"),
+        ];
+        let stored =
+            parse(r#"{"spec": {"replicas": 6}, "labels": {"app.kubernetes.io/name": "c"}}"#)
+                .unwrap();
+        assert_eq!(
+            now_column(&reviewed, &stored),
+            [
+                line("spec.replicas", "6", "4"),
+                line("labels.app.kubernetes.io/name", r#""c""#, r#""b""#),
+                line("spec.canary", "—", "{}"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_region_no_monitor_is_known_in_is_named() {
+        let known = ["us-east-1".to_owned(), "eu-west-1".to_owned()];
+        assert_eq!(unmonitored_region("eu-west-1", &known), None);
+        assert_eq!(unmonitored_region("ap-south-1", &[]), None, "not known yet");
+        assert!(
+            unmonitored_region(" ap-south-1 ", &known)
+                .unwrap()
+                .starts_with("No GCO monitor is known in ap-south-1: this console's regions (--regions) are us-east-1, eu-west-1.")
+        );
+    }
+
+    #[test]
     fn a_record_that_appears_or_goes_shows_field_by_field() {
         let empty = Value::Object(Default::default());
         let record =
