@@ -35,13 +35,14 @@ cd "$ROOT"
 # 347,648 bytes on 2026-12-07. Issue 41 won 7,738 bytes back (sizes read to
 # two decimals in integers, not Rust's float formatter; the list's search
 # without Unicode's case tables): 340,183 bytes with issue 40 merged, and
-# the budget follows down to 340,500. The 300,000 target stays behind by
-# 13% (BENCHMARKS.md, "Over the wire": where the bytes go).
-# Issue 45 underlines each message's range in the JSON view and moves the
-# cursor there from the summary: 345,491 bytes on 2026-12-07 (+5,308: the
-# core's places about 2,300, the layer of underlines and its scrolling the
-# rest); the budget follows at 345,600.
-BUDGET=${WEB_GZIP_BUDGET:-345600}   # bytes: wasm + JS, gzip -9
+# the budget follows down to 340,500. Issue 45 underlines each message's
+# range in the JSON view and moves the cursor there from the summary
+# (+5,308: the core's places about 2,300, the layer of underlines and its
+# scrolling the rest). Issue 43's part b (the store's outage notice and its
+# header, outdated reviews' "Now", the unknown region's warning, the empty
+# command box, region errors on the list, the Overview's framework and
+# model, the Model path note) added 7,821.
+BUDGET=${WEB_GZIP_BUDGET:-353500}   # bytes: wasm + JS, gzip -9
 PROFILE=wasm-release
 TARGET=wasm32-unknown-unknown
 WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"

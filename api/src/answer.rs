@@ -100,6 +100,49 @@ pub struct Stale {
     pub age_seconds: u64,
 }
 
+/// The header of an answer given from the console's last copy of the
+/// endpoints table while the table cannot be read (`GET` of a record or
+/// of the list, 304s included): since when its reads fail, and when the
+/// copy answered was read. Absent while the table answers.
+pub const STORE_UNREADABLE_HEADER: &str = "gco-store-unreadable";
+
+/// [`STORE_UNREADABLE_HEADER`]'s value: an RFC 8941 dictionary of
+/// strings, GCO timestamps (`since="2026-12-07T02:03:44.000000+00:00",
+/// read="2026-12-07T02:03:41.000000+00:00"`); `read` only on an answer
+/// from the copy (a failed read has none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreUnreadable {
+    /// When the first read that failed was made.
+    pub since: String,
+    /// When the copy answered was read from the table.
+    pub read: Option<String>,
+}
+
+impl StoreUnreadable {
+    pub fn to_header(&self) -> String {
+        match &self.read {
+            Some(read) => format!("since=\"{}\", read=\"{read}\"", self.since),
+            None => format!("since=\"{}\"", self.since),
+        }
+    }
+
+    /// The header's value as [`Self::to_header`] writes it; `None` for any
+    /// other text.
+    pub fn parse(text: &str) -> Option<StoreUnreadable> {
+        let member = |name: &str| -> Option<String> {
+            text.split(',').find_map(|m| {
+                let (key, value) = m.trim().split_once('=')?;
+                let value = value.strip_prefix('"')?.strip_suffix('"')?;
+                (key == name && !value.contains(['"', '\\'])).then(|| value.to_owned())
+            })
+        };
+        Some(StoreUnreadable {
+            since: member("since")?,
+            read: member("read"),
+        })
+    }
+}
+
 /// `GET /api/endpoints`'s answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -180,6 +223,30 @@ mod tests {
         assert_eq!(listing.next, None);
         assert_eq!(listing.stale, Some(Stale { age_seconds: 3 }));
         assert_eq!(to_value(&listing).unwrap().to_json(), unpaged);
+    }
+
+    #[test]
+    fn the_store_unreadable_header_reads_back() {
+        let header = StoreUnreadable {
+            since: "2026-12-07T02:03:44.000000+00:00".into(),
+            read: Some("2026-12-07T02:03:41.000000+00:00".into()),
+        };
+        let text = header.to_header();
+        assert_eq!(
+            text,
+            r#"since="2026-12-07T02:03:44.000000+00:00", read="2026-12-07T02:03:41.000000+00:00""#
+        );
+        assert_eq!(StoreUnreadable::parse(&text), Some(header));
+        assert_eq!(StoreUnreadable::parse("since=1"), None);
+        let failed = StoreUnreadable {
+            since: "2026-12-07T02:03:44.000000+00:00".into(),
+            read: None,
+        };
+        assert_eq!(
+            failed.to_header(),
+            r#"since="2026-12-07T02:03:44.000000+00:00""#
+        );
+        assert_eq!(StoreUnreadable::parse(&failed.to_header()), Some(failed));
     }
 
     #[test]

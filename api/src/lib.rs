@@ -18,7 +18,8 @@ pub mod route;
 mod team;
 
 pub use answer::{
-    Diagnostic, ErrorBody, Listing, MAX_LISTED_DIAGNOSTICS, Stale, Unreadable, Validation, listed,
+    Diagnostic, ErrorBody, Listing, MAX_LISTED_DIAGNOSTICS, STORE_UNREADABLE_HEADER, Stale,
+    StoreUnreadable, Unreadable, Validation, listed,
 };
 pub use body::{CanaryBody, ImageBody, RegionBody, ReplicasBody, TopologyBody, field};
 pub use change::{ChangeRequest, change_request};

@@ -65,6 +65,7 @@ mod tests {
     fn freshness(age_ms: u64, watched: bool) -> Freshness {
         Freshness {
             age: Duration::from_millis(age_ms),
+            read: std::time::SystemTime::UNIX_EPOCH,
             failing: None,
             watched,
         }

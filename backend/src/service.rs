@@ -8,6 +8,7 @@ use gco_api::{HistoryEntry, HistoryPage, Role, operation};
 use gco_spec::deploy::DeployCheck;
 use gco_spec::json::{Object, Value};
 use gco_spec::ops::{Reverted, record_of_content, revert};
+use gco_spec::record::CREATED_BY;
 use gco_spec::time::{format_timestamp, next_timestamp, parse_timestamp};
 use gco_spec::{
     Change, DeployContext, Diagnostic, Frameworks, OpError, Record, Report, apply, new_record,
@@ -177,10 +178,6 @@ pub use gco_api::MAX_HISTORY_PAGE;
 /// that entry and the next.
 pub const EXTERNAL_SUFFIX: &str = "~external";
 
-/// The record attribute a deploy sets to the identity (GCO's own layout
-/// has it; GCO's CLI never fills it).
-pub const CREATED_BY: &str = "created_by";
-
 pub struct Service {
     store: Arc<dyn Store>,
     deployed_regions: Vec<String>,
@@ -345,6 +342,11 @@ impl Service {
         self.store.freshness()
     }
 
+    /// Since when the table cannot be read, while the store finds it so.
+    pub fn unreadable_since(&self) -> Option<SystemTime> {
+        self.store.unreadable_since()
+    }
+
     /// The records `filter` admits, newest first, one `page` of them.
     pub async fn list(&self, filter: &Filter<'_>, page: &Page) -> Result<Listing, ServiceError> {
         Ok(self.store.list_page(filter, page).await?)
@@ -464,7 +466,8 @@ impl Service {
     /// entries after the cursor `after` (an entry's id), with the changes
     /// made outside the console found among them (see [`between`]), and the
     /// cursor of the next page. The endpoint may be gone (purged): its
-    /// history stays. Reads only; nothing is written.
+    /// history stays. No record is written; an outside change found since
+    /// the newest entry is kept as first found ([`Self::keep_found`]).
     pub async fn history(
         &self,
         name: &str,
@@ -489,7 +492,9 @@ impl Service {
             if current.is_none() && stored.is_empty() {
                 return Err(ServiceError::NotFound(name.to_owned()));
             }
-            items.extend(newest_external(current.as_deref(), stored.first()));
+            if let Some(found) = newest_external(current.as_deref(), stored.first()) {
+                items.push(self.keep_found(name, found).await);
+            }
         }
         for (i, entry) in stored.iter().enumerate() {
             items.push(entry.clone());
@@ -503,23 +508,41 @@ impl Service {
         Ok(HistoryPage { items, next })
     }
 
+    /// The change made outside the console since the newest entry, as the
+    /// first history read that found it kept it: its window (`since` to
+    /// `at`) is when that reader first saw it, and never widens as GCO's
+    /// monitors move `updated_at` or the console changes the endpoint
+    /// again. Kept as an entry of its own (its id sorts after the entry it
+    /// follows); a later outside change follows it with its own window.
+    /// When it cannot be kept, it is shown as found, and logged.
+    async fn keep_found(&self, name: &str, found: HistoryEntry) -> HistoryEntry {
+        match self.store.keep_entry(name, &found).await {
+            Ok(kept) => kept,
+            Err(e) => {
+                tracing::warn!(error = %e, endpoint = name, "keeping an outside change failed; shown as found");
+                found
+            }
+        }
+    }
+
     /// The record content entry `id` of the endpoint's history left (its
-    /// `after`): a stored entry's, or a change made outside the console.
+    /// `after`): a stored entry's (an outside change once kept included),
+    /// or a change made outside the console not yet kept.
     async fn entry_after(&self, name: &str, id: &str) -> Result<Option<Value>, ServiceError> {
         let no_such = || ServiceError::NoSuchEntry {
             endpoint: name.to_owned(),
             id: id.to_owned(),
         };
+        let found = self
+            .store
+            .history(name, Span::From(id), 1)
+            .await
+            .map_err(history_read)?;
+        if let Some(entry) = found.into_iter().next().filter(|e| e.id == id) {
+            return Ok(entry.after);
+        }
         let Some(base) = id.strip_suffix(EXTERNAL_SUFFIX) else {
-            let found = self
-                .store
-                .history(name, Span::From(id), 1)
-                .await
-                .map_err(history_read)?;
-            return match found.into_iter().next() {
-                Some(entry) if entry.id == id => Ok(entry.after),
-                _ => Err(no_such()),
-            };
+            return Err(no_such());
         };
         // The external change between entry `base` (none: "0") and the
         // next stored one, or the current record.

@@ -256,25 +256,9 @@ pub fn request_on_sglang(record: &Record) -> Value {
         }
     }
     if let Some(Value::List(args)) = req.get("extra_args") {
-        let mut kept = Vec::new();
-        let mut items = args.iter();
-        while let Some(arg) = items.next() {
-            let text = arg.as_str().unwrap_or_default();
-            let flag = MODEL_ARGS.iter().find(|f| {
-                text == **f || text.strip_prefix(**f).is_some_and(|r| r.starts_with('='))
-            });
-            match flag {
-                Some(flag) => {
-                    let value = match text.strip_prefix(flag).and_then(|r| r.strip_prefix('=')) {
-                        Some(v) => Some(v.to_owned()),
-                        None => items.next().and_then(Value::as_str).map(str::to_owned),
-                    };
-                    if model.is_none() {
-                        model = value.filter(|v| !v.trim().is_empty());
-                    }
-                }
-                None => kept.push(arg.clone()),
-            }
+        let (named, kept) = model_in_args(args);
+        if model.is_none() {
+            model = named.map(|(value, _)| value);
         }
         if kept.is_empty() {
             req.remove("extra_args");
@@ -289,6 +273,96 @@ pub fn request_on_sglang(record: &Record) -> Value {
     if !env.is_empty() {
         req.insert("env", env);
     }
+    request
+}
+
+/// The model `args` name by a flag of [`MODEL_ARGS`] (`--flag value` or
+/// `--flag=value`; the first non-empty one) with that flag, and the
+/// arguments without every such flag and its value.
+fn model_in_args(args: &[Value]) -> (Option<(String, &'static str)>, Vec<Value>) {
+    let mut model = None;
+    let mut kept = Vec::new();
+    let mut items = args.iter();
+    while let Some(arg) = items.next() {
+        let text = arg.as_str().unwrap_or_default();
+        let flag = MODEL_ARGS
+            .iter()
+            .find(|f| text == **f || text.strip_prefix(**f).is_some_and(|r| r.starts_with('=')));
+        match flag {
+            Some(flag) => {
+                let value = match text.strip_prefix(flag).and_then(|r| r.strip_prefix('=')) {
+                    Some(v) => Some(v.to_owned()),
+                    None => items.next().and_then(Value::as_str).map(str::to_owned),
+                };
+                if model.is_none() {
+                    model = value.filter(|v| !v.trim().is_empty()).map(|v| (v, *flag));
+                }
+            }
+            None => kept.push(arg.clone()),
+        }
+    }
+    (model, kept)
+}
+
+/// The model a stored spec serves, and where the spec names it (`env
+/// MODEL`, `--model-path`, `model_path`, ...): an env entry of
+/// [`MODEL_ENV`], else an argument of [`MODEL_ARGS`], else `model_path`;
+/// `None` when nothing names one. What the endpoint page shows, whatever
+/// the framework reads; GCO's own rule for SGLang's model is
+/// [`check_framework`]'s.
+pub fn named_model(spec: &Object) -> Option<(String, String)> {
+    let text = |v: Option<&Value>| {
+        v.and_then(Value::as_str)
+            .filter(|t| !t.trim().is_empty())
+            .map(str::to_owned)
+    };
+    let env = spec.get("env").and_then(Value::as_object);
+    for key in MODEL_ENV {
+        if let Some(model) = text(env.and_then(|e| e.get(key))) {
+            return Some((model, format!("env {key}")));
+        }
+    }
+    if let Some(Value::List(args)) = spec.get("args")
+        && let (Some((model, flag)), _) = model_in_args(args)
+    {
+        return Some((model, flag.to_owned()));
+    }
+    text(spec.get("model_path")).map(|m| (m, "model_path".to_owned()))
+}
+
+/// A deploy request's `model_path` when GCO would not hand it to SGLang:
+/// the framework is `sglang`, whose launcher takes the model only from
+/// `MODEL` or an extra argument ([`sglang_args`]), and `model_path` is
+/// filled. The console says so at the field ([`model_path_as_model`]).
+pub fn model_path_unread_by_sglang(request: &Value) -> Option<String> {
+    let req = request.as_object()?;
+    if req.get("framework").and_then(Value::as_str) != Some(Framework::Sglang.as_str()) {
+        return None;
+    }
+    req.get("model_path")
+        .and_then(Value::as_str)
+        .filter(|p| !p.trim().is_empty())
+        .map(str::to_owned)
+}
+
+/// The request with its `model_path` moved into the `MODEL` env entry,
+/// where SGLang takes it (see [`model_path_unread_by_sglang`]); as it is
+/// when it has no model path.
+pub fn model_path_as_model(request: &Value) -> Value {
+    let mut request = request.clone();
+    let Some(req) = request.as_object_mut() else {
+        return request;
+    };
+    let Some(path) = req.remove("model_path") else {
+        return request;
+    };
+    let mut env = req
+        .get("env")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    env.insert("MODEL", path);
+    req.insert("env", env);
     request
 }
 
@@ -436,6 +510,52 @@ impl std::str::FromStr for Frameworks {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_model_a_spec_serves_and_where_it_names_it() {
+        let model = |text: &str| {
+            let spec = crate::json::parse(text).unwrap();
+            named_model(spec.as_object().unwrap())
+        };
+        let at = |m: &str, w: &str| Some((m.to_owned(), w.to_owned()));
+        assert_eq!(
+            model(r#"{"env": {"MODEL": "Qwen/Qwen3-8B"}, "model_path": "/m"}"#),
+            at("Qwen/Qwen3-8B", "env MODEL")
+        );
+        assert_eq!(
+            model(r#"{"args": ["--port", "1", "--model=meta/llama"]}"#),
+            at("meta/llama", "--model")
+        );
+        assert_eq!(
+            model(r#"{"args": ["--model-path", "/models/x"]}"#),
+            at("/models/x", "--model-path")
+        );
+        assert_eq!(
+            model(r#"{"model_path": "s3://b/m"}"#),
+            at("s3://b/m", "model_path")
+        );
+        assert_eq!(model(r#"{"env": {"MODEL": " "}, "image": "i"}"#), None);
+    }
+
+    #[test]
+    fn a_model_path_sglang_does_not_read_moves_into_model() {
+        let request = crate::json::parse(
+            r#"{"framework": "sglang", "model_path": "Qwen/Qwen3-8B", "env": {"HF_HOME": "/m"}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            model_path_unread_by_sglang(&request).as_deref(),
+            Some("Qwen/Qwen3-8B")
+        );
+        let moved = model_path_as_model(&request);
+        assert_eq!(
+            moved.to_json(),
+            r#"{"framework": "sglang", "env": {"HF_HOME": "/m", "MODEL": "Qwen/Qwen3-8B"}}"#
+        );
+        assert_eq!(model_path_unread_by_sglang(&moved), None);
+        let vllm = crate::json::parse(r#"{"framework": "vllm", "model_path": "m"}"#).unwrap();
+        assert_eq!(model_path_unread_by_sglang(&vllm), None);
+    }
 
     #[test]
     fn the_default_is_gcos_since_its_sglang_release() {

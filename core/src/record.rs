@@ -15,6 +15,11 @@ vocabulary! {
     }
 }
 
+/// The record attribute the console's deploy sets to the identity that
+/// writes it (GCO's own layout has it; GCO's CLI never fills it), kept in
+/// [`Record::extra`].
+pub const CREATED_BY: &str = "created_by";
+
 /// One endpoint: an item of GCO's endpoints table. Attributes this version
 /// does not know are kept (in `extra`) and written back unchanged, so a
 /// newer GCO's additions survive.

@@ -431,8 +431,6 @@ fn blocks_the_fields_cannot_build_stay_blocks() {
     keep(
         r#"{"image": "i:1", "mooncake": {"mode": "store", "topology": {"prefill": 1, "decode": 1}, "store": {"enabled": true}}}"#,
     );
-    // Keys out of the reference's order.
-    keep(r#"{"image": "i:1", "mooncake": {"store": {"enabled": true}, "mode": "store"}}"#);
     let split = block_as_fields(
         gco_spec::json::parse(
             r#"{"endpoint_name": "a", "mooncake": {"mode": "store", "store": {"enabled": true, "global_segment_size": "9000000000"}}, "port": 1}"#,
@@ -452,6 +450,60 @@ fn blocks_the_fields_cannot_build_stay_blocks() {
             .any(|d| d.path == "mooncake" && d.message.starts_with("mooncake is ignored")),
         "{:?}",
         both.report
+    );
+}
+
+/// Key order never decides whether the fields can show a block: a block
+/// read from DynamoDB comes back with its maps' keys sorted (a map keeps
+/// no order), and splits as the block deploy wrote.
+#[test]
+fn a_block_read_back_in_another_key_order_splits_into_fields() {
+    use gco_spec::deploy::block_as_fields;
+    let request = |block: &str| {
+        gco_spec::json::parse(&format!(
+            r#"{{"endpoint_name": "a", "image": "i:1", "mooncake": {block}}}"#
+        ))
+        .unwrap()
+    };
+    let written = plan(
+        r#"{"endpoint_name": "a", "image": "i:1", "mooncake_mode": "both", "prefill_replicas": 2, "decode_replicas": 5, "mooncake_store": {"global_segment_size": "9000000000"}}"#,
+    );
+    let block = written
+        .deployment
+        .unwrap()
+        .spec
+        .get("mooncake")
+        .unwrap()
+        .clone();
+    let sorted = block.with_sorted_keys();
+    assert_ne!(
+        sorted.to_json(),
+        block.to_json(),
+        "the test needs another order"
+    );
+    for block in [&block, &sorted] {
+        let split = block_as_fields(request(&block.to_json()));
+        let split = split.as_object().unwrap();
+        assert!(!split.contains_key("mooncake"), "{}", block.to_json());
+        assert_eq!(split.get("mooncake_mode").unwrap().to_json(), r#""both""#);
+        assert_eq!(split.get("prefill_replicas").unwrap().to_json(), "2");
+        assert_eq!(split.get("decode_replicas").unwrap().to_json(), "5");
+        assert_eq!(
+            split
+                .get("mooncake_store")
+                .unwrap()
+                .as_object()
+                .unwrap()
+                .get("global_segment_size")
+                .unwrap()
+                .to_json(),
+            r#""9000000000""#
+        );
+    }
+    let store_first = block_as_fields(request(r#"{"store": {"enabled": true}, "mode": "store"}"#));
+    assert_eq!(
+        store_first.to_json(),
+        r#"{"endpoint_name": "a", "image": "i:1", "mooncake_mode": "store", "mooncake_store": {"enabled": true}}"#
     );
 }
 

@@ -385,6 +385,44 @@ function suiteOnDynalite() {
   return env;
 }
 
+/** A DynamoDB attribute value of a JSON value, as GCO's writers store it. */
+function dynamoAttr(v) {
+  if (v === null) return { NULL: true };
+  if (typeof v === 'boolean') return { BOOL: v };
+  if (typeof v === 'number') return { N: String(v) };
+  if (typeof v === 'string') return { S: v };
+  if (Array.isArray(v)) return { L: v.map(dynamoAttr) };
+  return { M: Object.fromEntries(Object.entries(v).map(([k, x]) => [k, dynamoAttr(x)])) };
+}
+
+/** GCO's timestamp of `ms` since the epoch (now by default). */
+const gcoTime = (ms = Date.now()) => new Date(ms).toISOString().replace('Z', '000+00:00');
+
+/**
+ * GCO's monitor writing one region's status to `table` at `endpoint`
+ * (GCO_FACTS_NEWEST section 3), its sync `ago` ms in the past.
+ */
+async function writeStatus(endpoint, table, name, region, status, { ago = 0 } = {}) {
+  await dynamo(endpoint, 'UpdateItem', {
+    TableName: table,
+    Key: { endpoint_name: { S: name } },
+    UpdateExpression: 'SET region_status.#r = :s, updated_at = :u',
+    ConditionExpression: 'attribute_exists(endpoint_name)',
+    ExpressionAttributeNames: { '#r': region },
+    ExpressionAttributeValues: { ':s': dynamoAttr({ last_sync: gcoTime(Date.now() - ago), ...status }), ':u': { S: gcoTime() } },
+  });
+}
+
+/** Runs `fn` with a fresh page of `browser` (its own context), closed after. */
+async function withPage(browser, fn, { context: options = {}, ...pageOptions } = {}) {
+  const context = await browser.newContext(options);
+  try {
+    return await fn(await newPage(context, pageOptions), context);
+  } finally {
+    await context.close();
+  }
+}
+
 async function startOnDynalite() {
   const port = await freePort();
   const dynalite = spawn(path.join(ROOT, 'node_modules', '.bin', 'dynalite'), ['--port', String(port)], { stdio: 'ignore' });
@@ -394,25 +432,7 @@ async function startOnDynalite() {
     args: ['--dynamodb-endpoint', endpoint, '--dynamodb-region', 'us-east-1', '--dynamodb-table', TABLE, '--create-table', '--history-table', 'off'],
   });
   /** GCO's monitor writing one region's status (GCO_FACTS_NEWEST section 3). */
-  async function monitorWrite(name, region, status) {
-    const attr = (v) => {
-      if (v === null) return { NULL: true };
-      if (typeof v === 'boolean') return { BOOL: v };
-      if (typeof v === 'number') return { N: String(v) };
-      if (typeof v === 'string') return { S: v };
-      if (Array.isArray(v)) return { L: v.map(attr) };
-      return { M: Object.fromEntries(Object.entries(v).map(([k, x]) => [k, attr(x)])) };
-    };
-    const now = new Date().toISOString().replace('Z', '000+00:00');
-    await dynamo(endpoint, 'UpdateItem', {
-      TableName: TABLE,
-      Key: { endpoint_name: { S: name } },
-      UpdateExpression: 'SET region_status.#r = :s, updated_at = :u',
-      ConditionExpression: 'attribute_exists(endpoint_name)',
-      ExpressionAttributeNames: { '#r': region },
-      ExpressionAttributeValues: { ':s': attr({ last_sync: now, ...status }), ':u': { S: now } },
-    });
-  }
+  const monitorWrite = (name, region, status) => writeStatus(endpoint, TABLE, name, region, status);
   return {
     endpoint,
     backend,
@@ -424,8 +444,26 @@ async function startOnDynalite() {
   };
 }
 
+/** moto's DynamoDB (it has transactions, which history needs), one request at a time. Resolves to { endpoint, stop() }. */
+async function startMoto() {
+  const port = await freePort();
+  const script = path.join(ROOT, 'backend', 'tests', 'suite', 'common', 'moto_server.py');
+  const child = spawn('python3', [script, String(port)], { stdio: 'ignore' });
+  const endpoint = `http://127.0.0.1:${port}`;
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  await waitUntil(async () => exited || (await answers(endpoint)), { timeout: 30_000, what: 'moto to start' });
+  if (exited) throw new Error(`moto did not start: python3 ${script} exited`);
+  return { endpoint, stop: () => child.kill('SIGKILL') };
+}
+
 module.exports = {
   dynamo,
+  dynamoAttr,
+  gcoTime,
+  writeStatus,
+  withPage,
+  startMoto,
   startOnDynalite,
   suite,
   suiteOnDynalite,

@@ -13,7 +13,6 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
 const h = require('./harness.cjs');
 
 const TOKENS = {
@@ -266,21 +265,8 @@ test('the history pages by `next`, and shows a change made outside the console b
   }
 });
 
-/** moto's DynamoDB (it has transactions, which history needs), one request at a time. */
-async function startMoto() {
-  const port = await h.freePort();
-  const script = path.join(h.ROOT, 'backend', 'tests', 'suite', 'common', 'moto_server.py');
-  const child = spawn('python3', [script, String(port)], { stdio: 'ignore' });
-  const endpoint = `http://127.0.0.1:${port}`;
-  let exited = false;
-  child.once('exit', () => (exited = true));
-  await h.waitUntil(async () => exited || (await h.answers(endpoint)), { timeout: 30_000, what: 'moto to start' });
-  if (exited) throw new Error(`moto did not start: python3 ${script} exited`);
-  return { endpoint, stop: () => child.kill('SIGKILL') };
-}
-
 test('a purged endpoint keeps its history, and an admin deploys it again from there', async () => {
-  const moto = await startMoto();
+  const moto = await h.startMoto();
   const table = 'gco-e2e-team';
   const backend = await h.startBackend({
     args: [

@@ -15,6 +15,9 @@ pub struct Reply {
     pub status: u16,
     pub etag: Option<String>,
     pub body: Value,
+    /// The answer came from the server's last copy of the endpoints table,
+    /// which it cannot read now (`gco_api::STORE_UNREADABLE_HEADER`).
+    pub unreadable: Option<gco_api::StoreUnreadable>,
 }
 
 impl Reply {
@@ -99,6 +102,10 @@ pub async fn call(
         status: response.status(),
         etag: response.headers().get("ETag"),
         body: gco_spec::json::parse(&text).unwrap_or(Value::Null),
+        unreadable: response
+            .headers()
+            .get(gco_api::STORE_UNREADABLE_HEADER)
+            .and_then(|h| gco_api::StoreUnreadable::parse(&h)),
     };
     if reply.status == 401 {
         auth::unauthorized(reply.summary());
@@ -144,6 +151,7 @@ mod tests {
             status: 422,
             etag: None,
             body: to_value(&body).unwrap(),
+            unreadable: None,
         };
         assert_eq!(reply.summary(), "the request has 1 error");
         assert_eq!(

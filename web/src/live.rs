@@ -11,6 +11,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api::{self, Condition, Reply};
+use crate::time::Time;
 
 /// Between two requests of one page: within the 5 s a monitor's write must
 /// take to show, and above the 2 s a page may ask at most once in.
@@ -52,7 +53,18 @@ pub struct Watcher {
     /// Why the server cannot be reached (no answer, a network error, a 5xx),
     /// until it answers again.
     pub lost: RwSignal<Option<String>>,
+    /// The server cannot read the endpoints table (since when, and when
+    /// the copy it answers from was read), until an answer says otherwise.
+    pub unreadable: RwSignal<Option<gco_api::StoreUnreadable>>,
+    /// When the last answer the table's state did not mark came (a GCO
+    /// timestamp): what the page shows is as read then, at the latest.
+    read_at: RwSignal<Option<String>>,
 }
+
+/// Between two requests while the server cannot read the endpoints table:
+/// it tries the table again every second, and the page shows its return
+/// within a second or two of it.
+const WHILE_UNREADABLE: Duration = Duration::from_secs(1);
 
 impl Watcher {
     /// Watches `url` (read at each request, so a page whose filters change
@@ -72,6 +84,8 @@ impl Watcher {
                 in_flight: None,
             }),
             lost: RwSignal::new(None),
+            unreadable: RwSignal::new(None),
+            read_at: RwSignal::new(None),
         };
         let every = set_interval_with_handle(move || watcher.poll(), INTERVAL).ok();
         let visible = window_event_listener(leptos::ev::visibilitychange, move |_| {
@@ -133,12 +147,28 @@ impl Watcher {
                 .as_deref()
                 .map_or(Condition::None, Condition::IfNoneMatch);
             let reply = api::call(api::Method::GET, &url, None, condition).await;
+            // A server that says it cannot read the table answered: the
+            // connection is fine.
             let lost = match &reply {
                 Err(e) => Some(e.clone()),
-                Ok(r) if r.status >= 500 => Some(r.summary()),
+                Ok(r) if r.status >= 500 && r.unreadable.is_none() => Some(r.summary()),
                 Ok(_) => None,
             };
             let _ = self.lost.try_set(lost);
+            if let Ok(r) = &reply {
+                let unreadable = r.unreadable.clone();
+                if unreadable.is_some() {
+                    set_timeout(move || self.poll(), WHILE_UNREADABLE);
+                } else if r.status < 500 {
+                    let now = (js_sys::Date::now() * 1000.0) as i64;
+                    let _ = self
+                        .read_at
+                        .try_set(Some(gco_spec::time::format_timestamp(now)));
+                }
+                if r.status < 500 || unreadable.is_some() {
+                    let _ = self.unreadable.try_set(unreadable);
+                }
+            }
             // `changed` runs outside the stored state: it may call back.
             let changed = self.state.try_update_value(|s| {
                 s.in_flight = None;
@@ -179,6 +209,26 @@ pub fn ConnectionNotice(watcher: Watcher) -> impl IntoView {
             view! {
                 <p class="banner error connection-lost" role="alert">
                     {format!("Connection lost, retrying every {} s: {why}. What this page shows may be out of date.", INTERVAL.as_secs())}
+                </p>
+            }
+        })
+    }
+}
+
+/// The notice a page shows while the server answers from its last copy of
+/// the endpoints table: since when the table cannot be read, and how old
+/// what the page shows is. Not the monitors' fault, nor the connection's.
+#[component]
+pub fn StoreNotice(watcher: Watcher) -> impl IntoView {
+    move || {
+        watcher.unreadable.get().map(|u| {
+            // The copy's read, or, with none, this page's last answer.
+            let read = u.read.or_else(|| watcher.read_at.get_untracked()).unwrap_or_default();
+            view! {
+                <p class="banner error store-unreadable" role="alert">
+                    "The endpoint store cannot be read since "<Time iso=u.since/>
+                    ": this page shows the endpoint as it was read at "<Time iso=read/>
+                    ". The console tries the store again every second; changes cannot be applied until it answers."
                 </p>
             }
         })

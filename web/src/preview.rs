@@ -61,6 +61,19 @@ pub fn CliCommands(commands: Commands) -> impl IntoView {
     let copied = RwSignal::new(None::<String>);
     let text = commands.lines.join("\n");
     let count = commands.lines.len();
+    // No command does it (regions: GCO's CLI has no add-region): the box
+    // says so, with why, rather than stand empty.
+    let none = (count == 0).then(|| {
+        let why: Vec<&str> = commands.notes.iter().map(|n| n.message.as_str()).collect();
+        if why.is_empty() {
+            "# no gco inference command makes this change".to_owned()
+        } else {
+            format!(
+                "# no gco inference command makes this change: {}",
+                why.join("; ")
+            )
+        }
+    });
     let sizes = size_notes(&commands.lines);
     let copy = {
         let text = text.clone();
@@ -83,10 +96,10 @@ pub fn CliCommands(commands: Commands) -> impl IntoView {
         <div class="cli">
             <div class="cli-head">
                 <h3>"GCO CLI"</h3>
-                <button type="button" on:click=copy>"Copy as CLI"</button>
+                <button type="button" on:click=copy disabled=none.is_some()>"Copy as CLI"</button>
                 <span role="status" class="muted">{move || copied.get()}</span>
             </div>
-            <pre class="commands" aria-label="gco inference commands">{text}</pre>
+            <pre class="commands" class:no-command=none.is_some() aria-label="gco inference commands">{none.clone().unwrap_or(text)}</pre>
             <ul class="messages size-notes">{sizes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
             <ul class="messages">
                 {commands.notes.into_iter().map(|n| view! {

@@ -4,6 +4,7 @@
 //! means, on the list and the endpoint page alike.
 
 use gco_spec::status::RegionState;
+use gco_spec::time::parse_timestamp;
 use leptos::prelude::*;
 
 /// What a state means, in the console's words; `None` for a word GCO does
@@ -42,6 +43,21 @@ pub fn class(state: &RegionState) -> String {
         }
         RegionState::Other(_) => "state other".to_owned(),
         known => format!("state {}", known.as_str()),
+    }
+}
+
+/// Whether a region's status is stale (no monitor write for three
+/// passes): now, or, while the server cannot read the endpoints table,
+/// as of when what the page shows was read. What the console cannot read
+/// is not the monitors' fault: the page's notice says so instead.
+pub fn is_stale_as_read(last_sync: &str, unreadable: Option<&gco_api::StoreUnreadable>) -> bool {
+    let Some(u) = unreadable else {
+        return crate::time::is_stale(last_sync);
+    };
+    let read = u.read.as_deref().map_or(u.since.as_str(), |r| r);
+    match (parse_timestamp(last_sync), parse_timestamp(read)) {
+        (Some(sync), Some(read)) => (read - sync) as f64 / 1e6 > crate::time::STALE_AFTER_S,
+        _ => false,
     }
 }
 

@@ -71,6 +71,14 @@ impl Session {
         expect_context::<Session>()
     }
 
+    /// The signed-in user's name, when known (not reactive).
+    pub fn name(&self) -> Option<String> {
+        self.who.with_untracked(|w| match w {
+            Who::Known(me) => Some(me.name.clone()),
+            _ => None,
+        })
+    }
+
     /// Why the user may not do `doing`, which needs `needed` (reactive).
     pub fn refusal(&self, doing: &str, needed: Role) -> Option<String> {
         self.who.with(|w| match w {

@@ -199,10 +199,14 @@ async fn list(
     let body = listing_json(&listing, query.page.limit.is_some(), stale.map(|f| f.age));
     let tag = body_etag(&body);
     if let Some(unchanged) = conditional::not_modified(&headers, &tag) {
-        return Ok(unchanged);
+        return Ok(marked_if_unreadable(unchanged, &service, true));
     }
     let response = ([(header::CONTENT_TYPE, "application/json")], body).into_response();
-    Ok(conditional::with_etag(response, &tag))
+    Ok(marked_if_unreadable(
+        conditional::with_etag(response, &tag),
+        &service,
+        true,
+    ))
 }
 
 /// A [`Listing`] around each record's stored JSON, sent as a read of it is
@@ -272,11 +276,49 @@ async fn show(
     EndpointName(name): EndpointName,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let stored = service.read(&name).await?;
-    if let Some(unchanged) = conditional::not_modified(&headers, stored.etag()) {
-        return Ok(unchanged);
+    let stored = match service.read(&name).await {
+        Ok(stored) => stored,
+        // The table cannot be read, and the console holds no copy of it.
+        Err(e) => {
+            let failed = ApiError::from(e).into_response();
+            return Ok(marked_if_unreadable(failed, &service, false));
+        }
+    };
+    let response = match conditional::not_modified(&headers, stored.etag()) {
+        Some(unchanged) => unchanged,
+        None => record_response(StatusCode::OK, &stored),
+    };
+    Ok(marked_if_unreadable(response, &service, true))
+}
+
+/// `response` (a record's or the list's, 304s too, or a read's failure)
+/// with the [`gco_api::STORE_UNREADABLE_HEADER`] while the table cannot be
+/// read: since when, and, for an answer from the console's copy
+/// (`from_copy`), when that copy was read. The page says so.
+fn marked_if_unreadable(mut response: Response, service: &Service, from_copy: bool) -> Response {
+    let Some(since) = service.unreadable_since() else {
+        return response;
+    };
+    let timestamp = |t: std::time::SystemTime| {
+        let micros = t
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX));
+        gco_spec::time::format_timestamp(micros)
+    };
+    let read = service
+        .freshness()
+        .filter(|_| from_copy)
+        .map(|f| timestamp(f.read));
+    let header = gco_api::StoreUnreadable {
+        since: timestamp(since),
+        read,
+    };
+    if let Ok(value) = header::HeaderValue::from_str(&header.to_header()) {
+        response
+            .headers_mut()
+            .insert(gco_api::STORE_UNREADABLE_HEADER, value);
     }
-    Ok(record_response(StatusCode::OK, &stored))
+    response
 }
 
 /// Makes `change`. The endpoint's name and the `If-Match` tags come as

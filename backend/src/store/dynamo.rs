@@ -10,6 +10,7 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::config::{Credentials, Region};
 use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
+use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, ConsumedCapacity, KeySchemaElement, KeyType,
@@ -26,8 +27,7 @@ use super::shared_scan::SharedScan;
 use super::sign_outs::{self, SignOuts};
 use super::update_expression::{UpdateExpression, apply_edits, update_expression};
 use super::{
-    BoxFuture, Expected, Scan, Store, StoreError, Stored, Unreadable, maps_sorted, read_item,
-    storable,
+    BoxFuture, Expected, Scan, Store, StoreError, Stored, Unreadable, read_item, storable,
 };
 
 /// Where the tables are.
@@ -361,27 +361,16 @@ impl Store for DynamoStore {
                 return self.create_recorded(record, by).await;
             }
             let item = to_item(storable(record).as_object().expect("a record is an object"));
-            let result = self
+            let put = self
                 .client
                 .put_item()
                 .table_name(&self.table)
                 .set_item(Some(item))
-                .condition_expression("attribute_not_exists(endpoint_name)")
-                .return_consumed_capacity(ReturnConsumedCapacity::Total)
-                .send()
-                .await;
-            let units = result.as_ref().ok().and_then(|o| o.consumed_capacity());
-            crate::metrics::dynamodb_call("PutItem", result.is_ok(), 0.0, capacity(units));
-            match result {
-                Ok(_) => Ok(Arc::new(Stored::of(DynamoStore::as_read(record)?))),
-                Err(e)
-                    if e.as_service_error()
-                        .is_some_and(|s| s.is_conditional_check_failed_exception()) =>
-                {
-                    Err(StoreError::AlreadyExists)
-                }
-                Err(e) => Err(failure(e)),
+                .condition_expression("attribute_not_exists(endpoint_name)");
+            if !put_if(put).await? {
+                return Err(StoreError::AlreadyExists);
             }
+            Ok(Arc::new(Stored::of(DynamoStore::as_read(record)?)))
         })
     }
 
@@ -461,6 +450,37 @@ impl Store for DynamoStore {
 
     fn records_history(&self) -> bool {
         self.history.is_some()
+    }
+
+    /// A PutItem on the entry's id being new; when another console kept
+    /// one first, that one, read back.
+    fn keep_entry<'a>(
+        &'a self,
+        name: &'a str,
+        entry: &'a HistoryEntry,
+    ) -> BoxFuture<'a, Result<HistoryEntry, StoreError>> {
+        Box::pin(async move {
+            let Some(history) = &self.history else {
+                return Ok(entry.clone());
+            };
+            let put = self
+                .client
+                .put_item()
+                .table_name(&history.name)
+                .set_item(Some(entry_item(name, entry)))
+                .condition_expression("attribute_not_exists(change_id)");
+            if put_if(put).await? {
+                return Ok(entry.clone());
+            }
+            // Another console kept it first: that one.
+            let kept = self.query_history(name, Span::From(&entry.id), 1).await?;
+            kept.into_iter().find(|k| k.id == entry.id).ok_or_else(|| {
+                StoreError::Unavailable(format!(
+                    "history entry {} of {name} was there, then gone",
+                    entry.id
+                ))
+            })
+        })
     }
 
     fn history<'a>(
@@ -570,8 +590,11 @@ impl DynamoStore {
         let before = expected.read.to_value();
         let mut item = before.as_object().cloned().unwrap_or_default();
         apply_edits(&mut item, &update.edits);
-        let answer = read_item(&record.endpoint_name, &maps_sorted(&Value::Object(item)))
-            .map_err(StoreError::Corrupt)?;
+        let answer = read_item(
+            &record.endpoint_name,
+            &Value::Object(item).with_sorted_keys(),
+        )
+        .map_err(StoreError::Corrupt)?;
         let (before, after) = (
             history::content(&before),
             history::content(&answer.to_value()),
@@ -791,6 +814,7 @@ fn entry_item(name: &str, entry: &HistoryEntry) -> HashMap<String, AttributeValu
             item.insert(key.to_owned(), AttributeValue::S(value));
         }
     };
+    text("since", entry.since.clone());
     text("who", entry.who.clone());
     text("request_id", entry.request_id.clone());
     text("client_request_id", entry.client_request_id.clone());
@@ -811,7 +835,7 @@ fn read_entry(item: &HashMap<String, AttributeValue>) -> Option<HistoryEntry> {
     Some(HistoryEntry {
         id: text("change_id")?,
         at: text("at")?,
-        since: None,
+        since: text("since"),
         who: text("who"),
         operation: text("operation")?,
         request_id: text("request_id"),
@@ -829,7 +853,7 @@ impl DynamoStore {
         let mut out = gco_spec::json::Object::new();
         if let gco_spec::Value::Object(attributes) = storable(record) {
             for (name, attribute) in attributes.str_entries() {
-                out.insert(&name.to_string_lossy(), maps_sorted(attribute));
+                out.insert(&name.to_string_lossy(), attribute.with_sorted_keys());
             }
         }
         read_item(&record.endpoint_name, &gco_spec::Value::Object(out)).map_err(StoreError::Corrupt)
@@ -904,6 +928,27 @@ async fn scan_segment(
 }
 
 /// The capacity units a call consumed, as the table said (0 when not).
+/// Sends a PutItem made with a condition, counted: `Ok(true)` when it
+/// wrote, `Ok(false)` when its condition did not hold.
+async fn put_if(put: PutItemFluentBuilder) -> Result<bool, StoreError> {
+    let result = put
+        .return_consumed_capacity(ReturnConsumedCapacity::Total)
+        .send()
+        .await;
+    let units = result.as_ref().ok().and_then(|o| o.consumed_capacity());
+    crate::metrics::dynamodb_call("PutItem", result.is_ok(), 0.0, capacity(units));
+    match result {
+        Ok(_) => Ok(true),
+        Err(e)
+            if e.as_service_error()
+                .is_some_and(|s| s.is_conditional_check_failed_exception()) =>
+        {
+            Ok(false)
+        }
+        Err(e) => Err(failure(e)),
+    }
+}
+
 fn capacity(consumed: Option<&ConsumedCapacity>) -> f64 {
     consumed.and_then(|c| c.capacity_units()).unwrap_or(0.0)
 }

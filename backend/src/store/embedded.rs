@@ -317,6 +317,44 @@ impl Store for EmbeddedStore {
         self.history
     }
 
+    fn keep_entry<'a>(
+        &'a self,
+        name: &'a str,
+        entry: &'a HistoryEntry,
+    ) -> BoxFuture<'a, Result<HistoryEntry, StoreError>> {
+        let (name, entry) = (name.to_owned(), entry.clone());
+        Box::pin(self.blocking(move |db| {
+            let txn = db.begin_write().map_err(unavailable)?;
+            let kept = {
+                let mut table = txn.open_table(HISTORY).map_err(unavailable)?;
+                let key = (name.as_str(), entry.id.as_str());
+                let held = table
+                    .get(key)
+                    .map_err(unavailable)?
+                    .map(|text| json::parse(text.value()));
+                match held {
+                    Some(text) => text
+                        .ok()
+                        .as_ref()
+                        .and_then(history::from_value)
+                        .ok_or_else(|| {
+                            StoreError::Unavailable(format!(
+                                "history entry {} of {name} is unreadable",
+                                entry.id
+                            ))
+                        })?,
+                    None => {
+                        let text = history::to_value(&entry).to_json();
+                        table.insert(key, text.as_str()).map_err(unavailable)?;
+                        entry
+                    }
+                }
+            };
+            txn.commit().map_err(unavailable)?;
+            Ok(kept)
+        }))
+    }
+
     fn history<'a>(
         &'a self,
         name: &'a str,

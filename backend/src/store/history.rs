@@ -74,7 +74,7 @@ pub fn content(item: &Value) -> Value {
 /// Whether two contents are the same record: maps compared by their keys,
 /// not their order (a DynamoDB map has none).
 pub fn same_content(a: &Value, b: &Value) -> bool {
-    a == b || super::maps_sorted(a) == super::maps_sorted(b)
+    a == b || a.with_sorted_keys() == b.with_sorted_keys()
 }
 
 /// A stored entry id's length: `YYYY-MM-DDTHH:MM:SS.ffffffZ.xxxxxxxx`.

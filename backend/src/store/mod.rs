@@ -257,6 +257,17 @@ pub trait Store: Send + Sync + 'static {
         span: Span<'a>,
         limit: usize,
     ) -> BoxFuture<'a, Result<Vec<HistoryEntry>, StoreError>>;
+    /// Keeps `entry` in endpoint `name`'s history unless an entry with its
+    /// id is there, and answers the one kept: a change made outside the
+    /// console, kept as first found (see `Service::history`), so every
+    /// reader after it, at any console and after restarts, shows the same
+    /// time window. Writes no record.
+    fn keep_entry<'a>(
+        &'a self,
+        name: &'a str,
+        entry: &'a HistoryEntry,
+    ) -> BoxFuture<'a, Result<HistoryEntry, StoreError>>;
+
     /// Every record (all pages), with its JSON as a read of it answers, and
     /// every item that is none.
     fn list(&self) -> BoxFuture<'_, Result<Scan, StoreError>>;
@@ -292,6 +303,12 @@ pub trait Store: Send + Sync + 'static {
     /// How current lists are, for a store that answers them from a copy
     /// ([`view::ViewedStore`]); `None` when they are read whole each time.
     fn freshness(&self) -> Option<view::Freshness> {
+        None
+    }
+
+    /// Since when the table cannot be read, while a store that keeps a
+    /// copy of it ([`view::ViewedStore`]) finds it so; `None` otherwise.
+    fn unreadable_since(&self) -> Option<std::time::SystemTime> {
         None
     }
 }
@@ -405,26 +422,4 @@ fn numbers_as_stored(v: Value) -> Value {
 /// The record stored under `name`, or why it is none.
 pub fn read_item(name: &str, value: &Value) -> Result<Record, Unreadable> {
     Record::from_value(value).map_err(|e| Unreadable::new(name, e.field, e.message))
-}
-
-/// `value` with the keys of every map in it sorted: a DynamoDB map has no
-/// order, so this is how a read of the table gives a record back, and how
-/// two contents compare.
-pub fn maps_sorted(value: &Value) -> Value {
-    match value {
-        Value::List(items) => Value::List(items.iter().map(maps_sorted).collect()),
-        Value::Object(map) => {
-            let mut entries: Vec<(String, &Value)> = map
-                .str_entries()
-                .map(|(k, v)| (k.to_string_lossy(), v))
-                .collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            let mut out = gco_spec::json::Object::new();
-            for (k, v) in entries {
-                out.insert(&k, maps_sorted(v));
-            }
-            Value::Object(out)
-        }
-        other => other.clone(),
-    }
 }

@@ -248,6 +248,14 @@ impl Store for Interleaved {
         self.inner.records_history()
     }
 
+    fn keep_entry<'a>(
+        &'a self,
+        name: &'a str,
+        entry: &'a HistoryEntry,
+    ) -> BoxFuture<'a, Result<HistoryEntry, StoreError>> {
+        self.inner.keep_entry(name, entry)
+    }
+
     fn history<'a>(
         &'a self,
         name: &'a str,

@@ -195,6 +195,28 @@ impl Value {
     pub fn to_json(&self) -> String {
         write::dumps(self)
     }
+
+    /// The value with the keys of every object in it sorted (string keys by
+    /// their text, then any others by their JSON). A DynamoDB map keeps no
+    /// order: this is how a read of the table gives a map back, and how two
+    /// values that may have crossed the table compare.
+    pub fn with_sorted_keys(&self) -> Value {
+        match self {
+            Value::List(items) => Value::List(items.iter().map(Value::with_sorted_keys).collect()),
+            Value::Object(map) => {
+                let mut entries: Vec<(Value, Value)> = map
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.with_sorted_keys()))
+                    .collect();
+                entries.sort_by_cached_key(|(k, _)| match k {
+                    Value::Str(text) => (false, text.to_string_lossy()),
+                    other => (true, other.to_json()),
+                });
+                Value::Object(Object::from_pairs(entries))
+            }
+            other => other.clone(),
+        }
+    }
 }
 
 impl From<&str> for Value {

@@ -628,6 +628,7 @@ pub fn Field(ed: Editor, def: &'static FieldDef) -> impl IntoView {
             <label for=id.clone()>{def.label}</label>
             {input}
             {(!hint.is_empty()).then(|| view! { <p class="hint">{hint}</p> })}
+            {(def.path == ["model_path"]).then(|| view! { <ModelPathNote ed=ed/> })}
             {matches!(kind, Kind::ByteSize).then(|| view! { <p class="hint size-note" class:error=bad_size>{move || size_note(&text.get())}</p> })}
             {matches!(kind, Kind::Pairs).then(|| view! { <p class="warning pairs-note">{move || pairs_note(&text.get())}</p> })}
             <ul class="messages" id=msg_id aria-live="polite">
@@ -637,6 +638,34 @@ pub fn Field(ed: Editor, def: &'static FieldDef) -> impl IntoView {
                 }).collect_view()}
             </ul>
         </div>
+    }
+}
+
+/// The console's own note at "Model path" on SGLang: GCO hands the field
+/// to no SGLang pod (its launcher takes the model from `MODEL`, or
+/// `--model-path` among the extra arguments), and GCO's own refusal, at
+/// `env.MODEL`, does not say so. One click moves the path into `MODEL`.
+#[component]
+fn ModelPathNote(ed: Editor) -> impl IntoView {
+    let unread = move || {
+        ed.state
+            .with(gco_spec::framework::model_path_unread_by_sglang)
+    };
+    let use_it = move |_| {
+        let moved = ed
+            .state
+            .with_untracked(gco_spec::framework::model_path_as_model);
+        ed.replace(moved);
+    };
+    move || {
+        unread().map(|_| {
+            view! {
+                <p class="warning model-path-note" role="note">
+                    "GCO does not hand the model path to SGLang: its monitor starts SGLang with the model in the MODEL environment entry (or --model-path among the extra arguments), so this field serves nothing here."
+                    <button type="button" on:click=use_it>"Use it as MODEL"</button>
+                </p>
+            }
+        })
     }
 }
 

@@ -66,7 +66,7 @@ pub fn OtherFields(ed: Editor) -> impl IntoView {
                 view! {
                     <fieldset class="section other-fields" data-path="mooncake">
                         <legend>"Other fields"</legend>
-                        <p class="hint">"No form field edits these; they are sent as shown. Change them in the JSON view. (A mooncake block is here when the form's fields would build another one from it: a split mode without proxy.image, a store mode without store.enabled, keys in another order, ...)"</p>
+                        <p class="hint">"No form field edits these; they are sent as shown. Change them in the JSON view. (A mooncake block is here when the form's fields would build another one from it: a split mode without proxy.image, a store mode without store.enabled, ...)"</p>
                         <pre>{Value::Object(o.clone()).to_json_pretty()}</pre>
                     </fieldset>
                 }

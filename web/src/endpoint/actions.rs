@@ -306,6 +306,9 @@ fn RegionsForm() -> impl IntoView {
             </ul>
             <ActionField form="regions" id="new-region" label="Add a region" value=region
                 from_record=|_| String::new() paths=&["region"] hint="e.g. eu-west-1"/>
+            {move || super::review::unmonitored_region(&region.get(), &ctx.regions.get()).map(|note| view! {
+                <p class="warning unmonitored-region" role="note">{note}</p>
+            })}
             <button type="submit">"Review region"</button>
         </form>
     }

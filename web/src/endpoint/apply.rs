@@ -8,7 +8,7 @@ use gco_spec::Diagnostic;
 use leptos::prelude::*;
 
 use super::EndpointCtx;
-use super::review::{Pending, return_focus};
+use super::review::{Outdated, Pending, return_focus};
 use crate::api::{self, Reply};
 
 /// What became of a change sent.
@@ -132,11 +132,17 @@ fn move_on(ctx: &EndpointCtx, answer: &Result<Reply, String>) {
             }
             ctx.take(r.clone());
         }
-        412 => ctx.pending.update(|open| {
-            if let Some(open) = open {
-                open.stale = true;
+        412 => {
+            ctx.pending.update(|open| {
+                if let Some(open) = open {
+                    open.stale = Some(Outdated::Refused);
+                }
+            });
+            // What refused it, on the page and in the review's "Now".
+            if let Some(w) = ctx.watcher.get_value() {
+                w.refresh();
             }
-        }),
+        }
         // The prompt asks; the review stays for the change to go again.
         401 => {}
         // The roles held may have changed since the page asked.
@@ -186,6 +192,7 @@ mod tests {
             status,
             etag: None,
             body: parse(body).unwrap(),
+            unreadable: None,
         })
     }
 
@@ -198,7 +205,7 @@ mod tests {
             lines: Vec::new(),
             notes: Vec::new(),
             etag: Some("\"v1\"".into()),
-            stale: false,
+            stale: None,
             reloading: false,
         };
         let of = |status, body| Applied::of(&p, &answer(status, body));

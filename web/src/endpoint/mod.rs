@@ -16,7 +16,7 @@ use gco_spec::{Change, DesiredState, Diagnostic, Framework, Frameworks, Record};
 use leptos::prelude::*;
 
 use crate::api::Reply;
-use crate::live::{ConnectionNotice, Load, Watcher};
+use crate::live::{ConnectionNotice, Load, StoreNotice, Watcher};
 use crate::paths;
 use crate::preview::CliCommands;
 use crate::route::{self, Link, Page, Router};
@@ -58,6 +58,11 @@ pub struct EndpointCtx {
     pub watcher: StoredValue<Option<Watcher>, LocalStorage>,
     /// The frameworks the team's GCO accepts (the server's `--frameworks`).
     pub frameworks: Memo<Frameworks>,
+    /// The regions the console knows a monitor in (the server's
+    /// `--regions`); empty until it says.
+    pub regions: Memo<Vec<String>>,
+    /// Who is signed in: who a change is written by.
+    pub session: crate::team::Session,
 }
 
 impl EndpointCtx {
@@ -101,7 +106,7 @@ impl EndpointCtx {
             // be a 412. It is outdated, and offers to review again.
             self.pending.update(|p| {
                 if let Some(p) = p.as_mut().filter(|p| !p.reloading) {
-                    p.stale = true;
+                    p.stale.get_or_insert(review::Outdated::ChangedWhileOpen);
                 }
             });
         }
@@ -142,7 +147,13 @@ impl EndpointCtx {
 
 #[component]
 pub fn EndpointPage(name: String) -> impl IntoView {
-    let frameworks = crate::settings::Settings::get().frameworks;
+    let settings = crate::settings::Settings::get();
+    let frameworks = settings.frameworks;
+    let regions = Memo::new(move |_| {
+        settings
+            .with_defaults(|d| d.map(|d| d.regions.clone()))
+            .unwrap_or_default()
+    });
     let apply = Apply::new();
     let ctx = EndpointCtx {
         name: StoredValue::new(name.clone()),
@@ -154,6 +165,8 @@ pub fn EndpointPage(name: String) -> impl IntoView {
         changed_elsewhere: RwSignal::new(false),
         watcher: StoredValue::new_local(None),
         frameworks,
+        regions,
+        session: crate::team::Session::get(),
     };
     let url = gco_api::route::fill(
         gco_api::route::ENDPOINT,
@@ -202,6 +215,7 @@ pub fn EndpointPage(name: String) -> impl IntoView {
                 </div>
             </header>
             <ConnectionNotice watcher=watcher/>
+            <StoreNotice watcher=watcher/>
             <Show when=move || ctx.changed_elsewhere.get()>
                 <p class="banner warning-banner" role="alert">
                     "This endpoint was changed elsewhere (another tab or GCO's CLI); the page shows the new version. Your unsent edits are kept: review them again before applying. "
@@ -331,6 +345,11 @@ fn Overview() -> impl IntoView {
                             <dt>"Replicas"</dt><dd>{paths::display(r.spec.get("replicas"))}</dd>
                         })}
                         <dt>"Image"</dt><dd><code>{paths::display(r.spec.get("image"))}</code></dd>
+                        <dt>"Framework"</dt><dd data-field="framework">{framework_label(&r)}</dd>
+                        <dt>"Model"</dt><dd data-field="model">{match gco_spec::framework::named_model(&r.spec) {
+                            Some((model, at)) => view! { <code>{model}</code><span class="muted">{format!(" ({at})")}</span> }.into_any(),
+                            None => view! { <span class="muted">"not named in the spec"</span> }.into_any(),
+                        }}</dd>
                         {r.canary().map(|c| view! {
                             <dt>"Canary"</dt><dd data-field="canary"><code>{c.image.unwrap_or_default()}</code>
                                 {format!(" · {}% of traffic · {} replica(s)", c.weight.map_or_else(|| "?".to_owned(), |w| w.to_string()), c.replicas.map_or_else(|| "?".to_owned(), |n| n.to_string()))}</dd>
@@ -358,6 +377,25 @@ fn Overview() -> impl IntoView {
                 </Show>
             </aside>
         </div>
+    }
+}
+
+/// The framework a record is served with: the stored one, else what GCO's
+/// monitor picks by the image's name, said so.
+fn framework_label(record: &Record) -> String {
+    match record.spec.get("framework").filter(|f| !f.is_null()) {
+        Some(stored) => paths::display(Some(stored)),
+        None => {
+            let image = record
+                .spec
+                .get("image")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            match gco_spec::framework::runtime_framework(&record.spec, image) {
+                Some(f) => format!("not set: GCO's monitor serves it as {f}, by the image's name"),
+                None => "not set, and the image names none GCO's monitor knows".to_owned(),
+            }
+        }
     }
 }
 

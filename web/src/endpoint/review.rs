@@ -7,8 +7,9 @@
 use gco_spec::diff::diff;
 use gco_spec::json::Value;
 use gco_spec::limits::MOONCAKE_STORE_BYTE_SIZE_FIELDS;
-use gco_spec::ops::revert;
+use gco_spec::ops::{Reverted, revert};
 use gco_spec::plan::{Action as PlanAction, plan};
+use gco_spec::record::CREATED_BY;
 use gco_spec::spec::spec_mode;
 use gco_spec::{Change, DesiredState, Record, apply, change_commands, describe_byte_size};
 use leptos::prelude::*;
@@ -62,11 +63,37 @@ pub struct Pending {
     pub notes: Vec<String>,
     /// The version the review was computed from.
     pub etag: Option<String>,
-    /// The server refused it: the endpoint changed since (412).
-    pub stale: bool,
+    /// The endpoint changed since the review was computed: Apply would not
+    /// (or did not) apply it.
+    pub stale: Option<Outdated>,
     /// The user asked to review it again on the current record, which the
     /// next read brings.
     pub reloading: bool,
+}
+
+/// How a review came to be outdated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outdated {
+    /// The endpoint changed while the review was open, before Apply: Apply
+    /// would be refused.
+    ChangedWhileOpen,
+    /// Apply was refused (412): the endpoint changed since the review was
+    /// computed, and nothing was applied.
+    Refused,
+}
+
+impl Outdated {
+    /// The review's notice.
+    fn notice(self) -> &'static str {
+        match self {
+            Outdated::ChangedWhileOpen => {
+                "This endpoint changed while this review was open: Apply would be refused. \"Now\" shows what is stored now; review the change again on it."
+            }
+            Outdated::Refused => {
+                "Someone changed this endpoint since you loaded it; nothing was applied."
+            }
+        }
+    }
 }
 
 /// Tokens the server draws; a review shows none.
@@ -130,6 +157,31 @@ fn leaves(path: String, old: Option<&Value>, new: Option<&Value>, out: &mut Vec<
     }
 }
 
+/// `lines` with their first value column read from `current` (a record's
+/// content) at each line's path: `—` where it holds none.
+fn now_column(lines: &[DiffLine], current: &Value) -> Vec<DiffLine> {
+    lines
+        .iter()
+        .map(|(path, _, after)| {
+            let now = shown(path, value_at(current, path));
+            (path.clone(), now, after.clone())
+        })
+        .collect()
+}
+
+/// The value at a diff's dotted `path` in `v`; a key may hold dots itself
+/// (a label's `app.kubernetes.io/name`), so each key is matched whole.
+fn value_at<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
+    v.as_object()?.str_entries().find_map(|(key, child)| {
+        let rest = path.strip_prefix(key.as_str()?)?;
+        match rest.strip_prefix('.') {
+            _ if rest.is_empty() => Some(child),
+            Some(rest) => value_at(child, rest),
+            None => None,
+        }
+    })
+}
+
 /// The fields of a diff, before and after (`labels`: the columns' names).
 #[component]
 pub fn DiffTable(lines: Vec<DiffLine>, labels: [&'static str; 2]) -> impl IntoView {
@@ -146,6 +198,7 @@ pub fn DiffTable(lines: Vec<DiffLine>, labels: [&'static str; 2]) -> impl IntoVi
 /// The record after `act` (`None` for a record that is gone), the lines
 /// that differ, and what GCO's monitors do about it; or the core's refusal.
 fn compute(
+    ctx: &EndpointCtx,
     record: Option<&Record>,
     act: &Act,
 ) -> Result<(Vec<DiffLine>, Vec<String>), gco_spec::OpError> {
@@ -156,12 +209,44 @@ fn compute(
     );
     let next = match (act, record) {
         (Act::Change(change), Some(record)) => apply(record, change, &now, token)?,
-        (Act::Revert { after, .. }, _) => revert(record, after, &now, token)?.record().clone(),
+        (Act::Revert { after, .. }, _) => match revert(record, after, &now, token)? {
+            Reverted::Updated(next) => next,
+            // Deployed again: the server writes it as created by who
+            // applies it, not by the old record's creator.
+            Reverted::Created(mut next) => {
+                if let Some(me) = ctx.session.name() {
+                    next.extra.insert(CREATED_BY, me);
+                }
+                next
+            }
+        },
         (Act::Change(_), None) => return Ok((Vec::new(), Vec::new())),
     };
     let old = record.map_or_else(|| Value::Object(Default::default()), Record::to_value);
     let lines = diff_lines(&old, &next.to_value());
-    Ok((lines, notes(record, &next, act)))
+    let mut notes = notes(record, &next, act);
+    if let Act::Change(Change::AddRegion { region }) = act
+        && let Some(note) =
+            unmonitored_region(&paths::display(Some(region)), &ctx.regions.get_untracked())
+    {
+        notes.insert(0, note);
+    }
+    Ok((lines, notes))
+}
+
+/// Why a region added to an endpoint may never run it: no monitor of GCO
+/// is known there (it is not among the console's `--regions`, where GCO is
+/// deployed), so nothing renders the endpoint and it stays pending. `None`
+/// for a known region, or while the console's regions are not known.
+pub fn unmonitored_region(region: &str, known: &[String]) -> Option<String> {
+    let region = region.trim();
+    if region.is_empty() || known.is_empty() || known.iter().any(|k| k == region) {
+        return None;
+    }
+    Some(format!(
+        "No GCO monitor is known in {region}: this console's regions (--regions) are {}. Unless GCO is deployed there too, nothing renders the endpoint in {region} and it stays pending.",
+        known.join(", ")
+    ))
 }
 
 /// What a change sets off in GCO beyond the record.
@@ -254,7 +339,7 @@ pub fn open(ctx: &EndpointCtx, form: &'static str, title: &str, act: Act) {
         return;
     }
     let etag = loaded.as_ref().and_then(|l| l.etag.clone());
-    match compute(loaded.as_ref().map(|l| &l.record), &act) {
+    match compute(ctx, loaded.as_ref().map(|l| &l.record), &act) {
         Ok((lines, notes)) => {
             ctx.pending.set(Some(Pending {
                 form,
@@ -263,7 +348,7 @@ pub fn open(ctx: &EndpointCtx, form: &'static str, title: &str, act: Act) {
                 lines,
                 notes,
                 etag,
-                stale: false,
+                stale: None,
                 reloading: false,
             }));
             // The review opens at the top: focus moves into it (which
@@ -287,12 +372,12 @@ pub fn refresh(ctx: &EndpointCtx, record: &Record, etag: Option<String>) {
     let Some(p) = ctx.pending.get_untracked().filter(|p| p.reloading) else {
         return;
     };
-    match compute(Some(record), &p.act) {
+    match compute(ctx, Some(record), &p.act) {
         Ok((lines, notes)) => ctx.pending.set(Some(Pending {
             lines,
             notes,
             etag,
-            stale: false,
+            stale: None,
             reloading: false,
             ..p
         })),
@@ -387,7 +472,13 @@ pub fn Review() -> impl IntoView {
             let nothing = no_op(loaded.as_ref().map(|l| &l.record), &p);
             let idle = nothing.is_some();
             let name = ctx.name.get_value();
-            let stale = p.stale && !p.reloading;
+            let stale = p.stale.filter(|_| !p.reloading);
+            // Outdated, "Now" is what is stored now (the page shows it),
+            // not what the review was computed from.
+            let lines = match (stale, &loaded) {
+                (Some(_), Some(l)) => now_column(&p.lines, &l.record.to_value()),
+                _ => p.lines.clone(),
+            };
             let pending = p.clone();
             view! {
                 <section class="review" role="dialog" aria-modal="false" aria-labelledby="review-title"
@@ -396,15 +487,15 @@ pub fn Review() -> impl IntoView {
                     {if let Some(why) = nothing {
                         view! { <p class="muted no-op">{why}</p> }.into_any()
                     } else {
-                        view! { <DiffTable lines=p.lines.clone() labels=["Now", "After"]/> }.into_any()
+                        view! { <DiffTable lines=lines labels=["Now", "After"]/> }.into_any()
                     }}
                     <ul class="notes">{p.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()}</ul>
                     {commands.map(|c| view! { <CliCommands commands=c/> })}
-                    {stale.then(|| view! {
-                        <p class="banner error" role="alert">"Someone changed this endpoint since you loaded it; nothing was applied."</p>
+                    {stale.map(|why| view! {
+                        <p class="banner error" role="alert">{why.notice()}</p>
                     })}
                     <div class="row">
-                        {if stale {
+                        {if stale.is_some() {
                             view! { <button type="button" class="primary" on:click=reapply>"Reload and re-apply"</button> }.into_any()
                         } else {
                             view! {
@@ -445,6 +536,39 @@ mod tests {
                 ),
                 line("spec.store.offload", "—", r#""cpu""#),
             ]
+        );
+    }
+
+    #[test]
+    fn an_outdated_review_reads_now_from_what_is_stored() {
+        let line = |f: &str, o: &str, n: &str| (f.to_owned(), o.to_owned(), n.to_owned());
+        let reviewed = [
+            line("spec.replicas", "3", "4"),
+            line("labels.app.kubernetes.io/name", r#""a""#, r#""b""#),
+            line("spec.canary", "—", "{}"),
+        ];
+        let stored =
+            parse(r#"{"spec": {"replicas": 6}, "labels": {"app.kubernetes.io/name": "c"}}"#)
+                .unwrap();
+        assert_eq!(
+            now_column(&reviewed, &stored),
+            [
+                line("spec.replicas", "6", "4"),
+                line("labels.app.kubernetes.io/name", r#""c""#, r#""b""#),
+                line("spec.canary", "—", "{}"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_region_no_monitor_is_known_in_is_named() {
+        let known = ["us-east-1".to_owned(), "eu-west-1".to_owned()];
+        assert_eq!(unmonitored_region("eu-west-1", &known), None);
+        assert_eq!(unmonitored_region("ap-south-1", &[]), None, "not known yet");
+        assert!(
+            unmonitored_region(" ap-south-1 ", &known)
+                .unwrap()
+                .starts_with("No GCO monitor is known in ap-south-1: this console's regions (--regions) are us-east-1, eu-west-1.")
         );
     }
 

@@ -10,8 +10,8 @@ use gco_spec::routing::proxy_route;
 use gco_spec::status::{RegionState, RegionStatus, RoleReplicas};
 use leptos::prelude::*;
 
-use crate::region_state::{StateLabel, class};
-use crate::time::{STALE_AFTER_S, Time, age, is_stale};
+use crate::region_state::{StateLabel, class, is_stale_as_read};
+use crate::time::{STALE_AFTER_S, Time, age};
 
 /// The mark of a region whose monitor has not written for three passes.
 pub fn stale_badge() -> impl IntoView {
@@ -64,6 +64,8 @@ fn role(r: &Option<RoleReplicas>) -> String {
 
 #[component]
 pub fn RegionStatuses(record: Record) -> impl IntoView {
+    let unreadable = super::ctx().watcher.get_value().map(|w| w.unreadable);
+    let unreadable = move || unreadable.and_then(|u| u.get());
     let mut rows: Vec<(String, bool, Option<Option<RegionStatus>>)> = record
         .target_regions
         .iter()
@@ -150,7 +152,7 @@ pub fn RegionStatuses(record: Record) -> impl IntoView {
                                             let (a, b) = (t.clone(), t.clone());
                                             view! {
                                                 <span>{move || age(&a).unwrap_or_default()}" · "<Time iso=t/></span>
-                                                {move || is_stale(&b).then(stale_badge)}
+                                                {move || is_stale_as_read(&b, unreadable().as_ref()).then(stale_badge)}
                                             }
                                         })}</td>
                                     </tr>

@@ -15,6 +15,7 @@ use crate::paths;
 use crate::region_state;
 use crate::route::{self, Link, Page};
 use crate::time::Time;
+use gco_api::StoreUnreadable;
 use query::{Query, Sort};
 
 /// Records per request in the default view; the rest follow on "Show
@@ -153,7 +154,7 @@ pub fn ListPage() -> impl IntoView {
                         view! { <p class="muted">"No endpoint matches this search and these filters. "
                             <button type="button" class="link-button" on:click=move |_| query.update(|q| *q = Query::default())>"Clear them"</button></p> }.into_any()
                     } else {
-                        table(rows, frameworks.get()).into_any()
+                        table(rows, frameworks.get(), watcher.unreadable).into_any()
                     }
                 }
             }}
@@ -249,17 +250,26 @@ fn Notices(load: RwSignal<Load<Listing>>) -> impl IntoView {
     }
 }
 
-/// The records, a row each (`frameworks`: the ones the team's GCO serves).
-fn table(records: Vec<Record>, frameworks: Frameworks) -> impl IntoView {
+/// The records, a row each (`frameworks`: the ones the team's GCO serves;
+/// `unreadable`: the server cannot read the table, see [`region_chips`]).
+fn table(
+    records: Vec<Record>,
+    frameworks: Frameworks,
+    unreadable: RwSignal<Option<StoreUnreadable>>,
+) -> impl IntoView {
     view! {
         <div class="table-wrap"><table>
             <thead><tr><th>"Name"</th><th>"State"</th><th>"Regions"</th><th>"Mode"</th><th>"Topology"</th><th>"Created"</th><th>"Updated"</th></tr></thead>
-            <tbody>{records.into_iter().map(|r| row(r, frameworks)).collect_view()}</tbody>
+            <tbody>{records.into_iter().map(|r| row(r, frameworks, unreadable)).collect_view()}</tbody>
         </table></div>
     }
 }
 
-fn row(r: Record, frameworks: Frameworks) -> impl IntoView {
+fn row(
+    r: Record,
+    frameworks: Frameworks,
+    unreadable: RwSignal<Option<StoreUnreadable>>,
+) -> impl IntoView {
     let unserved = crate::endpoint::unserved_framework(&r, &frameworks).map(|f| view! {
         " "<span class="badge problem unserved"
             title="GCO does not serve this framework: the endpoint never starts; open it to deploy it again">
@@ -272,7 +282,7 @@ fn row(r: Record, frameworks: Frameworks) -> impl IntoView {
         <tr data-name=r.endpoint_name.clone()>
             <td><Link to=to>{name}</Link>{unserved}</td>
             <td><span class=format!("state {}", r.desired_state)>{r.desired_state.to_string()}</span></td>
-            <td>{region_chips(&r)}</td>
+            <td>{region_chips(&r, unreadable)}</td>
             <td>{mode(&r)}</td>
             <td>{r.topology_label().unwrap_or_default()}</td>
             <td><Time iso=r.created_at.clone()/></td>
@@ -282,8 +292,12 @@ fn row(r: Record, frameworks: Frameworks) -> impl IntoView {
 }
 
 /// Each target region with its state as its monitor last wrote it, marked
-/// when that write is stale.
-fn region_chips(r: &Record) -> impl IntoView + use<> {
+/// when that write is stale: as of the table's last read while the server
+/// cannot read it (`unreadable`).
+fn region_chips(
+    r: &Record,
+    unreadable: RwSignal<Option<StoreUnreadable>>,
+) -> impl IntoView + use<> {
     let statuses = r.region_statuses();
     r.target_regions
         .iter()
@@ -297,12 +311,24 @@ fn region_chips(r: &Record) -> impl IntoView + use<> {
                 .and_then(|s| s.state.clone())
                 .unwrap_or(RegionState::Pending);
             let sync = status.and_then(|s| s.last_sync.clone());
-            let stale = Signal::derive(move || sync.as_deref().is_some_and(crate::time::is_stale));
+            let stale = Signal::derive(move || {
+                sync.as_deref().is_some_and(|s| {
+                    region_state::is_stale_as_read(s, unreadable.get().as_ref())
+                })
+            });
+            // The monitor's error, whatever the state beside it ("creating"
+            // with an error is stuck, not on its way).
+            let error = status.and_then(|s| s.error.clone()).filter(|e| !e.trim().is_empty());
             let class = format!("chip region-chip {}", region_state::class(&state));
-            let title = region_state::meaning(&state).unwrap_or_default();
+            let meaning = region_state::meaning(&state).unwrap_or_default();
+            let title = match &error {
+                Some(e) => format!("{meaning}. The monitor's error: {e}"),
+                None => meaning.to_owned(),
+            };
             let word = state.as_str().to_owned();
             let data_state = word.clone();
-            view! { <span class=class class:stale=stale data-region=g.clone() data-state=data_state title=title>{g.clone()}" · "{word}{move || stale.get().then_some(" · stale")}</span> }
+            let marked = error.is_some().then_some(" · error");
+            view! { <span class=class class:stale=stale class:region-error=error.is_some() data-region=g.clone() data-state=data_state title=title>{g.clone()}" · "{word}{marked}{move || stale.get().then_some(" · stale")}</span> }
         })
         .collect_view()
 }
@@ -399,6 +425,7 @@ mod tests {
             status: 200,
             etag: None,
             body: to_value(&answer).unwrap(),
+            unreadable: None,
         };
         let listing = listing_of(&reply).unwrap();
         assert_eq!(listing.records.len(), 1);

@@ -535,7 +535,7 @@ pub fn eventually(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
 /// A JSON value with every object's keys sorted: key order is not part of a
 /// record's meaning (DynamoDB maps are unordered).
 pub fn canonical(v: &gco_spec::json::Value) -> String {
-    gco_console::store::maps_sorted(v).to_json()
+    v.with_sorted_keys().to_json()
 }
 
 /// Who the tests' changes are made by: the loopback user, with every role.
