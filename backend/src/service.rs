@@ -642,6 +642,25 @@ impl Service {
     }
 }
 
+impl Service {
+    /// The audit view's changes ([`crate::audit`]): those `filter` admits
+    /// below `after`, newest first, at most `limit`.
+    pub async fn audit(
+        &self,
+        filter: &crate::audit::AuditFilter,
+        after: Option<&crate::audit::Position>,
+        limit: usize,
+    ) -> Result<crate::audit::AuditRead, ServiceError> {
+        if !self.store.records_history() {
+            return Err(ServiceError::HistoryOff);
+        }
+        self.store
+            .audit(filter, after, limit)
+            .await
+            .map_err(history_read)
+    }
+}
+
 /// A failed history read, with the reason a client may read when the
 /// store gave one.
 fn history_read(e: StoreError) -> ServiceError {

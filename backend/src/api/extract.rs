@@ -138,7 +138,7 @@ pub struct ListQuery {
 }
 
 /// Every `key=value` of the request's query, in order.
-async fn query_pairs<S: Send + Sync>(
+pub(super) async fn query_pairs<S: Send + Sync>(
     parts: &mut Parts,
     state: &S,
 ) -> Result<Vec<(String, String)>, ApiError> {
@@ -151,7 +151,7 @@ async fn query_pairs<S: Send + Sync>(
 /// The parameters among `known`, each at most once: one given twice is
 /// refused rather than one of them dropped; unknown ones are ignored, as
 /// they would be once.
-fn known_once(
+pub(super) fn known_once(
     pairs: Vec<(String, String)>,
     known: &[&str],
 ) -> Result<HashMap<String, String>, ApiError> {
@@ -335,7 +335,7 @@ impl IntoParams for DeleteQuery {
     }
 }
 
-fn parameter(
+pub(super) fn parameter(
     name: &str,
     place: ParameterIn,
     required: Required,
@@ -351,7 +351,7 @@ fn parameter(
         .build()
 }
 
-fn string() -> ObjectBuilder {
+pub(super) fn string() -> ObjectBuilder {
     ObjectBuilder::new().schema_type(Type::String)
 }
 
