@@ -22,7 +22,7 @@ use gco_spec::json::Value;
 use crate::audit::{AuditFilter, AuditRead, Position};
 use crate::listing::{self, Filter, Listing, Page};
 
-pub use dynamo::{DynamoConfig, DynamoStore, HistoryState};
+pub use dynamo::{AUDIT_INDEX, DynamoConfig, DynamoStore, HistoryState};
 pub use embedded::EmbeddedStore;
 pub use history::{Author, Span};
 pub use sign_outs::SignOuts;

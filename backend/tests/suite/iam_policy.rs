@@ -180,10 +180,14 @@ fn granted() -> BTreeSet<(Table, String)> {
             out.insert((table, a.to_owned()));
         }
         let resource = o.get("Resource").and_then(Value::as_str).unwrap();
+        let index = format!(
+            "table/gco-inference-endpoints-history/index/{}",
+            gco_console::store::AUDIT_INDEX
+        );
         let expected = match table {
             Table::Endpoints => "table/gco-inference-endpoints",
             Table::History => "table/gco-inference-endpoints-history",
-            Table::HistoryIndex => "table/gco-inference-endpoints-history/index/*",
+            Table::HistoryIndex => index.as_str(),
         };
         assert!(resource.ends_with(expected), "{sid}: {resource}");
     }
