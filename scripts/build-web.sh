@@ -37,7 +37,12 @@ cd "$ROOT"
 # without Unicode's case tables): 340,183 bytes with issue 40 merged, and
 # the budget follows down to 340,500. The 300,000 target stays behind by
 # 13% (BENCHMARKS.md, "Over the wire": where the bytes go).
-BUDGET=${WEB_GZIP_BUDGET:-340500}   # bytes: wasm + JS, gzip -9
+# Issue 43 (its audit view part: the /history page with its filters and
+# export, the History tab's filters, entry links and docked review, times
+# with their zone, the editor's name check) took it from 340,183 to 358,562
+# bytes on 2026-12-07 (+18,379); the budget follows at 359,500, and the
+# 300,000 target is behind by 20%.
+BUDGET=${WEB_GZIP_BUDGET:-359500}   # bytes: wasm + JS, gzip -9
 PROFILE=wasm-release
 TARGET=wasm32-unknown-unknown
 WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"
