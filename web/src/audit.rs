@@ -10,6 +10,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api;
+use crate::pages::Pages;
 use crate::paths;
 use crate::route::{self, Router, query_value};
 use crate::time::{Time, local_day_start, rfc3339, zone_name};
@@ -127,44 +128,18 @@ fn page_of(body: &Value) -> Result<(Vec<AuditEntry>, Option<String>), String> {
 #[component]
 pub fn AuditPage() -> impl IntoView {
     let filters = RwSignal::new(Filters::from_search(&route::search()));
-    // Read by a task into signals, as the History tab is.
-    let entries = RwSignal::new(Vec::<AuditEntry>::new());
-    let next = RwSignal::new(None::<String>);
-    let error = RwSignal::new(None::<String>);
-    let read = RwSignal::new(false);
-    let busy = RwSignal::new(false);
+    // Read by a task into signals, not an Action: the same, for less wasm.
+    let pages = Pages::<AuditEntry>::new();
+    let Pages {
+        items: entries,
+        next,
+        error,
+        read,
+        busy,
+    } = pages;
     let fetch = move |after: Option<String>| {
         let url = filters.with_untracked(|f| f.query(after.clone()).path());
-        busy.set(true);
-        spawn_local(async move {
-            let page = api::get(&url).await.and_then(|r| {
-                if r.ok() {
-                    page_of(&r.body)
-                } else {
-                    Err(r.summary())
-                }
-            });
-            let _ = busy.try_set(false);
-            let _ = read.try_set(true);
-            match page {
-                Ok((items, more)) if after.is_none() || next.get_untracked() == after => {
-                    let _ = error.try_set(None);
-                    let _ = next.try_set(more);
-                    let _ = entries.try_update(|e| {
-                        if after.is_none() {
-                            e.clear();
-                        }
-                        e.extend(items);
-                    });
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    let _ = error.try_set(Some(e));
-                    let _ = entries.try_update(Vec::clear);
-                    let _ = next.try_set(None);
-                }
-            }
-        });
+        pages.fetch(url, after, page_of);
     };
     // The address follows the filters, and the first page is read again.
     Effect::new(move |_| {
@@ -206,7 +181,7 @@ pub fn AuditPage() -> impl IntoView {
             {move || (read.get() && error.with(Option::is_none) && entries.with(Vec::is_empty) && next.with(Option::is_none)).then(|| view! {
                 <p class="muted">"No change matches these filters."</p>
             })}
-            <div class="table-wrap"><table class="audit-table" hidden=move || entries.with(Vec::is_empty)>
+            <div class="table-wrap"><table class="audit-table" hidden=move || entries.with(Vec::is_empty) || error.with(Option::is_some)>
                 <thead><tr><th>"When"</th><th>"Endpoint"</th><th>"Change"</th><th>"Who"</th><th>"Request"</th></tr></thead>
                 <tbody>{move || entries.with(|e| e.iter().map(row).collect_view())}</tbody>
             </table></div>

@@ -10,31 +10,35 @@ pub async fn copy(text: &str) -> bool {
     wasm_bindgen_futures::JsFuture::from(written).await.is_ok()
 }
 
-/// Moves the focus to the first element `selector` matches (`#id` for one
-/// by its id), if the page has one.
-pub fn focus(selector: &str) {
-    if let Some(el) = document()
+/// The first element `selector` matches (`#id` for one by its id).
+fn element(selector: &str) -> Option<web_sys::HtmlElement> {
+    document()
         .query_selector(selector)
         .ok()
         .flatten()
         .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok())
-    {
+}
+
+/// Moves the focus to the first element `selector` matches, if the page
+/// has one.
+pub fn focus(selector: &str) {
+    if let Some(el) = element(selector) {
         let _ = el.focus();
     }
+}
+
+/// Moves the focus to `el` without scrolling the page.
+fn focus_unscrolled(el: &web_sys::HtmlElement) {
+    let options = web_sys::FocusOptions::new();
+    options.set_prevent_scroll(true);
+    let _ = el.focus_with_options(&options);
 }
 
 /// Moves the focus to the element `selector` matches without scrolling the
 /// page (it is in view already: a panel fixed to the window).
 pub fn focus_in_place(selector: &str) {
-    if let Some(el) = document()
-        .query_selector(selector)
-        .ok()
-        .flatten()
-        .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok())
-    {
-        let options = web_sys::FocusOptions::new();
-        options.set_prevent_scroll(true);
-        let _ = el.focus_with_options(&options);
+    if let Some(el) = element(selector) {
+        focus_unscrolled(&el);
     }
 }
 
@@ -48,8 +52,6 @@ pub fn bring_into_view(id: &str) {
         let options = web_sys::ScrollIntoViewOptions::new();
         options.set_block(web_sys::ScrollLogicalPosition::Center);
         el.scroll_into_view_with_scroll_into_view_options(&options);
-        let focus = web_sys::FocusOptions::new();
-        focus.set_prevent_scroll(true);
-        let _ = el.focus_with_options(&focus);
+        focus_unscrolled(&el);
     }
 }

@@ -8,6 +8,7 @@ mod editor;
 mod endpoint;
 mod list;
 mod live;
+mod pages;
 mod paths;
 mod preview;
 mod region_state;

@@ -17,37 +17,42 @@ pub fn millis(iso: &str) -> Option<f64> {
 /// (`2026-12-07 07:52:10 UTC+01:00`), or the text as stored when it is no
 /// GCO timestamp (another writer's).
 pub fn local(iso: &str) -> String {
-    let Some(ms) = millis(iso) else {
-        return iso.to_owned();
-    };
-    let d = js_sys::Date::new(&JsValue::from_f64(ms));
-    format!(
-        "{:04}-{:02}-{:02} {:02}:{:02}:{:02} {}",
-        d.get_full_year(),
-        d.get_month() + 1,
-        d.get_date(),
-        d.get_hours(),
-        d.get_minutes(),
-        d.get_seconds(),
-        offset_label(-(d.get_timezone_offset() as i64))
-    )
+    written(iso, false)
 }
 
 /// `iso` in UTC (`2026-12-07 06:52:10 UTC`), for the hover.
 pub fn utc(iso: &str) -> String {
+    written(iso, true)
+}
+
+fn written(iso: &str, in_utc: bool) -> String {
     let Some(ms) = millis(iso) else {
         return iso.to_owned();
     };
     let d = js_sys::Date::new(&JsValue::from_f64(ms));
-    format!(
-        "{:04}-{:02}-{:02} {:02}:{:02}:{:02} UTC",
-        d.get_utc_full_year(),
-        d.get_utc_month() + 1,
-        d.get_utc_date(),
-        d.get_utc_hours(),
-        d.get_utc_minutes(),
-        d.get_utc_seconds()
-    )
+    let (fields, zone) = if in_utc {
+        let f = [
+            d.get_utc_full_year(),
+            d.get_utc_month() + 1,
+            d.get_utc_date(),
+            d.get_utc_hours(),
+            d.get_utc_minutes(),
+            d.get_utc_seconds(),
+        ];
+        (f, "UTC".to_owned())
+    } else {
+        let f = [
+            d.get_full_year(),
+            d.get_month() + 1,
+            d.get_date(),
+            d.get_hours(),
+            d.get_minutes(),
+            d.get_seconds(),
+        ];
+        (f, offset_label(-(d.get_timezone_offset() as i64)))
+    };
+    let [y, mo, day, h, mi, s] = fields;
+    format!("{y:04}-{mo:02}-{day:02} {h:02}:{mi:02}:{s:02} {zone}")
 }
 
 /// A zone's offset east of UTC, in minutes, as the console writes it:

@@ -14,11 +14,10 @@ use gco_spec::ops::record_of_content;
 use gco_spec::{DesiredState, Record};
 use leptos::prelude::*;
 
-use leptos::task::spawn_local;
+use crate::pages::Pages;
 
 use super::review::{Act, DiffTable, diff_lines};
 use super::{EndpointCtx, content, ctx};
-use crate::api;
 use crate::live::Load;
 use crate::paths;
 use crate::route;
@@ -131,42 +130,17 @@ pub fn History() -> impl IntoView {
     let session = Session::get();
     let unrecorded = crate::settings::Settings::get().unrecorded;
     // Read by a task into signals, not an Action: the same, for less wasm.
-    let entries = RwSignal::new(Vec::<HistoryEntry>::new());
-    let next = RwSignal::new(None::<String>);
-    let error = RwSignal::new(None::<String>);
-    let read = RwSignal::new(false);
-    let busy = RwSignal::new(false);
+    let pages = Pages::<HistoryEntry>::new();
+    let Pages {
+        items: entries,
+        next,
+        error,
+        read,
+        busy,
+    } = pages;
     let fetch = move |after: Option<String>| {
         let url = url(&ctx.name.get_value(), after.as_deref());
-        busy.set(true);
-        spawn_local(async move {
-            let page = api::get(&url).await.and_then(|r| {
-                if r.ok() {
-                    page_of(&r.body)
-                } else {
-                    Err(r.summary())
-                }
-            });
-            let _ = busy.try_set(false);
-            let _ = read.try_set(true);
-            match page {
-                // An older page only onto the list it continues.
-                Ok(page) if after.is_none() || next.get_untracked() == after => {
-                    let _ = error.try_set(None);
-                    let _ = next.try_set(page.next);
-                    let _ = entries.try_update(|e| {
-                        if after.is_none() {
-                            e.clear();
-                        }
-                        e.extend(page.items);
-                    });
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    let _ = error.try_set(Some(e));
-                }
-            }
-        });
+        pages.fetch(url, after, |body| page_of(body).map(|p| (p.items, p.next)));
     };
     let filters = RwSignal::new(Filters::default());
     // The entry the address names (`?entry=<id>`), opened and brought into
