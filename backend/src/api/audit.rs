@@ -14,9 +14,9 @@ use utoipa::openapi::path::{Parameter, ParameterIn};
 use super::AppState;
 use super::doc::AuditErrors;
 use super::error::{ApiError, json_response};
-use super::extract::{known_once, parameter, query_pairs, string};
+use super::extract::{history_page_limit, known_once, parameter, query_pairs, string};
 use crate::audit::{self, AuditFilter, Position};
-use crate::service::{Actor, HISTORY_PAGE, MAX_HISTORY_PAGE};
+use crate::service::Actor;
 
 /// The filters' parameters, then the page's.
 const FILTERS: [&str; 6] = ["who", "operation", "endpoint", "q", "from", "to"];
@@ -124,21 +124,7 @@ impl AuditQuery {
                 })
             })
             .transpose()?;
-        let limit = match query.remove("limit").filter(|s| !s.is_empty()) {
-            None => HISTORY_PAGE,
-            Some(text) => text
-                .parse()
-                .ok()
-                .filter(|n| (1..=MAX_HISTORY_PAGE).contains(n))
-                .ok_or_else(|| {
-                    bad(
-                        "limit",
-                        format!(
-                            "limit must be an integer in [1, {MAX_HISTORY_PAGE}], got {text:?}"
-                        ),
-                    )
-                })?,
-        };
+        let limit = history_page_limit(&mut query)?;
         Ok(AuditQuery {
             filter,
             after,

@@ -394,23 +394,27 @@ impl HistoryQuery {
                 }
             })
             .transpose()?;
-        let limit = match query.remove("limit").filter(|s| !s.is_empty()) {
-            None => HISTORY_PAGE,
-            Some(text) => text
-                .parse()
-                .ok()
-                .filter(|n| (1..=MAX_HISTORY_PAGE).contains(n))
-                .ok_or_else(|| {
-                    ApiError::field(
-                        StatusCode::BAD_REQUEST,
-                        "limit",
-                        format!(
-                            "limit must be an integer in [1, {MAX_HISTORY_PAGE}], got {text:?}"
-                        ),
-                    )
-                })?,
-        };
+        let limit = history_page_limit(&mut query)?;
         Ok(HistoryQuery { after, limit })
+    }
+}
+
+/// A history page's `limit` (taken out of `query`): 1 to
+/// [`MAX_HISTORY_PAGE`], [`HISTORY_PAGE`] when not given.
+pub(super) fn history_page_limit(query: &mut HashMap<String, String>) -> Result<usize, ApiError> {
+    match query.remove("limit").filter(|s| !s.is_empty()) {
+        None => Ok(HISTORY_PAGE),
+        Some(text) => text
+            .parse()
+            .ok()
+            .filter(|n| (1..=MAX_HISTORY_PAGE).contains(n))
+            .ok_or_else(|| {
+                ApiError::field(
+                    StatusCode::BAD_REQUEST,
+                    "limit",
+                    format!("limit must be an integer in [1, {MAX_HISTORY_PAGE}], got {text:?}"),
+                )
+            }),
     }
 }
 

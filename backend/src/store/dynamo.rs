@@ -220,7 +220,7 @@ impl DynamoStore {
             .unzip();
         // The history table is made with the audit view's index at once.
         let (attrs, index) = if key.len() == 2 {
-            audit_index(attrs).map_err(|e| StoreError::Unavailable(e.to_string()))?
+            audit_index_definition(attrs).map_err(|e| StoreError::Unavailable(e.to_string()))?
         } else {
             (attrs, None)
         };
@@ -255,12 +255,7 @@ impl DynamoStore {
             .send()
             .await
             .map_err(failure)?;
-        let has_index = |t: &aws_sdk_dynamodb::types::TableDescription| {
-            t.global_secondary_indexes()
-                .iter()
-                .any(|i| i.index_name() == Some(AUDIT_INDEX))
-        };
-        if !described.table().is_some_and(has_index) {
+        if described.table().and_then(audit_index_state).is_none() {
             let built = (|| {
                 let attr = |name: &str| {
                     AttributeDefinition::builder()
@@ -288,28 +283,9 @@ impl DynamoStore {
                 .await
                 .map_err(failure)?;
         }
-        for _ in 0..3000 {
-            let out = self
-                .client
-                .describe_table()
-                .table_name(table)
-                .send()
-                .await
-                .map_err(failure)?;
-            let active = out.table().is_some_and(|t| {
-                t.global_secondary_indexes().iter().any(|i| {
-                    i.index_name() == Some(AUDIT_INDEX)
-                        && i.index_status().is_none_or(|s| *s == IndexStatus::Active)
-                })
-            });
-            if active {
-                return Ok(());
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        Err(StoreError::Unavailable(format!(
-            "the index {AUDIT_INDEX} of {table} did not become active within 5 minutes"
-        )))
+        // DynamoDB fills a new index from the table: minutes when large.
+        self.wait_until(table, 3000, |t| audit_index_state(t) == Some(true))
+            .await
     }
 
     /// Turns on the history table's TTL on the sign-outs' expiry, so
@@ -349,7 +325,21 @@ impl DynamoStore {
 
     /// A new table takes writes only once it is ACTIVE.
     async fn wait_until_active(&self, table: &str) -> Result<(), StoreError> {
-        for _ in 0..300 {
+        self.wait_until(table, 300, |t| {
+            t.table_status() == Some(&TableStatus::Active)
+        })
+        .await
+    }
+
+    /// Asks DescribeTable every 100 ms, at most `tries` times, until
+    /// `ready` holds of the table.
+    async fn wait_until(
+        &self,
+        table: &str,
+        tries: u32,
+        ready: impl Fn(&aws_sdk_dynamodb::types::TableDescription) -> bool,
+    ) -> Result<(), StoreError> {
+        for _ in 0..tries {
             let out = self
                 .client
                 .describe_table()
@@ -357,13 +347,14 @@ impl DynamoStore {
                 .send()
                 .await
                 .map_err(failure)?;
-            if out.table().and_then(|t| t.table_status()) == Some(&TableStatus::Active) {
+            if out.table().is_some_and(&ready) {
                 return Ok(());
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         Err(StoreError::Unavailable(format!(
-            "table {table} did not become active within 30 s"
+            "table {table} was not ready within {} s",
+            tries / 10
         )))
     }
 
@@ -405,12 +396,7 @@ impl DynamoStore {
         match out {
             Ok(out) => {
                 history.missing.store(false, Ordering::SeqCst);
-                let indexed = out.table().is_some_and(|t| {
-                    t.global_secondary_indexes()
-                        .iter()
-                        .any(|i| i.index_name() == Some(AUDIT_INDEX))
-                });
-                if !indexed {
+                if out.table().and_then(audit_index_state).is_none() {
                     tracing::warn!(
                         table = %history.name,
                         "the history table has no index {AUDIT_INDEX}: the audit view (/history) answers 503 until it does; --create-table adds it, or the CDK stack, or: aws dynamodb update-table --table-name {} --attribute-definitions AttributeName=operation,AttributeType=S AttributeName=change_id,AttributeType=S --global-secondary-index-updates '[{{\"Create\": {{\"IndexName\": \"{AUDIT_INDEX}\", \"KeySchema\": [{{\"AttributeName\": \"operation\", \"KeyType\": \"HASH\"}}, {{\"AttributeName\": \"change_id\", \"KeyType\": \"RANGE\"}}], \"Projection\": {{\"ProjectionType\": \"INCLUDE\", \"NonKeyAttributes\": [\"at\", \"who\", \"request_id\", \"client_request_id\"]}}}}}}]'",
@@ -585,6 +571,15 @@ impl Store for DynamoStore {
     }
 }
 
+/// The audit index of a table: `None` when it has none, else whether it
+/// is active (a server that gives no status has it active).
+fn audit_index_state(t: &aws_sdk_dynamodb::types::TableDescription) -> Option<bool> {
+    t.global_secondary_indexes()
+        .iter()
+        .find(|i| i.index_name() == Some(AUDIT_INDEX))
+        .map(|i| i.index_status().is_none_or(|s| *s == IndexStatus::Active))
+}
+
 /// The audit index's projection: its keys, the table's, and
 /// [`AUDIT_INDEX_ATTRIBUTES`].
 fn audit_projection() -> Projection {
@@ -596,7 +591,7 @@ fn audit_projection() -> Projection {
 
 /// A new history table's attribute definitions with `operation`, and its
 /// audit index.
-fn audit_index(
+fn audit_index_definition(
     mut attrs: Vec<AttributeDefinition>,
 ) -> Result<
     (Vec<AttributeDefinition>, Option<GlobalSecondaryIndex>),
@@ -662,7 +657,14 @@ impl DynamoStore {
         for part in parts {
             let (client, history_table) = (self.client.clone(), history.name.clone());
             let (filter, below) = (filter.clone(), below.cloned());
-            reads.spawn(audit_part(client, history_table, part, filter, below, limit));
+            reads.spawn(audit_part(
+                client,
+                history_table,
+                part,
+                filter,
+                below,
+                limit,
+            ));
         }
         let mut found = Vec::new();
         while let Some(read) = reads.join_next().await {
@@ -717,22 +719,28 @@ async fn audit_part(
         }
         (None, None) => {}
     }
-    // Sign-outs share the table and have no operation.
-    let mut filters = vec!["attribute_exists(#o)".to_owned()];
-    if let (Some(op), AuditPart::Endpoint(_)) = (&filter.operation, &part) {
-        filters.push("#o = :op".into());
-        values.insert(":op".into(), AttributeValue::S(op.clone()));
+    // A filter may name no key of what is queried (the index's
+    // `operation`, the table's `endpoint_name`), so the search over names
+    // and the index's operation are checked here, on each item
+    // (`admits`); reading costs the same either way.
+    let mut filters = Vec::new();
+    if let AuditPart::Endpoint(_) = &part {
+        // Sign-outs share the table and have no operation.
+        filters.push("attribute_exists(#o)".to_owned());
+        if let Some(op) = &filter.operation {
+            filters.push("#o = :op".into());
+            values.insert(":op".into(), AttributeValue::S(op.clone()));
+        }
     }
     if let Some(who) = &filter.who {
         filters.push("#w = :who".into());
         names.insert("#w".into(), "who".into());
         values.insert(":who".into(), AttributeValue::S(who.clone()));
     }
-    if let Some(search) = &filter.search {
-        filters.push("contains(#n, :q)".into());
-        values.insert(":q".into(), AttributeValue::S(search.clone()));
-    }
-    let narrowed = filters.len() > 1;
+    let narrowed = filter.who.is_some()
+        || filter.search.is_some()
+        || (filter.operation.is_some() && index.is_none());
+    let filters = (!filters.is_empty()).then(|| filters.join(" AND "));
     let projected = AUDIT_INDEX_ATTRIBUTES
         .iter()
         .enumerate()
@@ -761,7 +769,7 @@ async fn audit_part(
             .table_name(&history_table)
             .set_index_name(index.clone())
             .key_condition_expression(&condition)
-            .filter_expression(filters.join(" AND "))
+            .set_filter_expression(filters.clone())
             .projection_expression(&projected)
             .set_expression_attribute_names(Some(names.clone()))
             .set_expression_attribute_values(Some(values.clone()))

@@ -13,9 +13,10 @@
 //! CreateTable is not in the policy, on purpose: only `--create-table`
 //! calls it (for local servers and first installs), and so the
 //! DescribeTable it polls with while the new table becomes active, and the
-//! UpdateTimeToLive that turns on the sign-outs' expiry. Those calls live
-//! in `create_one`, `wait_until_active` and `expire_sign_outs`, left out
-//! here; a console running under the policy creates nothing.
+//! UpdateTimeToLive that turns on the sign-outs' expiry, and the UpdateTable
+//! that adds the audit view's index to an older history table. Those calls
+//! live in `create_one`, `wait_until_active`, `wait_until`,
+//! `expire_sign_outs` and `add_audit_index`, left out here; a console running under the policy creates nothing.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -23,9 +24,10 @@ use std::path::Path;
 use gco_spec::json::{Value, parse};
 
 /// Functions reached only with `--create-table`.
-const CREATE_TABLE_ONLY: [&str; 4] = [
+const CREATE_TABLE_ONLY: [&str; 5] = [
     "create_one",
     "wait_until_active",
+    "wait_until",
     "expire_sign_outs",
     "add_audit_index",
 ];
