@@ -165,6 +165,7 @@ test('the History tab: diffs closed, filters, a link to one entry, and a revert 
     await target.getByRole('button', { name: 'Revert to this…' }).click();
     const review = page.locator('section.review.docked');
     await review.waitFor();
+    await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'review-title');
     await page.waitForTimeout(200);
     assert.equal(await page.evaluate(() => window.scrollY), before, 'no jump to the top');
     const box = await review.boundingBox();
