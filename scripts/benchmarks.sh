@@ -36,6 +36,12 @@
 #            (default 500; QUICK 50) one after another, on the embedded
 #            store and on moto's DynamoDB server (TransactWriteItems against
 #            UpdateItem), one run each
+#   audit    the audit view at AUDIT_ENTRIES history entries (default
+#            100,000; QUICK 5,000) on dynalite (scripts/bench_audit.cjs):
+#            the API's first page with each filter, and in Chromium the
+#            first page after a click on "History", after a filter's
+#            change, and on a cold load, AUDIT_REPEAT times each (default
+#            10; QUICK 3)
 #   fuzz     only when named: scripts/fuzz.sh, every cargo-fuzz target for
 #            FUZZ_SECONDS (default 600) each
 #
@@ -336,17 +342,27 @@ part_history() {
   cargo run --release -q -p gco-console --example bench_history -- --writes "$writes" >> "$OUT/history.jsonl"
 }
 
+part_audit() {
+  need backend
+  need web
+  begin audit
+  local entries=${AUDIT_ENTRIES:-100000} repeat=${AUDIT_REPEAT:-10}
+  [ "$QUICK" = 1 ] && entries=${AUDIT_ENTRIES:-5000} && repeat=${AUDIT_REPEAT:-3}
+  GCO_CONSOLE_BIN=${GCO_CONSOLE_BIN:-$TARGET_DIR/release/gco-console} \
+    node scripts/bench_audit.cjs --entries "$entries" --repeat "$repeat" >> "$OUT/audit.jsonl"
+}
+
 # --- main ---------------------------------------------------------------
 
 parts=("$@")
-[ ${#parts[@]} -eq 0 ] && parts=(native identity wasm sizes browser wire http view history)
+[ ${#parts[@]} -eq 0 ] && parts=(native identity wasm sizes browser wire http view history audit)
 for part in "${parts[@]}"; do
   case $part in
-    native | identity | wasm | sizes | browser | wire | http | view | history) "part_$part" ;;
+    native | identity | wasm | sizes | browser | wire | http | view | history | audit) "part_$part" ;;
     # Named only: 40 minutes of fuzzing (FUZZ_SECONDS per target).
     fuzz) bash scripts/fuzz.sh ;;
     report) ;;
-    *) log "unknown part '$part' (native, identity, wasm, sizes, browser, wire, http, view, history, fuzz, report)"; exit 2 ;;
+    *) log "unknown part '$part' (native, identity, wasm, sizes, browser, wire, http, view, history, audit, fuzz, report)"; exit 2 ;;
   esac
 done
 python3 scripts/benchmarks.py report --dir "$OUT" --output BENCHMARKS.md

@@ -24,6 +24,10 @@ pub use answer::{
 pub use body::{CanaryBody, ImageBody, RegionBody, ReplicasBody, TopologyBody, field};
 pub use change::{ChangeRequest, change_request};
 pub use config::{Config, ConfigError};
-pub use query::{HistoryQuery, ListQuery, MAX_HISTORY_PAGE, MAX_LIST_PAGE};
+pub use query::{
+    AuditQuery, ExportFormat, HistoryQuery, ListQuery, MAX_HISTORY_PAGE, MAX_LIST_PAGE,
+};
 pub use route::Method;
-pub use team::{AuthMode, HistoryEntry, HistoryPage, Me, RevertBody, Role, operation};
+pub use team::{
+    AuditEntry, AuditPage, AuthMode, HistoryEntry, HistoryPage, Me, RevertBody, Role, operation,
+};

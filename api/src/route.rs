@@ -38,6 +38,13 @@ pub const CANARY_ROLLBACK: &str = "/api/endpoints/{name}/canary/rollback";
 pub const ME: &str = "/api/me";
 /// An endpoint's changes, newest first ([`crate::HistoryPage`]).
 pub const HISTORY: &str = "/api/endpoints/{name}/history";
+/// Every endpoint's changes, newest first, filtered ([`crate::AuditPage`],
+/// [`crate::AuditQuery`]): the audit view.
+pub const AUDIT: &str = "/api/history";
+/// The audit view's filtered changes, all of them, as JSON Lines or CSV.
+pub const AUDIT_EXPORT: &str = "/api/history/export";
+/// The export's format (query parameter): `jsonl` or `csv`.
+pub const FORMAT_PARAMETER: &str = "format";
 /// Puts an endpoint back as a history entry left it ([`crate::RevertBody`]).
 pub const REVERT: &str = "/api/endpoints/{name}/revert";
 /// `--auth oidc`: starts a sign-in at the OpenID provider (GET, outside
@@ -169,7 +176,7 @@ const CHANGE: Option<Role> = Some(Role::Operator);
 /// Every route the backend serves (its test checks the router and the
 /// document against this list). Removing a region is a change, not a
 /// delete: only deleting the endpoint needs an admin.
-pub const ROUTES: [Route; 24] = {
+pub const ROUTES: [Route; 26] = {
     use Method::{Delete, Get, Post, Put};
     [
         Route::new(Get, HEALTHZ, false, None),
@@ -196,6 +203,8 @@ pub const ROUTES: [Route; 24] = {
         Route::new(Delete, REGION, true, CHANGE),
         Route::new(Get, HISTORY, false, READ),
         Route::new(Post, REVERT, true, CHANGE),
+        Route::new(Get, AUDIT, false, READ),
+        Route::new(Get, AUDIT_EXPORT, false, READ),
     ]
 };
 

@@ -117,6 +117,26 @@ pub mod operation {
     /// A change made outside the console, found by comparing the record
     /// with the newest entry.
     pub const EXTERNAL: &str = "external";
+
+    /// Every operation a stored entry names: a deploy, a revert, and each
+    /// `gco_spec::Change::name`. The audit view's filter takes these, and
+    /// on DynamoDB its index is read per operation.
+    pub const RECORDED: [&str; 14] = [
+        DEPLOY,
+        REVERT,
+        "scale",
+        "set-topology",
+        "configure-store",
+        "update-image",
+        "add-region",
+        "remove-region",
+        "stop",
+        "start",
+        "delete",
+        "canary",
+        "promote",
+        "rollback",
+    ];
 }
 
 /// One change of an endpoint, as `GET /api/endpoints/{name}/history`
@@ -171,6 +191,57 @@ pub struct HistoryPage {
     pub next: Option<String>,
 }
 
+/// One change of any endpoint, as the audit view (`GET /api/history`)
+/// lists it: who, when, what, and where its entry is; the contents are in
+/// the endpoint's own history (`GET /api/endpoints/{name}/history`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct AuditEntry {
+    /// The endpoint changed.
+    #[cfg_attr(feature = "openapi", schema(example = "chat"))]
+    pub endpoint: String,
+    /// The entry's id in the endpoint's history.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(example = "2026-12-06T19:30:00.123456Z.8f2a61c0")
+    )]
+    pub id: String,
+    /// When the change was written (UTC, RFC 3339).
+    pub at: String,
+    /// The verified identity.
+    pub who: Option<String>,
+    /// `deploy`, `revert`, or the operation's name.
+    #[cfg_attr(feature = "openapi", schema(example = "scale"))]
+    pub operation: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_request_id: Option<String>,
+}
+
+impl AuditEntry {
+    /// The console's address of this entry on its endpoint's History tab.
+    pub fn console_path(&self) -> String {
+        format!(
+            "/endpoints/{}?tab=history&entry={}",
+            crate::route::encode_segment(&self.endpoint),
+            crate::route::encode_segment(&self.id)
+        )
+    }
+}
+
+/// `GET /api/history`: newest first, one page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct AuditPage {
+    pub items: Vec<AuditEntry>,
+    /// The cursor of the next (older) page, for `?after=`; null on the
+    /// last. A page may hold fewer than `limit` changes and still have a
+    /// `next`: a read stops after a bounded stretch of the index, so a
+    /// rare filter never reads the whole history at once.
+    pub next: Option<String>,
+}
+
 /// `POST /api/endpoints/{name}/revert`: the entry whose `after` the
 /// endpoint goes back to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -191,6 +262,59 @@ mod tests {
         assert!(!Role::Viewer.granted_by(&[]));
         assert_eq!(Role::parse("operator"), Some(Role::Operator));
         assert_eq!(Role::parse("Operator"), None);
+    }
+
+    #[test]
+    fn every_change_is_a_recorded_operation() {
+        use gco_spec::Change;
+        let v = Value::Null;
+        let changes = [
+            Change::Scale {
+                replicas: v.clone(),
+            },
+            Change::SetTopology {
+                prefill: v.clone(),
+                decode: v.clone(),
+            },
+            Change::ConfigureStore { store: v.clone() },
+            Change::UpdateImage {
+                image: v.clone(),
+                with_proxy: v.clone(),
+            },
+            Change::AddRegion { region: v.clone() },
+            Change::RemoveRegion { region: v.clone() },
+            Change::Stop,
+            Change::Start,
+            Change::DELETE,
+            Change::CanaryDeploy {
+                image: v.clone(),
+                weight: None,
+                replicas: None,
+            },
+            Change::PromoteCanary,
+            Change::RollbackCanary,
+        ];
+        for change in &changes {
+            assert!(
+                operation::RECORDED.contains(&change.name()),
+                "{}",
+                change.name()
+            );
+        }
+        assert_eq!(operation::RECORDED.len(), changes.len() + 2);
+        let entry = AuditEntry {
+            endpoint: "a b".into(),
+            id: "2026-12-06T19:30:00.123456Z.8f2a61c0".into(),
+            at: String::new(),
+            who: None,
+            operation: "scale".into(),
+            request_id: None,
+            client_request_id: None,
+        };
+        assert_eq!(
+            entry.console_path(),
+            "/endpoints/a%20b?tab=history&entry=2026-12-06T19%3A30%3A00.123456Z.8f2a61c0"
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@
 
 pub mod api;
 pub mod app;
+pub mod audit;
 pub mod auth;
 pub mod config;
 pub mod console_files;

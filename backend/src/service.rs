@@ -665,6 +665,32 @@ impl Service {
     }
 }
 
+impl Service {
+    /// The audit view's changes ([`crate::audit`]): those `filter` admits
+    /// below `after`, newest first, at most `limit`.
+    pub async fn audit(
+        &self,
+        filter: &crate::audit::AuditFilter,
+        after: Option<&crate::audit::Position>,
+        limit: usize,
+    ) -> Result<crate::audit::AuditRead, ServiceError> {
+        if !self.store.records_history() {
+            return Err(ServiceError::HistoryOff);
+        }
+        // A cursor below the range's start (a client's own) has nothing
+        // under it; the stores' ranges assume one above it.
+        if let (Some(from), Some(after)) = (&filter.from_id, after)
+            && after.id < *from
+        {
+            return Ok(crate::audit::AuditRead::default());
+        }
+        self.store
+            .audit(filter, after, limit)
+            .await
+            .map_err(history_read)
+    }
+}
+
 /// A failed history read, with the reason a client may read when the
 /// store gave one.
 fn history_read(e: StoreError) -> ServiceError {

@@ -46,6 +46,13 @@ POLICY_FILE = REPO_ROOT / "deploy" / "iam-policy.json"
 # change id. The console's --create-table makes the same table locally.
 HISTORY_PARTITION_KEY = "endpoint_name"
 HISTORY_SORT_KEY = "change_id"
+# The audit view's index (issue 43): every endpoint's changes by time, one
+# partition per operation (an attribute every entry already has, so the
+# entries written before the index are in it too); it holds what the view
+# lists, never the contents. The console's `--create-table` makes the same.
+AUDIT_INDEX_NAME = "by_operation_time"
+AUDIT_INDEX_PARTITION_KEY = "operation"
+AUDIT_INDEX_ATTRIBUTES = ("at", "who", "request_id", "client_request_id")
 CONTAINER_PORT = 8080
 # The console's API: a request here without the ALB's session is answered
 # 401 (the page then offers to sign in again) instead of being redirected
@@ -129,6 +136,13 @@ class ConsoleStack(Stack):
             deletion_protection=True,
             removal_policy=RemovalPolicy.RETAIN,
         )
+        history_table.add_global_secondary_index(
+            index_name=AUDIT_INDEX_NAME,
+            partition_key=dynamodb.Attribute(name=AUDIT_INDEX_PARTITION_KEY, type=dynamodb.AttributeType.STRING),
+            sort_key=dynamodb.Attribute(name=HISTORY_SORT_KEY, type=dynamodb.AttributeType.STRING),
+            projection_type=dynamodb.ProjectionType.INCLUDE,
+            non_key_attributes=list(AUDIT_INDEX_ATTRIBUTES),
+        )
         self.history_table = history_table
 
         # --- Logs ----------------------------------------------------------
@@ -197,7 +211,11 @@ class ConsoleStack(Stack):
             "TaskPolicy",
             statements=policy_statements(
                 POLICY_FILE,
-                {"EndpointsTable": endpoints_table.table_arn, "HistoryTable": history_table.table_arn},
+                {
+                    "EndpointsTable": endpoints_table.table_arn,
+                    "HistoryTable": history_table.table_arn,
+                    "HistoryIndex": f"{history_table.table_arn}/index/{AUDIT_INDEX_NAME}",
+                },
             ),
         )
         policy.attach_to_role(task_role)

@@ -70,6 +70,29 @@ pub async fn get(path: &str) -> Result<Reply, String> {
     call(Method::GET, path, None, Condition::None).await
 }
 
+/// A request to `path`, carrying the tab's token when it holds one.
+fn request(method: Method, path: &str) -> RequestBuilder {
+    let request = RequestBuilder::new(path).method(method);
+    match auth::token() {
+        Some(token) => request.header("Authorization", &format!("Bearer {token}")),
+        None => request,
+    }
+}
+
+/// `GET path` of a file the API makes (an export): its status and text.
+pub async fn get_text(path: &str) -> Result<(u16, String), String> {
+    let response = request(Method::GET, path)
+        .send()
+        .await
+        .map_err(|_| "the console could not reach its server".to_owned())?;
+    let status = response.status();
+    let text = response.text().await.map_err(|e| e.to_string())?;
+    if status == 401 {
+        auth::unauthorized(text.clone());
+    }
+    Ok((status, text))
+}
+
 /// One call. `Err` only when the network fails; HTTP errors are replies.
 pub async fn call(
     method: Method,
@@ -77,14 +100,11 @@ pub async fn call(
     body: Option<&Value>,
     condition: Condition<'_>,
 ) -> Result<Reply, String> {
-    let mut request = RequestBuilder::new(path).method(method);
+    let mut request = request(method, path);
     match condition {
         Condition::None => {}
         Condition::IfMatch(tag) => request = request.header("If-Match", tag),
         Condition::IfNoneMatch(tag) => request = request.header("If-None-Match", tag),
-    }
-    if let Some(token) = auth::token() {
-        request = request.header("Authorization", &format!("Bearer {token}"));
     }
     let request = match body {
         Some(body) => request

@@ -1,5 +1,5 @@
 //! What the pages ask of the browser besides the views they render: the
-//! clipboard, and where the focus goes.
+//! clipboard, and where the focus goes (and the view with it).
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -10,15 +10,48 @@ pub async fn copy(text: &str) -> bool {
     wasm_bindgen_futures::JsFuture::from(written).await.is_ok()
 }
 
-/// Moves the focus to the first element `selector` matches (`#id` for one
-/// by its id), if the page has one.
-pub fn focus(selector: &str) {
-    if let Some(el) = document()
+/// The first element `selector` matches (`#id` for one by its id).
+fn element(selector: &str) -> Option<web_sys::HtmlElement> {
+    document()
         .query_selector(selector)
         .ok()
         .flatten()
         .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok())
-    {
+}
+
+/// Moves the focus to the first element `selector` matches, if the page
+/// has one.
+pub fn focus(selector: &str) {
+    if let Some(el) = element(selector) {
         let _ = el.focus();
+    }
+}
+
+/// Moves the focus to `el` without scrolling the page.
+fn focus_unscrolled(el: &web_sys::HtmlElement) {
+    let options = web_sys::FocusOptions::new();
+    options.set_prevent_scroll(true);
+    let _ = el.focus_with_options(&options);
+}
+
+/// Moves the focus to the element `selector` matches without scrolling the
+/// page (it is in view already: a panel fixed to the window).
+pub fn focus_in_place(selector: &str) {
+    if let Some(el) = element(selector) {
+        focus_unscrolled(&el);
+    }
+}
+
+/// Scrolls the element of id `id` to the middle of the window and moves
+/// the focus to it (it takes focus: `tabindex="-1"`).
+pub fn bring_into_view(id: &str) {
+    if let Some(el) = document()
+        .get_element_by_id(id)
+        .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let options = web_sys::ScrollIntoViewOptions::new();
+        options.set_block(web_sys::ScrollLogicalPosition::Center);
+        el.scroll_into_view_with_scroll_into_view_options(&options);
+        focus_unscrolled(&el);
     }
 }

@@ -1,12 +1,14 @@
 //! The GCO console: a Leptos (client-side rendered) app over `gco-spec`.
 
 mod api;
+mod audit;
 mod auth;
 mod browser;
 mod editor;
 mod endpoint;
 mod list;
 mod live;
+mod pages;
 mod paths;
 mod preview;
 mod region_state;
@@ -61,6 +63,7 @@ fn App() -> impl IntoView {
                 <Link to=Page::List><strong>"GCO console"</strong></Link>
                 <Link to=Page::List>"Endpoints"</Link>
                 <NewEndpointLink/>
+                <Link to=Page::Audit>"History"</Link>
                 <span class="identity"><team::WhoAmI/></span>
             </nav>
         </header>
@@ -71,6 +74,7 @@ fn App() -> impl IntoView {
                 Page::List => view! { <list::ListPage/> }.into_any(),
                 Page::New => view! { <editor::EditorPage/> }.into_any(),
                 Page::Endpoint(name) => view! { <endpoint::EndpointPage name=name/> }.into_any(),
+                Page::Audit => view! { <audit::AuditPage/> }.into_any(),
                 Page::NotFound(path) => view! {
                     <div class="not-found">
                         <h1>"Page not found"</h1>

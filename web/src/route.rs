@@ -15,6 +15,8 @@ pub enum Page {
     List,
     New,
     Endpoint(String),
+    /// The audit view: every endpoint's changes (`/history`).
+    Audit,
     /// A path that is no page: said so, not shown as the list.
     NotFound(String),
 }
@@ -28,6 +30,9 @@ impl Page {
         }
         if path == "/new" {
             return Page::New;
+        }
+        if path == "/history" {
+            return Page::Audit;
         }
         let Some(segment) = path.strip_prefix("/endpoints/") else {
             return Page::NotFound(path.to_owned());
@@ -45,6 +50,7 @@ impl Page {
         match self {
             Page::List | Page::NotFound(_) => "/".into(),
             Page::New => "/new".into(),
+            Page::Audit => "/history".into(),
             Page::Endpoint(name) => format!("/endpoints/{}", encode_segment(name)),
         }
     }
@@ -119,10 +125,17 @@ impl Router {
 
     /// Shows `page`, with a new history entry, from the top.
     pub fn navigate(&self, page: Page) {
+        self.navigate_to(&page.href());
+    }
+
+    /// Shows the page at `url` (a path, with a query the page reads), with
+    /// a new history entry, from the top.
+    pub fn navigate_to(&self, url: &str) {
         if let Ok(history) = window().history() {
-            let _ = history.push_state_with_url(&JsValue::NULL, "", Some(&page.href()));
+            let _ = history.push_state_with_url(&JsValue::NULL, "", Some(url));
         }
-        let _ = self.page.try_set(page);
+        let path = url.split('?').next().unwrap_or_default();
+        let _ = self.page.try_set(Page::from_path(path));
         window().scroll_to_with_x_and_y(0.0, 0.0);
     }
 }
@@ -158,6 +171,7 @@ mod tests {
         assert_eq!(Page::from_path("/endpoints/"), Page::List);
         assert_eq!(Page::from_path("/new"), Page::New);
         assert_eq!(Page::from_path("/new/"), Page::New);
+        assert_eq!(Page::from_path("/history"), Page::Audit);
         assert_eq!(
             Page::from_path("/endpoints/pd-1"),
             Page::Endpoint("pd-1".into())
@@ -187,6 +201,7 @@ mod tests {
         for page in [
             Page::List,
             Page::New,
+            Page::Audit,
             Page::Endpoint("chat".into()),
             Page::Endpoint("a/b ?#%é".into()),
         ] {

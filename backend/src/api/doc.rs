@@ -196,6 +196,9 @@ error_set! {
     /// An endpoint's history: a bad cursor or limit (400), no endpoint of
     /// that name and no history of one, or no history recorded (404).
     HistoryErrors = [&[400, 401, 403, 404], MISDIRECTED, STORE];
+    /// The audit view and its export: a bad filter, time, cursor, limit or
+    /// format (400, naming the parameter), no history recorded (404).
+    AuditErrors = [&[400, 401, 403, 404], MISDIRECTED, STORE];
 }
 
 /// A record as stored, with its `ETag`.

@@ -138,7 +138,7 @@ pub struct ListQuery {
 }
 
 /// Every `key=value` of the request's query, in order.
-async fn query_pairs<S: Send + Sync>(
+pub(super) async fn query_pairs<S: Send + Sync>(
     parts: &mut Parts,
     state: &S,
 ) -> Result<Vec<(String, String)>, ApiError> {
@@ -151,7 +151,7 @@ async fn query_pairs<S: Send + Sync>(
 /// The parameters among `known`, each at most once: one given twice is
 /// refused rather than one of them dropped; unknown ones are ignored, as
 /// they would be once.
-fn known_once(
+pub(super) fn known_once(
     pairs: Vec<(String, String)>,
     known: &[&str],
 ) -> Result<HashMap<String, String>, ApiError> {
@@ -335,7 +335,7 @@ impl IntoParams for DeleteQuery {
     }
 }
 
-fn parameter(
+pub(super) fn parameter(
     name: &str,
     place: ParameterIn,
     required: Required,
@@ -351,7 +351,7 @@ fn parameter(
         .build()
 }
 
-fn string() -> ObjectBuilder {
+pub(super) fn string() -> ObjectBuilder {
     ObjectBuilder::new().schema_type(Type::String)
 }
 
@@ -394,23 +394,27 @@ impl HistoryQuery {
                 }
             })
             .transpose()?;
-        let limit = match query.remove("limit").filter(|s| !s.is_empty()) {
-            None => HISTORY_PAGE,
-            Some(text) => text
-                .parse()
-                .ok()
-                .filter(|n| (1..=MAX_HISTORY_PAGE).contains(n))
-                .ok_or_else(|| {
-                    ApiError::field(
-                        StatusCode::BAD_REQUEST,
-                        "limit",
-                        format!(
-                            "limit must be an integer in [1, {MAX_HISTORY_PAGE}], got {text:?}"
-                        ),
-                    )
-                })?,
-        };
+        let limit = history_page_limit(&mut query)?;
         Ok(HistoryQuery { after, limit })
+    }
+}
+
+/// A history page's `limit` (taken out of `query`): 1 to
+/// [`MAX_HISTORY_PAGE`], [`HISTORY_PAGE`] when not given.
+pub(super) fn history_page_limit(query: &mut HashMap<String, String>) -> Result<usize, ApiError> {
+    match query.remove("limit").filter(|s| !s.is_empty()) {
+        None => Ok(HISTORY_PAGE),
+        Some(text) => text
+            .parse()
+            .ok()
+            .filter(|n| (1..=MAX_HISTORY_PAGE).contains(n))
+            .ok_or_else(|| {
+                ApiError::field(
+                    StatusCode::BAD_REQUEST,
+                    "limit",
+                    format!("limit must be an integer in [1, {MAX_HISTORY_PAGE}], got {text:?}"),
+                )
+            }),
     }
 }
 

@@ -3,6 +3,7 @@
 //! the router and the document served at `/api/openapi.json` come from one
 //! list. Paths are `gco_api::route`'s, which the console's requests use.
 
+mod audit;
 mod body;
 mod conditional;
 mod doc;
@@ -74,6 +75,8 @@ pub fn documented() -> OpenApiRouter<AppState> {
         .routes(routes!(remove_region))
         .routes(routes!(history))
         .routes(routes!(revert))
+        .routes(routes!(audit::page))
+        .routes(routes!(audit::export))
 }
 
 /// The documented routes, with their document written (once, at start-up).

@@ -13,9 +13,11 @@ use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
 use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, AttributeValue, BillingMode, ConsumedCapacity, KeySchemaElement, KeyType,
-    Put, ReturnConsumedCapacity, ReturnValue, ScalarAttributeType, TableStatus,
-    TimeToLiveSpecification, TransactWriteItem, Update,
+    AttributeDefinition, AttributeValue, BillingMode, ConsumedCapacity,
+    CreateGlobalSecondaryIndexAction, GlobalSecondaryIndex, GlobalSecondaryIndexUpdate,
+    IndexStatus, KeySchemaElement, KeyType, Projection, ProjectionType, Put,
+    ReturnConsumedCapacity, ReturnValue, ScalarAttributeType, TableStatus, TimeToLiveSpecification,
+    TransactWriteItem, Update,
 };
 use gco_api::HistoryEntry;
 use gco_spec::json::Value;
@@ -29,6 +31,7 @@ use super::update_expression::{UpdateExpression, apply_edits, update_expression}
 use super::{
     BoxFuture, Expected, Scan, Store, StoreError, Stored, Unreadable, read_item, storable,
 };
+use crate::audit::{self, AuditFilter, AuditRead, PartRead, Position};
 
 /// Where the tables are.
 #[derive(Debug, Clone)]
@@ -43,6 +46,18 @@ pub struct DynamoConfig {
     /// TransactWriteItems, such as dynalite).
     pub history_table: Option<String>,
 }
+
+/// The history table's index for the audit view: partition `operation`,
+/// sort `change_id` (ids begin with the change's time), so every
+/// endpoint's changes are read newest first, one query per operation,
+/// without a scan. Keyed by an attribute every entry already has, so
+/// DynamoDB indexes the entries written before it too, and the sign-outs
+/// (which have none) stay out of it. README, "The audit view", has the
+/// figures.
+pub const AUDIT_INDEX: &str = "by_operation_time";
+/// What the index holds besides its keys and the table's: what the audit
+/// view lists (never the contents).
+pub const AUDIT_INDEX_ATTRIBUTES: [&str; 4] = ["at", "who", "request_id", "client_request_id"];
 
 impl DynamoConfig {
     /// The history table's default name: `{table}-history`.
@@ -175,6 +190,7 @@ impl DynamoStore {
                 ("change_id", KeyType::Range),
             ];
             self.create_one(&history.name, &key).await?;
+            self.add_audit_index(&history.name).await?;
             history.missing.store(false, Ordering::SeqCst);
             self.expire_sign_outs(&history.name).await;
         }
@@ -202,12 +218,19 @@ impl DynamoStore {
             .map_err(|e| StoreError::Unavailable(e.to_string()))?
             .into_iter()
             .unzip();
+        // The history table is made with the audit view's index at once.
+        let (attrs, index) = if key.len() == 2 {
+            audit_index_definition(attrs).map_err(|e| StoreError::Unavailable(e.to_string()))?
+        } else {
+            (attrs, None)
+        };
         let result = self
             .client
             .create_table()
             .table_name(table)
             .set_attribute_definitions(Some(attrs))
             .set_key_schema(Some(keys))
+            .set_global_secondary_indexes(index.map(|i| vec![i]))
             .billing_mode(BillingMode::PayPerRequest)
             .send()
             .await;
@@ -219,6 +242,50 @@ impl DynamoStore {
             Err(e) => return Err(failure(e)),
         }
         self.wait_until_active(table).await
+    }
+
+    /// The audit view's index on the history table ([`AUDIT_INDEX`]),
+    /// added to a table made before it, and waited for until active (
+    /// DynamoDB fills it from the entries there).
+    async fn add_audit_index(&self, table: &str) -> Result<(), StoreError> {
+        let described = self
+            .client
+            .describe_table()
+            .table_name(table)
+            .send()
+            .await
+            .map_err(failure)?;
+        if described.table().and_then(audit_index_state).is_none() {
+            let built = (|| {
+                let attr = |name: &str| {
+                    AttributeDefinition::builder()
+                        .attribute_name(name)
+                        .attribute_type(ScalarAttributeType::S)
+                        .build()
+                };
+                let index = CreateGlobalSecondaryIndexAction::builder()
+                    .index_name(AUDIT_INDEX)
+                    .set_key_schema(Some(audit_index_key()?))
+                    .projection(audit_projection())
+                    .build()?;
+                Ok::<_, aws_sdk_dynamodb::error::BuildError>((
+                    vec![attr("operation")?, attr("change_id")?],
+                    GlobalSecondaryIndexUpdate::builder().create(index).build(),
+                ))
+            })();
+            let (attrs, update) = built.map_err(|e| StoreError::Unavailable(e.to_string()))?;
+            self.client
+                .update_table()
+                .table_name(table)
+                .set_attribute_definitions(Some(attrs))
+                .global_secondary_index_updates(update)
+                .send()
+                .await
+                .map_err(failure)?;
+        }
+        // DynamoDB fills a new index from the table: minutes when large.
+        self.wait_until(table, 3000, |t| audit_index_state(t) == Some(true))
+            .await
     }
 
     /// Turns on the history table's TTL on the sign-outs' expiry, so
@@ -258,7 +325,21 @@ impl DynamoStore {
 
     /// A new table takes writes only once it is ACTIVE.
     async fn wait_until_active(&self, table: &str) -> Result<(), StoreError> {
-        for _ in 0..300 {
+        self.wait_until(table, 300, |t| {
+            t.table_status() == Some(&TableStatus::Active)
+        })
+        .await
+    }
+
+    /// Asks DescribeTable every 100 ms, at most `tries` times, until
+    /// `ready` holds of the table.
+    async fn wait_until(
+        &self,
+        table: &str,
+        tries: u32,
+        ready: impl Fn(&aws_sdk_dynamodb::types::TableDescription) -> bool,
+    ) -> Result<(), StoreError> {
+        for _ in 0..tries {
             let out = self
                 .client
                 .describe_table()
@@ -266,13 +347,14 @@ impl DynamoStore {
                 .send()
                 .await
                 .map_err(failure)?;
-            if out.table().and_then(|t| t.table_status()) == Some(&TableStatus::Active) {
+            if out.table().is_some_and(&ready) {
                 return Ok(());
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         Err(StoreError::Unavailable(format!(
-            "table {table} did not become active within 30 s"
+            "table {table} was not ready within {} s",
+            tries / 10
         )))
     }
 
@@ -312,8 +394,15 @@ impl DynamoStore {
             .await;
         crate::metrics::dynamodb_call("DescribeTable", out.is_ok(), 0.0, 0.0);
         match out {
-            Ok(_) => {
+            Ok(out) => {
                 history.missing.store(false, Ordering::SeqCst);
+                if out.table().and_then(audit_index_state).is_none() {
+                    tracing::warn!(
+                        table = %history.name,
+                        "the history table has no index {AUDIT_INDEX}: the audit view (/history) answers 503 until it does; --create-table adds it, or the CDK stack, or: aws dynamodb update-table --table-name {} --attribute-definitions AttributeName=operation,AttributeType=S AttributeName=change_id,AttributeType=S --global-secondary-index-updates '[{{\"Create\": {{\"IndexName\": \"{AUDIT_INDEX}\", \"KeySchema\": [{{\"AttributeName\": \"operation\", \"KeyType\": \"HASH\"}}, {{\"AttributeName\": \"change_id\", \"KeyType\": \"RANGE\"}}], \"Projection\": {{\"ProjectionType\": \"INCLUDE\", \"NonKeyAttributes\": [\"at\", \"who\", \"request_id\", \"client_request_id\"]}}}}}}]'",
+                        history.name
+                    );
+                }
                 Ok(HistoryState::Present(history.name.clone()))
             }
             Err(e)
@@ -491,6 +580,281 @@ impl Store for DynamoStore {
     ) -> BoxFuture<'a, Result<Vec<HistoryEntry>, StoreError>> {
         Box::pin(self.query_history(name, span, limit))
     }
+
+    fn audit<'a>(
+        &'a self,
+        filter: &'a AuditFilter,
+        below: Option<&'a Position>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<AuditRead, StoreError>> {
+        Box::pin(self.read_audit(filter, below, limit))
+    }
+}
+
+/// The audit index of a table: `None` when it has none, else whether it
+/// is active (a server that gives no status has it active).
+fn audit_index_state(t: &aws_sdk_dynamodb::types::TableDescription) -> Option<bool> {
+    t.global_secondary_indexes()
+        .iter()
+        .find(|i| i.index_name() == Some(AUDIT_INDEX))
+        .map(|i| i.index_status().is_none_or(|s| *s == IndexStatus::Active))
+}
+
+/// The audit index's projection: its keys, the table's, and
+/// [`AUDIT_INDEX_ATTRIBUTES`].
+fn audit_projection() -> Projection {
+    Projection::builder()
+        .projection_type(ProjectionType::Include)
+        .set_non_key_attributes(Some(AUDIT_INDEX_ATTRIBUTES.map(str::to_owned).to_vec()))
+        .build()
+}
+
+/// A new history table's attribute definitions with `operation`, and its
+/// audit index.
+fn audit_index_definition(
+    mut attrs: Vec<AttributeDefinition>,
+) -> Result<
+    (Vec<AttributeDefinition>, Option<GlobalSecondaryIndex>),
+    aws_sdk_dynamodb::error::BuildError,
+> {
+    attrs.push(
+        AttributeDefinition::builder()
+            .attribute_name("operation")
+            .attribute_type(ScalarAttributeType::S)
+            .build()?,
+    );
+    let index = GlobalSecondaryIndex::builder()
+        .index_name(AUDIT_INDEX)
+        .set_key_schema(Some(audit_index_key()?))
+        .projection(audit_projection())
+        .build()?;
+    Ok((attrs, Some(index)))
+}
+
+/// The audit index's key: `operation`, then `change_id`.
+fn audit_index_key() -> Result<Vec<KeySchemaElement>, aws_sdk_dynamodb::error::BuildError> {
+    [("operation", KeyType::Hash), ("change_id", KeyType::Range)]
+        .into_iter()
+        .map(|(name, kind)| {
+            KeySchemaElement::builder()
+                .attribute_name(name)
+                .key_type(kind)
+                .build()
+        })
+        .collect()
+}
+
+/// Where one part of an audit read looks: one endpoint's entries (the
+/// table's own key), or one operation's (the audit index).
+#[derive(Debug, Clone)]
+enum AuditPart {
+    Endpoint(String),
+    Operation(String),
+}
+
+impl DynamoStore {
+    /// The audit view's read: one query per part, at once, merged
+    /// ([`audit::merge`]). With an endpoint named, its own entries (the
+    /// table's key); else each operation's in the index.
+    async fn read_audit(
+        &self,
+        filter: &AuditFilter,
+        below: Option<&Position>,
+        limit: usize,
+    ) -> Result<AuditRead, StoreError> {
+        let Some(history) = &self.history else {
+            return Ok(AuditRead::default());
+        };
+        let parts: Vec<AuditPart> = match &filter.endpoint {
+            Some(name) => vec![AuditPart::Endpoint(name.clone())],
+            None => filter
+                .operations()
+                .into_iter()
+                .map(|op| AuditPart::Operation(op.to_owned()))
+                .collect(),
+        };
+        let mut reads = tokio::task::JoinSet::new();
+        for part in parts {
+            let (client, history_table) = (self.client.clone(), history.name.clone());
+            let (filter, below) = (filter.clone(), below.cloned());
+            reads.spawn(audit_part(
+                client,
+                history_table,
+                part,
+                filter,
+                below,
+                limit,
+            ));
+        }
+        let mut found = Vec::new();
+        while let Some(read) = reads.join_next().await {
+            found.push(read.map_err(|e| StoreError::Unavailable(e.to_string()))??);
+        }
+        Ok(audit::merge(found, limit))
+    }
+}
+
+/// One part of an audit read: newest first below `below`, until more than
+/// `limit` are admitted, the part ends, or [`audit::READ_BUDGET`] items
+/// were looked at.
+async fn audit_part(
+    client: Client,
+    history_table: String,
+    part: AuditPart,
+    filter: AuditFilter,
+    below: Option<Position>,
+    limit: usize,
+) -> Result<PartRead, StoreError> {
+    let (index, key, value) = match &part {
+        AuditPart::Endpoint(name) => (None, "endpoint_name", name.clone()),
+        AuditPart::Operation(op) => (Some(AUDIT_INDEX.to_owned()), "operation", op.clone()),
+    };
+    let mut names = HashMap::from([
+        ("#p".to_owned(), key.to_owned()),
+        ("#n".to_owned(), "endpoint_name".to_owned()),
+        ("#c".to_owned(), "change_id".to_owned()),
+        ("#o".to_owned(), "operation".to_owned()),
+    ]);
+    let mut values = HashMap::from([(":p".to_owned(), AttributeValue::S(value))]);
+    // The sort key's range: both ends included, the exact bounds checked
+    // on each item (`admits`, and below the cursor).
+    let high = [below.as_ref().map(|b| b.id.clone()), filter.to_id.clone()]
+        .into_iter()
+        .flatten()
+        .min();
+    let mut condition = "#p = :p".to_owned();
+    match (&filter.from_id, high) {
+        (Some(low), Some(high)) => {
+            condition.push_str(" AND #c BETWEEN :low AND :high");
+            values.insert(":low".into(), AttributeValue::S(low.clone()));
+            values.insert(":high".into(), AttributeValue::S(high));
+        }
+        (Some(low), None) => {
+            condition.push_str(" AND #c >= :low");
+            values.insert(":low".into(), AttributeValue::S(low.clone()));
+        }
+        (None, Some(high)) => {
+            condition.push_str(" AND #c <= :high");
+            values.insert(":high".into(), AttributeValue::S(high));
+        }
+        (None, None) => {}
+    }
+    // A filter may name no key of what is queried (the index's
+    // `operation`, the table's `endpoint_name`), so the search over names
+    // and the index's operation are checked here, on each item
+    // (`admits`); reading costs the same either way.
+    let mut filters = Vec::new();
+    if let AuditPart::Endpoint(_) = &part {
+        // Sign-outs share the table and have no operation.
+        filters.push("attribute_exists(#o)".to_owned());
+        if let Some(op) = &filter.operation {
+            filters.push("#o = :op".into());
+            values.insert(":op".into(), AttributeValue::S(op.clone()));
+        }
+    }
+    if let Some(who) = &filter.who {
+        filters.push("#w = :who".into());
+        names.insert("#w".into(), "who".into());
+        values.insert(":who".into(), AttributeValue::S(who.clone()));
+    }
+    let narrowed = filter.who.is_some()
+        || filter.search.is_some()
+        || (filter.operation.is_some() && index.is_none());
+    let filters = (!filters.is_empty()).then(|| filters.join(" AND "));
+    let projected = AUDIT_INDEX_ATTRIBUTES
+        .iter()
+        .enumerate()
+        .map(|(i, attr)| {
+            names.insert(format!("#a{i}"), (*attr).to_owned());
+            format!("#a{i}")
+        })
+        .chain(["#n", "#c", "#o"].map(str::to_owned))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut out = PartRead::default();
+    let mut looked = 0;
+    let mut start: Option<HashMap<String, AttributeValue>> = None;
+    loop {
+        // Without a filter every item read is one of the page; with one,
+        // read more at a time, up to the budget.
+        let wanted = limit + 1 - out.matches.len();
+        let wanted = if narrowed {
+            (wanted * 4).max(100)
+        } else {
+            wanted
+        };
+        let page_limit = wanted.min(audit::READ_BUDGET - looked);
+        let page = client
+            .query()
+            .table_name(&history_table)
+            .set_index_name(index.clone())
+            .key_condition_expression(&condition)
+            .set_filter_expression(filters.clone())
+            .projection_expression(&projected)
+            .set_expression_attribute_names(Some(names.clone()))
+            .set_expression_attribute_values(Some(values.clone()))
+            .scan_index_forward(false)
+            .limit(i32::try_from(page_limit).unwrap_or(i32::MAX))
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .set_exclusive_start_key(start.take())
+            .send()
+            .await;
+        let units = page.as_ref().ok().and_then(|p| p.consumed_capacity());
+        crate::metrics::dynamodb_call("Query", page.is_ok(), capacity(units), 0.0);
+        let page = match page {
+            Ok(page) => page,
+            Err(e) if index.is_some() && is_missing_index(&e) => {
+                return Err(StoreError::NotSaved(format!(
+                    "the history table '{history_table}' has no index {AUDIT_INDEX}, which the audit view reads: add it (--create-table does, or the CDK stack; README, \"The audit view\")"
+                )));
+            }
+            Err(e) => return Err(failure(e)),
+        };
+        looked += usize::try_from(page.scanned_count()).unwrap_or(0);
+        for item in page.items() {
+            let Some(entry) = read_audit_item(item) else {
+                continue;
+            };
+            let under = below.as_ref().is_none_or(|b| Position::of(&entry) < *b);
+            if under && filter.admits(&entry) {
+                out.matches.push(entry);
+            }
+        }
+        let last = page.last_evaluated_key().filter(|k| !k.is_empty()).cloned();
+        let Some(last) = last else {
+            return Ok(out);
+        };
+        if out.matches.len() > limit || looked >= audit::READ_BUDGET {
+            let text = |k: &str| last.get(k).and_then(|v| v.as_s().ok()).cloned();
+            out.frontier = Some(Position {
+                id: text("change_id").unwrap_or_default(),
+                endpoint: text("endpoint_name").unwrap_or_default(),
+            });
+            return Ok(out);
+        }
+        start = Some(last);
+    }
+}
+
+/// Whether a query failed because the index it names is not there.
+fn is_missing_index<E: std::error::Error + 'static>(e: &SdkError<E, HttpResponse>) -> bool {
+    let text = DisplayErrorContext(e).to_string();
+    text.contains("index") && (text.contains("ValidationException") || text.contains("not have"))
+}
+
+/// An audit index item (or a table item, projected alike) as the audit
+/// view lists it.
+fn read_audit_item(item: &HashMap<String, AttributeValue>) -> Option<gco_api::AuditEntry> {
+    let text = |key: &str| item.get(key).and_then(|v| v.as_s().ok()).cloned();
+    Some(gco_api::AuditEntry {
+        endpoint: text("endpoint_name")?,
+        id: text("change_id")?,
+        at: text("at").unwrap_or_default(),
+        who: text("who"),
+        operation: text("operation")?,
+        request_id: text("request_id"),
+        client_request_id: text("client_request_id"),
+    })
 }
 
 /// The condition every update carries (the record as read: same version,

@@ -14,18 +14,27 @@ use std::sync::{Arc, RwLock};
 use gco_api::HistoryEntry;
 use gco_spec::Record;
 use gco_spec::json;
-use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
+use redb::{
+    Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition,
+    WriteTransaction,
+};
 
 use super::history::{self, Author, Span};
 use super::sign_outs::SignOuts;
 use super::{
     BoxFuture, Expected, Scan, Store, StoreError, Stored, Unreadable, read_item, storable,
 };
+use crate::audit::{self, AuditFilter, AuditRead, PartRead, Position};
 use crate::listing::{self, Cursor, Filter, Listing, Page};
 
 const ENDPOINTS: TableDefinition<&str, &str> = TableDefinition::new("endpoints");
 /// The history: (endpoint name, entry id) to the entry as JSON.
 const HISTORY: TableDefinition<(&str, &str), &str> = TableDefinition::new("history");
+/// The audit view's index: (entry id, endpoint name) to the entry without
+/// its contents ([`crate::audit`]), as JSON; written with the entry. An
+/// older file (no index, or one an older console wrote past) is indexed
+/// again at open.
+const AUDIT: TableDefinition<(&str, &str), &str> = TableDefinition::new("history_by_time");
 /// Sessions signed out: their digest to their expiry (seconds since the
 /// epoch). See [`super::sign_outs`].
 const SIGNED_OUT: TableDefinition<&str, u64> = TableDefinition::new("signed_out");
@@ -127,6 +136,7 @@ impl EmbeddedStore {
         txn.open_table(ENDPOINTS).map_err(unavailable)?;
         txn.open_table(HISTORY).map_err(unavailable)?;
         txn.open_table(SIGNED_OUT).map_err(unavailable)?;
+        index_history(&txn)?;
         txn.commit().map_err(unavailable)?;
         let mut records = Records::default();
         for (name, stored) in scan(&db)? {
@@ -148,6 +158,34 @@ impl EmbeddedStore {
             .await
             .map_err(unavailable)?
     }
+}
+
+/// Indexes every history entry by time unless the index holds them all:
+/// once for a file written before the index, and for one an older console
+/// wrote to since.
+fn index_history(txn: &WriteTransaction) -> Result<(), StoreError> {
+    let history = txn.open_table(HISTORY).map_err(unavailable)?;
+    let mut index = txn.open_table(AUDIT).map_err(unavailable)?;
+    if index.len().map_err(unavailable)? == history.len().map_err(unavailable)? {
+        return Ok(());
+    }
+    index.retain(|_, _| false).map_err(unavailable)?;
+    for row in history.iter().map_err(unavailable)? {
+        let (key, text) = row.map_err(unavailable)?;
+        let (name, id) = key.value();
+        if let Some(entry) = json::parse(text.value())
+            .ok()
+            .as_ref()
+            .and_then(history::from_value)
+        {
+            let summary =
+                serde_json::to_string(&audit::of_entry(name, &entry)).map_err(unavailable)?;
+            index
+                .insert((id, name), summary.as_str())
+                .map_err(unavailable)?;
+        }
+    }
+    Ok(())
 }
 
 /// Writes `author`'s entry for the change of `name` at `at` in `txn`, the
@@ -175,6 +213,11 @@ fn record_entry(
     let text = history::to_value(&entry).to_json();
     table
         .insert((name, entry.id.as_str()), text.as_str())
+        .map_err(unavailable)?;
+    let summary = serde_json::to_string(&audit::of_entry(name, &entry)).map_err(unavailable)?;
+    txn.open_table(AUDIT)
+        .map_err(unavailable)?
+        .insert((entry.id.as_str(), name), summary.as_str())
         .map_err(unavailable)?;
     Ok(())
 }
@@ -355,6 +398,15 @@ impl Store for EmbeddedStore {
         }))
     }
 
+    fn audit<'a>(
+        &'a self,
+        filter: &'a AuditFilter,
+        below: Option<&'a Position>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<AuditRead, StoreError>> {
+        self.read_audit(filter.clone(), below.cloned(), limit)
+    }
+
     fn history<'a>(
         &'a self,
         name: &'a str,
@@ -399,6 +451,51 @@ impl Store for EmbeddedStore {
             } else {
                 rows.take(limit).map(read).collect()
             }
+        }))
+    }
+}
+
+impl EmbeddedStore {
+    /// The audit view's read: the index newest first below `below`, every
+    /// entry looked at (a local file reads fast: no budget), up to one more
+    /// than `limit` admitted.
+    fn read_audit(
+        &self,
+        filter: AuditFilter,
+        below: Option<Position>,
+        limit: usize,
+    ) -> BoxFuture<'_, Result<AuditRead, StoreError>> {
+        let history = self.history;
+        Box::pin(self.blocking(move |db| {
+            if !history {
+                return Ok(AuditRead::default());
+            }
+            let txn = db.begin_read().map_err(unavailable)?;
+            let table = txn.open_table(AUDIT).map_err(unavailable)?;
+            let low = filter.from_id.clone().unwrap_or_default();
+            let high = match (&below, &filter.to_id) {
+                (Some(b), Some(t)) if t.as_str() <= b.id.as_str() => (t.clone(), String::new()),
+                (Some(b), _) => (b.id.clone(), b.endpoint.clone()),
+                (None, Some(t)) => (t.clone(), String::new()),
+                (None, None) => (ABOVE_IDS.to_owned(), String::new()),
+            };
+            let rows = table
+                .range((low.as_str(), "")..(high.0.as_str(), high.1.as_str()))
+                .map_err(unavailable)?;
+            let mut part = PartRead::default();
+            for row in rows.rev() {
+                let (_, text) = row.map_err(unavailable)?;
+                let entry: gco_api::AuditEntry =
+                    serde_json::from_str(text.value()).map_err(unavailable)?;
+                if filter.admits(&entry) {
+                    part.matches.push(entry);
+                    if part.matches.len() > limit {
+                        part.frontier = part.matches.last().map(Position::of);
+                        break;
+                    }
+                }
+            }
+            Ok(audit::merge(vec![part], limit))
         }))
     }
 }

@@ -19,9 +19,10 @@ use gco_api::HistoryEntry;
 use gco_spec::Record;
 use gco_spec::json::Value;
 
+use crate::audit::{AuditFilter, AuditRead, Position};
 use crate::listing::{self, Filter, Listing, Page};
 
-pub use dynamo::{DynamoConfig, DynamoStore, HistoryState};
+pub use dynamo::{AUDIT_INDEX, DynamoConfig, DynamoStore, HistoryState};
 pub use embedded::EmbeddedStore;
 pub use history::{Author, Span};
 pub use sign_outs::SignOuts;
@@ -267,6 +268,20 @@ pub trait Store: Send + Sync + 'static {
         name: &'a str,
         entry: &'a HistoryEntry,
     ) -> BoxFuture<'a, Result<HistoryEntry, StoreError>>;
+
+    /// The audit view's changes ([`crate::audit`]): those `filter` admits
+    /// strictly below `below`, newest first, at most `limit`, read by time
+    /// (never a scan of the history), with where the next page begins. A
+    /// store that records no history has none.
+    fn audit<'a>(
+        &'a self,
+        filter: &'a AuditFilter,
+        below: Option<&'a Position>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<AuditRead, StoreError>> {
+        let _ = (filter, below, limit);
+        Box::pin(std::future::ready(Ok(AuditRead::default())))
+    }
 
     /// Every record (all pages), with its JSON as a read of it answers, and
     /// every item that is none.

@@ -418,6 +418,16 @@ impl Store for ViewedStore {
     ) -> BoxFuture<'a, Result<Vec<HistoryEntry>, StoreError>> {
         self.inner.history(name, span, limit)
     }
+
+    /// From the table's index, as the history.
+    fn audit<'a>(
+        &'a self,
+        filter: &'a crate::audit::AuditFilter,
+        below: Option<&'a crate::audit::Position>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<crate::audit::AuditRead, StoreError>> {
+        self.inner.audit(filter, below, limit)
+    }
 }
 
 /// On tokio's paused clock: time moves only when every task waits, so the

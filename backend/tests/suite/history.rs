@@ -34,9 +34,9 @@ enum Backend {
 /// The API in process over one of the stores, every request made as the
 /// identity its `x-test-identity` header names (`name=role`), else as
 /// `local` with every role (what `--auth none` gives).
-struct Env {
-    api: Api,
-    store: Arc<dyn Store>,
+pub(crate) struct Env {
+    pub(crate) api: Api,
+    pub(crate) store: Arc<dyn Store>,
     backend: Backend,
 }
 
@@ -66,11 +66,11 @@ fn app(store: Arc<dyn Store>) -> Router {
 }
 
 impl Env {
-    async fn embedded() -> Env {
+    pub(crate) async fn embedded() -> Env {
         Env::over(Backend::Embedded(TempDir::new("history"))).await
     }
 
-    async fn moto() -> Env {
+    pub(crate) async fn moto() -> Env {
         Env::over(Backend::Moto(Moto::start())).await
     }
 
@@ -156,7 +156,7 @@ impl Env {
 
     /// A request made as `who` (`name=role`, or "" for `local`), with a
     /// request id of its own, which it answers with.
-    async fn call(
+    pub(crate) async fn call(
         &self,
         who: &str,
         method: &str,

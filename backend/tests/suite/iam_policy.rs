@@ -13,9 +13,10 @@
 //! CreateTable is not in the policy, on purpose: only `--create-table`
 //! calls it (for local servers and first installs), and so the
 //! DescribeTable it polls with while the new table becomes active, and the
-//! UpdateTimeToLive that turns on the sign-outs' expiry. Those calls live
-//! in `create_one`, `wait_until_active` and `expire_sign_outs`, left out
-//! here; a console running under the policy creates nothing.
+//! UpdateTimeToLive that turns on the sign-outs' expiry, and the UpdateTable
+//! that adds the audit view's index to an older history table. Those calls
+//! live in `create_one`, `wait_until_active`, `wait_until`,
+//! `expire_sign_outs` and `add_audit_index`, left out here; a console running under the policy creates nothing.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -23,18 +24,28 @@ use std::path::Path;
 use gco_spec::json::{Value, parse};
 
 /// Functions reached only with `--create-table`.
-const CREATE_TABLE_ONLY: [&str; 3] = ["create_one", "wait_until_active", "expire_sign_outs"];
+const CREATE_TABLE_ONLY: [&str; 5] = [
+    "create_one",
+    "wait_until_active",
+    "wait_until",
+    "expire_sign_outs",
+    "add_audit_index",
+];
 
 /// The table each policy statement grants, by its Sid.
-const STATEMENTS: [(&str, Table); 2] = [
+const STATEMENTS: [(&str, Table); 3] = [
     ("EndpointsTable", Table::Endpoints),
     ("HistoryTable", Table::History),
+    ("HistoryIndex", Table::HistoryIndex),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Table {
     Endpoints,
     History,
+    /// The history table's indexes (the audit view's): a request that
+    /// names an `index_name`.
+    HistoryIndex,
 }
 
 /// `put_item` -> `PutItem`.
@@ -67,11 +78,14 @@ fn enclosing_fn(lines: &[&str], line: usize) -> String {
 /// The table the request begun at `line` names, from its `table_name(...)`
 /// within the next lines.
 fn table_of(lines: &[&str], line: usize) -> Table {
-    let named = lines[line..lines.len().min(line + 12)]
+    let request = &lines[line..lines.len().min(line + 12)];
+    let named = request
         .iter()
         .find_map(|l| l.split_once(".table_name(").map(|(_, arg)| arg.to_owned()))
         .unwrap_or_else(|| panic!("no table_name after line {}: {}", line + 1, lines[line]));
-    if named.contains("history") {
+    if named.contains("history") && request.iter().any(|l| l.contains("index_name(")) {
+        Table::HistoryIndex
+    } else if named.contains("history") {
         Table::History
     } else {
         Table::Endpoints
@@ -168,9 +182,14 @@ fn granted() -> BTreeSet<(Table, String)> {
             out.insert((table, a.to_owned()));
         }
         let resource = o.get("Resource").and_then(Value::as_str).unwrap();
+        let index = format!(
+            "table/gco-inference-endpoints-history/index/{}",
+            gco_console::store::AUDIT_INDEX
+        );
         let expected = match table {
             Table::Endpoints => "table/gco-inference-endpoints",
             Table::History => "table/gco-inference-endpoints-history",
+            Table::HistoryIndex => index.as_str(),
         };
         assert!(resource.ends_with(expected), "{sid}: {resource}");
     }
@@ -190,6 +209,7 @@ fn the_policy_grants_exactly_the_calls_the_stores_make() {
         (Table::Endpoints, "GetItem"),
         (Table::Endpoints, "UpdateItem"),
         (Table::History, "Query"),
+        (Table::HistoryIndex, "Query"),
     ] {
         assert!(
             calls.contains(&(known.0, known.1.to_owned())),

@@ -11,6 +11,7 @@ mod api_deploy;
 mod api_limits;
 mod api_listing;
 mod api_serving;
+mod audit;
 mod connections;
 mod editor_parity;
 mod faults;

@@ -28,6 +28,9 @@ from aws_cdk.assertions import Annotations, Match, Template  # noqa: E402
 from cdk_nag import AwsSolutionsChecks  # noqa: E402
 
 from gco_console_stack import (  # noqa: E402
+    AUDIT_INDEX_ATTRIBUTES,
+    AUDIT_INDEX_NAME,
+    AUDIT_INDEX_PARTITION_KEY,
     HISTORY_PARTITION_KEY,
     HISTORY_SORT_KEY,
     ConsoleStack,
@@ -186,7 +189,8 @@ def test_task_role_carries_exactly_the_policy_file(example):
     role = template.to_json()["Resources"][role_id]["Properties"]
     assert "ManagedPolicyArns" not in role and "Policies" not in role
     statements = policies[0]["PolicyDocument"]["Statement"]
-    actions = {s["Sid"]: sorted(s["Action"]) for s in statements}
+    # One action is written as a string, several as a list.
+    actions = {s["Sid"]: sorted([s["Action"]] if isinstance(s["Action"], str) else s["Action"]) for s in statements}
     assert actions == {s["Sid"]: sorted(s["Action"]) for s in POLICY["Statement"]}
     assert all(s["Effect"] == "Allow" for s in statements)
     resources = {s["Sid"]: s["Resource"] for s in statements}
@@ -196,6 +200,7 @@ def test_task_role_carries_exactly_the_policy_file(example):
     assert ":dynamodb:us-east-1:" in arn_text and ":table/gco-inference-endpoints" in arn_text
     history_id, _ = only(template, "AWS::DynamoDB::Table")
     assert resources["HistoryTable"] == {"Fn::GetAtt": [history_id, "Arn"]}
+    assert resources["HistoryIndex"] == {"Fn::Join": ["", [{"Fn::GetAtt": [history_id, "Arn"]}, f"/index/{AUDIT_INDEX_NAME}"]]}
 
 
 def test_the_endpoints_table_is_imported_never_created(template):
@@ -218,6 +223,24 @@ def test_history_table_settings(template):
         {"AttributeName": HISTORY_PARTITION_KEY, "KeyType": "HASH"},
         {"AttributeName": HISTORY_SORT_KEY, "KeyType": "RANGE"},
     ]
+
+
+def test_the_audit_index_is_the_one_the_console_reads(template):
+    _, table = only(template, "AWS::DynamoDB::Table")
+    [index] = table["Properties"]["GlobalSecondaryIndexes"]
+    assert index == {
+        "IndexName": AUDIT_INDEX_NAME,
+        "KeySchema": [
+            {"AttributeName": AUDIT_INDEX_PARTITION_KEY, "KeyType": "HASH"},
+            {"AttributeName": HISTORY_SORT_KEY, "KeyType": "RANGE"},
+        ],
+        "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(AUDIT_INDEX_ATTRIBUTES)},
+    }
+    store = (REPO_ROOT / "backend" / "src" / "store" / "dynamo.rs").read_text()
+    assert f'pub const AUDIT_INDEX: &str = "{AUDIT_INDEX_NAME}";' in store
+    assert f'("{AUDIT_INDEX_PARTITION_KEY}", KeyType::Hash)' in store
+    attrs = ", ".join(f'"{a}"' for a in AUDIT_INDEX_ATTRIBUTES)
+    assert f"AUDIT_INDEX_ATTRIBUTES: [&str; {len(AUDIT_INDEX_ATTRIBUTES)}] = [{attrs}];" in store
 
 
 def test_the_history_key_is_the_one_the_console_writes():

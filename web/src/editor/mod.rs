@@ -7,6 +7,7 @@ mod draft;
 pub mod fields;
 mod json;
 mod link;
+mod name_check;
 mod other;
 pub mod state;
 mod summary;
@@ -79,6 +80,7 @@ pub fn EditorPage() -> impl IntoView {
     let restored = RwSignal::new(None::<String>);
     let ready = link::open(ed, banner, restored);
     link::follow(ed, ready, status);
+    name_check::follow(ed);
     deploy.retry_after_sign_in(ed);
 
     let start_over = move |_| {

@@ -33,6 +33,9 @@ pub struct Editor {
     server: Memo<Vec<Diagnostic>>,
     /// The JSON view's text when it does not parse.
     pub json_draft: RwSignal<Option<JsonDraft>>,
+    /// A name an endpoint already has, as the server said while it was
+    /// typed (`name_check.rs`).
+    pub taken: RwSignal<Option<String>>,
     version: RwSignal<u32>,
 }
 
@@ -72,6 +75,7 @@ impl Editor {
             frameworks,
             server: Memo::new(move |_| state.with(&server)),
             json_draft: RwSignal::new(None),
+            taken: RwSignal::new(None),
             version: RwSignal::new(0),
         }
     }
@@ -141,7 +145,23 @@ impl Editor {
             self.server
                 .with(|s| s.iter().filter(under).cloned().collect::<Vec<_>>()),
         );
+        out.extend(self.name_taken().into_iter().filter(|d| under(&d)));
         out
+    }
+
+    /// The name typed is an endpoint's already: the words a deploy of it
+    /// gets (the server's 409), said while it is typed.
+    fn name_taken(&self) -> Option<Diagnostic> {
+        let name = self.state.with(|s| {
+            paths::get(s, &["endpoint_name"])
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })?;
+        self.taken
+            .with(|t| t.as_deref() == Some(name.as_str()))
+            .then(|| {
+                Diagnostic::error("endpoint_name", format!("Endpoint '{name}' already exists"))
+            })
     }
 
     /// Every diagnostic, local then server, errors first; text in the JSON
@@ -154,6 +174,7 @@ impl Editor {
         });
         out.extend(self.report.with(|r| r.diagnostics.clone()));
         out.extend(self.server.with(|s| s.clone()));
+        out.extend(self.name_taken());
         out.sort_by_key(|d| d.severity);
         out
     }

@@ -329,6 +329,10 @@ fn notes(record: Option<&Record>, next: &Record, act: &Act) -> Vec<String> {
     notes
 }
 
+/// The form whose reviews are docked to the window: the history's, far
+/// down a long page.
+pub const DOCKED_FORM: &str = "history";
+
 /// Opens the review of `act` on the record on screen (a revert also on
 /// none: the endpoint is gone), or says at `form` why the core refuses it.
 pub fn open(ctx: &EndpointCtx, form: &'static str, title: &str, act: Act) {
@@ -353,9 +357,15 @@ pub fn open(ctx: &EndpointCtx, form: &'static str, title: &str, act: Act) {
             }));
             // The review opens at the top: focus moves into it (which
             // brings its heading into view and has it read out), and comes
-            // back to what opened it when it closes.
+            // back to what opened it when it closes. One opened from the
+            // history is docked to the window instead, so the page stays
+            // where the user was among the entries.
             remember_opener();
-            request_animation_frame(|| focus("#review-title"));
+            if form == DOCKED_FORM {
+                request_animation_frame(|| crate::browser::focus_in_place("#review-title"));
+            } else {
+                request_animation_frame(|| focus("#review-title"));
+            }
         }
         Err(e) => {
             ctx.pending.set(None);
@@ -481,7 +491,7 @@ pub fn Review() -> impl IntoView {
             };
             let pending = p.clone();
             view! {
-                <section class="review" role="dialog" aria-modal="false" aria-labelledby="review-title"
+                <section class="review" class:docked=p.form == DOCKED_FORM role="dialog" aria-modal="false" aria-labelledby="review-title"
                     on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Escape" { ev.prevent_default(); close(&ctx); }>
                     <h2 id="review-title" tabindex="-1">{format!("Review: {}", p.title)}</h2>
                     {if let Some(why) = nothing {
