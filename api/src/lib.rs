@@ -25,4 +25,4 @@ pub use change::{ChangeRequest, change_request};
 pub use config::{Config, ConfigError};
 pub use query::{HistoryQuery, ListQuery, MAX_HISTORY_PAGE, MAX_LIST_PAGE};
 pub use route::Method;
-pub use team::{AuthMode, HistoryEntry, HistoryPage, Me, RevertBody, Role, operation};
+pub use team::{AuthMode, HistoryEntry, HistoryPage, Me, RevertBody, Role, SessionEnd, operation};

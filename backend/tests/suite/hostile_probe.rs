@@ -30,7 +30,11 @@ const DEPLOY: &str = r#"{"endpoint_name": "web", "image": "nginx:1"}"#;
 fn alb_api(keys: &KeyServer) -> Api {
     let verifier = AlbVerifier::new(ARN.into(), keys.url.clone(), "groups".into());
     let roles = RolesMap::parse("default = \"operator\"").unwrap();
-    Api::with_access(Access::on_loopback(Authenticator::Alb { verifier, roles }))
+    Api::with_access(Access::on_loopback(Authenticator::Alb {
+        verifier,
+        roles,
+        sign_out: Default::default(),
+    }))
 }
 
 fn signed(keys: &KeyServer, claims: serde_json::Value) -> String {

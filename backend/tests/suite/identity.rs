@@ -120,7 +120,11 @@ async fn alb_api(keys: &KeyServer) -> Api {
     let roles =
         RolesMap::parse("default = \"viewer\"\n[groups]\nml-oncall = \"operator\"\n").unwrap();
     let verifier = AlbVerifier::new(ARN.into(), keys.url.clone(), "groups".into());
-    Api::with_access(Access::on_loopback(Authenticator::Alb { verifier, roles }))
+    Api::with_access(Access::on_loopback(Authenticator::Alb {
+        verifier,
+        roles,
+        sign_out: Default::default(),
+    }))
 }
 
 #[tokio::test]
@@ -333,6 +337,7 @@ async fn an_alb_named_by_pattern_signs_in_and_no_other_name_does() {
     let api = Api::with_access(Access::on_loopback(Authenticator::Alb {
         verifier,
         roles: RolesMap::default(),
+        sign_out: Default::default(),
     }));
     let exp = now() + 60;
     for (signer, status) in [
