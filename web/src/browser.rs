@@ -1,5 +1,5 @@
 //! What the pages ask of the browser besides the views they render: the
-//! clipboard, and where the focus goes.
+//! clipboard, where the focus goes, and the tab's sessionStorage.
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -21,4 +21,9 @@ pub fn focus(selector: &str) {
     {
         let _ = el.focus();
     }
+}
+
+/// This tab's sessionStorage (what it keeps lasts as long as the tab).
+pub fn session_storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.session_storage().ok()?
 }

@@ -13,9 +13,14 @@ fn millis(iso: &str) -> Option<f64> {
 /// `iso` in the browser's time zone, or the text as stored when it is no
 /// GCO timestamp (another writer's).
 pub fn local(iso: &str) -> String {
-    let Some(ms) = millis(iso) else {
-        return iso.to_owned();
-    };
+    match millis(iso) {
+        Some(ms) => local_millis(ms),
+        None => iso.to_owned(),
+    }
+}
+
+/// A time (ms since the epoch) in the browser's time zone.
+pub fn local_millis(ms: f64) -> String {
     let d = js_sys::Date::new(&JsValue::from_f64(ms));
     format!(
         "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
@@ -44,7 +49,7 @@ pub fn provide_clock() {
 }
 
 /// The time now, as the clock says (a reactive read under it).
-fn now() -> f64 {
+pub fn now() -> f64 {
     use_context::<Clock>().map_or_else(js_sys::Date::now, |c| c.0.get())
 }
 
