@@ -15,7 +15,7 @@ use axum::response::Response;
 use cookie::CookieJar;
 use gco_api::route;
 
-use super::oidc::{page, removal, see_other};
+use super::oidc::{go_on, page, removal};
 use super::session::jar_of;
 
 /// The name the ALB gives its session cookie's shards, before `-<n>`.
@@ -67,7 +67,11 @@ async fn sign_out(State(out): State<Arc<AlbSignOut>>, headers: HeaderMap) -> Res
         "signed out of the load balancer's session"
     );
     match &out.logout_url {
-        Some(url) => see_other(url, &jar),
+        Some(url) => go_on(
+            url,
+            "The load balancer's session has ended; on to your identity provider, to end its session too.",
+            &jar,
+        ),
         None => {
             let mut response = page(
                 StatusCode::OK,

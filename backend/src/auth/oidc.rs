@@ -282,15 +282,47 @@ fn safe_next(next: Option<&str>, public: &Url) -> String {
 
 /// A small page saying what happened, with a way on.
 pub(super) fn page(status: StatusCode, title: &str, text: &str, link: (&str, &str)) -> Response {
-    let escape = |t: &str| {
-        t.replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-            .replace('"', "&quot;")
-    };
+    page_with(status, title, text, link, "")
+}
+
+/// A page that goes on to `location` at once (a refresh), saying so with a
+/// link, and carrying `jar`'s cookies: how a sign-out leaves for another
+/// origin. A redirect would not do: the console's page posts the sign-out
+/// form, and its Content-Security-Policy (`form-action 'self'`) stops a
+/// form's redirect to another origin.
+pub(super) fn go_on(location: &str, text: &str, jar: &CookieJar) -> Response {
+    let refresh = format!(
+        "<meta http-equiv=\"refresh\" content=\"0; url={}\">",
+        escape(location)
+    );
+    let mut response = page_with(
+        StatusCode::OK,
+        "Signing out",
+        text,
+        (location, "Continue"),
+        &refresh,
+    );
+    set_cookies(&mut response, jar);
+    response
+}
+
+fn escape(t: &str) -> String {
+    t.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn page_with(
+    status: StatusCode,
+    title: &str,
+    text: &str,
+    link: (&str, &str),
+    head: &str,
+) -> Response {
     let body = format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title} · GCO console</title>\
-         <meta name=\"viewport\" content=\"width=device-width\"></head>\
+         <meta name=\"viewport\" content=\"width=device-width\">{head}</head>\
          <body style=\"font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem\">\
          <h1>{title}</h1><p>{text}</p><p><a href=\"{href}\">{label}</a></p></body></html>",
         title = escape(title),
@@ -552,18 +584,23 @@ async fn sign_out(State(oidc): State<Arc<Oidc>>, headers: HeaderMap) -> Response
         .cookie(SIGNED_OUT_COOKIE, "1".to_owned(), "/auth");
     marker.set_max_age(cookie::time::Duration::seconds(SIGNED_OUT_SECONDS));
     jar.add(marker);
-    see_other(&oidc.sign_out_url(id_token.as_ref()), &jar)
+    match oidc.provider_sign_out(id_token.as_ref()) {
+        Some(url) => go_on(
+            &url,
+            "You are signed out of the GCO console; on to your identity provider, to end its session too.",
+            &jar,
+        ),
+        None => see_other(SIGNED_OUT, &jar),
+    }
 }
 
 impl Oidc {
-    /// Where a sign-out goes on: the provider's sign-out endpoint
-    /// (RP-initiated logout, with the session's ID token as
-    /// `id_token_hint` when kept, else `client_id`, and the signed-out page
-    /// as `post_logout_redirect_uri`), or straight to that page.
-    fn sign_out_url(&self, id_token: Option<&CoreIdToken>) -> String {
-        let Some(endpoint) = &self.end_session else {
-            return SIGNED_OUT.to_owned();
-        };
+    /// The provider's sign-out (RP-initiated logout) a sign-out goes on
+    /// to, when it has one: its endpoint with the session's ID token as
+    /// `id_token_hint` when kept, `client_id`, and the signed-out page as
+    /// `post_logout_redirect_uri`.
+    fn provider_sign_out(&self, id_token: Option<&CoreIdToken>) -> Option<String> {
+        let endpoint = self.end_session.as_ref()?;
         let mut request = LogoutRequest::from(endpoint.clone())
             .set_client_id(ClientId::new(self.settings.client_id.clone()))
             .set_post_logout_redirect_uri(PostLogoutRedirectUrl::from_url(
@@ -572,7 +609,7 @@ impl Oidc {
         if let Some(token) = id_token {
             request = request.set_id_token_hint(token);
         }
-        request.http_get_url().to_string()
+        Some(request.http_get_url().to_string())
     }
 }
 
