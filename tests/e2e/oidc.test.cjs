@@ -317,6 +317,15 @@ for (const next of ['/\t/evil.example/steal', '/\t\t/evil.example/steal', '/\\ev
 
 const header = (page) => page.getByRole('navigation', { name: 'Main' });
 
+/** A new browser context signed in as `login` at `base`, on the list. */
+async function signedIn(base, login) {
+  const context = await env.browser.newContext();
+  const page = await h.newPage(context);
+  await signIn(page, base, login);
+  await page.waitForURL(`${base}/`);
+  return { context, page };
+}
+
 /** Fills the provider's login form (it must be asking) as `login`. */
 async function giveCredentials(page, login) {
   await page.locator('input[name=login]').fill(login);
@@ -325,12 +334,9 @@ async function giveCredentials(page, login) {
 }
 
 test('Sign out ends the provider session too: signing in again asks who, and can be another user', async () => {
-  const context = await env.browser.newContext();
+  const base = env.main.url;
+  const { context, page } = await signedIn(base, 'ada');
   try {
-    const page = await h.newPage(context);
-    const base = env.main.url;
-    await signIn(page, base, 'ada');
-    await page.waitForURL(`${base}/`);
     await header(page).getByText('ada@example.com').waitFor();
     const logout = [];
     page.on('request', (r) => {
@@ -365,12 +371,9 @@ test('Sign out ends the provider session too: signing in again asks who, and can
 });
 
 test('without an end_session_endpoint, the sign-in after a sign-out asks the provider to prompt', async () => {
-  const context = await env.browser.newContext();
+  const base = env.plain.url;
+  const { context, page } = await signedIn(base, 'ada');
   try {
-    const page = await h.newPage(context);
-    const base = env.plain.url;
-    await signIn(page, base, 'ada');
-    await page.waitForURL(`${base}/`);
     await header(page).getByText('ada@example.com').waitFor();
     await header(page).getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForURL(`${base}/auth/signed-out`);
@@ -399,12 +402,9 @@ test('without an end_session_endpoint, the sign-in after a sign-out asks the pro
 });
 
 test('a user in no mapped group sees their name, no role, and Sign out', async () => {
-  const context = await env.browser.newContext();
+  const base = env.noRole.url;
+  const { context, page } = await signedIn(base, 'nora');
   try {
-    const page = await h.newPage(context);
-    const base = env.noRole.url;
-    await signIn(page, base, 'nora');
-    await page.waitForURL(`${base}/`);
     assert.deepEqual(await me(page), { status: 200, body: { name: 'nora@example.com', roles: [] } });
     const nav = header(page);
     await nav.getByText('nora@example.com').waitFor();
@@ -423,12 +423,9 @@ test('a user in no mapped group sees their name, no role, and Sign out', async (
 });
 
 test('an expiring session warns, and a pending review and its edits survive the sign-in round trip', async () => {
-  const context = await env.browser.newContext();
+  const base = env.expiring.url;
+  const { context, page } = await signedIn(base, 'ada');
   try {
-    const page = await h.newPage(context);
-    const base = env.expiring.url;
-    await signIn(page, base, 'ada');
-    await page.waitForURL(`${base}/`);
     const deployed = await page.evaluate(async () => {
       const r = await fetch('/api/endpoints', {
         method: 'POST',

@@ -166,6 +166,39 @@ async fn the_load_balancers_signed_header_is_the_identity() {
     );
 }
 
+/// Issue 43: a user in no mapped group, where the default is no role,
+/// is still told who they are (the console names them and offers Sign
+/// out); everything else is refused, naming the role.
+#[tokio::test]
+async fn a_user_without_a_role_may_ask_who_they_are_and_nothing_else() {
+    let keys = KeyServer::start().await;
+    let verifier = AlbVerifier::new(ARN.into(), keys.url.clone(), "groups".into());
+    let api = Api::with_access(Access::on_loopback(Authenticator::Alb {
+        verifier,
+        roles: RolesMap::parse("default = \"none\"").unwrap(),
+        sign_out: Default::default(),
+    }));
+    let exp = now() + 60;
+    let token = alb_token(&keys.key, alb_header(keys.kid, ARN, exp), claims(exp));
+    let header = [("x-amzn-oidc-data", token.as_str())];
+    let me = api.send("GET", "/api/me", None, &header).await;
+    assert_eq!(me.status, StatusCode::OK, "{}", me.text);
+    assert_eq!(me.text, r#"{"name": "ada@example.com", "roles": []}"#);
+    let list = api.send("GET", "/api/endpoints", None, &header).await;
+    assert_eq!(list.status, StatusCode::FORBIDDEN);
+    assert!(
+        list.text
+            .contains("reading endpoints needs the viewer role; ada@example.com has no role"),
+        "{}",
+        list.text
+    );
+    // Still an identity first: no header, no answer.
+    assert_eq!(
+        api.send("GET", "/api/me", None, &[]).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+}
+
 #[tokio::test]
 async fn forged_load_balancer_headers_are_refused_and_write_nothing() {
     let keys = KeyServer::start().await;

@@ -143,23 +143,22 @@ fn review_of_value(v: &Value) -> Option<(String, String, Act)> {
     Some((text("form")?, text("title")?, act))
 }
 
-/// The actions' inputs, by id, as the user left them.
-fn inputs() -> Vec<web_sys::HtmlInputElement> {
-    let Ok(found) = document().query_selector_all(".actions input[id]") else {
+/// The actions' controls of one kind (`input`, `select`) that have an id.
+fn controls<T: JsCast>(kind: &str) -> Vec<T> {
+    let Ok(found) = document().query_selector_all(&format!(".actions {kind}[id]")) else {
         return Vec::new();
     };
     (0..found.length())
-        .filter_map(|i| found.item(i)?.dyn_into::<web_sys::HtmlInputElement>().ok())
+        .filter_map(|i| found.item(i)?.dyn_into::<T>().ok())
         .collect()
 }
 
+fn inputs() -> Vec<web_sys::HtmlInputElement> {
+    controls("input")
+}
+
 fn selects() -> Vec<web_sys::HtmlSelectElement> {
-    let Ok(found) = document().query_selector_all(".actions select[id]") else {
-        return Vec::new();
-    };
-    (0..found.length())
-        .filter_map(|i| found.item(i)?.dyn_into::<web_sys::HtmlSelectElement>().ok())
-        .collect()
+    controls("select")
 }
 
 /// What the user has open: the review, and the inputs while edited.
