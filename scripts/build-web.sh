@@ -35,9 +35,12 @@ cd "$ROOT"
 # 347,648 bytes on 2026-12-07. Issue 41 won 7,738 bytes back (sizes read to
 # two decimals in integers, not Rust's float formatter; the list's search
 # without Unicode's case tables): 340,183 bytes with issue 40 merged, and
-# the budget follows down to 340,500. The 300,000 target stays behind by
-# 13% (BENCHMARKS.md, "Over the wire": where the bytes go).
-BUDGET=${WEB_GZIP_BUDGET:-340500}   # bytes: wasm + JS, gzip -9
+# the budget follows down to 340,500. Issue 43 (sign-out, the session's
+# warning, the endpoint page's open work kept across a sign-in, token and
+# role cues) took it to 348,633 bytes (keeping the open work 5,161 of
+# them), and the budget follows at 349,000. The 300,000 target stays
+# behind by 16% (BENCHMARKS.md, "Over the wire": where the bytes go).
+BUDGET=${WEB_GZIP_BUDGET:-349000}   # bytes: wasm + JS, gzip -9
 PROFILE=wasm-release
 TARGET=wasm32-unknown-unknown
 WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"
