@@ -166,6 +166,69 @@ async fn the_load_balancers_signed_header_is_the_identity() {
     );
 }
 
+/// Issue 43: Sign out behind the load balancer expires every shard of its
+/// session cookie; without --alb-logout-url it says that the IdP's session
+/// stays, with it it goes on there. From another site's page, nothing.
+#[tokio::test]
+async fn sign_out_behind_the_alb_expires_its_session_cookies() {
+    let keys = KeyServer::start().await;
+    for logout_url in [None, Some("https://idp.example.com/logout?client_id=gco")] {
+        let verifier = AlbVerifier::new(ARN.into(), keys.url.clone(), "groups".into());
+        let api = Api::with_access(Access::on_loopback(Authenticator::Alb {
+            verifier,
+            roles: RolesMap::default(),
+            sign_out: std::sync::Arc::new(gco_console::auth::alb_sign_out::AlbSignOut {
+                logout_url: logout_url.map(str::to_owned),
+            }),
+        }));
+        let from_page = [
+            ("sec-fetch-site", "same-origin"),
+            (
+                "cookie",
+                "AWSELBAuthSessionCookie-0=a; AWSELBAuthSessionCookie-5=b",
+            ),
+        ];
+        let r = api.send("POST", "/auth/sign-out", None, &from_page).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+        let mut expired: Vec<String> = r
+            .headers
+            .get_all("set-cookie")
+            .iter()
+            .map(|v| v.to_str().unwrap())
+            .filter(|c| c.contains("Max-Age=0"))
+            .map(|c| c.split('=').next().unwrap().to_owned())
+            .collect();
+        expired.sort();
+        assert_eq!(
+            expired,
+            [0, 1, 2, 3, 5].map(|n| format!("AWSELBAuthSessionCookie-{n}"))
+        );
+        match logout_url {
+            None => assert!(
+                r.text.contains("this console has no --alb-logout-url"),
+                "{}",
+                r.text
+            ),
+            Some(url) => assert!(
+                r.text
+                    .contains(&format!("url={}", url.replace('&', "&amp;"))),
+                "{}",
+                r.text
+            ),
+        }
+        let cross = api
+            .send(
+                "POST",
+                "/auth/sign-out",
+                None,
+                &[("sec-fetch-site", "cross-site")],
+            )
+            .await;
+        assert_eq!(cross.status, StatusCode::FORBIDDEN);
+        assert!(cross.headers.get("set-cookie").is_none());
+    }
+}
+
 /// Issue 43: a user in no mapped group, where the default is no role,
 /// is still told who they are (the console names them and offers Sign
 /// out); everything else is refused, naming the role.
