@@ -29,5 +29,6 @@ pub use query::{
 };
 pub use route::Method;
 pub use team::{
-    AuditEntry, AuditPage, AuthMode, HistoryEntry, HistoryPage, Me, RevertBody, Role, operation,
+    AuditEntry, AuditPage, AuthMode, HistoryEntry, HistoryPage, Me, RevertBody, Role, SessionEnd,
+    operation,
 };

@@ -117,9 +117,14 @@ pub struct Route {
     /// may make it, and a browser's change must come from the console's page.
     /// A POST that only checks or renders (validate, manifests) does not.
     pub changes_state: bool,
-    /// The role it needs, and `None` for what anyone may read (the deploy
-    /// defaults the console reads before sign-in, and liveness).
+    /// The role it needs, and `None` for what needs no role.
     pub needs: Option<Role>,
+    /// Whether it needs an identity: every route with a role, and who is
+    /// asking (`/api/me`), which a user without a role may ask too, so the
+    /// console can name them and let them sign out. What anyone may read
+    /// (the deploy defaults the console reads before sign-in, and
+    /// liveness) needs none.
+    pub identified: bool,
 }
 
 impl Route {
@@ -134,6 +139,18 @@ impl Route {
             path,
             changes_state,
             needs,
+            identified: needs.is_some(),
+        }
+    }
+
+    /// A read that needs an identity and no role.
+    const fn identity_only(method: Method, path: &'static str) -> Route {
+        Route {
+            method,
+            path,
+            changes_state: false,
+            needs: None,
+            identified: true,
         }
     }
 
@@ -182,7 +199,7 @@ pub const ROUTES: [Route; 26] = {
         Route::new(Get, HEALTHZ, false, None),
         Route::new(Get, OPENAPI, false, READ),
         Route::new(Get, CONFIG, false, None),
-        Route::new(Get, ME, false, READ),
+        Route::identity_only(Get, ME),
         Route::new(Post, VALIDATE, false, READ),
         Route::new(Post, MANIFESTS, false, READ),
         Route::new(Get, MONITOR_SETTINGS, false, READ),

@@ -50,7 +50,23 @@ impl std::fmt::Display for Role {
 pub struct Me {
     #[cfg_attr(feature = "openapi", schema(example = "ada@example.com"))]
     pub name: String,
+    /// Empty for a signed-in user in no mapped group (`default = "none"`).
     pub roles: Vec<Role>,
+    /// The console's own sign-in session (`--auth oidc`), when the request
+    /// came with one: the page warns before it ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<SessionEnd>,
+}
+
+/// When a session ends, relative to the answer (so a browser's clock
+/// does not matter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SessionEnd {
+    /// Seconds left.
+    pub expires_in: u64,
+    /// The session's whole length (`--session-lifetime`), in seconds.
+    pub lifetime: u64,
 }
 
 impl Me {

@@ -49,6 +49,9 @@ pub fn app_shared(state: AppState, access: Access, dist: &Path, with_metrics: bo
     if let Some(oidc) = access.oidc() {
         routes = routes.merge(oidc.router());
     }
+    if let Some(sign_out) = access.alb_sign_out() {
+        routes = routes.merge(sign_out.router());
+    }
     if with_metrics {
         routes = routes.merge(metrics_routes(state));
     }

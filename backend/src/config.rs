@@ -9,6 +9,7 @@ use clap::Parser;
 use gco_api::AuthMode;
 
 use crate::auth::alb::{AlbVerifier, check_arn as check_alb_arn, default_keys_url};
+use crate::auth::alb_sign_out::AlbSignOut;
 use crate::auth::oidc::{Oidc, OidcSettings};
 use crate::auth::roles::RolesMap;
 use crate::auth::tokens::{MIN_TOKEN_CHARS, Tokens};
@@ -145,6 +146,14 @@ pub struct Config {
     /// id is appended). Default: the region's endpoint, from --alb-arn.
     #[arg(long, env = "GCO_ALB_PUBLIC_KEYS")]
     pub alb_public_keys: Option<String>,
+
+    /// `alb`: where Sign out sends the browser once the load balancer's
+    /// session cookies are expired: the identity provider's logout URL
+    /// (e.g. Cognito's `https://<domain>/logout?client_id=...&logout_uri=...`,
+    /// Okta's or Entra ID's end-session URL), so its session ends too.
+    /// Without it the provider may sign the same user in again unasked.
+    #[arg(long, env = "GCO_ALB_LOGOUT_URL")]
+    pub alb_logout_url: Option<String>,
 
     /// `oidc`: the OpenID provider's issuer URL (discovery reads
     /// <issuer>/.well-known/openid-configuration).
@@ -369,9 +378,14 @@ impl Config {
                     Some(url) => url.clone(),
                     None => default_keys_url(&arn)?,
                 };
+                let logout_url = match &self.alb_logout_url {
+                    Some(text) => Some(check_logout_url(text)?),
+                    None => None,
+                };
                 Authenticator::Alb {
                     verifier: AlbVerifier::new(arn, keys, self.groups_claim.clone()),
                     roles: self.roles_map()?,
+                    sign_out: std::sync::Arc::new(AlbSignOut { logout_url }),
                 }
             }
         };
@@ -400,6 +414,22 @@ impl Config {
             (None, Some(text)) => RolesMap::parse(text).map_err(|e| format!("--roles: {e}")),
             (None, None) => Ok(RolesMap::default()),
         }
+    }
+}
+
+/// `--alb-logout-url`: an absolute https URL (http only to a loopback
+/// host, for tests), as a `Location` sends it.
+fn check_logout_url(text: &str) -> Result<String, String> {
+    let url = url::Url::parse(text).map_err(|e| {
+        format!("--alb-logout-url {text:?}: {e} (the identity provider's logout URL, such as https://idp.example.com/logout)")
+    })?;
+    let loopback = matches!(url.host_str(), Some("127.0.0.1" | "localhost" | "[::1]"));
+    match url.scheme() {
+        "https" => Ok(url.into()),
+        "http" if loopback => Ok(url.into()),
+        _ => Err(format!(
+            "--alb-logout-url {text:?}: must be an https URL (the identity provider's logout URL)"
+        )),
     }
 }
 

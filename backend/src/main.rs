@@ -61,9 +61,10 @@ async fn run(config: Config) -> Result<(), String> {
                 Ok(false) => {
                     tracing::error!(table = %cfg.table, "the endpoints table does not exist: every request will fail (503) until it does (--create-table creates it)")
                 }
-                Err(e) => {
-                    tracing::warn!(error = %e, "could not tell whether the endpoints table exists")
-                }
+                Err(e) => tracing::error!(
+                    table = %cfg.table,
+                    "could not tell whether the endpoints table exists: {e}"
+                ),
             }
             match store.history_state().await {
                 Ok(HistoryState::Off) => {}
@@ -74,9 +75,9 @@ async fn run(config: Config) -> Result<(), String> {
                     %table,
                     "the history table does not exist: changes are refused (503) until it does; reads work (create it, pass --create-table, or --history-table off)"
                 ),
-                Err(e) => {
-                    tracing::warn!(error = %e, "could not tell whether the history table exists; changes will tell")
-                }
+                Err(e) => tracing::error!(
+                    "could not tell whether the history table exists (changes will tell): {e}"
+                ),
             }
             let store = Arc::new(store);
             sign_outs = store

@@ -49,12 +49,19 @@ async function startAlb(getBackend) {
   const pem = publicKey.export({ type: 'spki', format: 'pem' });
   const port = await h.freePort();
   const url = `http://127.0.0.1:${port}`;
-  const alb = { url, keysUrl: `${url}/public-keys/`, signIns: 0 };
+  const alb = { url, keysUrl: `${url}/public-keys/`, logoutUrl: `${url}/idp/logout?client_id=gco`, signIns: 0, logouts: 0 };
   const server = http.createServer((req, res) => {
     const path = req.url;
     if (path === `/public-keys/${KID}`) {
       res.writeHead(200, { 'content-type': 'text/plain' });
       return res.end(pem);
+    }
+    // The IdP's logout URL (issue 43): its session ends there.
+    if (path.startsWith('/idp/logout')) {
+      alb.logouts += 1;
+      res.writeHead(200, { 'content-type': 'text/html' });
+      // No favicon request: on the stand-in's origin it would sign in again.
+      return res.end('<html><head><title>Signed out</title><link rel="icon" href="data:,"></head><body><h1>Signed out of the IdP</h1></body></html>');
     }
     // The IdP's round trip, ended: the session cookie, then back.
     if (path.startsWith('/oauth2/idpresponse')) {
@@ -102,6 +109,7 @@ test.before(async () => {
       '--auth', 'alb',
       '--alb-arn', ALB_PATTERN,
       '--alb-public-keys', env.alb.keysUrl,
+      '--alb-logout-url', env.alb.logoutUrl,
       '--roles', 'default = "viewer"\n[groups]\nml-oncall = "operator"\n',
     ],
   });
@@ -141,6 +149,37 @@ test('when the ALB session ends, /api/* answers 401 and the page offers to sign 
     await banner.waitFor({ state: 'detached' });
     assert.equal(await page.evaluate(() => fetch('/api/me').then((r) => r.status)), 200);
     h.assertNoProblems(page, [401]);
+  } finally {
+    await context.close();
+  }
+});
+
+// Issue 43, item 1: behind the ALB, Sign out expires the ALB's session
+// cookies (every AWSELBAuthSessionCookie-<n> shard) and goes to the
+// IdP's logout URL (--alb-logout-url); the next visit signs in anew.
+test('Sign out behind the ALB ends its session and goes to the IdP logout URL', async () => {
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    const before = env.alb.signIns;
+    await page.goto(`${env.alb.url}/`);
+    assert.equal(env.alb.signIns, before + 1);
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    await nav.getByText('ana@corp.test').waitFor();
+    // A second shard, as the ALB writes for a large session.
+    await context.addCookies([{ name: 'AWSELBAuthSessionCookie-1', value: 'shard', url: env.alb.url }]);
+    await nav.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.getByRole('heading', { name: 'Signed out of the IdP' }).waitFor();
+    assert.equal(env.alb.logouts, 1);
+    assert.equal(page.url(), env.alb.logoutUrl);
+    const left = (await context.cookies(env.alb.url)).filter((c) => c.name.startsWith('AWSELBAuthSessionCookie'));
+    assert.deepEqual(left, [], 'every shard of the ALB session is gone');
+    await h.screenshot(page, 'alb-signed-out', { fullPage: false });
+
+    // The console again: the ALB has no session, so it signs in anew.
+    await page.goto(`${env.alb.url}/`);
+    assert.equal(env.alb.signIns, before + 2);
+    await nav.getByText('ana@corp.test').waitFor();
   } finally {
     await context.close();
   }

@@ -66,3 +66,58 @@ test('a 401 asks for the token; the retried deploy carries it and no link does',
     await context.close();
   }
 });
+
+// Issue 43, item 5: a token the server refuses is said to be refused (not
+// the same empty dialog again), and "Forget token" removes it from the tab.
+test('a refused token says so; Forget token removes it from the tab', async () => {
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    await page.goto(`${env.base}/`);
+    const dialog = page.getByRole('dialog', { name: 'This server needs a token' });
+    await dialog.waitFor();
+    assert.equal(await dialog.locator('#token-refused').count(), 0, 'nothing refused yet');
+    await page.getByLabel('Token', { exact: true }).fill('not-the-token');
+    await page.getByRole('button', { name: 'Save token', exact: true }).click();
+    // The server refuses it: the dialog comes back saying so.
+    const refused = dialog.getByRole('alert');
+    await refused.waitFor();
+    assert.equal(
+      await refused.innerText(),
+      'The server refused the token you gave (this request needs a valid bearer token). Check it and enter it again.',
+    );
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('gco-console-token')), null, 'the refused token is not kept');
+    await h.screenshot(page, 'token-refused', { fullPage: false });
+
+    await page.getByLabel('Token', { exact: true }).fill(TOKEN);
+    await page.getByRole('button', { name: 'Save token', exact: true }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const header = page.getByRole('navigation', { name: 'Main' });
+    await header.getByText('Signed in as').waitFor();
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('gco-console-token')), TOKEN);
+
+    // Forget token: gone from the tab, the header says so, and nothing is
+    // read without one (no prompt pushed at the user meanwhile).
+    await header.getByRole('button', { name: 'Forget token', exact: true }).click();
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('gco-console-token')), null);
+    await header.getByText('Not signed in').waitFor();
+    await header.getByRole('button', { name: 'Enter token', exact: true }).waitFor();
+    assert.equal(await header.getByRole('button', { name: 'Forget token' }).isVisible(), false);
+    assert.equal(await dialog.count(), 0, 'the prompt waits to be asked for');
+    const reads = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/api/endpoints')) reads.push(r.headers()['authorization'] || null);
+    });
+    await page.waitForTimeout(3500);
+    assert.deepEqual(reads, [], 'no polling without a token');
+    await h.screenshot(page, 'token-forgotten', { fullPage: false });
+    // Entering it again works as before.
+    await header.getByRole('button', { name: 'Enter token', exact: true }).click();
+    await page.getByLabel('Token', { exact: true }).fill(TOKEN);
+    await page.getByRole('button', { name: 'Save token', exact: true }).click();
+    await header.getByRole('button', { name: 'Forget token', exact: true }).waitFor();
+    h.assertNoProblems(page, [401]);
+  } finally {
+    await context.close();
+  }
+});

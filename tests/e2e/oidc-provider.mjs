@@ -4,13 +4,16 @@
 // carry an email (verified unless `email_verified: false`), a `groups`
 // claim and, when given, a `preferred_username` in the ID token.
 //
+// `endSession: false` leaves out RP-initiated logout: discovery then names
+// no `end_session_endpoint`, as some providers do.
+//
 // `tamper.audience`, when set, re-signs the token endpoint's ID token with
 // the provider's own key and that audience: a genuine token issued for
 // another client, which a console must refuse.
 import crypto from 'node:crypto';
 import Provider from 'oidc-provider';
 
-export async function startProvider({ port, clients, accounts }) {
+export async function startProvider({ port, clients, accounts, endSession = true }) {
   const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
   const jwk = { ...privateKey.export({ format: 'jwk' }), kid: 'e2e-key', alg: 'RS256', use: 'sig' };
   const issuer = `http://127.0.0.1:${port}`;
@@ -23,7 +26,7 @@ export async function startProvider({ port, clients, accounts }) {
     // The claims of the scopes asked for go into the ID token itself.
     conformIdTokenClaims: false,
     pkce: { required: () => true },
-    features: { devInteractions: { enabled: true } },
+    features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: endSession } },
     async findAccount(ctx, id) {
       const account = accounts[id];
       if (!account) return undefined;

@@ -152,6 +152,55 @@ test('the token prompt opens on a read, and a viewer finds every change closed, 
   }
 });
 
+// Issue 43, item 11: a viewer is not invited to create. No "New endpoint"
+// in the nav, the list's toolbar or its empty state (which says why), and
+// the editor's Deploy says why right beside it, not only at the form's end.
+test('a viewer is not invited to create, and a closed Deploy says why beside it', async () => {
+  const context = await contextAs('viewer');
+  try {
+    const page = await h.newPage(context, { viewport: { width: 1280, height: 900 } });
+    // An empty list: a fresh console of its own.
+    const empty = await h.startBackend({ args: ['--auth', 'token', '--tokens-file', TOKENS_FILE] });
+    try {
+      await page.goto(`${empty.url}/`);
+      assert.deepEqual(await signedIn(page), ['token:vera-viewer', 'viewer']);
+      const emptyState = page.locator('.empty');
+      await emptyState.waitFor();
+      assert.match(await emptyState.innerText(), /Deploying needs the operator role; you are a viewer\. Endpoints your team deploys/);
+      assert.equal(await emptyState.getByRole('link', { name: 'New endpoint' }).count(), 0);
+      const nav = page.getByRole('navigation', { name: 'Main' });
+      assert.equal(await nav.getByRole('link', { name: 'New endpoint' }).isVisible(), false);
+      assert.equal(await page.locator('.list .toolbar').getByRole('link', { name: 'New endpoint' }).count(), 0);
+      await h.screenshot(page, 'viewer-empty-list', { fullPage: false });
+    } finally {
+      await empty.stop();
+    }
+
+    await h.openEditor(page, env.base);
+    const deploying = 'Deploying needs the operator role; you are a viewer.';
+    const toolbarDeploy = page.locator('.toolbar').getByRole('button', { name: 'Deploy', exact: true });
+    const reason = page.locator('.toolbar .guard-reason').filter({ hasText: deploying });
+    await reason.waitFor();
+    assert.ok(await reason.isVisible(), 'the reason is shown, not only read out');
+    const [b, r] = [await toolbarDeploy.boundingBox(), await reason.boundingBox()];
+    const gap = Math.max(0, r.y - (b.y + b.height), b.y - (r.y + r.height));
+    assert.ok(gap < 40, `the reason is beside the button (${gap} px apart)`);
+    await h.screenshot(page, 'viewer-deploy-reason', { fullPage: false });
+
+    // An operator is still invited.
+    const operator = await contextAs('operator');
+    const p2 = await h.newPage(operator);
+    await p2.goto(`${env.base}/`);
+    assert.deepEqual(await signedIn(p2), ['token:otto-operator', 'operator']);
+    await p2.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'New endpoint' }).waitFor();
+    await p2.locator('.list .toolbar').getByRole('link', { name: 'New endpoint' }).waitFor();
+    await operator.close();
+    h.assertNoProblems(page, [401]);
+  } finally {
+    await context.close();
+  }
+});
+
 test('an operator changes an endpoint, reads it in the History tab, and reverts through the review', async () => {
   const base = env.base;
   await deploy(base, 'team-operator');

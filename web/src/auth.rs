@@ -12,6 +12,10 @@
 //! While an identity is wanted, the pages stop asking the server (their
 //! pollers would only be refused); once the user gives one, everything
 //! that depends on [`epoch`] asks again.
+//!
+//! Before the browser leaves for a sign-in (a session that ended, "Sign in
+//! again now", the load balancer's reload), the pages keep what the user
+//! has open ([`keep_before_leaving`]), and put it back on their return.
 
 use gco_api::AuthMode;
 use gco_api::route::{SIGN_IN, encode_segment};
@@ -27,9 +31,7 @@ const SIGN_IN_AT: &str = "gco-console-sign-in-at";
 /// round would loop.
 const SIGN_IN_LOOP_MS: u64 = 30_000;
 
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window()?.session_storage().ok()?
-}
+use crate::browser::session_storage as storage;
 
 pub fn token() -> Option<String> {
     storage()?.get_item(KEY).ok()?.filter(|t| !t.is_empty())
@@ -52,25 +54,96 @@ struct Auth {
     epoch: RwSignal<u32>,
     /// A sign-in that came back refused: not sent round again.
     looped: RwSignal<bool>,
+    /// The server refused the token the user gave (its words).
+    refused: RwSignal<Option<String>>,
+    /// The user forgot the token: the prompt waits to be asked for.
+    forgot: RwSignal<bool>,
 }
 
 thread_local! {
     static STATE: std::cell::Cell<Option<Auth>> = const { std::cell::Cell::new(None) };
     /// The browser is on its way to the sign-in page.
     static LEAVING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// What keeps the user's open work before the browser leaves to sign
+    /// in, by the id it was registered under.
+    static KEEPERS: std::cell::RefCell<Vec<(u32, Keeper)>> = const { std::cell::RefCell::new(Vec::new()) };
+    static NEXT_KEEPER: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// What keeps a page's open work.
+type Keeper = Box<dyn Fn()>;
+
+/// Has `keep` run before the browser leaves for a sign-in, until the
+/// reactive owner it is called under (a page) is cleaned up.
+pub fn keep_before_leaving(keep: impl Fn() + 'static) {
+    let id = NEXT_KEEPER.with(|n| {
+        let id = n.get();
+        n.set(id + 1);
+        id
+    });
+    KEEPERS.with(|k| k.borrow_mut().push((id, Box::new(keep))));
+    on_cleanup(move || KEEPERS.with(|k| k.borrow_mut().retain(|(i, _)| *i != id)));
+}
+
+/// The browser leaves for a sign-in: every page keeps what is open.
+fn keep_open_work() {
+    KEEPERS.with(|k| k.borrow().iter().for_each(|(_, keep)| keep()));
+}
+
+/// Goes to `href` (a sign-in, or a reload the load balancer signs in),
+/// keeping what is open first.
+fn leave_for(href: &str) {
+    keep_open_work();
+    LEAVING.with(|l| l.set(true));
+    let _ = window().location().assign(href);
+}
+
+/// The user signs out: the page is leaving, and the 401s its last polls
+/// get once the session cookie is gone must not send it to sign in again
+/// (which would take over from the sign-out's own way, to the provider).
+pub fn signing_out() {
+    LEAVING.with(|l| l.set(true));
+}
+
+/// "Sign in again now": a new session before this one ends (the provider
+/// still knows the user, so it asks nothing), back on this page with what
+/// was open.
+pub fn renew() {
+    if let Some(s) = storage() {
+        let _ = s.set_item(SIGN_IN_AT, &(js_sys::Date::now() as u64).to_string());
+    }
+    leave_for(&sign_in_href(&here()));
 }
 
 fn state() -> Option<Auth> {
     STATE.with(std::cell::Cell::get)
 }
 
-/// The server answered 401 (`why`): forget the token it refused, and ask.
+/// The server answered 401 (`why`): forget the token it refused (and say
+/// so at the prompt), and ask.
 pub fn unauthorized(why: String) {
+    let held = token().is_some();
     if let Some(s) = storage() {
         let _ = s.remove_item(KEY);
     }
     if let Some(a) = state() {
+        if held {
+            let _ = a.refused.try_set(Some(why.clone()));
+        }
         let _ = a.needed.try_set(Some(why));
+    }
+}
+
+/// "Forget token": the tab no longer holds one; the pages stop asking the
+/// server until the user enters one again.
+pub fn forget_token() {
+    if let Some(s) = storage() {
+        let _ = s.remove_item(KEY);
+    }
+    if let Some(a) = state() {
+        a.refused.set(None);
+        a.forgot.set(true);
+        a.needed.set(Some("the token was forgotten".to_owned()));
     }
 }
 
@@ -95,6 +168,7 @@ pub fn signed_in() {
 /// Opens the token prompt (the header's "Enter token").
 pub fn ask_for_token() {
     if let Some(a) = state() {
+        a.forgot.set(false);
         a.prompt.set(true);
     }
 }
@@ -132,8 +206,7 @@ fn sign_in(a: Auth) {
     if let Some(s) = storage() {
         let _ = s.set_item(SIGN_IN_AT, &now.to_string());
     }
-    LEAVING.with(|l| l.set(true));
-    let _ = window().location().assign(&sign_in_href(&here()));
+    leave_for(&sign_in_href(&here()));
 }
 
 /// Creates the sign-in state; once, at the app's root, before anything
@@ -145,6 +218,8 @@ pub fn install() {
             prompt: RwSignal::new(false),
             epoch: RwSignal::new(0),
             looped: RwSignal::new(false),
+            refused: RwSignal::new(None),
+            forgot: RwSignal::new(false),
         }))
     });
 }
@@ -166,7 +241,11 @@ pub fn Identity() -> impl IntoView {
         match mode.get() {
             None | Some(AuthMode::Alb) => {}
             Some(AuthMode::Oidc) => sign_in(a),
-            Some(AuthMode::Token | AuthMode::None) => a.prompt.set(true),
+            Some(AuthMode::Token | AuthMode::None) => {
+                if !a.forgot.get_untracked() {
+                    a.prompt.set(true);
+                }
+            }
         }
     });
     // `autofocus` works once per page: each opening puts the focus in the box.
@@ -180,6 +259,8 @@ pub fn Identity() -> impl IntoView {
         ev.prevent_default();
         set_token(&text.get());
         text.set(String::new());
+        a.refused.set(None);
+        a.forgot.set(false);
         a.prompt.set(false);
         a.needed.set(None);
         a.epoch.update(|e| *e += 1);
@@ -211,6 +292,11 @@ pub fn Identity() -> impl IntoView {
             <div class="modal" role="dialog" aria-modal="true" aria-labelledby="token-title">
                 <form class="panel" on:submit=save>
                     <h2 id="token-title">"This server needs a token"</h2>
+                    {move || a.refused.get().map(|why| view! {
+                        <p class="error" role="alert" id="token-refused">
+                            {format!("The server refused the token you gave ({why}). Check it and enter it again.")}
+                        </p>
+                    })}
                     <p>"Reading and changing endpoints need a bearer token this server knows (yours, or its token file's). It is kept for this tab only."</p>
                     <label for="token-input">"Token"</label>
                     <input id="token-input" type="password" autocomplete="off" autofocus
@@ -222,8 +308,16 @@ pub fn Identity() -> impl IntoView {
                 </form>
             </div>
         </Show>
-        {move || banner().map(|(text, href, link)| view! {
-            <p class="banner error" role="alert">{text}" "<a href=href>{link}</a></p>
+        {move || banner().map(|(text, href, link)| {
+            let go = href.clone();
+            view! {
+                <p class="banner error" role="alert">{text}" "
+                    <a href=href on:click=move |ev: leptos::ev::MouseEvent| {
+                        ev.prevent_default();
+                        leave_for(&go);
+                    }>{link}</a>
+                </p>
+            }
         })}
     }
     .into_any()

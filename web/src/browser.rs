@@ -1,5 +1,6 @@
 //! What the pages ask of the browser besides the views they render: the
-//! clipboard, and where the focus goes (and the view with it).
+//! clipboard, where the focus goes (and the view with it), and the tab's
+//! sessionStorage.
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -54,4 +55,9 @@ pub fn bring_into_view(id: &str) {
         el.scroll_into_view_with_scroll_into_view_options(&options);
         focus_unscrolled(&el);
     }
+}
+
+/// This tab's sessionStorage (what it keeps lasts as long as the tab).
+pub fn session_storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.session_storage().ok()?
 }

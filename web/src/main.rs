@@ -25,11 +25,14 @@ use route::{Link, Page, Router};
 
 /// "New endpoint": from elsewhere it opens the editor (and this tab's
 /// draft, if any); on the editor with a draft, it asks before discarding it.
+/// Not offered to a user whose role may not deploy (the editor stays at
+/// its address, to check and preview a request).
 #[component]
 fn NewEndpointLink() -> impl IntoView {
     let router = Router::get();
+    let session = team::Session::get();
     view! {
-        <a href=Page::New.href() on:click=move |ev: leptos::ev::MouseEvent| {
+        <a href=Page::New.href() hidden=move || !session.may(gco_api::Role::Operator) on:click=move |ev: leptos::ev::MouseEvent| {
             if ev.ctrl_key() || ev.meta_key() || ev.shift_key() {
                 return;
             }
@@ -70,6 +73,7 @@ fn App() -> impl IntoView {
         <team::Unrecorded/>
         <main id="main">
             <auth::Identity/>
+            <team::SessionEnding/>
             {move || match router.page() {
                 Page::List => view! { <list::ListPage/> }.into_any(),
                 Page::New => view! { <editor::EditorPage/> }.into_any(),

@@ -4,7 +4,7 @@
 //! hover and for screen readers. The server decides in the end: a 403
 //! names the role the action needs, and the console asks who it is again.
 
-use gco_api::{AuthMode, Me, Role};
+use gco_api::{AuthMode, Me, Role, SessionEnd};
 use gco_spec::json::Value;
 use leptos::prelude::*;
 
@@ -53,12 +53,16 @@ pub fn refusal(doing: &str, needed: Role, roles: &[Role]) -> Option<String> {
 #[derive(Clone, Copy)]
 pub struct Session {
     who: RwSignal<Who>,
+    /// When the console's own sign-in session ends (ms since the epoch, by
+    /// this browser's clock), and its whole length in seconds.
+    ends: RwSignal<Option<(f64, u64)>>,
 }
 
 impl Session {
     pub fn load() -> Session {
         let session = Session {
             who: RwSignal::new(Who::Unknown),
+            ends: RwSignal::new(None),
         };
         Effect::new(move |_| {
             crate::auth::epoch();
@@ -87,13 +91,41 @@ impl Session {
         })
     }
 
+    /// Whether the user may do what needs `needed` (reactive; yes while
+    /// unknown: the server decides).
+    pub fn may(&self, needed: Role) -> bool {
+        self.who.with(|w| match w {
+            Who::Known(me) => me.may(needed),
+            _ => true,
+        })
+    }
+
     /// Asks the server who the user is (again: roles may have changed
     /// since, and a 403 says so).
     pub fn ask_again(self) {
-        let who = self.who;
+        let (who, ends) = (self.who, self.ends);
         leptos::task::spawn_local(async move {
-            let _ = who.try_set(me().await);
+            let answer = me().await;
+            // The session's end, from the seconds left when the server
+            // answered: this browser's clock need not agree with it.
+            let end = match &answer {
+                Who::Known(Me {
+                    session: Some(s), ..
+                }) => Some((
+                    js_sys::Date::now() + s.expires_in as f64 * 1000.0,
+                    s.lifetime,
+                )),
+                _ => None,
+            };
+            let _ = ends.try_set(end);
+            let _ = who.try_set(answer);
         });
+    }
+
+    /// "Forget token": the tab holds none from now on.
+    fn forget_token(self) {
+        crate::auth::forget_token();
+        self.who.set(Who::SignedOut);
     }
 }
 
@@ -111,8 +143,8 @@ async fn me() -> Who {
     }
 }
 
-/// `{"name": ..., "roles": [...]}` (roles this console does not know
-/// are left out).
+/// `{"name": ..., "roles": [...], "session": {...}}` (roles this console
+/// does not know are left out; no session but the console's own sign-in).
 pub fn me_of(body: &Value) -> Option<Me> {
     let name = paths::get(body, &["name"])?.as_str()?.to_owned();
     let Some(Value::List(roles)) = paths::get(body, &["roles"]) else {
@@ -122,7 +154,71 @@ pub fn me_of(body: &Value) -> Option<Me> {
         .iter()
         .filter_map(|r| Role::parse(r.as_str()?))
         .collect();
-    Some(Me { name, roles })
+    let seconds = |key| {
+        paths::get(body, &["session", key])
+            .and_then(Value::as_int)
+            .and_then(|i| i.as_i64())
+            .and_then(|n| u64::try_from(n).ok())
+    };
+    let session = seconds("expires_in")
+        .zip(seconds("lifetime"))
+        .map(|(expires_in, lifetime)| SessionEnd {
+            expires_in,
+            lifetime,
+        });
+    Some(Me {
+        name,
+        roles,
+        session,
+    })
+}
+
+/// A session is warned about this long before it ends: five minutes, or
+/// half of a shorter session.
+pub fn warn_before_seconds(lifetime: u64) -> u64 {
+    (lifetime / 2).min(300)
+}
+
+/// "4 min 05 s", "42 s".
+fn remaining(seconds: u64) -> String {
+    if seconds >= 60 {
+        format!("{} min {:02} s", seconds / 60, seconds % 60)
+    } else {
+        format!("{seconds} s")
+    }
+}
+
+/// Shown from a few minutes before the console's own sign-in session ends
+/// ([`warn_before_seconds`]): when, and "Sign in again now", which renews
+/// it through the provider (which asks nothing while its own session
+/// lasts) and comes back to this page with what was open. A session that
+/// ends under the page signs in the same way on the next request.
+#[component]
+pub fn SessionEnding() -> impl IntoView {
+    let ends = Session::get().ends;
+    let left = move || {
+        let (at, lifetime) = ends.get()?;
+        let seconds = ((at - crate::time::now()) / 1000.0).max(0.0) as u64;
+        (seconds <= warn_before_seconds(lifetime)).then_some((seconds, at))
+    };
+    move || {
+        left().map(|(seconds, at)| {
+            let clock = crate::time::local_millis(at);
+            let text = if seconds == 0 {
+                "Your session has ended: the console signs you in again, keeping what you have open.".to_owned()
+            } else {
+                format!(
+                    "Your session ends in {} (at {clock}). Sign in again now to renew it: what you have open is kept.",
+                    remaining(seconds)
+                )
+            };
+            view! {
+                <p class="banner warning-banner session-ending" role="status">{text}" "
+                    <button type="button" on:click=|_| crate::auth::renew()>"Sign in again now"</button>
+                </p>
+            }
+        })
+    }
 }
 
 /// Controls that need `needed` to do `doing`: open to a user who holds it,
@@ -164,7 +260,11 @@ pub fn WhoAmI() -> impl IntoView {
     let mode = Settings::get().auth;
     let known = move || who.with(|w| matches!(w, Who::Known(_)));
     let out = move || who.with(|w| *w == Who::SignedOut);
+    // Signing out is the console's (oidc) or the load balancer's (alb).
+    let signs_out = move || matches!(mode.get(), Some(AuthMode::Oidc | AuthMode::Alb));
     let oidc = move || mode.get() == Some(AuthMode::Oidc);
+    let token = move || mode.get() == Some(AuthMode::Token);
+    let session = Session::get();
     let field = move |f: fn(&Me) -> String| {
         move || {
             who.with(|w| match w {
@@ -181,14 +281,17 @@ pub fn WhoAmI() -> impl IntoView {
             </span>
         </span>
         <span class="who" hidden=move || !out()>"Not signed in"</span>
-        <form class="sign-out" method="post" action=gco_api::route::SIGN_OUT hidden=move || !(oidc() && known())>
+        <form class="sign-out" method="post" action=gco_api::route::SIGN_OUT hidden=move || !(signs_out() && known())
+            on:submit=|_| crate::auth::signing_out()>
             <button type="submit">"Sign out"</button>
         </form>
         <a class="button" href=crate::auth::sign_in_href("/") hidden=move || !(oidc() && out())>"Sign in"</a>
         <button type="button" on:click=|_| crate::auth::ask_for_token()
-            hidden=move || mode.get() != Some(AuthMode::Token) || !(known() || out())>
+            hidden=move || !token() || !(known() || out())>
             {move || if known() { "Change token" } else { "Enter token" }}
         </button>
+        <button type="button" on:click=move |_| session.forget_token()
+            title="Remove the token from this tab" hidden=move || !(token() && known())>"Forget token"</button>
     }
 }
 
@@ -239,13 +342,35 @@ mod tests {
             me_of(&body),
             Some(Me {
                 name: "ada@example.com".into(),
-                roles: vec![Role::Viewer, Role::Operator]
+                roles: vec![Role::Viewer, Role::Operator],
+                session: None,
             })
         );
         assert_eq!(
             me_of(&gco_spec::json::parse(r#"{"name": "x"}"#).unwrap()),
             None
         );
+    }
+
+    #[test]
+    fn me_reads_the_session_and_no_roles() {
+        let body = gco_spec::json::parse(
+            r#"{"name": "nobody@example.com", "roles": [], "session": {"expires_in": 95, "lifetime": 28800}}"#,
+        )
+        .unwrap();
+        let me = me_of(&body).unwrap();
+        assert!(me.roles.is_empty());
+        assert_eq!(
+            me.session,
+            Some(SessionEnd {
+                expires_in: 95,
+                lifetime: 28800
+            })
+        );
+        assert_eq!(warn_before_seconds(28800), 300);
+        assert_eq!(warn_before_seconds(20), 10);
+        assert_eq!(remaining(305), "5 min 05 s");
+        assert_eq!(remaining(42), "42 s");
     }
 
     #[test]

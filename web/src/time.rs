@@ -17,18 +17,26 @@ pub fn millis(iso: &str) -> Option<f64> {
 /// (`2026-12-07 07:52:10 UTC+01:00`), or the text as stored when it is no
 /// GCO timestamp (another writer's).
 pub fn local(iso: &str) -> String {
-    written(iso, false)
+    match millis(iso) {
+        Some(ms) => local_millis(ms),
+        None => iso.to_owned(),
+    }
 }
 
 /// `iso` in UTC (`2026-12-07 06:52:10 UTC`), for the hover.
 pub fn utc(iso: &str) -> String {
-    written(iso, true)
+    match millis(iso) {
+        Some(ms) => written(ms, true),
+        None => iso.to_owned(),
+    }
 }
 
-fn written(iso: &str, in_utc: bool) -> String {
-    let Some(ms) = millis(iso) else {
-        return iso.to_owned();
-    };
+/// A time (ms since the epoch) in the browser's time zone, with its offset.
+pub fn local_millis(ms: f64) -> String {
+    written(ms, false)
+}
+
+fn written(ms: f64, in_utc: bool) -> String {
     let d = js_sys::Date::new(&JsValue::from_f64(ms));
     let (fields, zone) = if in_utc {
         let f = [
@@ -106,7 +114,7 @@ pub fn provide_clock() {
 }
 
 /// The time now, as the clock says (a reactive read under it).
-fn now() -> f64 {
+pub fn now() -> f64 {
     use_context::<Clock>().map_or_else(js_sys::Date::now, |c| c.0.get())
 }
 

@@ -66,7 +66,7 @@ pub fn authorization(doc: &mut OpenApi) {
                 route.method, route.path
             );
         };
-        if route.needs.is_some() {
+        if route.identified {
             operation.security = Some(vec![
                 SecurityRequirement::new(BEARER, Vec::<String>::new()),
                 SecurityRequirement::default(),

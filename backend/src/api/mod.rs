@@ -143,19 +143,30 @@ async fn config(State(service): State<AppState>) -> Response {
 
 /// Who is asking
 ///
-/// The identity this request was made with, and its roles.
+/// The identity this request was made with, and its roles (none for a
+/// signed-in user in no mapped group, who may still ask), and when the
+/// console's own sign-in session ends.
 #[utoipa::path(get, path = route::ME,
-    responses((status = 200, description = "The verified identity and its roles.", body = gco_api::Me), AnyErrors))]
-async fn me(identity: crate::identity::Identity) -> Response {
+    responses((status = 200, description = "The verified identity, its roles and its session's end.", body = gco_api::Me), AnyErrors))]
+async fn me(
+    identity: crate::identity::Identity,
+    session: Option<axum::Extension<crate::auth::SessionTimes>>,
+) -> Response {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
     let me = gco_api::Me {
         name: identity.name,
         roles: identity.roles,
+        session: session.map(|axum::Extension(s)| gco_api::SessionEnd {
+            expires_in: s.expires.saturating_sub(now),
+            lifetime: s.lifetime,
+        }),
     };
-    let roles = me.roles.iter().map(|r| Value::str(r.as_str())).collect();
-    let mut body = Object::new();
-    body.insert("name", me.name.as_str());
-    body.insert("roles", Value::List(roles));
-    json_response(StatusCode::OK, &Value::Object(body))
+    json_response(
+        StatusCode::OK,
+        &gco_spec::json::to_value(&me).expect("an identity is JSON"),
+    )
 }
 
 /// Check a deploy request or a spec; stores nothing

@@ -19,6 +19,7 @@
 
 pub mod alb;
 pub mod alb_keys;
+pub mod alb_sign_out;
 pub mod hosts;
 pub mod oidc;
 pub mod roles;
@@ -57,6 +58,9 @@ pub enum Authenticator {
     Alb {
         verifier: AlbVerifier,
         roles: RolesMap,
+        /// Sign out: the load balancer's cookies expired, then its
+        /// identity provider's logout URL.
+        sign_out: Arc<alb_sign_out::AlbSignOut>,
     },
 }
 
@@ -196,11 +200,23 @@ impl Access {
             Authenticator::Alb {
                 verifier,
                 roles: map,
+                sign_out,
             } => format!(
-                "auth alb: users are signed in by {}; {}",
+                "auth alb: users are signed in by {}; {}; signing out goes to {}",
                 verifier.signer(),
-                roles(map)
+                roles(map),
+                sign_out.logout_url.as_deref().unwrap_or(
+                    "no logout URL (--alb-logout-url): the identity provider's session stays"
+                )
             ),
+        }
+    }
+
+    /// The sign-out route behind the load balancer, under `--auth alb`.
+    pub fn alb_sign_out(&self) -> Option<Arc<alb_sign_out::AlbSignOut>> {
+        match &*self.auth {
+            Authenticator::Alb { sign_out, .. } => Some(Arc::clone(sign_out)),
+            _ => None,
         }
     }
 
@@ -218,7 +234,9 @@ impl Access {
 /// further on), from its method alone.
 struct Judged {
     changes_state: bool,
-    /// The role it needs; `None`: anyone may ask.
+    /// Whether it needs an identity.
+    identified: bool,
+    /// The role it needs beyond that.
     needs: Option<Role>,
     action: &'static str,
 }
@@ -228,6 +246,7 @@ fn judge(method: &Method, path: &str) -> Judged {
     if let Some(route) = known {
         return Judged {
             changes_state: route.changes_state,
+            identified: route.identified,
             needs: route.needs,
             action: route.action(),
         };
@@ -239,6 +258,7 @@ fn judge(method: &Method, path: &str) -> Judged {
     if path == crate::app::METRICS {
         return Judged {
             changes_state,
+            identified: true,
             needs: Some(Role::Viewer),
             action: "reading metrics",
         };
@@ -246,6 +266,7 @@ fn judge(method: &Method, path: &str) -> Judged {
     let api = path == "/api" || path.starts_with("/api/");
     Judged {
         changes_state,
+        identified: api,
         // Unknown paths under /api ask who is asking before saying 404,
         // so that they tell nothing to anyone else.
         needs: api.then_some(if changes_state {
@@ -289,6 +310,19 @@ impl IntoResponse for Unidentified {
 struct Identified {
     identity: Identity,
     by_cookie: bool,
+    /// The session's times, for a signed-in session of the console's own.
+    session: Option<SessionTimes>,
+}
+
+/// When the session a request came with ends (`--auth oidc`), put in the
+/// request's extensions for `GET /api/me`, which tells the page so it can
+/// warn before the end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionTimes {
+    /// Seconds since the epoch.
+    pub expires: u64,
+    /// The session's whole length (`--session-lifetime`).
+    pub lifetime: u64,
 }
 
 fn seconds_now() -> u64 {
@@ -311,6 +345,7 @@ impl Authenticator {
         let plain = |identity| Identified {
             identity,
             by_cookie: false,
+            session: None,
         };
         match self {
             Authenticator::None => Ok(plain(Identity::local())),
@@ -343,9 +378,15 @@ impl Authenticator {
                         name: session.name,
                     },
                     by_cookie: true,
+                    session: Some(SessionTimes {
+                        expires: session.expires,
+                        lifetime: oidc.session_lifetime(),
+                    }),
                 })
             }
-            Authenticator::Alb { verifier, roles } => {
+            Authenticator::Alb {
+                verifier, roles, ..
+            } => {
                 let refused = |reason: alb::AlbRefusal| Unidentified {
                     message: "the load balancer's sign-in header is missing or not valid; reload the page",
                     reason: reason.to_string(),
@@ -384,9 +425,9 @@ pub async fn authorize(State(access): State<Access>, mut request: Request, next:
     if !access.hosts.admit(&request) {
         return access.hosts.refusal().into_response();
     }
-    let Some(role) = judged.needs else {
+    if !judged.identified {
         return next.run(request).await;
-    };
+    }
     let identified = match access.auth.identify(request.headers()).await {
         Ok(identified) => identified,
         Err(unidentified) => return unidentified.into_response(),
@@ -404,11 +445,16 @@ pub async fn authorize(State(access): State<Access>, mut request: Request, next:
         )
         .into_response();
     }
-    if let Err(refusal) = identified.identity.require(role, judged.action) {
+    if let Some(role) = judged.needs
+        && let Err(refusal) = identified.identity.require(role, judged.action)
+    {
         tracing::info!(who = %identified.identity.name, %method, %path, "refused: role");
         return refusal.into_response();
     }
     tracing::Span::current().record("who", identified.identity.name.as_str());
+    if let Some(session) = identified.session {
+        request.extensions_mut().insert(session);
+    }
     request.extensions_mut().insert(identified.identity);
     next.run(request).await
 }
@@ -533,7 +579,10 @@ mod tests {
         assert_eq!(need(Method::GET, route::CONFIG), None);
         assert_eq!(need(Method::HEAD, route::CONFIG), None);
         assert_eq!(need(Method::POST, route::CONFIG), Some(Role::Operator));
-        assert_eq!(need(Method::GET, route::ME), Some(Role::Viewer));
+        // Who is asking: any identity, a user with no role too.
+        assert_eq!(need(Method::GET, route::ME), None);
+        assert!(judge(&Method::GET, route::ME).identified);
+        assert!(!judge(&Method::GET, route::CONFIG).identified);
         assert_eq!(need(Method::GET, "/api"), Some(Role::Viewer));
         assert_eq!(need(Method::GET, "/api/nothing"), Some(Role::Viewer));
         assert_eq!(need(Method::GET, "/healthz"), None);

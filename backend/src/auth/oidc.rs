@@ -23,11 +23,12 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use cookie::{Cookie, CookieJar, Key};
 use gco_api::route;
-use openidconnect::core::{CoreClient, CoreProviderMetadata, CoreResponseType};
+use openidconnect::core::{CoreClient, CoreIdToken, CoreResponseType};
 use openidconnect::url::Url;
 use openidconnect::{
-    AuthenticationFlow, AuthorizationCode, ClientId, ClientSecret, CsrfToken, EndpointMaybeSet,
-    EndpointNotSet, EndpointSet, IssuerUrl, Nonce, PkceCodeChallenge, PkceCodeVerifier,
+    AuthenticationFlow, AuthorizationCode, ClientId, ClientSecret, CsrfToken, EndSessionUrl,
+    EndpointMaybeSet, EndpointNotSet, EndpointSet, IssuerUrl, LogoutRequest, Nonce,
+    PkceCodeChallenge, PkceCodeVerifier, PostLogoutRedirectUrl, ProviderMetadataWithLogout,
     RedirectUrl, Scope, TokenResponse,
 };
 use serde::{Deserialize, Serialize};
@@ -41,6 +42,18 @@ use crate::store::SignOuts;
 const SIGN_IN_COOKIE: &str = "gco_sign_in";
 /// How long a sign-in may take at the provider.
 const SIGN_IN_SECONDS: u64 = 600;
+/// The session's ID token, the `id_token_hint` of a sign-out at the
+/// provider: encrypted as the session is, and sent only to `/auth`.
+const ID_TOKEN_COOKIE: &str = "gco_id_token";
+/// This browser signed out: its next sign-in asks the provider to prompt
+/// for credentials (`prompt=login`), so a provider session still open there
+/// does not sign the same user in again unasked. Holds nothing secret.
+const SIGNED_OUT_COOKIE: &str = "gco_signed_out";
+/// How long a sign-out is remembered for the next sign-in.
+const SIGNED_OUT_SECONDS: i64 = 30 * 24 * 3600;
+/// Browsers keep cookies up to 4,096 bytes; a larger ID token is left out
+/// and the sign-out names the client instead (`client_id`).
+const MAX_COOKIE_BYTES: usize = 4_000;
 
 type DiscoveredClient = CoreClient<
     EndpointSet,
@@ -89,6 +102,12 @@ pub struct Oidc {
     used_states: Mutex<HashMap<String, u64>>,
     /// Sessions signed out, until they would have expired.
     sign_outs: SignOutList,
+    /// The provider's `end_session_endpoint` (RP-initiated logout), when
+    /// its discovery document names one.
+    end_session: Option<EndSessionUrl>,
+    /// `<public-url>/auth/signed-out`, where the provider sends users back
+    /// after its sign-out (register it as a post-logout redirect URI).
+    signed_out_url: Url,
 }
 
 fn now() -> u64 {
@@ -137,7 +156,7 @@ impl Oidc {
             .timeout(Duration::from_secs(5))
             .build()
             .map_err(|e| e.to_string())?;
-        let metadata = CoreProviderMetadata::discover_async(issuer, &http)
+        let metadata = ProviderMetadataWithLogout::discover_async(issuer, &http)
             .await
             .map_err(|e| {
                 format!(
@@ -146,6 +165,10 @@ impl Oidc {
                     error_chain(&e)
                 )
             })?;
+        let end_session = metadata.additional_metadata().end_session_endpoint.clone();
+        let signed_out_url = public
+            .join(SIGNED_OUT)
+            .map_err(|e| format!("--public-url: {e}"))?;
         let client = CoreClient::from_provider_metadata(
             metadata,
             ClientId::new(settings.client_id.clone()),
@@ -161,11 +184,23 @@ impl Oidc {
             settings,
             used_states: Mutex::default(),
             sign_outs: SignOutList::default(),
+            end_session,
+            signed_out_url,
         })
     }
 
     pub fn issuer(&self) -> &str {
         &self.settings.issuer
+    }
+
+    /// The provider's sign-out endpoint, if it has one.
+    pub fn end_session(&self) -> Option<&str> {
+        self.end_session.as_ref().map(|u| u.url().as_str())
+    }
+
+    /// `--session-lifetime`, in seconds.
+    pub fn session_lifetime(&self) -> u64 {
+        self.settings.session_lifetime.as_secs().max(1)
     }
 
     /// The origin state-changing requests with a session must come from.
@@ -246,16 +281,48 @@ fn safe_next(next: Option<&str>, public: &Url) -> String {
 }
 
 /// A small page saying what happened, with a way on.
-fn page(status: StatusCode, title: &str, text: &str, link: (&str, &str)) -> Response {
-    let escape = |t: &str| {
-        t.replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-            .replace('"', "&quot;")
-    };
+pub(super) fn page(status: StatusCode, title: &str, text: &str, link: (&str, &str)) -> Response {
+    page_with(status, title, text, link, "")
+}
+
+/// A page that goes on to `location` at once (a refresh), saying so with a
+/// link, and carrying `jar`'s cookies: how a sign-out leaves for another
+/// origin. A redirect would not do: the console's page posts the sign-out
+/// form, and its Content-Security-Policy (`form-action 'self'`) stops a
+/// form's redirect to another origin.
+pub(super) fn go_on(location: &str, text: &str, jar: &CookieJar) -> Response {
+    let refresh = format!(
+        "<meta http-equiv=\"refresh\" content=\"0; url={}\">",
+        escape(location)
+    );
+    let mut response = page_with(
+        StatusCode::OK,
+        "Signing out",
+        text,
+        (location, "Continue"),
+        &refresh,
+    );
+    set_cookies(&mut response, jar);
+    response
+}
+
+fn escape(t: &str) -> String {
+    t.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn page_with(
+    status: StatusCode,
+    title: &str,
+    text: &str,
+    link: (&str, &str),
+    head: &str,
+) -> Response {
     let body = format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title} · GCO console</title>\
-         <meta name=\"viewport\" content=\"width=device-width\"></head>\
+         <meta name=\"viewport\" content=\"width=device-width\">{head}</head>\
          <body style=\"font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem\">\
          <h1>{title}</h1><p>{text}</p><p><a href=\"{href}\">{label}</a></p></body></html>",
         title = escape(title),
@@ -270,19 +337,24 @@ fn page(status: StatusCode, title: &str, text: &str, link: (&str, &str)) -> Resp
     response
 }
 
-fn see_other(location: &str, jar: &CookieJar) -> Response {
+pub(super) fn see_other(location: &str, jar: &CookieJar) -> Response {
     let mut response = StatusCode::SEE_OTHER.into_response();
     let headers = response.headers_mut();
     if let Ok(location) = HeaderValue::from_str(location) {
         headers.insert(header::LOCATION, location);
     }
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    set_cookies(&mut response, jar);
+    response
+}
+
+/// `jar`'s changes as the answer's `Set-Cookie` headers.
+pub(super) fn set_cookies(response: &mut Response, jar: &CookieJar) {
     for cookie in jar.delta() {
         if let Ok(value) = HeaderValue::from_str(&cookie.encoded().to_string()) {
-            headers.append(header::SET_COOKIE, value);
+            response.headers_mut().append(header::SET_COOKIE, value);
         }
     }
-    response
 }
 
 #[derive(Deserialize)]
@@ -290,7 +362,11 @@ struct SignInQuery {
     next: Option<String>,
 }
 
-async fn sign_in(State(oidc): State<Arc<Oidc>>, Query(query): Query<SignInQuery>) -> Response {
+async fn sign_in(
+    State(oidc): State<Arc<Oidc>>,
+    headers: HeaderMap,
+    Query(query): Query<SignInQuery>,
+) -> Response {
     let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
     let mut request = oidc
         .client
@@ -302,6 +378,13 @@ async fn sign_in(State(oidc): State<Arc<Oidc>>, Query(query): Query<SignInQuery>
         .set_pkce_challenge(challenge);
     for scope in &oidc.settings.scopes {
         request = request.add_scope(Scope::new(scope.clone()));
+    }
+    // After a sign-out here, the provider must ask who is signing in: its
+    // own session may still be open (a provider without a sign-out
+    // endpoint, or one the user left), and the next person at this browser
+    // must not carry on as the last.
+    if jar_of(&headers).get(SIGNED_OUT_COOKIE).is_some() {
+        request = request.add_prompt(openidconnect::core::CoreAuthPrompt::Login);
     }
     let (url, state, nonce) = request.url();
     let pending = Pending {
@@ -431,11 +514,33 @@ async fn callback(
     let mut out = CookieJar::new();
     oidc.cookies.put(&mut out, &session, lifetime);
     out.add(removal(SIGN_IN_COOKIE, "/auth"));
+    out.add(removal(SIGNED_OUT_COOKIE, "/auth"));
+    // Kept for the sign-out's `id_token_hint`, only where the provider has
+    // a sign-out endpoint and the cookie fits.
+    if oidc.end_session.is_some() {
+        let mut cookie = oidc
+            .cookies
+            .cookie(ID_TOKEN_COOKIE, id_token.to_string(), "/auth");
+        cookie.set_max_age(cookie::time::Duration::seconds(lifetime as i64));
+        let mut sized = CookieJar::new();
+        sized.private_mut(oidc.cookies.key()).add(cookie.clone());
+        let fits = sized
+            .delta()
+            .all(|c| c.encoded().to_string().len() <= MAX_COOKIE_BYTES);
+        if fits {
+            out.private_mut(oidc.cookies.key()).add(cookie);
+        } else {
+            out.add(removal(ID_TOKEN_COOKIE, "/auth"));
+        }
+    }
     see_other(&pending.next, &out)
 }
 
 /// A cookie that deletes `name`.
-fn removal(name: &'static str, path: &'static str) -> Cookie<'static> {
+pub(super) fn removal(
+    name: impl Into<std::borrow::Cow<'static, str>>,
+    path: &'static str,
+) -> Cookie<'static> {
     let mut cookie = Cookie::build((name, "")).path(path).build();
     cookie.make_removal();
     cookie
@@ -467,16 +572,57 @@ async fn sign_out(State(oidc): State<Arc<Oidc>>, headers: HeaderMap) -> Response
         }
         tracing::info!(who = %session.name, "signed out");
     }
+    let id_token: Option<CoreIdToken> = jar_of(&headers)
+        .private(oidc.cookies.key())
+        .get(ID_TOKEN_COOKIE)
+        .and_then(|c| c.value().parse().ok());
     let mut jar = CookieJar::new();
     jar.add(removal(SESSION_COOKIE, "/"));
-    see_other(SIGNED_OUT, &jar)
+    jar.add(removal(ID_TOKEN_COOKIE, "/auth"));
+    let mut marker = oidc
+        .cookies
+        .cookie(SIGNED_OUT_COOKIE, "1".to_owned(), "/auth");
+    marker.set_max_age(cookie::time::Duration::seconds(SIGNED_OUT_SECONDS));
+    jar.add(marker);
+    match oidc.provider_sign_out(id_token.as_ref()) {
+        Some(url) => go_on(
+            &url,
+            "You are signed out of the GCO console; on to your identity provider, to end its session too.",
+            &jar,
+        ),
+        None => see_other(SIGNED_OUT, &jar),
+    }
 }
 
-async fn signed_out() -> Response {
+impl Oidc {
+    /// The provider's sign-out (RP-initiated logout) a sign-out goes on
+    /// to, when it has one: its endpoint with the session's ID token as
+    /// `id_token_hint` when kept, `client_id`, and the signed-out page as
+    /// `post_logout_redirect_uri`.
+    fn provider_sign_out(&self, id_token: Option<&CoreIdToken>) -> Option<String> {
+        let endpoint = self.end_session.as_ref()?;
+        let mut request = LogoutRequest::from(endpoint.clone())
+            .set_client_id(ClientId::new(self.settings.client_id.clone()))
+            .set_post_logout_redirect_uri(PostLogoutRedirectUrl::from_url(
+                self.signed_out_url.clone(),
+            ));
+        if let Some(token) = id_token {
+            request = request.set_id_token_hint(token);
+        }
+        Some(request.http_get_url().to_string())
+    }
+}
+
+async fn signed_out(State(oidc): State<Arc<Oidc>>) -> Response {
+    let text = if oidc.end_session.is_some() {
+        "You are signed out of the GCO console, and your identity provider was asked to end its session too."
+    } else {
+        "You are signed out of the GCO console. Signing in again asks your identity provider for your credentials."
+    };
     page(
         StatusCode::OK,
         "Signed out",
-        "You are signed out of the GCO console.",
+        text,
         (route::SIGN_IN, "Sign in again"),
     )
 }

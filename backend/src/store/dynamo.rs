@@ -9,7 +9,7 @@ use std::time::Duration;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::config::{Credentials, Region};
-use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
+use aws_sdk_dynamodb::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
@@ -104,8 +104,10 @@ enum Cancelled {
 /// whole or not at all, so a client error (4xx: no such table, access
 /// denied, a request it refuses) or a request never sent wrote nothing; a
 /// server error, a timeout or a lost connection leaves it unknown.
-fn failure<E: std::error::Error + 'static>(e: SdkError<E, HttpResponse>) -> StoreError {
-    let detail = DisplayErrorContext(&e).to_string();
+fn failure<E: std::error::Error + ProvideErrorMetadata + 'static>(
+    e: SdkError<E, HttpResponse>,
+) -> StoreError {
+    let detail = sdk_error_text(&e);
     let nothing_written = match &e {
         SdkError::ConstructionFailure(_) => true,
         SdkError::ServiceError(service) => service.raw().status().is_client_error(),
@@ -115,6 +117,81 @@ fn failure<E: std::error::Error + 'static>(e: SdkError<E, HttpResponse>) -> Stor
         StoreError::Rejected(detail)
     } else {
         StoreError::Unavailable(detail)
+    }
+}
+
+/// A failed call in a line: DynamoDB's error code and message when it
+/// answered (`ValidationException: TableName must be at least 3
+/// characters long ...`), else the causes, each once (a refused connection,
+/// a timeout). Never the SDK's debug dump of the error's structure, which
+/// buries those words in two thousand characters.
+pub fn sdk_error_text<E, R>(e: &SdkError<E, R>) -> String
+where
+    E: std::error::Error + ProvideErrorMetadata + 'static,
+    R: std::fmt::Debug,
+{
+    if let SdkError::ServiceError(service) = e {
+        let err = service.err();
+        let code = err.code().unwrap_or("an error without a code");
+        return match err.message() {
+            Some(message) => format!("{code}: {message}"),
+            None => code.to_owned(),
+        };
+    }
+    let mut parts: Vec<String> = vec![e.to_string()];
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        // Errors that repeat their cause's words in their own.
+        if !parts.last().is_some_and(|last| last.contains(&text)) {
+            parts.push(text);
+        }
+        source = cause.source();
+    }
+    parts.join(": ")
+}
+
+/// What a team does about a DynamoDB error at start-up, by its code
+/// (`None`: DynamoDB did not answer).
+pub fn what_to_do<E, R>(e: &SdkError<E, R>) -> &'static str
+where
+    E: ProvideErrorMetadata,
+{
+    let SdkError::ServiceError(service) = e else {
+        return "check --dynamodb-endpoint (or --dynamodb-region) and the network path to DynamoDB; the console keeps trying";
+    };
+    match service.err().code().unwrap_or_default() {
+        "ValidationException" => {
+            "check the table names (--dynamodb-table, --history-table): 3 to 255 letters, digits, '_', '-' or '.'"
+        }
+        "AccessDeniedException" => {
+            "give the console's role what deploy/iam-policy.json grants on this table (DescribeTable among them)"
+        }
+        "UnrecognizedClientException"
+        | "InvalidSignatureException"
+        | "ExpiredTokenException"
+        | "MissingAuthenticationTokenException"
+        | "IncompleteSignatureException" => {
+            "check the AWS credentials the console runs with (AWS_PROFILE, the task or pod role) and --dynamodb-region"
+        }
+        "ThrottlingException"
+        | "ProvisionedThroughputExceededException"
+        | "RequestLimitExceeded" => "DynamoDB is throttling the account; the console retries",
+        _ => "see DynamoDB's error reference for this code",
+    }
+}
+
+/// [`failure`], with [`what_to_do`] after its words.
+fn with_advice<E: std::error::Error + ProvideErrorMetadata + 'static>(
+    e: SdkError<E, HttpResponse>,
+) -> StoreError {
+    let advice = what_to_do(&e);
+    match failure(e) {
+        StoreError::Rejected(text) => StoreError::Rejected(format!("{text}. What to do: {advice}")),
+        StoreError::Unavailable(text) => {
+            StoreError::Unavailable(format!("{text}. What to do: {advice}"))
+        }
+        other => other,
     }
 }
 
@@ -306,7 +383,7 @@ impl DynamoStore {
                 .send()
                 .await
                 .map(|_| ())
-                .map_err(|e| DisplayErrorContext(&e).to_string()),
+                .map_err(|e| sdk_error_text(&e)),
             Err(e) => Err(e.to_string()),
         };
         if let Err(e) = result {
@@ -376,7 +453,7 @@ impl DynamoStore {
             {
                 Ok(false)
             }
-            Err(e) => Err(failure(e)),
+            Err(e) => Err(with_advice(e)),
         }
     }
 
@@ -412,7 +489,7 @@ impl DynamoStore {
                 history.missing.store(true, Ordering::SeqCst);
                 Ok(HistoryState::Missing(history.name.clone()))
             }
-            Err(e) => Err(failure(e)),
+            Err(e) => Err(with_advice(e)),
         }
     }
 
@@ -1029,7 +1106,7 @@ impl DynamoStore {
             Ok(_) => return Ok(()),
             Err(e) => e,
         };
-        let detail = DisplayErrorContext(&e).to_string();
+        let detail = sdk_error_text(&e);
         match e.as_service_error() {
             Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) => {
                 let codes: Vec<&str> = cancelled

@@ -30,7 +30,11 @@ const DEPLOY: &str = r#"{"endpoint_name": "web", "image": "nginx:1"}"#;
 fn alb_api(keys: &KeyServer) -> Api {
     let verifier = AlbVerifier::new(ARN.into(), keys.url.clone(), "groups".into());
     let roles = RolesMap::parse("default = \"operator\"").unwrap();
-    Api::with_access(Access::on_loopback(Authenticator::Alb { verifier, roles }))
+    Api::with_access(Access::on_loopback(Authenticator::Alb {
+        verifier,
+        roles,
+        sign_out: Default::default(),
+    }))
 }
 
 fn signed(keys: &KeyServer, claims: serde_json::Value) -> String {
@@ -364,6 +368,68 @@ async fn each_store_keeps_sign_outs() {
 fn me(port: u16, cookie: &str) -> (u16, String) {
     let r = oidc::with_cookie(port, "GET", "/api/me", cookie);
     (r.status, r.str("error"))
+}
+
+/// Issue 43: a sign-out goes on to the provider's `end_session_endpoint`
+/// when discovery names one (by a page that refreshes to it: the console's
+/// CSP stops a form's redirect to another origin), else to the signed-out
+/// page; either way the browser's next sign-in asks the provider to prompt
+/// (`prompt=login`), and a sign-in without that mark asks nothing.
+#[test]
+fn a_sign_out_ends_at_the_provider_and_the_next_sign_in_prompts() {
+    let dir = TempDir::new("sign-out-provider");
+    let key = oidc::session_key_file(dir.path());
+    let header = |r: &common::Reply, name: &str| -> Vec<String> {
+        r.head
+            .lines()
+            .filter_map(|l| l.split_once(':'))
+            .filter(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.trim().to_owned())
+            .collect()
+    };
+    for end_session in [true, false] {
+        let provider = oidc::Provider::start_with(end_session);
+        let data = dir.path().join(format!("store-{end_session}"));
+        let data = data.to_str().unwrap();
+        let console = oidc::console(&provider.issuer, &key, &["--data-dir", data]);
+        let cookie = oidc::session_cookie("ada@example.com");
+        let out = oidc::with_cookie(console.port, "POST", "/auth/sign-out", &cookie);
+        let cookies = header(&out, "set-cookie");
+        assert!(
+            cookies.iter().any(|c| c.starts_with("gco_session=;")),
+            "{cookies:?}"
+        );
+        assert!(
+            cookies
+                .iter()
+                .any(|c| c.starts_with("gco_signed_out=1;") && c.contains("Path=/auth")),
+            "{cookies:?}"
+        );
+        if end_session {
+            assert_eq!(out.status, 200, "{}", out.head);
+            let to = format!(
+                "{}/logout?client_id=gco-console&amp;post_logout_redirect_uri=http%3A%2F%2F127.0.0.1%2Fauth%2Fsigned-out",
+                provider.issuer
+            );
+            assert!(
+                out.body.contains(&format!(
+                    "<meta http-equiv=\"refresh\" content=\"0; url={to}\">"
+                )),
+                "{}",
+                out.body
+            );
+        } else {
+            assert_eq!(out.status, 303, "{}", out.head);
+            assert_eq!(header(&out, "location"), ["/auth/signed-out"]);
+        }
+        let sign_in = |cookie: &str| {
+            let r = oidc::with_cookie(console.port, "GET", "/auth/sign-in?next=%2F", cookie);
+            assert_eq!(r.status, 303, "{}", r.head);
+            header(&r, "location").join("")
+        };
+        assert!(sign_in("gco_signed_out=1").contains("&prompt=login"));
+        assert!(!sign_in("other=1").contains("prompt="));
+    }
 }
 
 #[test]

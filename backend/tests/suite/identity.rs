@@ -120,7 +120,11 @@ async fn alb_api(keys: &KeyServer) -> Api {
     let roles =
         RolesMap::parse("default = \"viewer\"\n[groups]\nml-oncall = \"operator\"\n").unwrap();
     let verifier = AlbVerifier::new(ARN.into(), keys.url.clone(), "groups".into());
-    Api::with_access(Access::on_loopback(Authenticator::Alb { verifier, roles }))
+    Api::with_access(Access::on_loopback(Authenticator::Alb {
+        verifier,
+        roles,
+        sign_out: Default::default(),
+    }))
 }
 
 #[tokio::test]
@@ -159,6 +163,102 @@ async fn the_load_balancers_signed_header_is_the_identity() {
     assert_eq!(
         me.text,
         r#"{"name": "https://idp.example.com#0f3c", "roles": ["viewer"]}"#
+    );
+}
+
+/// Issue 43: Sign out behind the load balancer expires every shard of its
+/// session cookie; without --alb-logout-url it says that the IdP's session
+/// stays, with it it goes on there. From another site's page, nothing.
+#[tokio::test]
+async fn sign_out_behind_the_alb_expires_its_session_cookies() {
+    let keys = KeyServer::start().await;
+    for logout_url in [None, Some("https://idp.example.com/logout?client_id=gco")] {
+        let verifier = AlbVerifier::new(ARN.into(), keys.url.clone(), "groups".into());
+        let api = Api::with_access(Access::on_loopback(Authenticator::Alb {
+            verifier,
+            roles: RolesMap::default(),
+            sign_out: std::sync::Arc::new(gco_console::auth::alb_sign_out::AlbSignOut {
+                logout_url: logout_url.map(str::to_owned),
+            }),
+        }));
+        let from_page = [
+            ("sec-fetch-site", "same-origin"),
+            (
+                "cookie",
+                "AWSELBAuthSessionCookie-0=a; AWSELBAuthSessionCookie-5=b",
+            ),
+        ];
+        let r = api.send("POST", "/auth/sign-out", None, &from_page).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+        let mut expired: Vec<String> = r
+            .headers
+            .get_all("set-cookie")
+            .iter()
+            .map(|v| v.to_str().unwrap())
+            .filter(|c| c.contains("Max-Age=0"))
+            .map(|c| c.split('=').next().unwrap().to_owned())
+            .collect();
+        expired.sort();
+        assert_eq!(
+            expired,
+            [0, 1, 2, 3, 5].map(|n| format!("AWSELBAuthSessionCookie-{n}"))
+        );
+        match logout_url {
+            None => assert!(
+                r.text.contains("this console has no --alb-logout-url"),
+                "{}",
+                r.text
+            ),
+            Some(url) => assert!(
+                r.text
+                    .contains(&format!("url={}", url.replace('&', "&amp;"))),
+                "{}",
+                r.text
+            ),
+        }
+        let cross = api
+            .send(
+                "POST",
+                "/auth/sign-out",
+                None,
+                &[("sec-fetch-site", "cross-site")],
+            )
+            .await;
+        assert_eq!(cross.status, StatusCode::FORBIDDEN);
+        assert!(cross.headers.get("set-cookie").is_none());
+    }
+}
+
+/// Issue 43: a user in no mapped group, where the default is no role,
+/// is still told who they are (the console names them and offers Sign
+/// out); everything else is refused, naming the role.
+#[tokio::test]
+async fn a_user_without_a_role_may_ask_who_they_are_and_nothing_else() {
+    let keys = KeyServer::start().await;
+    let verifier = AlbVerifier::new(ARN.into(), keys.url.clone(), "groups".into());
+    let api = Api::with_access(Access::on_loopback(Authenticator::Alb {
+        verifier,
+        roles: RolesMap::parse("default = \"none\"").unwrap(),
+        sign_out: Default::default(),
+    }));
+    let exp = now() + 60;
+    let token = alb_token(&keys.key, alb_header(keys.kid, ARN, exp), claims(exp));
+    let header = [("x-amzn-oidc-data", token.as_str())];
+    let me = api.send("GET", "/api/me", None, &header).await;
+    assert_eq!(me.status, StatusCode::OK, "{}", me.text);
+    assert_eq!(me.text, r#"{"name": "ada@example.com", "roles": []}"#);
+    let list = api.send("GET", "/api/endpoints", None, &header).await;
+    assert_eq!(list.status, StatusCode::FORBIDDEN);
+    assert!(
+        list.text
+            .contains("reading endpoints needs the viewer role; ada@example.com has no role"),
+        "{}",
+        list.text
+    );
+    // Still an identity first: no header, no answer.
+    assert_eq!(
+        api.send("GET", "/api/me", None, &[]).await.status,
+        StatusCode::UNAUTHORIZED
     );
 }
 
@@ -333,6 +433,7 @@ async fn an_alb_named_by_pattern_signs_in_and_no_other_name_does() {
     let api = Api::with_access(Access::on_loopback(Authenticator::Alb {
         verifier,
         roles: RolesMap::default(),
+        sign_out: Default::default(),
     }));
     let exp = now() + 60;
     for (signer, status) in [

@@ -195,9 +195,11 @@ fn routes_are_added_only_with_their_documentation() {
                 .any(|call| line.contains(call));
             // Prometheus' `/metrics` is no API route: it is served where
             // --metrics-addr says, in its own format.
-            // The sign-in pages of `--auth oidc` are browser pages (HTML
-            // and redirects), not API routes.
-            let sign_in_page = path.ends_with("auth/oidc.rs");
+            // The sign-in pages of `--auth oidc` and the sign-out of
+            // `--auth alb` are browser pages (HTML and redirects), not API
+            // routes.
+            let sign_in_page =
+                path.ends_with("auth/oidc.rs") || path.ends_with("auth/alb_sign_out.rs");
             if adds_route
                 && !sign_in_page
                 && !line.contains("api::not_found")

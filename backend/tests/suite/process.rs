@@ -104,3 +104,60 @@ fn emf_interval_writes_the_view_age_while_someone_looks() {
         assert!(line["_aws"]["Timestamp"].as_u64().unwrap() > 1_700_000_000_000);
     }
 }
+
+/// Issue 43: a DynamoDB error at start-up is one line with DynamoDB's code
+/// and message and what to do, never the SDK's debug dump of the error.
+#[test]
+fn a_dynamodb_error_at_start_up_says_its_code_and_what_to_do() {
+    let dynalite = crate::common::Dynalite::start();
+    let endpoint = dynalite.endpoint();
+    let closed = format!("http://127.0.0.1:{}", crate::common::free_port());
+    for (args, said) in [
+        (
+            // The issue's `--dynamodb-table t`: a name DynamoDB refuses.
+            vec!["--dynamodb-endpoint", &endpoint, "--dynamodb-table", "t"],
+            vec![
+                "could not tell whether the endpoints table exists: store refused the call: \
+                 ValidationException: TableName must be at least 3 characters long and at most 255 characters long. \
+                 What to do: check the table names (--dynamodb-table, --history-table)",
+            ],
+        ),
+        (
+            // No DynamoDB there: the causes, each once.
+            vec![
+                "--dynamodb-endpoint",
+                &closed,
+                "--dynamodb-table",
+                "gco-endpoints",
+            ],
+            vec![
+                "Connection refused",
+                "What to do: check --dynamodb-endpoint (or --dynamodb-region) and the network path to DynamoDB",
+            ],
+        ),
+    ] {
+        let flags: Vec<&std::ffi::OsStr> = args
+            .iter()
+            .copied()
+            .chain(["--history-table", "off", "--dist", "/nonexistent"])
+            .map(std::ffi::OsStr::new)
+            .collect();
+        let mut server = Server::with_args(&flags);
+        let log = server.log();
+        server.kill();
+        for words in said {
+            assert!(log.contains(words), "{words:?} not in:\n{log}");
+        }
+        for dump in [
+            "ServiceError",
+            "Unhandled",
+            "ErrorMetadata",
+            "DispatchFailure",
+            "ConnectorError",
+        ] {
+            assert!(!log.contains(dump), "{dump} in:\n{log}");
+        }
+        let longest = log.lines().map(str::len).max().unwrap_or(0);
+        assert!(longest < 500, "a line of {longest} characters:\n{log}");
+    }
+}

@@ -12,9 +12,7 @@ const FRAGMENT_KEY: &str = "gco-console-draft-fragment";
 /// Where a draft came from, said once when the editor opens it (a clone).
 const ORIGIN_KEY: &str = "gco-console-draft-origin";
 
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window()?.session_storage().ok()?
-}
+use crate::browser::session_storage as storage;
 
 /// The draft, when this tab holds a non-empty one.
 pub fn load() -> Option<Value> {

@@ -55,7 +55,8 @@ use crate::route::Router;
 use crate::share;
 use crate::team::Guard;
 use crate::topology::Topology;
-use deploy::{DEPLOYING, Deploy, DeployAnswer};
+pub use deploy::DEPLOYING;
+use deploy::{Deploy, DeployAnswer};
 use fields::{AUTOSCALING, ENDPOINT, MOONCAKE, PROXY, STORE, Section, TRANSFER};
 use json::JsonView;
 use other::{OtherFields, block_as_is};
@@ -152,7 +153,8 @@ fn Toolbar(
             <button type="button" on:click=move |_| link::copy(ed, status) disabled=move || ed.json_draft.with(Option::is_some)
                 title="A link that opens this editor's state">"Copy link"</button>
             <ErrorsButton ed=ed/>
-            <Guard needed=Role::Operator doing=DEPLOYING id="deploy-reason".to_owned() quiet=true>
+            // The reason shows beside the button, not only at the form's end.
+            <Guard needed=Role::Operator doing=DEPLOYING id="deploy-reason".to_owned()>
                 <button type="button" class="primary" on:click=move |_| deploy.start(ed)
                     aria-keyshortcuts="Control+Enter" title=move || deploy.refused.with(Option::is_none).then_some("Deploy (Ctrl+Enter)")
                     disabled=move || deploy.disabled(ed)>"Deploy"</button>

@@ -8,6 +8,7 @@
 mod actions;
 mod apply;
 mod history;
+mod resume;
 mod review;
 mod status;
 
@@ -216,6 +217,7 @@ pub fn EndpointPage(name: String) -> impl IntoView {
             </header>
             <ConnectionNotice watcher=watcher/>
             <StoreNotice watcher=watcher/>
+            <resume::Resume/>
             <Show when=move || ctx.changed_elsewhere.get()>
                 <p class="banner warning-banner" role="alert">
                     "This endpoint was changed elsewhere (another tab or GCO's CLI); the page shows the new version. Your unsent edits are kept: review them again before applying. "

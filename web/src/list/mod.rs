@@ -5,11 +5,13 @@
 
 mod query;
 
+use gco_api::Role;
 use gco_spec::status::RegionState;
 use gco_spec::{DesiredState, Frameworks, Record};
 use leptos::prelude::*;
 
 use crate::api::{self, Reply};
+use crate::editor::DEPLOYING;
 use crate::live::{ConnectionNotice, Load, Watcher};
 use crate::paths;
 use crate::region_state;
@@ -87,6 +89,9 @@ fn state_rank(s: DesiredState) -> usize {
 #[component]
 pub fn ListPage() -> impl IntoView {
     let frameworks = crate::settings::Settings::get().frameworks;
+    // Deploying is not offered to a role that may not.
+    let session = crate::team::Session::get();
+    let may_deploy = move || session.may(Role::Operator);
     let query = RwSignal::new(Query::from_search(&route::search()));
     let load = RwSignal::new(Load::<Listing>::Loading);
     // Records shown in the default view: the first page, then each "Show more".
@@ -128,7 +133,9 @@ pub fn ListPage() -> impl IntoView {
             <header class="page-head">
                 <h1>"Endpoints"</h1>
                 <div class="toolbar">
-                    <Link to=Page::New><span class="button primary">"New endpoint"</span></Link>
+                    <Show when=move || may_deploy()>
+                        <Link to=Page::New><span class="button primary">"New endpoint"</span></Link>
+                    </Show>
                 </div>
             </header>
             <ConnectionNotice watcher=watcher/>
@@ -144,8 +151,15 @@ pub fn ListPage() -> impl IntoView {
                 Ok(true) if !query.with(Query::filtered) => view! {
                     <div class="empty">
                         <p><strong>"No endpoints yet."</strong></p>
-                        <p>"Create one with "<Link to=Page::New>"New endpoint"</Link>", or deploy from GCO's CLI ("
-                            <code>"gco inference deploy NAME -i IMAGE"</code>"): it shows here within seconds."</p>
+                        {move || match session.refusal(DEPLOYING, Role::Operator) {
+                            None => view! {
+                                <p>"Create one with "<Link to=Page::New>"New endpoint"</Link>", or deploy from GCO's CLI ("
+                                    <code>"gco inference deploy NAME -i IMAGE"</code>"): it shows here within seconds."</p>
+                            }.into_any(),
+                            Some(reason) => view! {
+                                <p>{reason}" Endpoints your team deploys (here or with GCO's CLI) show here within seconds."</p>
+                            }.into_any(),
+                        }}
                     </div>
                 }.into_any(),
                 Ok(_) => {

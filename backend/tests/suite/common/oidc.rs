@@ -19,10 +19,16 @@ pub struct Provider {
 
 impl Provider {
     pub fn start() -> Provider {
-        super::on_own_thread(|| async {
+        Provider::start_with(false)
+    }
+
+    /// One whose discovery names an `end_session_endpoint` (`<issuer>/logout`,
+    /// RP-initiated logout) when `end_session`.
+    pub fn start_with(end_session: bool) -> Provider {
+        super::on_own_thread(move || async move {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             let issuer = format!("http://{}", listener.local_addr().unwrap());
-            let metadata = serde_json::json!({
+            let mut metadata = serde_json::json!({
                 "issuer": issuer,
                 "authorization_endpoint": format!("{issuer}/authorize"),
                 "token_endpoint": format!("{issuer}/token"),
@@ -31,6 +37,9 @@ impl Provider {
                 "subject_types_supported": ["public"],
                 "id_token_signing_alg_values_supported": ["RS256"],
             });
+            if end_session {
+                metadata["end_session_endpoint"] = format!("{issuer}/logout").into();
+            }
             let app = axum::Router::new()
                 .route(
                     "/.well-known/openid-configuration",
