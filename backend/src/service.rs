@@ -369,7 +369,8 @@ impl Service {
         if_match: Option<&str>,
         by: &Actor,
     ) -> Result<Arc<Stored>, ServiceError> {
-        let author = by.author(change.name());
+        let kind = change.kind();
+        let author = by.author(kind.as_str());
         change.check_arguments().map_err(ServiceError::Refused)?;
         // GCO's add_region and remove_region raise when their conditional
         // write loses (GCO_FACTS_NEWEST section 3.2): a membership change
@@ -390,7 +391,7 @@ impl Service {
             {
                 return Err(ServiceError::Busy {
                     endpoint: name.to_owned(),
-                    operation: change.operation(),
+                    operation: kind.operation(),
                 });
             }
             if membership {
@@ -428,7 +429,7 @@ impl Service {
         }
         Err(ServiceError::Busy {
             endpoint: name.to_owned(),
-            operation: change.operation(),
+            operation: kind.operation(),
         })
     }
 }
