@@ -1,11 +1,13 @@
 //! The API's routes: path templates (axum's and OpenAPI's `{param}` syntax),
 //! one constant each, used by the backend's router and by
-//! [`crate::change_request`]; [`ROUTES`], what each one does and needs; and
-//! the filling of a template.
+//! [`crate::change_request`]; [`ROUTES`], what each one does and needs (the
+//! changes' rows from the table of changes, [`crate::change`]); and the
+//! filling of a template.
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
 use crate::Role;
+use crate::change::CHANGES;
 
 /// This service's OpenAPI document.
 pub const OPENAPI: &str = "/api/openapi.json";
@@ -113,6 +115,9 @@ pub struct Route {
     /// The role it needs, and `None` for what anyone may read (the deploy
     /// defaults the console reads before sign-in, and liveness).
     pub needs: Option<Role>,
+    /// What the route does, as a refusal names it ("deleting an endpoint
+    /// needs the admin role; ...").
+    pub doing: &'static str,
 }
 
 impl Route {
@@ -121,25 +126,74 @@ impl Route {
         path: &'static str,
         changes_state: bool,
         needs: Option<Role>,
+        doing: &'static str,
     ) -> Route {
         Route {
             method,
             path,
             changes_state,
             needs,
+            doing,
         }
     }
+}
 
-    /// What the route does, as a refusal names it ("deleting an endpoint
-    /// needs the admin role; ...").
-    pub fn action(&self) -> &'static str {
-        match self.needs {
-            Some(Role::Admin) => "deleting an endpoint",
-            _ if self.changes_state => "changing endpoints",
-            _ => "reading endpoints",
-        }
+const READ: Option<Role> = Some(Role::Viewer);
+const READING: &str = "reading endpoints";
+
+/// The routes that are no change of an endpoint ([`CHANGES`] are the rest).
+const OTHER_ROUTES: [Route; 12] = {
+    use Method::{Get, Post};
+    [
+        Route::new(Get, HEALTHZ, false, None, "checking liveness"),
+        Route::new(Get, OPENAPI, false, READ, READING),
+        Route::new(Get, CONFIG, false, None, "reading the deploy defaults"),
+        Route::new(Get, ME, false, READ, READING),
+        Route::new(Post, VALIDATE, false, READ, READING),
+        Route::new(Post, MANIFESTS, false, READ, READING),
+        Route::new(Get, MONITOR_SETTINGS, false, READ, READING),
+        Route::new(Get, ENDPOINTS, false, READ, READING),
+        Route::new(
+            Post,
+            ENDPOINTS,
+            true,
+            Some(Role::Operator),
+            "deploying an endpoint",
+        ),
+        Route::new(Get, ENDPOINT, false, READ, READING),
+        Route::new(Get, HISTORY, false, READ, READING),
+        // A purged endpoint deployed again needs the admin role, which
+        // only its state tells: the service checks that.
+        Route::new(
+            Post,
+            REVERT,
+            true,
+            Some(Role::Operator),
+            "reverting an endpoint",
+        ),
+    ]
+};
+
+/// Every route the backend serves (its test checks the router and the
+/// document against this list): [`OTHER_ROUTES`], then the table of
+/// changes. Removing a region is a change, not a delete: only deleting the
+/// endpoint needs an admin.
+pub const ROUTES: [Route; OTHER_ROUTES.len() + CHANGES.len()] = {
+    let mut all = [OTHER_ROUTES[0]; OTHER_ROUTES.len() + CHANGES.len()];
+    let mut i = 0;
+    while i < OTHER_ROUTES.len() {
+        all[i] = OTHER_ROUTES[i];
+        i += 1;
     }
+    let mut j = 0;
+    while j < CHANGES.len() {
+        all[i + j] = CHANGES[j].route();
+        j += 1;
+    }
+    all
+};
 
+impl Route {
     /// Whether `path` (a request's, percent-encoded) is this route's
     /// template with each `{param}` filled by one non-empty segment.
     pub fn matches(&self, path: &str) -> bool {
@@ -163,47 +217,17 @@ impl Route {
     }
 }
 
-const READ: Option<Role> = Some(Role::Viewer);
-const CHANGE: Option<Role> = Some(Role::Operator);
-
-/// Every route the backend serves (its test checks the router and the
-/// document against this list). Removing a region is a change, not a
-/// delete: only deleting the endpoint needs an admin.
-pub const ROUTES: [Route; 24] = {
-    use Method::{Delete, Get, Post, Put};
-    [
-        Route::new(Get, HEALTHZ, false, None),
-        Route::new(Get, OPENAPI, false, READ),
-        Route::new(Get, CONFIG, false, None),
-        Route::new(Get, ME, false, READ),
-        Route::new(Post, VALIDATE, false, READ),
-        Route::new(Post, MANIFESTS, false, READ),
-        Route::new(Get, MONITOR_SETTINGS, false, READ),
-        Route::new(Get, ENDPOINTS, false, READ),
-        Route::new(Post, ENDPOINTS, true, CHANGE),
-        Route::new(Get, ENDPOINT, false, READ),
-        Route::new(Delete, ENDPOINT, true, Some(Role::Admin)),
-        Route::new(Put, TOPOLOGY, true, CHANGE),
-        Route::new(Put, STORE, true, CHANGE),
-        Route::new(Put, IMAGE, true, CHANGE),
-        Route::new(Put, REPLICAS, true, CHANGE),
-        Route::new(Post, STOP, true, CHANGE),
-        Route::new(Post, START, true, CHANGE),
-        Route::new(Post, CANARY, true, CHANGE),
-        Route::new(Post, CANARY_PROMOTE, true, CHANGE),
-        Route::new(Post, CANARY_ROLLBACK, true, CHANGE),
-        Route::new(Post, REGIONS, true, CHANGE),
-        Route::new(Delete, REGION, true, CHANGE),
-        Route::new(Get, HISTORY, false, READ),
-        Route::new(Post, REVERT, true, CHANGE),
-    ]
-};
-
 /// The route a request is for, if any.
 pub fn find(method: Method, path: &str) -> Option<&'static Route> {
     ROUTES
         .iter()
         .find(|r| r.method == method && r.matches(path))
+}
+
+/// The route served at path template `path` (as axum's `MatchedPath`
+/// names it) for `method`, if any.
+pub fn served(method: Method, path: &str) -> Option<&'static Route> {
+    ROUTES.iter().find(|r| r.method == method && r.path == path)
 }
 
 /// `template` with each `{key}` of `params` replaced by its value,
@@ -267,22 +291,21 @@ mod tests {
     }
 
     #[test]
-    fn a_route_is_found_by_its_filled_template() {
-        let found = |m, p| find(m, p).map(|r| (r.method, r.path));
+    fn a_route_is_found_by_its_template() {
+        let found = |m, p| served(m, p).map(|r| (r.method, r.path, r.needs));
         assert_eq!(
-            found(Method::Delete, "/api/endpoints/a%2Fb"),
-            Some((Method::Delete, ENDPOINT))
+            found(Method::Delete, ENDPOINT),
+            Some((Method::Delete, ENDPOINT, Some(Role::Admin)))
         );
         assert_eq!(
-            found(Method::Delete, "/api/endpoints/a/regions/eu-west-1"),
-            Some((Method::Delete, REGION))
+            found(Method::Delete, REGION),
+            Some((Method::Delete, REGION, Some(Role::Operator)))
         );
-        assert_eq!(found(Method::Get, "/api/endpoints/"), None);
-        assert_eq!(found(Method::Get, "/api/endpoints/a/b"), None);
-        assert_eq!(found(Method::Put, "/api/endpoints/a"), None);
+        assert_eq!(found(Method::Get, "/api/endpoints/web"), None);
+        assert_eq!(found(Method::Put, ENDPOINT), None);
         assert_eq!(
-            found(Method::Post, VALIDATE),
-            Some((Method::Post, VALIDATE))
+            found(Method::Get, CONFIG),
+            Some((Method::Get, CONFIG, None))
         );
     }
 

@@ -10,7 +10,8 @@ use axum::extract::{FromRequestParts, Path, Query};
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use gco_api::route::{self, REGION_PARAMETER};
-use gco_spec::DesiredState;
+use gco_spec::json::Value;
+use gco_spec::{Change, DesiredState};
 use serde::Deserialize;
 use utoipa::IntoParams;
 use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
@@ -260,6 +261,28 @@ impl IntoParams for IfNoneMatch {
 pub struct DeleteQuery {
     pub owner_label: Option<(String, String)>,
     pub lifecycle_id: Option<String>,
+}
+
+/// Arguments of a change read from its path or query: the change they make.
+pub trait ChangeArguments {
+    fn change(self) -> Change;
+}
+
+impl ChangeArguments for DeleteQuery {
+    fn change(self) -> Change {
+        Change::Delete {
+            expected_owner_label: self.owner_label,
+            expected_lifecycle_id: self.lifecycle_id,
+        }
+    }
+}
+
+impl ChangeArguments for RegionName {
+    fn change(self) -> Change {
+        Change::RemoveRegion {
+            region: Value::from(self.0),
+        }
+    }
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for DeleteQuery {

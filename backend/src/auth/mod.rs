@@ -229,7 +229,7 @@ fn judge(method: &Method, path: &str) -> Judged {
         return Judged {
             changes_state: route.changes_state,
             needs: route.needs,
-            action: route.action(),
+            action: route.doing,
         };
     }
     let changes_state = !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS);

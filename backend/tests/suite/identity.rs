@@ -59,7 +59,7 @@ async fn each_named_token_does_what_its_roles_allow() {
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     assert_eq!(
         r.str("error"),
-        "changing endpoints needs the operator role; token:viewer-bot has the viewer role"
+        "deploying an endpoint needs the operator role; token:viewer-bot has the viewer role"
     );
     let r = api
         .send(
