@@ -13,9 +13,9 @@ use gco_spec::{
     Change, DeployContext, Diagnostic, Frameworks, OpError, Record, Report, apply, new_record,
 };
 
-use crate::identity::Identity;
-use crate::listing::{Filter, Listing, Page};
+use crate::auth::identity::Identity;
 use crate::store::history::{MAX_ENTRY_CONTENT_BYTES, content, same_content};
+use crate::store::listing::{Filter, Listing, Page};
 use crate::store::{
     Author, Expected, Freshness, Oversized, Span, Store, StoreError, Stored, Unreadable, storable,
 };

@@ -19,9 +19,9 @@ use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::{RefOr, Required, Schema};
 
 use super::error::ApiError;
-use crate::identity::Identity;
-use crate::listing::{Cursor, MAX_PAGE, Page};
+use crate::auth::identity::Identity;
 use crate::service::{Actor, HISTORY_PAGE, MAX_HISTORY_PAGE};
+use crate::store::listing::{Cursor, MAX_PAGE, Page};
 
 /// The endpoint named in the path (`{name}`), percent-decoded.
 #[derive(IntoParams)]

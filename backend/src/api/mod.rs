@@ -41,9 +41,9 @@ pub use extract::{
 use gco_api::{Listing, Stale, Unreadable, Validation};
 use schema::{Health, StoreSettings, ValidateBody};
 
-use crate::listing::{Filter, Listing as Page};
 use crate::service::{Actor, Service};
 use crate::store::Stored;
+use crate::store::listing::{Filter, Listing as Page};
 use crate::version::body_etag;
 
 pub type AppState = Arc<Service>;
@@ -136,7 +136,7 @@ async fn config(State(service): State<AppState>) -> Response {
 /// The identity this request was made with, and its roles.
 #[utoipa::path(get, path = route::ME,
     responses((status = 200, description = "The verified identity and its roles.", body = gco_api::Me), AnyErrors))]
-async fn me(identity: crate::identity::Identity) -> Response {
+async fn me(identity: crate::auth::identity::Identity) -> Response {
     let me = gco_api::Me {
         name: identity.name,
         roles: identity.roles,

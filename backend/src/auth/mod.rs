@@ -20,6 +20,7 @@
 pub mod alb;
 pub mod alb_keys;
 pub mod hosts;
+pub mod identity;
 pub mod oidc;
 pub mod roles;
 pub mod session;
@@ -38,8 +39,8 @@ use gco_api::{AuthMode, Role, route};
 pub use hosts::AllowedHosts;
 
 use crate::api::ApiError;
-use crate::identity::Identity;
 use alb::AlbVerifier;
+use identity::Identity;
 use oidc::Oidc;
 use roles::RolesMap;
 use tokens::Tokens;

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use crate::common::{Dynalite, Moto, TempDir, canonical};
 use gco_api::HistoryEntry;
-use gco_console::listing::{Cursor, Filter, Listing, Page, select};
 use gco_console::service::ServiceError;
+use gco_console::store::listing::{Cursor, Filter, Listing, Page, select};
 use gco_console::store::{
     Expected, MAX_ITEM_BYTES, Span, Store, StoreError, Stored, Unreadable, item_bytes,
 };
