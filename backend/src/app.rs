@@ -22,13 +22,7 @@ use crate::service::Service;
 
 pub use crate::console_files::CONTENT_SECURITY_POLICY;
 
-/// Each request's own id, made by the console: in its answer, its log
-/// lines and the history entry of the change it made.
-pub const REQUEST_ID: &str = "x-request-id";
-
-/// The `X-Request-Id` a client sent, kept beside the console's id under
-/// this name (in the answer, the log and the history).
-pub const CLIENT_REQUEST_ID: &str = "x-client-request-id";
+pub use crate::api::{CLIENT_REQUEST_ID, REQUEST_ID};
 
 /// The whole application: [`routes`] inside [`layered`], with `GET
 /// /metrics`.
@@ -62,7 +56,7 @@ pub fn metrics_app(service: Arc<Service>, access: Access) -> Router {
 }
 
 /// Where the metrics are served.
-pub const METRICS: &str = "/metrics";
+pub use crate::metrics::PATH as METRICS;
 
 fn metrics_routes(state: AppState) -> Router {
     Router::new()
@@ -142,6 +136,8 @@ fn layered(routes: Router, access: Access) -> Router {
                 }
             }),
         )
+        // Errors are logged here, once, in the request's span.
+        .layer(axum::middleware::from_fn(crate::error::log_errors))
         .layer(SetResponseHeaderLayer::overriding(
             header::REFERRER_POLICY,
             HeaderValue::from_static("no-referrer"),

@@ -12,6 +12,7 @@ pub mod auth;
 pub mod config;
 pub mod console_files;
 pub mod emf;
+pub mod error;
 pub mod guard;
 pub mod metrics;
 pub mod monitor_settings;

@@ -13,7 +13,7 @@ use gco_spec::{
     Change, DeployContext, Diagnostic, Frameworks, OpError, Record, Report, apply, new_record,
 };
 
-use crate::auth::identity::Identity;
+use crate::auth::identity::{Identity, Refusal};
 use crate::store::history::{MAX_ENTRY_CONTENT_BYTES, content, same_content};
 use crate::store::listing::{Filter, Listing, Page};
 use crate::store::{
@@ -49,11 +49,13 @@ pub enum ServiceError {
         endpoint: String,
         operation: &'static str,
     },
-    /// The store failed before anything was written (details logged).
-    Unavailable,
+    /// The store failed before anything was written (its error, for the
+    /// log).
+    Unavailable(StoreError),
     /// A write was sent but the store did not confirm it (it failed or
-    /// stopped answering), so it may or may not have landed (details logged).
-    Unconfirmed,
+    /// stopped answering), so it may or may not have landed (its error, for
+    /// the log).
+    Unconfirmed(StoreError),
     /// A stored item is no record this service reads.
     Corrupt(Unreadable),
     /// The store wrote nothing, for the reason given (the history table
@@ -70,37 +72,17 @@ pub enum ServiceError {
     },
     /// The identity lacks the role the change needs (here: which depends
     /// on the endpoint's state, as a revert's does).
-    Forbidden {
-        identity: Identity,
-        needed: Role,
-        action: &'static str,
-    },
+    Forbidden(Refusal),
 }
 
 impl From<StoreError> for ServiceError {
     fn from(e: StoreError) -> ServiceError {
         match e {
-            StoreError::Unavailable(detail) => {
-                tracing::error!(%detail, "store unavailable");
-                ServiceError::Unavailable
-            }
-            StoreError::Rejected(detail) => {
-                tracing::error!(%detail, "store refused the call");
-                ServiceError::Unavailable
-            }
-            StoreError::Corrupt(unreadable) => {
-                tracing::error!(%unreadable, name = %unreadable.endpoint_name, "unreadable item in the store");
-                ServiceError::Corrupt(unreadable)
-            }
-            StoreError::NotSaved(reason) => {
-                tracing::warn!(%reason, "a change was not saved");
-                ServiceError::NotSaved(reason)
-            }
-            // Creates and updates answer these themselves; a read never does.
-            StoreError::AlreadyExists | StoreError::ConditionFailed => {
-                tracing::error!(error = %e, "a store call answered a write's outcome");
-                ServiceError::Unavailable
-            }
+            StoreError::Corrupt(unreadable) => ServiceError::Corrupt(unreadable),
+            StoreError::NotSaved(reason) => ServiceError::NotSaved(reason),
+            // Creates and updates answer the others themselves; a read
+            // never does.
+            other => ServiceError::Unavailable(other),
         }
     }
 }
@@ -109,10 +91,9 @@ impl ServiceError {
     /// A failed write: a store that stopped answering may still have applied
     /// it, so the client must not be told that nothing changed.
     fn from_write(e: StoreError) -> ServiceError {
-        let unknown = matches!(e, StoreError::Unavailable(_));
-        match ServiceError::from(e) {
-            ServiceError::Unavailable if unknown => ServiceError::Unconfirmed,
-            other => other,
+        match e {
+            StoreError::Unavailable(_) => ServiceError::Unconfirmed(e),
+            other => ServiceError::from(other),
         }
     }
 }
@@ -156,15 +137,10 @@ impl Actor {
             .with_client_request_id(self.client_request_id.as_deref())
     }
 
-    fn require(&self, needed: Role, action: &'static str) -> Result<(), ServiceError> {
-        if self.identity.may(needed) {
-            return Ok(());
-        }
-        Err(ServiceError::Forbidden {
-            identity: self.identity.clone(),
-            needed,
-            action,
-        })
+    fn require(&self, needed: Role, doing: &'static str) -> Result<(), ServiceError> {
+        self.identity
+            .require(needed, doing)
+            .map_err(ServiceError::Forbidden)
     }
 }
 

@@ -13,6 +13,7 @@ use gco_api::route::{self, REGION_PARAMETER};
 use gco_spec::json::Value;
 use gco_spec::{Change, DesiredState};
 use serde::Deserialize;
+use tracing::Level;
 use utoipa::IntoParams;
 use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
 use utoipa::openapi::schema::{ObjectBuilder, Type};
@@ -22,6 +23,30 @@ use super::error::ApiError;
 use crate::auth::identity::Identity;
 use crate::service::{Actor, HISTORY_PAGE, MAX_HISTORY_PAGE};
 use crate::store::listing::{Cursor, MAX_PAGE, Page};
+
+/// Each request's own id, made by the console (`crate::app` sets it): in
+/// its answer, its log lines and the history entry of the change it made.
+pub const REQUEST_ID: &str = "x-request-id";
+
+/// The `X-Request-Id` a client sent, kept beside the console's id under
+/// this name (in the answer, the log and the history).
+pub const CLIENT_REQUEST_ID: &str = "x-client-request-id";
+
+/// The identity the auth layer verified. Without one (a route the layer
+/// did not wrap) the request fails closed.
+impl<S: Send + Sync> FromRequestParts<S> for Identity {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
+        parts.extensions.get::<Identity>().cloned().ok_or_else(|| {
+            ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "no verified identity").logged(
+                Level::ERROR,
+                "a request reached a handler without a verified identity",
+                "",
+            )
+        })
+    }
+}
 
 /// The endpoint named in the path (`{name}`), percent-decoded.
 #[derive(IntoParams)]
@@ -91,10 +116,11 @@ fn path_error(e: PathRejection) -> ApiError {
             "endpoint_name",
             "the endpoint name in the URL is not UTF-8 once percent-decoded",
         ),
-        None => {
-            tracing::warn!("path: {}", e.body_text());
-            ApiError::new(StatusCode::BAD_REQUEST, "the path is not valid")
-        }
+        None => ApiError::new(StatusCode::BAD_REQUEST, "the path is not valid").logged(
+            Level::WARN,
+            "path",
+            e.body_text(),
+        ),
     }
 }
 
@@ -458,8 +484,8 @@ impl<S: Send + Sync> FromRequestParts<S> for Actor {
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned)
         };
-        Ok(Actor::new(identity, header(crate::app::REQUEST_ID))
-            .with_client_request_id(header(crate::app::CLIENT_REQUEST_ID)))
+        Ok(Actor::new(identity, header(REQUEST_ID))
+            .with_client_request_id(header(CLIENT_REQUEST_ID)))
     }
 }
 

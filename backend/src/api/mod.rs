@@ -35,8 +35,8 @@ use doc::{
 pub use error::ApiError;
 use error::{answer, json_response};
 pub use extract::{
-    ChangeArguments, DeleteQuery, EndpointName, HistoryQuery, IfMatch, IfNoneMatch, ListQuery,
-    RegionName,
+    CLIENT_REQUEST_ID, ChangeArguments, DeleteQuery, EndpointName, HistoryQuery, IfMatch,
+    IfNoneMatch, ListQuery, REQUEST_ID, RegionName,
 };
 use gco_api::{Listing, Stale, Unreadable, Validation};
 use schema::{Health, StoreSettings, ValidateBody};

@@ -35,10 +35,11 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use gco_api::{AuthMode, Role, route};
+use tracing::Level;
 
 pub use hosts::AllowedHosts;
 
-use crate::api::ApiError;
+use crate::error::ApiError;
 use alb::AlbVerifier;
 use identity::Identity;
 use oidc::Oidc;
@@ -237,7 +238,7 @@ fn judge(method: &Method, path: &str) -> Judged {
     // The metrics tell the console's traffic and the table's size: on the
     // main listener they need an identity too (`--metrics-addr` serves
     // them on a listener of their own, with [`Access::for_metrics`]).
-    if path == crate::app::METRICS {
+    if path == crate::metrics::PATH {
         return Judged {
             changes_state,
             needs: Some(Role::Viewer),
@@ -274,8 +275,9 @@ struct Unidentified {
 
 impl IntoResponse for Unidentified {
     fn into_response(self) -> Response {
-        tracing::warn!(reason = %self.reason, "request refused: no identity");
-        let mut response = ApiError::new(self.status, self.message).into_response();
+        let mut response = ApiError::new(self.status, self.message)
+            .logged(Level::WARN, "request refused: no identity", self.reason)
+            .into_response();
         if self.bearer {
             response
                 .headers_mut()
@@ -406,8 +408,7 @@ pub async fn authorize(State(access): State<Access>, mut request: Request, next:
         .into_response();
     }
     if let Err(refusal) = identified.identity.require(role, judged.action) {
-        tracing::info!(who = %identified.identity.name, %method, %path, "refused: role");
-        return refusal.into_response();
+        return ApiError::from(refusal).into_response();
     }
     tracing::Span::current().record("who", identified.identity.name.as_str());
     request.extensions_mut().insert(identified.identity);

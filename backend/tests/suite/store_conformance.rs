@@ -804,7 +804,7 @@ async fn dynamodb_refusals_are_told_from_unknown_outcomes() {
     let request = parse(r#"{"endpoint_name": "web", "image": "img:1"}"#).unwrap();
     assert!(matches!(
         service.deploy(request, &common::actor()).await,
-        Err(ServiceError::Unavailable)
+        Err(ServiceError::Unavailable(_))
     ));
     // A server that is gone may have applied a write before it went.
     let store = dynalite.store().await;
