@@ -193,37 +193,6 @@ pub const ROUTES: [Route; OTHER_ROUTES.len() + CHANGES.len()] = {
     all
 };
 
-impl Route {
-    /// Whether `path` (a request's, percent-encoded) is this route's
-    /// template with each `{param}` filled by one non-empty segment.
-    pub fn matches(&self, path: &str) -> bool {
-        if !self.path.contains('{') {
-            return path == self.path;
-        }
-        let mut given = path.split('/');
-        let mut template = self.path.split('/');
-        loop {
-            match (template.next(), given.next()) {
-                (None, None) => return true,
-                (Some(t), Some(g)) if t.starts_with('{') => {
-                    if g.is_empty() {
-                        return false;
-                    }
-                }
-                (Some(t), Some(g)) if t == g => {}
-                _ => return false,
-            }
-        }
-    }
-}
-
-/// The route a request is for, if any.
-pub fn find(method: Method, path: &str) -> Option<&'static Route> {
-    ROUTES
-        .iter()
-        .find(|r| r.method == method && r.matches(path))
-}
-
 /// The route served at path template `path` (as axum's `MatchedPath`
 /// names it) for `method`, if any.
 pub fn served(method: Method, path: &str) -> Option<&'static Route> {

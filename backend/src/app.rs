@@ -17,7 +17,7 @@ use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::api::{self, AppState, MAX_BODY_BYTES};
-use crate::auth::{Access, authorize};
+use crate::auth::{Access, authorize, require_role};
 use crate::service::Service;
 
 pub use crate::console_files::CONTENT_SECURITY_POLICY;
@@ -61,6 +61,7 @@ pub use crate::metrics::PATH as METRICS;
 fn metrics_routes(state: AppState) -> Router {
     Router::new()
         .route(METRICS, axum::routing::get(metrics_text))
+        .layer(axum::middleware::from_fn(require_role))
         .with_state(state)
 }
 
@@ -106,14 +107,19 @@ pub fn routes(state: AppState, dist: &Path) -> Router {
         .route_layer(axum::middleware::from_fn(crate::metrics::track))
         .with_state(state)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(api_compression());
+        .layer(api_compression())
+        // The role each route needs: a layer of the routes, which knows the
+        // one axum matched.
+        .layer(axum::middleware::from_fn(require_role));
 
     api.merge(crate::console_files::router(dist))
 }
 
 /// `routes` inside the layers every request passes: request ids, tracing,
-/// security headers, the guard and who may ask ([`authorize`]).
+/// the error log, security headers, the guard and who may ask
+/// ([`authorize`], a layer of the routes: it reads the route axum matched).
 fn layered(routes: Router, access: Access) -> Router {
+    let routes = routes.layer(axum::middleware::from_fn_with_state(access, authorize));
     // The layers wrap the router once, outside it. Added with
     // `Router::layer`, each would wrap every route in a boxed service of its
     // own, and every request would clone that stack of boxes: about 90
@@ -150,8 +156,7 @@ fn layered(routes: Router, access: Access) -> Router {
             header::X_CONTENT_TYPE_OPTIONS,
             HeaderValue::from_static("nosniff"),
         ))
-        .layer(axum::middleware::from_fn(crate::guard::guard))
-        .layer(axum::middleware::from_fn_with_state(access, authorize));
+        .layer(axum::middleware::from_fn(crate::guard::guard));
     Router::new().fallback_service(layers.service(routes))
 }
 

@@ -38,13 +38,11 @@ impl<S: Send + Sync> FromRequestParts<S> for Identity {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
-        parts.extensions.get::<Identity>().cloned().ok_or_else(|| {
-            ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "no verified identity").logged(
-                Level::ERROR,
-                "a request reached a handler without a verified identity",
-                "",
-            )
-        })
+        parts
+            .extensions
+            .get::<Identity>()
+            .cloned()
+            .ok_or_else(crate::auth::identity::no_identity)
     }
 }
 

@@ -45,6 +45,17 @@ impl Identity {
     }
 }
 
+/// The answer to a request that reached a role check or a handler without
+/// a verified identity (a route the auth layer did not wrap): it fails
+/// closed.
+pub fn no_identity() -> ApiError {
+    ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "no verified identity").logged(
+        Level::ERROR,
+        "a request reached a handler without a verified identity",
+        "",
+    )
+}
+
 /// Why an identity may not do what it asked: what it was doing, the role
 /// that needs, who it is and the most it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]

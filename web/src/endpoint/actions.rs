@@ -3,7 +3,7 @@
 //! monitor's write (or anyone's) brings a newer record. A change the core
 //! refuses is marked at its field, in the core's words.
 
-use gco_api::ChangeRoute;
+use gco_api::CHANGES;
 use gco_spec::json::{Object, Value};
 use gco_spec::spec::spec_mode;
 use gco_spec::{Change, DesiredState, Record, parse_byte_size};
@@ -380,31 +380,15 @@ fn Lifecycle() -> impl IntoView {
     }
 }
 
-/// The role the changes of `kinds` need, as the server's table of changes
-/// says (the most any of them needs).
-fn needs(kinds: &[ChangeKind]) -> gco_api::Role {
-    let roles = kinds.iter().map(|kind| ChangeRoute::of(*kind).needs);
+/// The role the changes `which` admits need, as the server's table of
+/// changes says (the most any of them needs).
+fn needs(which: impl Fn(ChangeKind) -> bool) -> gco_api::Role {
+    let roles = CHANGES
+        .iter()
+        .filter(|row| which(row.kind))
+        .map(|row| row.needs);
     roles.max().unwrap_or(gco_api::Role::Viewer)
 }
-
-/// What the forms under "Changing this endpoint" make: every change but a
-/// delete.
-const CHANGING: [ChangeKind; 11] = {
-    use ChangeKind::*;
-    [
-        SetTopology,
-        ConfigureStore,
-        UpdateImage,
-        Scale,
-        CanaryDeploy,
-        PromoteCanary,
-        RollbackCanary,
-        AddRegion,
-        RemoveRegion,
-        Stop,
-        Start,
-    ]
-};
 
 /// The actions the record allows, each closed to a role the table of
 /// changes says may not make it.
@@ -415,7 +399,7 @@ pub fn Actions() -> impl IntoView {
     let mooncake = move || record().is_some_and(|r| r.spec.contains_key("mooncake"));
     let _: Option<EndpointCtx> = use_context();
     view! {
-        <Guard needed=needs(&CHANGING) doing="Changing this endpoint" id="actions-reason".to_owned()>
+        <Guard needed=needs(|kind| kind != ChangeKind::Delete) doing="Changing this endpoint" id="actions-reason".to_owned()>
             <Show when=split><TopologyForm/></Show>
             <Show when=mooncake><StoreForm/></Show>
             <ImageForm/>
@@ -424,7 +408,7 @@ pub fn Actions() -> impl IntoView {
             <RegionsForm/>
             <Lifecycle/>
         </Guard>
-        <Guard needed=needs(&[ChangeKind::Delete]) doing="Deleting this endpoint" id="delete-reason".to_owned()>
+        <Guard needed=needs(|kind| kind == ChangeKind::Delete) doing="Deleting this endpoint" id="delete-reason".to_owned()>
             <DeleteForm/>
         </Guard>
     }
