@@ -11,7 +11,7 @@ use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use gco_api::route::{self, REGION_PARAMETER};
 use gco_spec::json::Value;
-use gco_spec::{Change, DesiredState};
+use gco_spec::{Change, ChangeKind, DesiredState};
 use serde::Deserialize;
 use tracing::Level;
 use utoipa::IntoParams;
@@ -19,6 +19,7 @@ use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::{RefOr, Required, Schema};
 
+use super::body::StorableBody;
 use super::error::ApiError;
 use crate::auth::identity::Identity;
 use crate::service::{Actor, HISTORY_PAGE, MAX_HISTORY_PAGE};
@@ -287,26 +288,63 @@ pub struct DeleteQuery {
     pub lifecycle_id: Option<String>,
 }
 
-/// Arguments of a change read from its path or query: the change they make.
+/// What a change's request carries besides the endpoint's name and
+/// `If-Match`, as its handler extracts it: the change of kind `kind` it
+/// makes, or why it makes none (a bad path or query).
 pub trait ChangeArguments {
-    fn change(self) -> Change;
+    fn change(self, kind: ChangeKind) -> Result<Change, ApiError>;
 }
 
-impl ChangeArguments for DeleteQuery {
-    fn change(self) -> Change {
-        Change::Delete {
-            expected_owner_label: self.owner_label,
-            expected_lifecycle_id: self.lifecycle_id,
-        }
+/// A body: fields the kind does not read are ignored.
+impl ChangeArguments for StorableBody {
+    fn change(self, kind: ChangeKind) -> Result<Change, ApiError> {
+        gco_api::change_of(kind, self.0).ok_or_else(|| no_change_of(kind))
     }
 }
 
-impl ChangeArguments for RegionName {
-    fn change(self) -> Change {
-        Change::RemoveRegion {
-            region: Value::from(self.0),
-        }
+/// Nothing but the name.
+impl ChangeArguments for () {
+    fn change(self, kind: ChangeKind) -> Result<Change, ApiError> {
+        gco_api::change_of(kind, Value::Null).ok_or_else(|| no_change_of(kind))
     }
+}
+
+impl ChangeArguments for Result<DeleteQuery, ApiError> {
+    fn change(self, _: ChangeKind) -> Result<Change, ApiError> {
+        let DeleteQuery {
+            owner_label,
+            lifecycle_id,
+        } = self?;
+        Ok(Change::Delete {
+            expected_owner_label: owner_label,
+            expected_lifecycle_id: lifecycle_id,
+        })
+    }
+}
+
+/// The path's parameters decode together: a bad one refuses either.
+impl ChangeArguments for Result<RegionName, ApiError> {
+    fn change(self, _: ChangeKind) -> Result<Change, ApiError> {
+        let RegionName(region) = self?;
+        Ok(Change::RemoveRegion {
+            region: Value::from(region),
+        })
+    }
+}
+
+/// A kind whose arguments the table of changes says come in its body (or
+/// are none), which `gco_api::change_of` cannot make so: a bug in the
+/// table, not the client's.
+fn no_change_of(kind: ChangeKind) -> ApiError {
+    ApiError::new(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "this change takes no body",
+    )
+    .logged(
+        Level::ERROR,
+        "the table of changes reads no body of this kind",
+        kind.as_str(),
+    )
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for DeleteQuery {

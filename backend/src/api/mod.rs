@@ -303,69 +303,44 @@ macro_rules! change_handlers {
 }
 
 /// One change's handler, by what its request carries besides the name and
-/// `If-Match`.
+/// `If-Match` (an extractor of [`ChangeArguments`]), with its
+/// `#[utoipa::path]`.
 macro_rules! change_handler {
-    ($kind:ident, $handler:ident, $method:ident, $path:ident, $summary:literal, [body $schema:ident]) => {
-        #[doc = $summary]
-        #[utoipa::path($method, path = route::$path, params(EndpointName, IfMatch),
-                            request_body(content = $schema, content_type = "application/json"),
-                            responses(RecordChanged, ChangeErrors))]
-        async fn $handler(
-            State(service): State<AppState>,
-            actor: Actor,
-            name: Result<EndpointName, ApiError>,
-            if_match: Result<IfMatch, ApiError>,
-            StorableBody(body): StorableBody,
-        ) -> Result<Response, ApiError> {
-            let change = gco_api::change_of(ChangeKind::$kind, body).ok_or_else(no_body_change);
-            apply_change(&service, &actor, name, if_match, change).await
-        }
+    ($kind:ident, $handler:ident, $method:ident, $path:ident, $summary:literal,
+        [body $schema:ident]) => {
+        change_handler!(@fn $kind, $handler, $summary, StorableBody, [$method,
+            path = route::$path, params(EndpointName, IfMatch),
+            request_body(content = $schema, content_type = "application/json"),
+            responses(RecordChanged, ChangeErrors)]);
     };
     ($kind:ident, $handler:ident, $method:ident, $path:ident, $summary:literal, []) => {
-        #[doc = $summary]
-        #[utoipa::path($method, path = route::$path, params(EndpointName, IfMatch),
-                            responses(RecordChanged, ChangeErrors))]
-        async fn $handler(
-            State(service): State<AppState>,
-            actor: Actor,
-            name: Result<EndpointName, ApiError>,
-            if_match: Result<IfMatch, ApiError>,
-        ) -> Result<Response, ApiError> {
-            let change =
-                gco_api::change_of(ChangeKind::$kind, Value::Null).ok_or_else(no_body_change);
-            apply_change(&service, &actor, name, if_match, change).await
-        }
+        change_handler!(@fn $kind, $handler, $summary, (), [$method,
+            path = route::$path, params(EndpointName, IfMatch),
+            responses(RecordChanged, ChangeErrors)]);
     };
     ($kind:ident, $handler:ident, $method:ident, $path:ident, $summary:literal,
         [$from:ident $arguments:ident]) => {
+        change_handler!(@fn $kind, $handler, $summary, Result<$arguments, ApiError>, [$method,
+            path = route::$path, params(EndpointName, IfMatch, $arguments),
+            responses(RecordChanged, ChangeErrors)]);
+    };
+    (@fn $kind:ident, $handler:ident, $summary:literal, $arguments:ty, [$($path:tt)*]) => {
         #[doc = $summary]
-        #[utoipa::path($method, path = route::$path, params(EndpointName, IfMatch, $arguments),
-                            responses(RecordChanged, ChangeErrors))]
+        #[utoipa::path($($path)*)]
         async fn $handler(
             State(service): State<AppState>,
             actor: Actor,
             name: Result<EndpointName, ApiError>,
             if_match: Result<IfMatch, ApiError>,
-            arguments: Result<$arguments, ApiError>,
+            arguments: $arguments,
         ) -> Result<Response, ApiError> {
-            // The path's parameters decode together: a bad one refuses
-            // either.
-            let change = arguments.map(ChangeArguments::change);
+            let change = arguments.change(ChangeKind::$kind);
             apply_change(&service, &actor, name, if_match, change).await
         }
     };
 }
 
 gco_api::for_each_change!(change_handlers);
-
-/// A change whose arguments the table says come in its body, but which
-/// `gco_api::change_of` cannot make from one: a bug in the table.
-fn no_body_change() -> ApiError {
-    ApiError::new(
-        StatusCode::INTERNAL_SERVER_ERROR,
-        "this change takes no body",
-    )
-}
 
 /// An endpoint's changes, newest first
 ///
