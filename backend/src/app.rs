@@ -14,7 +14,7 @@ use tower_http::compression::CompressionLayer;
 use tower_http::compression::predicate::SizeAbove;
 use tower_http::request_id::PropagateRequestIdLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
-use tower_http::trace::TraceLayer;
+use tower_http::trace::{DefaultOnResponse, OnResponse, TraceLayer};
 
 use crate::api::{self, AppState, MAX_BODY_BYTES};
 use crate::auth::{Access, authorize, require_role};
@@ -140,10 +140,13 @@ fn layered(routes: Router, access: Access) -> Router {
                     Some(client_id) => tracing::info_span!("request", id, client_id, method = %req.method(), path = %req.uri().path(), who = tracing::field::Empty),
                     None => tracing::info_span!("request", id, method = %req.method(), path = %req.uri().path(), who = tracing::field::Empty),
                 }
+            })
+            // Errors are logged here, once, in the request's span.
+            .on_response(|response: &Response, latency, span: &tracing::Span| {
+                DefaultOnResponse::default().on_response(response, latency, span);
+                crate::error::log_answer(response);
             }),
         )
-        // Errors are logged here, once, in the request's span.
-        .layer(axum::middleware::from_fn(crate::error::log_errors))
         .layer(SetResponseHeaderLayer::overriding(
             header::REFERRER_POLICY,
             HeaderValue::from_static("no-referrer"),

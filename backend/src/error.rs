@@ -1,13 +1,11 @@
 //! The one error shape of every answer the console makes itself:
 //! `{"error": "<summary>", "errors": [{"path": ..., "message": ...}]}`
 //! (with `errors_omitted` when the list was cut), and what the log says of
-//! it. An error is logged once, by [`log_errors`], the outermost layer
-//! inside the request's span ([`crate::app`]): the code that makes an
-//! error attaches its detail ([`ApiError::logged`]), never logs it.
+//! it. An error is logged once, by [`log_answer`], as the outermost layer
+//! (the request's trace, [`crate::app`]) sees the answer: the code that
+//! makes an error attaches its detail ([`ApiError::logged`]), never logs it.
 
-use axum::extract::Request;
 use axum::http::StatusCode;
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use gco_api::ErrorBody;
 use gco_spec::Diagnostic;
@@ -63,7 +61,7 @@ impl ApiError {
 }
 
 /// An answer's line in the log, carried in the response's extensions to
-/// [`log_errors`].
+/// [`log_answer`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Logged {
     pub level: Level,
@@ -89,12 +87,10 @@ impl Logged {
 
 /// Logs the line an answer carries ([`Logged`]): the one place errors are
 /// logged, once per request, in its span (id, method, path, who).
-pub async fn log_errors(request: Request, next: Next) -> Response {
-    let response = next.run(request).await;
+pub fn log_answer<B>(response: &axum::http::Response<B>) {
     if let Some(logged) = response.extensions().get::<Logged>() {
         logged.write();
     }
-    response
 }
 
 /// Longest summary, in characters. A message quotes the value at fault,
