@@ -106,11 +106,16 @@ pub fn routes(state: AppState, dist: &Path) -> Router {
         // A route layer: only a matched route knows its template.
         .route_layer(axum::middleware::from_fn(crate::metrics::track))
         .with_state(state)
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(api_compression())
-        // The role each route needs: a layer of the routes, which knows the
-        // one axum matched.
-        .layer(axum::middleware::from_fn(require_role));
+        // One stack per route, outermost first: the role each route needs
+        // (a layer of the routes, which knows the one axum matched), the
+        // compression, the body limit. Each `Router::layer` would box a
+        // service of its own per route, cloned with every request.
+        .layer(
+            ServiceBuilder::new()
+                .layer(axum::middleware::from_fn(require_role))
+                .layer(api_compression())
+                .layer(DefaultBodyLimit::max(MAX_BODY_BYTES)),
+        );
 
     api.merge(crate::console_files::router(dist))
 }
