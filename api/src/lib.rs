@@ -11,7 +11,7 @@
 
 mod answer;
 mod body;
-pub mod change;
+mod change;
 mod config;
 mod query;
 pub mod route;
@@ -21,8 +21,8 @@ pub use answer::{
     Diagnostic, ErrorBody, Listing, MAX_LISTED_DIAGNOSTICS, Stale, Unreadable, Validation, listed,
 };
 pub use body::{CanaryBody, ImageBody, RegionBody, ReplicasBody, TopologyBody, field};
-pub use change::{CHANGES, ChangeRequest, ChangeRoute, change_of, change_request};
+pub use change::{ChangeRequest, change_of, change_request};
 pub use config::{Config, ConfigError};
 pub use query::{HistoryQuery, ListQuery, MAX_HISTORY_PAGE, MAX_LIST_PAGE};
-pub use route::Method;
+pub use route::{CHANGES, ChangeRoute, Method};
 pub use team::{AuthMode, HistoryEntry, HistoryPage, Me, RevertBody, Role, operation};

@@ -1,13 +1,14 @@
 //! The API's routes: path templates (axum's and OpenAPI's `{param}` syntax),
 //! one constant each, used by the backend's router and by
-//! [`crate::change_request`]; [`ROUTES`], what each one does and needs (the
-//! changes' rows from the table of changes, [`crate::change`]); and the
-//! filling of a template.
+//! [`crate::change_request`]; the table of changes ([`CHANGES`]);
+//! [`ROUTES`], what each route does and needs; and the filling of a
+//! template.
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
+use gco_spec::ChangeKind;
+
 use crate::Role;
-use crate::change::CHANGES;
 
 /// This service's OpenAPI document.
 pub const OPENAPI: &str = "/api/openapi.json";
@@ -134,6 +135,127 @@ impl Route {
             changes_state,
             needs,
             doing,
+        }
+    }
+}
+
+/// The table of changes: one row per kind of change ([`ChangeKind`], the
+/// core's), declared once in [`for_each_change!`](crate::for_each_change),
+/// from which come [`CHANGES`] (and so the change rows of [`ROUTES`]), the
+/// requests ([`crate::change_request`]), the backend's handlers and the role
+/// each needs, with the words of its refusal.
+/// Calls `$callback!` with every row of the table of changes, in
+/// [`ChangeKind::ALL`]'s order:
+///
+/// `Kind: handler, method PATH, Role, "doing", [arguments], "summary";`
+///
+/// - `Kind`: the core's [`ChangeKind`] (its history name, GCO's `<op>`
+///   word and its operation in `gco_spec::ops`);
+/// - `handler`: the backend's handler (the OpenAPI operation id);
+/// - `method PATH`: the route ([`crate::route`]'s constant);
+/// - `Role`: the role it needs, and `"doing"` the words of a refusal
+///   ("scaling an endpoint needs the operator role; ...");
+/// - `[arguments]`: what the request carries besides the endpoint's name
+///   and `If-Match`: `[body Schema]` (a JSON body, documented by `Schema`),
+///   `[query Type]` or `[path Type]` (an extractor making the change), or
+///   `[]`;
+/// - `"summary"`: the operation's summary in the OpenAPI document.
+///
+/// A new kind of change is a variant of [`ChangeKind`] with its operation
+/// in the core, a row here, and (when it takes arguments) its body in
+/// [`change_request`] and [`change_of`].
+#[macro_export]
+macro_rules! for_each_change {
+    ($callback:ident) => {
+        $callback! {
+            SetTopology: set_topology, put TOPOLOGY, Operator, "setting an endpoint's topology",
+                [body TopologyBody], "Set the XpYd topology of a split-mode endpoint";
+            ConfigureStore: configure_store, put STORE, Operator,
+                "configuring an endpoint's KV-cache store",
+                [body StoreSettings], "Replace the KV-store settings (spec.mooncake.store)";
+            UpdateImage: update_image, put IMAGE, Operator, "updating an endpoint's image",
+                [body ImageBody], "Update the image (drops per-region image URIs)";
+            Scale: scale, put REPLICAS, Operator, "scaling an endpoint",
+                [body ReplicasBody], "Scale a plain endpoint";
+            Stop: stop, post STOP, Operator, "stopping an endpoint",
+                [], "Stop (from any state but deleted)";
+            Start: start, post START, Operator, "starting an endpoint",
+                [], "Start a stopped endpoint";
+            Delete: remove, delete ENDPOINT, Admin, "deleting an endpoint",
+                [query DeleteQuery], "Delete an endpoint (idempotent; the monitors clean up)";
+            CanaryDeploy: canary_deploy, post CANARY, Operator, "starting a canary",
+                [body CanaryBody], "Start a canary of a plain endpoint (refused on Mooncake endpoints)";
+            PromoteCanary: promote_canary, post CANARY_PROMOTE, Operator, "promoting a canary",
+                [], "Promote the canary's image to the endpoint's (plain endpoints only)";
+            RollbackCanary: rollback_canary, post CANARY_ROLLBACK, Operator,
+                "rolling back a canary",
+                [], "Remove the canary and restore full traffic to the primary";
+            AddRegion: add_region, post REGIONS, Operator, "adding a region to an endpoint",
+                [body RegionBody], "Add a target region";
+            RemoveRegion: remove_region, delete REGION, Operator,
+                "removing a region from an endpoint",
+                [path RegionName], "Remove a target region";
+        }
+    };
+}
+
+/// A row of the table of changes as this crate reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChangeRoute {
+    pub kind: ChangeKind,
+    pub method: Method,
+    /// The path template.
+    pub path: &'static str,
+    pub needs: Role,
+    /// What the change does, as a refusal names it.
+    pub doing: &'static str,
+}
+
+macro_rules! change_routes {
+    ($($kind:ident: $handler:ident, $method:ident $path:ident, $role:ident, $doing:literal,
+        [$($arguments:tt)*], $summary:literal;)+) => {
+        /// Every change's row, in [`ChangeKind::ALL`]'s order.
+        pub const CHANGES: [ChangeRoute; ChangeKind::ALL.len()] = [$(ChangeRoute {
+            kind: ChangeKind::$kind,
+            method: method!($method),
+            path: $path,
+            needs: Role::$role,
+            doing: $doing,
+        }),+];
+    };
+}
+
+macro_rules! method {
+    (get) => {
+        Method::Get
+    };
+    (post) => {
+        Method::Post
+    };
+    (put) => {
+        Method::Put
+    };
+    (delete) => {
+        Method::Delete
+    };
+}
+
+for_each_change!(change_routes);
+
+impl ChangeRoute {
+    /// The row of `kind`.
+    pub const fn of(kind: ChangeKind) -> &'static ChangeRoute {
+        &CHANGES[kind as usize]
+    }
+
+    /// The route it is served at: it changes what is stored.
+    pub const fn route(&self) -> Route {
+        Route {
+            method: self.method,
+            path: self.path,
+            changes_state: true,
+            needs: Some(self.needs),
+            doing: self.doing,
         }
     }
 }
@@ -276,6 +398,14 @@ mod tests {
             found(Method::Get, CONFIG),
             Some((Method::Get, CONFIG, None))
         );
+    }
+
+    #[test]
+    fn the_table_lists_each_kind_once_in_order() {
+        for (row, kind) in CHANGES.iter().zip(ChangeKind::ALL) {
+            assert_eq!(row.kind, kind);
+            assert_eq!(ChangeRoute::of(kind), row);
+        }
     }
 
     #[test]

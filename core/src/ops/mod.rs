@@ -71,7 +71,7 @@ pub enum Change {
 vocabulary! {
     /// What a change does, without its arguments: its name in an endpoint's
     /// history (`HistoryEntry::operation`), GCO's `gco inference` command
-    /// where it has one. The API's table of changes (`gco_api::change`)
+    /// where it has one. The API's table of changes (`gco_api::CHANGES`)
     /// gives each its route and the role it needs.
     pub enum ChangeKind {
         SetTopology = "set-topology",
