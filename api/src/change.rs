@@ -1,14 +1,16 @@
-//! The request each [`Change`] makes: the one mapping from the core's
-//! changes to the API's routes, for the console and for the backend's
-//! tests that each request reaches the handler making that change.
+//! The request each [`Change`] makes ([`change_request`], for the console
+//! and for the backend's tests that each request reaches the handler making
+//! that change), and the change a request's body makes ([`change_of`]):
+//! both by the kind's row of the table of changes
+//! ([`crate::route::ChangeRoute`]).
 
-use gco_spec::Change;
 use gco_spec::json::Value;
+use gco_spec::{Change, ChangeKind};
 
 use crate::body::{CanaryBody, ImageBody, RegionBody, ReplicasBody, TopologyBody};
 use crate::route::{
-    self, LIFECYCLE_ID_PARAMETER, Method, NAME_PARAMETER, OWNER_LABEL_PARAMETER, REGION_PARAMETER,
-    encode_segment, fill,
+    ChangeRoute, LIFECYCLE_ID_PARAMETER, Method, NAME_PARAMETER, OWNER_LABEL_PARAMETER,
+    REGION_PARAMETER, encode_segment, fill,
 };
 
 /// One API request: send `body` (when there is one) as
@@ -23,71 +25,46 @@ pub struct ChangeRequest {
 
 /// The request that makes `change` to endpoint `endpoint_name`.
 pub fn change_request(endpoint_name: &str, change: &Change) -> ChangeRequest {
-    let at = |template: &str| fill(template, &[(NAME_PARAMETER, endpoint_name)]);
-    let (method, path, body) = match change {
-        Change::SetTopology { prefill, decode } => (
-            Method::Put,
-            at(route::TOPOLOGY),
-            Some(
-                TopologyBody {
-                    prefill: prefill.clone(),
-                    decode: decode.clone(),
-                }
-                .to_value(),
-            ),
+    let row = ChangeRoute::of(change.kind());
+    let mut region = None;
+    let mut query = Vec::new();
+    let body = match change {
+        Change::SetTopology { prefill, decode } => Some(
+            TopologyBody {
+                prefill: prefill.clone(),
+                decode: decode.clone(),
+            }
+            .to_value(),
         ),
-        Change::ConfigureStore { store } => (Method::Put, at(route::STORE), Some(store.clone())),
-        Change::UpdateImage { image, with_proxy } => (
-            Method::Put,
-            at(route::IMAGE),
-            Some(
-                ImageBody {
-                    image: image.clone(),
-                    with_proxy: with_proxy.clone(),
-                }
-                .to_value(),
-            ),
+        Change::ConfigureStore { store } => Some(store.clone()),
+        Change::UpdateImage { image, with_proxy } => Some(
+            ImageBody {
+                image: image.clone(),
+                with_proxy: with_proxy.clone(),
+            }
+            .to_value(),
         ),
-        Change::Scale { replicas } => (
-            Method::Put,
-            at(route::REPLICAS),
-            Some(
-                ReplicasBody {
-                    replicas: replicas.clone(),
-                }
-                .to_value(),
-            ),
+        Change::Scale { replicas } => Some(
+            ReplicasBody {
+                replicas: replicas.clone(),
+            }
+            .to_value(),
         ),
         // The server draws the generation of a region it has not seen.
-        Change::AddRegion { region, .. } => (
-            Method::Post,
-            at(route::REGIONS),
-            Some(
-                RegionBody {
-                    region: region.clone(),
-                }
-                .to_value(),
-            ),
+        Change::AddRegion { region } => Some(
+            RegionBody {
+                region: region.clone(),
+            }
+            .to_value(),
         ),
-        Change::RemoveRegion { region } => (
-            Method::Delete,
-            fill(
-                route::REGION,
-                &[
-                    (NAME_PARAMETER, endpoint_name),
-                    (REGION_PARAMETER, &segment_text(region)),
-                ],
-            ),
-            None,
-        ),
-        Change::Stop => (Method::Post, at(route::STOP), None),
-        Change::Start => (Method::Post, at(route::START), None),
+        Change::RemoveRegion { region: r } => {
+            region = Some(segment_text(r));
+            None
+        }
         Change::Delete {
             expected_owner_label,
             expected_lifecycle_id,
         } => {
-            let mut path = at(route::ENDPOINT);
-            let mut query = Vec::new();
             if let Some((key, value)) = expected_owner_label {
                 let label = format!("{key}={value}");
                 query.push(format!(
@@ -98,31 +75,79 @@ pub fn change_request(endpoint_name: &str, change: &Change) -> ChangeRequest {
             if let Some(id) = expected_lifecycle_id {
                 query.push(format!("{LIFECYCLE_ID_PARAMETER}={}", encode_segment(id)));
             }
-            if !query.is_empty() {
-                path = format!("{path}?{}", query.join("&"));
-            }
-            (Method::Delete, path, None)
+            None
         }
         Change::CanaryDeploy {
             image,
             weight,
             replicas,
-        } => (
-            Method::Post,
-            at(route::CANARY),
-            Some(
-                CanaryBody {
-                    image: image.clone(),
-                    weight: weight.clone(),
-                    replicas: replicas.clone(),
-                }
-                .to_value(),
-            ),
+        } => Some(
+            CanaryBody {
+                image: image.clone(),
+                weight: weight.clone(),
+                replicas: replicas.clone(),
+            }
+            .to_value(),
         ),
-        Change::PromoteCanary => (Method::Post, at(route::CANARY_PROMOTE), None),
-        Change::RollbackCanary => (Method::Post, at(route::CANARY_ROLLBACK), None),
+        Change::Stop | Change::Start | Change::PromoteCanary | Change::RollbackCanary => None,
     };
-    ChangeRequest { method, path, body }
+    let mut params = vec![(NAME_PARAMETER, endpoint_name)];
+    if let Some(region) = &region {
+        params.push((REGION_PARAMETER, region));
+    }
+    let mut path = fill(row.path, &params);
+    if !query.is_empty() {
+        path = format!("{path}?{}", query.join("&"));
+    }
+    ChangeRequest {
+        method: row.method,
+        path,
+        body,
+    }
+}
+
+/// The change of kind `kind` a request's `body` makes (the body read as
+/// its kind's: fields it lacks are null, and the core's rules name what is
+/// wrong with them), for every kind whose arguments all come in the body,
+/// or none; `None` for a kind with arguments in its path or query
+/// (`remove-region`, `delete`).
+pub fn change_of(kind: ChangeKind, body: Value) -> Option<Change> {
+    Some(match kind {
+        ChangeKind::Scale => {
+            let ReplicasBody { replicas } = ReplicasBody::from_value(&body);
+            Change::Scale { replicas }
+        }
+        ChangeKind::SetTopology => {
+            let TopologyBody { prefill, decode } = TopologyBody::from_value(&body);
+            Change::SetTopology { prefill, decode }
+        }
+        ChangeKind::ConfigureStore => Change::ConfigureStore { store: body },
+        ChangeKind::UpdateImage => {
+            let ImageBody { image, with_proxy } = ImageBody::from_value(&body);
+            Change::UpdateImage { image, with_proxy }
+        }
+        ChangeKind::AddRegion => {
+            let RegionBody { region } = RegionBody::from_value(&body);
+            Change::AddRegion { region }
+        }
+        ChangeKind::CanaryDeploy => {
+            let CanaryBody {
+                image,
+                weight,
+                replicas,
+            } = CanaryBody::from_value(&body);
+            Change::CanaryDeploy {
+                image,
+                weight,
+                replicas,
+            }
+        }
+        ChangeKind::Stop => Change::Stop,
+        ChangeKind::Start => Change::Start,
+        ChangeKind::PromoteCanary => Change::PromoteCanary,
+        ChangeKind::RollbackCanary => Change::RollbackCanary,
+        ChangeKind::RemoveRegion | ChangeKind::Delete => return None,
+    })
 }
 
 /// A value as a path segment's text: a string as it is, anything else as
@@ -251,6 +276,11 @@ mod tests {
         ];
         for (change, (method, path, body)) in cases {
             let label = format!("{change:?}");
+            // What the backend makes of the body is the change sent.
+            let sent = change_request("pd/1", &change).body.unwrap_or(Value::Null);
+            if let Some(made) = change_of(change.kind(), sent) {
+                assert_eq!(made, change, "{label}");
+            }
             assert_eq!(
                 request(change),
                 (method.into(), path.into(), body.map(str::to_owned)),

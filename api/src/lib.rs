@@ -22,12 +22,12 @@ pub use answer::{
     StoreUnreadable, Unreadable, Validation, listed,
 };
 pub use body::{CanaryBody, ImageBody, RegionBody, ReplicasBody, TopologyBody, field};
-pub use change::{ChangeRequest, change_request};
+pub use change::{ChangeRequest, change_of, change_request};
 pub use config::{Config, ConfigError};
 pub use query::{
     AuditQuery, ExportFormat, HistoryQuery, ListQuery, MAX_HISTORY_PAGE, MAX_LIST_PAGE,
 };
-pub use route::Method;
+pub use route::{CHANGES, ChangeRoute, Method};
 pub use team::{
     AuditEntry, AuditPage, AuthMode, HistoryEntry, HistoryPage, Me, RevertBody, Role, SessionEnd,
     operation,

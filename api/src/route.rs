@@ -1,9 +1,12 @@
 //! The API's routes: path templates (axum's and OpenAPI's `{param}` syntax),
 //! one constant each, used by the backend's router and by
-//! [`crate::change_request`]; [`ROUTES`], what each one does and needs; and
-//! the filling of a template.
+//! [`crate::change_request`]; the table of changes ([`CHANGES`]);
+//! [`ROUTES`], what each route does and needs; and the filling of a
+//! template.
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+
+use gco_spec::ChangeKind;
 
 use crate::Role;
 
@@ -125,6 +128,9 @@ pub struct Route {
     /// (the deploy defaults the console reads before sign-in, and
     /// liveness) needs none.
     pub identified: bool,
+    /// What the route does, as a refusal names it ("deleting an endpoint
+    /// needs the admin role; ...").
+    pub doing: &'static str,
 }
 
 impl Route {
@@ -133,103 +139,214 @@ impl Route {
         path: &'static str,
         changes_state: bool,
         needs: Option<Role>,
+        doing: &'static str,
     ) -> Route {
         Route {
             method,
             path,
             changes_state,
             needs,
+            doing,
             identified: needs.is_some(),
         }
     }
 
     /// A read that needs an identity and no role.
-    const fn identity_only(method: Method, path: &'static str) -> Route {
+    const fn identity_only(method: Method, path: &'static str, doing: &'static str) -> Route {
         Route {
             method,
             path,
             changes_state: false,
             needs: None,
+            doing,
             identified: true,
         }
     }
+}
 
-    /// What the route does, as a refusal names it ("deleting an endpoint
-    /// needs the admin role; ...").
-    pub fn action(&self) -> &'static str {
-        match self.needs {
-            Some(Role::Admin) => "deleting an endpoint",
-            _ if self.changes_state => "changing endpoints",
-            _ => "reading endpoints",
+/// The table of changes: one row per kind of change ([`ChangeKind`], the
+/// core's), declared once in [`for_each_change!`](crate::for_each_change),
+/// from which come [`CHANGES`] (and so the change rows of [`ROUTES`]), the
+/// requests ([`crate::change_request`]), the backend's handlers and the role
+/// each needs, with the words of its refusal.
+/// Calls `$callback!` with every row of the table of changes, in
+/// [`ChangeKind::ALL`]'s order:
+///
+/// `Kind: handler, method PATH, Role, "doing", [arguments], "summary";`
+///
+/// - `Kind`: the core's [`ChangeKind`] (its history name, GCO's `<op>`
+///   word and its operation in `gco_spec::ops`);
+/// - `handler`: the backend's handler (the OpenAPI operation id);
+/// - `method PATH`: the route ([`crate::route`]'s constant);
+/// - `Role`: the role it needs, and `"doing"` the words of a refusal
+///   ("scaling an endpoint needs the operator role; ...");
+/// - `[arguments]`: what the request carries besides the endpoint's name
+///   and `If-Match`: `[body Schema]` (a JSON body, documented by `Schema`),
+///   `[query Type]` or `[path Type]` (an extractor making the change), or
+///   `[]`;
+/// - `"summary"`: the operation's summary in the OpenAPI document.
+///
+/// A new kind of change is a variant of [`ChangeKind`] with its operation
+/// in the core, a row here, and (when it takes arguments) its body in
+/// [`change_request`] and [`change_of`].
+#[macro_export]
+macro_rules! for_each_change {
+    ($callback:ident) => {
+        $callback! {
+            SetTopology: set_topology, put TOPOLOGY, Operator, "setting an endpoint's topology",
+                [body TopologyBody], "Set the XpYd topology of a split-mode endpoint";
+            ConfigureStore: configure_store, put STORE, Operator,
+                "configuring an endpoint's KV-cache store",
+                [body StoreSettings], "Replace the KV-store settings (spec.mooncake.store)";
+            UpdateImage: update_image, put IMAGE, Operator, "updating an endpoint's image",
+                [body ImageBody], "Update the image (drops per-region image URIs)";
+            Scale: scale, put REPLICAS, Operator, "scaling an endpoint",
+                [body ReplicasBody], "Scale a plain endpoint";
+            Stop: stop, post STOP, Operator, "stopping an endpoint",
+                [], "Stop (from any state but deleted)";
+            Start: start, post START, Operator, "starting an endpoint",
+                [], "Start a stopped endpoint";
+            Delete: remove, delete ENDPOINT, Admin, "deleting an endpoint",
+                [query DeleteQuery], "Delete an endpoint (idempotent; the monitors clean up)";
+            CanaryDeploy: canary_deploy, post CANARY, Operator, "starting a canary",
+                [body CanaryBody], "Start a canary of a plain endpoint (refused on Mooncake endpoints)";
+            PromoteCanary: promote_canary, post CANARY_PROMOTE, Operator, "promoting a canary",
+                [], "Promote the canary's image to the endpoint's (plain endpoints only)";
+            RollbackCanary: rollback_canary, post CANARY_ROLLBACK, Operator,
+                "rolling back a canary",
+                [], "Remove the canary and restore full traffic to the primary";
+            AddRegion: add_region, post REGIONS, Operator, "adding a region to an endpoint",
+                [body RegionBody], "Add a target region";
+            RemoveRegion: remove_region, delete REGION, Operator,
+                "removing a region from an endpoint",
+                [path RegionName], "Remove a target region";
         }
+    };
+}
+
+/// A row of the table of changes as this crate reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChangeRoute {
+    pub kind: ChangeKind,
+    pub method: Method,
+    /// The path template.
+    pub path: &'static str,
+    pub needs: Role,
+    /// What the change does, as a refusal names it.
+    pub doing: &'static str,
+}
+
+macro_rules! change_routes {
+    ($($kind:ident: $handler:ident, $method:ident $path:ident, $role:ident, $doing:literal,
+        [$($arguments:tt)*], $summary:literal;)+) => {
+        /// Every change's row, in [`ChangeKind::ALL`]'s order.
+        pub const CHANGES: [ChangeRoute; ChangeKind::ALL.len()] = [$(ChangeRoute {
+            kind: ChangeKind::$kind,
+            method: method!($method),
+            path: $path,
+            needs: Role::$role,
+            doing: $doing,
+        }),+];
+    };
+}
+
+macro_rules! method {
+    (get) => {
+        Method::Get
+    };
+    (post) => {
+        Method::Post
+    };
+    (put) => {
+        Method::Put
+    };
+    (delete) => {
+        Method::Delete
+    };
+}
+
+for_each_change!(change_routes);
+
+impl ChangeRoute {
+    /// The row of `kind`.
+    pub const fn of(kind: ChangeKind) -> &'static ChangeRoute {
+        &CHANGES[kind as usize]
     }
 
-    /// Whether `path` (a request's, percent-encoded) is this route's
-    /// template with each `{param}` filled by one non-empty segment.
-    pub fn matches(&self, path: &str) -> bool {
-        if !self.path.contains('{') {
-            return path == self.path;
-        }
-        let mut given = path.split('/');
-        let mut template = self.path.split('/');
-        loop {
-            match (template.next(), given.next()) {
-                (None, None) => return true,
-                (Some(t), Some(g)) if t.starts_with('{') => {
-                    if g.is_empty() {
-                        return false;
-                    }
-                }
-                (Some(t), Some(g)) if t == g => {}
-                _ => return false,
-            }
+    /// The route it is served at: it changes what is stored.
+    pub const fn route(&self) -> Route {
+        Route {
+            method: self.method,
+            path: self.path,
+            changes_state: true,
+            needs: Some(self.needs),
+            doing: self.doing,
+            identified: true,
         }
     }
 }
 
 const READ: Option<Role> = Some(Role::Viewer);
-const CHANGE: Option<Role> = Some(Role::Operator);
+const READING: &str = "reading endpoints";
 
-/// Every route the backend serves (its test checks the router and the
-/// document against this list). Removing a region is a change, not a
-/// delete: only deleting the endpoint needs an admin.
-pub const ROUTES: [Route; 26] = {
-    use Method::{Delete, Get, Post, Put};
+/// The routes that are no change of an endpoint ([`CHANGES`] are the rest).
+const OTHER_ROUTES: [Route; 14] = {
+    use Method::{Get, Post};
     [
-        Route::new(Get, HEALTHZ, false, None),
-        Route::new(Get, OPENAPI, false, READ),
-        Route::new(Get, CONFIG, false, None),
-        Route::identity_only(Get, ME),
-        Route::new(Post, VALIDATE, false, READ),
-        Route::new(Post, MANIFESTS, false, READ),
-        Route::new(Get, MONITOR_SETTINGS, false, READ),
-        Route::new(Get, ENDPOINTS, false, READ),
-        Route::new(Post, ENDPOINTS, true, CHANGE),
-        Route::new(Get, ENDPOINT, false, READ),
-        Route::new(Delete, ENDPOINT, true, Some(Role::Admin)),
-        Route::new(Put, TOPOLOGY, true, CHANGE),
-        Route::new(Put, STORE, true, CHANGE),
-        Route::new(Put, IMAGE, true, CHANGE),
-        Route::new(Put, REPLICAS, true, CHANGE),
-        Route::new(Post, STOP, true, CHANGE),
-        Route::new(Post, START, true, CHANGE),
-        Route::new(Post, CANARY, true, CHANGE),
-        Route::new(Post, CANARY_PROMOTE, true, CHANGE),
-        Route::new(Post, CANARY_ROLLBACK, true, CHANGE),
-        Route::new(Post, REGIONS, true, CHANGE),
-        Route::new(Delete, REGION, true, CHANGE),
-        Route::new(Get, HISTORY, false, READ),
-        Route::new(Post, REVERT, true, CHANGE),
-        Route::new(Get, AUDIT, false, READ),
-        Route::new(Get, AUDIT_EXPORT, false, READ),
+        Route::new(Get, HEALTHZ, false, None, "checking liveness"),
+        Route::new(Get, OPENAPI, false, READ, READING),
+        Route::new(Get, CONFIG, false, None, "reading the deploy defaults"),
+        Route::identity_only(Get, ME, "asking who is signed in"),
+        Route::new(Post, VALIDATE, false, READ, READING),
+        Route::new(Post, MANIFESTS, false, READ, READING),
+        Route::new(Get, MONITOR_SETTINGS, false, READ, READING),
+        Route::new(Get, ENDPOINTS, false, READ, READING),
+        Route::new(
+            Post,
+            ENDPOINTS,
+            true,
+            Some(Role::Operator),
+            "deploying an endpoint",
+        ),
+        Route::new(Get, ENDPOINT, false, READ, READING),
+        Route::new(Get, HISTORY, false, READ, READING),
+        Route::new(Get, AUDIT, false, READ, READING),
+        Route::new(Get, AUDIT_EXPORT, false, READ, READING),
+        // A purged endpoint deployed again needs the admin role, which
+        // only its state tells: the service checks that.
+        Route::new(
+            Post,
+            REVERT,
+            true,
+            Some(Role::Operator),
+            "reverting an endpoint",
+        ),
     ]
 };
 
-/// The route a request is for, if any.
-pub fn find(method: Method, path: &str) -> Option<&'static Route> {
-    ROUTES
-        .iter()
-        .find(|r| r.method == method && r.matches(path))
+/// Every route the backend serves (its test checks the router and the
+/// document against this list): [`OTHER_ROUTES`], then the table of
+/// changes. Removing a region is a change, not a delete: only deleting the
+/// endpoint needs an admin.
+pub const ROUTES: [Route; OTHER_ROUTES.len() + CHANGES.len()] = {
+    let mut all = [OTHER_ROUTES[0]; OTHER_ROUTES.len() + CHANGES.len()];
+    let mut i = 0;
+    while i < OTHER_ROUTES.len() {
+        all[i] = OTHER_ROUTES[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < CHANGES.len() {
+        all[i + j] = CHANGES[j].route();
+        j += 1;
+    }
+    all
+};
+
+/// The route served at path template `path` (as axum's `MatchedPath`
+/// names it) for `method`, if any.
+pub fn served(method: Method, path: &str) -> Option<&'static Route> {
+    ROUTES.iter().find(|r| r.method == method && r.path == path)
 }
 
 /// `template` with each `{key}` of `params` replaced by its value,
@@ -293,23 +410,30 @@ mod tests {
     }
 
     #[test]
-    fn a_route_is_found_by_its_filled_template() {
-        let found = |m, p| find(m, p).map(|r| (r.method, r.path));
+    fn a_route_is_found_by_its_template() {
+        let found = |m, p| served(m, p).map(|r| (r.method, r.path, r.needs));
         assert_eq!(
-            found(Method::Delete, "/api/endpoints/a%2Fb"),
-            Some((Method::Delete, ENDPOINT))
+            found(Method::Delete, ENDPOINT),
+            Some((Method::Delete, ENDPOINT, Some(Role::Admin)))
         );
         assert_eq!(
-            found(Method::Delete, "/api/endpoints/a/regions/eu-west-1"),
-            Some((Method::Delete, REGION))
+            found(Method::Delete, REGION),
+            Some((Method::Delete, REGION, Some(Role::Operator)))
         );
-        assert_eq!(found(Method::Get, "/api/endpoints/"), None);
-        assert_eq!(found(Method::Get, "/api/endpoints/a/b"), None);
-        assert_eq!(found(Method::Put, "/api/endpoints/a"), None);
+        assert_eq!(found(Method::Get, "/api/endpoints/web"), None);
+        assert_eq!(found(Method::Put, ENDPOINT), None);
         assert_eq!(
-            found(Method::Post, VALIDATE),
-            Some((Method::Post, VALIDATE))
+            found(Method::Get, CONFIG),
+            Some((Method::Get, CONFIG, None))
         );
+    }
+
+    #[test]
+    fn the_table_lists_each_kind_once_in_order() {
+        for (row, kind) in CHANGES.iter().zip(ChangeKind::ALL) {
+            assert_eq!(row.kind, kind);
+            assert_eq!(ChangeRoute::of(kind), row);
+        }
     }
 
     #[test]

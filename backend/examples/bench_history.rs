@@ -21,7 +21,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use gco_console::identity::Identity;
+use gco_console::auth::identity::Identity;
 use gco_console::service::{Actor, Service};
 use gco_console::store::{DynamoConfig, DynamoStore, EmbeddedStore, Store};
 use gco_spec::Change;

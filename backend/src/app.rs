@@ -14,21 +14,15 @@ use tower_http::compression::CompressionLayer;
 use tower_http::compression::predicate::SizeAbove;
 use tower_http::request_id::PropagateRequestIdLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
-use tower_http::trace::TraceLayer;
+use tower_http::trace::{DefaultOnResponse, OnResponse, TraceLayer};
 
 use crate::api::{self, AppState, MAX_BODY_BYTES};
-use crate::auth::{Access, authorize};
+use crate::auth::{Access, authorize, require_role};
 use crate::service::Service;
 
 pub use crate::console_files::CONTENT_SECURITY_POLICY;
 
-/// Each request's own id, made by the console: in its answer, its log
-/// lines and the history entry of the change it made.
-pub const REQUEST_ID: &str = "x-request-id";
-
-/// The `X-Request-Id` a client sent, kept beside the console's id under
-/// this name (in the answer, the log and the history).
-pub const CLIENT_REQUEST_ID: &str = "x-client-request-id";
+pub use crate::api::{CLIENT_REQUEST_ID, REQUEST_ID};
 
 /// The whole application: [`routes`] inside [`layered`], with `GET
 /// /metrics`.
@@ -65,11 +59,12 @@ pub fn metrics_app(service: Arc<Service>, access: Access) -> Router {
 }
 
 /// Where the metrics are served.
-pub const METRICS: &str = "/metrics";
+pub use crate::metrics::PATH as METRICS;
 
 fn metrics_routes(state: AppState) -> Router {
     Router::new()
         .route(METRICS, axum::routing::get(metrics_text))
+        .layer(axum::middleware::from_fn(require_role))
         .with_state(state)
 }
 
@@ -114,15 +109,25 @@ pub fn routes(state: AppState, dist: &Path) -> Router {
         // A route layer: only a matched route knows its template.
         .route_layer(axum::middleware::from_fn(crate::metrics::track))
         .with_state(state)
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(api_compression());
+        // One stack per route, outermost first: the role each route needs
+        // (a layer of the routes, which knows the one axum matched), the
+        // compression, the body limit. Each `Router::layer` would box a
+        // service of its own per route, cloned with every request.
+        .layer(
+            ServiceBuilder::new()
+                .layer(axum::middleware::from_fn(require_role))
+                .layer(api_compression())
+                .layer(DefaultBodyLimit::max(MAX_BODY_BYTES)),
+        );
 
     api.merge(crate::console_files::router(dist))
 }
 
 /// `routes` inside the layers every request passes: request ids, tracing,
-/// security headers, the guard and who may ask ([`authorize`]).
+/// the error log, security headers, the guard and who may ask
+/// ([`authorize`], a layer of the routes: it reads the route axum matched).
 fn layered(routes: Router, access: Access) -> Router {
+    let routes = routes.layer(axum::middleware::from_fn_with_state(access, authorize));
     // The layers wrap the router once, outside it. Added with
     // `Router::layer`, each would wrap every route in a boxed service of its
     // own, and every request would clone that stack of boxes: about 90
@@ -143,6 +148,11 @@ fn layered(routes: Router, access: Access) -> Router {
                     Some(client_id) => tracing::info_span!("request", id, client_id, method = %req.method(), path = %req.uri().path(), who = tracing::field::Empty),
                     None => tracing::info_span!("request", id, method = %req.method(), path = %req.uri().path(), who = tracing::field::Empty),
                 }
+            })
+            // Errors are logged here, once, in the request's span.
+            .on_response(|response: &Response, latency, span: &tracing::Span| {
+                DefaultOnResponse::default().on_response(response, latency, span);
+                crate::error::log_answer(response);
             }),
         )
         .layer(SetResponseHeaderLayer::overriding(
@@ -157,8 +167,7 @@ fn layered(routes: Router, access: Access) -> Router {
             header::X_CONTENT_TYPE_OPTIONS,
             HeaderValue::from_static("nosniff"),
         ))
-        .layer(axum::middleware::from_fn(crate::guard::guard))
-        .layer(axum::middleware::from_fn_with_state(access, authorize));
+        .layer(axum::middleware::from_fn(crate::guard::guard));
     Router::new().fallback_service(layers.service(routes))
 }
 

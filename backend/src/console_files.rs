@@ -24,9 +24,10 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
+use tracing::Level;
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::api::ApiError;
+use crate::error::ApiError;
 
 /// Console pages may run their own script and wasm and talk to this origin,
 /// and nothing else.
@@ -133,14 +134,16 @@ async fn console_page(State(index): State<PathBuf>, request: Request<Body>) -> R
     }
     match tokio::fs::read(&index).await {
         Ok(page) => page_answer(page, headers),
-        Err(error) => {
-            tracing::error!(path = %index.display(), %error, "the console's page cannot be read");
-            ApiError::new(
-                StatusCode::NOT_FOUND,
-                "the console's page is not built (scripts/build-web.sh)",
-            )
-            .into_response()
-        }
+        Err(error) => ApiError::new(
+            StatusCode::NOT_FOUND,
+            "the console's page is not built (scripts/build-web.sh)",
+        )
+        .logged(
+            Level::ERROR,
+            "the console's page cannot be read",
+            format!("{}: {error}", index.display()),
+        )
+        .into_response(),
     }
 }
 

@@ -7,7 +7,8 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Version, header
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::api::{ApiError, MAX_BODY_BYTES};
+use crate::api::MAX_BODY_BYTES;
+use crate::error::ApiError;
 
 /// Largest total size of the request headers (431 beyond). Browsers send a
 /// few KiB; hyper itself refuses only far larger heads (about 400 KiB), and

@@ -3,8 +3,8 @@
 //! Layers, outermost first: [`server`] (connections: HTTP/1.1 with
 //! timeouts and a cap), [`app`] (HTTP: routes, limits, headers, auth),
 //! [`service`] (deploy and change records with the core's rules and
-//! optimistic concurrency; [`listing`] orders and pages the list; [`version`]
-//! makes the `ETag`s), [`store`] (DynamoDB or embedded redb).
+//! optimistic concurrency; [`version`] makes the `ETag`s), [`store`]
+//! (DynamoDB or embedded redb; `store::listing` orders and pages the list).
 
 pub mod api;
 pub mod app;
@@ -13,9 +13,8 @@ pub mod auth;
 pub mod config;
 pub mod console_files;
 pub mod emf;
+pub mod error;
 pub mod guard;
-pub mod identity;
-pub mod listing;
 pub mod metrics;
 pub mod monitor_settings;
 pub mod server;

@@ -14,6 +14,9 @@ use axum::middleware::Next;
 use axum::response::Response;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
+/// Where the metrics are served (`GET`).
+pub const PATH: &str = "/metrics";
+
 pub const HTTP_REQUESTS: &str = "gco_http_requests_total";
 pub const HTTP_SECONDS: &str = "gco_http_request_duration_seconds";
 pub const DYNAMODB_CALLS: &str = "gco_dynamodb_calls_total";

@@ -14,9 +14,9 @@ use gco_spec::{
     Change, DeployContext, Diagnostic, Frameworks, OpError, Record, Report, apply, new_record,
 };
 
-use crate::identity::Identity;
-use crate::listing::{Filter, Listing, Page};
+use crate::auth::identity::{Identity, Refusal};
 use crate::store::history::{MAX_ENTRY_CONTENT_BYTES, content, same_content};
+use crate::store::listing::{Filter, Listing, Page};
 use crate::store::{
     Author, Expected, Freshness, Oversized, Span, Store, StoreError, Stored, Unreadable, storable,
 };
@@ -50,11 +50,13 @@ pub enum ServiceError {
         endpoint: String,
         operation: &'static str,
     },
-    /// The store failed before anything was written (details logged).
-    Unavailable,
+    /// The store failed before anything was written (its error, for the
+    /// log).
+    Unavailable(StoreError),
     /// A write was sent but the store did not confirm it (it failed or
-    /// stopped answering), so it may or may not have landed (details logged).
-    Unconfirmed,
+    /// stopped answering), so it may or may not have landed (its error, for
+    /// the log).
+    Unconfirmed(StoreError),
     /// A stored item is no record this service reads.
     Corrupt(Unreadable),
     /// The store wrote nothing, for the reason given (the history table
@@ -71,37 +73,17 @@ pub enum ServiceError {
     },
     /// The identity lacks the role the change needs (here: which depends
     /// on the endpoint's state, as a revert's does).
-    Forbidden {
-        identity: Identity,
-        needed: Role,
-        action: &'static str,
-    },
+    Forbidden(Refusal),
 }
 
 impl From<StoreError> for ServiceError {
     fn from(e: StoreError) -> ServiceError {
         match e {
-            StoreError::Unavailable(detail) => {
-                tracing::error!(%detail, "store unavailable");
-                ServiceError::Unavailable
-            }
-            StoreError::Rejected(detail) => {
-                tracing::error!(%detail, "store refused the call");
-                ServiceError::Unavailable
-            }
-            StoreError::Corrupt(unreadable) => {
-                tracing::error!(%unreadable, name = %unreadable.endpoint_name, "unreadable item in the store");
-                ServiceError::Corrupt(unreadable)
-            }
-            StoreError::NotSaved(reason) => {
-                tracing::warn!(%reason, "a change was not saved");
-                ServiceError::NotSaved(reason)
-            }
-            // Creates and updates answer these themselves; a read never does.
-            StoreError::AlreadyExists | StoreError::ConditionFailed => {
-                tracing::error!(error = %e, "a store call answered a write's outcome");
-                ServiceError::Unavailable
-            }
+            StoreError::Corrupt(unreadable) => ServiceError::Corrupt(unreadable),
+            StoreError::NotSaved(reason) => ServiceError::NotSaved(reason),
+            // Creates and updates answer the others themselves; a read
+            // never does.
+            other => ServiceError::Unavailable(other),
         }
     }
 }
@@ -110,10 +92,9 @@ impl ServiceError {
     /// A failed write: a store that stopped answering may still have applied
     /// it, so the client must not be told that nothing changed.
     fn from_write(e: StoreError) -> ServiceError {
-        let unknown = matches!(e, StoreError::Unavailable(_));
-        match ServiceError::from(e) {
-            ServiceError::Unavailable if unknown => ServiceError::Unconfirmed,
-            other => other,
+        match e {
+            StoreError::Unavailable(_) => ServiceError::Unconfirmed(e),
+            other => ServiceError::from(other),
         }
     }
 }
@@ -157,15 +138,10 @@ impl Actor {
             .with_client_request_id(self.client_request_id.as_deref())
     }
 
-    fn require(&self, needed: Role, action: &'static str) -> Result<(), ServiceError> {
-        if self.identity.may(needed) {
-            return Ok(());
-        }
-        Err(ServiceError::Forbidden {
-            identity: self.identity.clone(),
-            needed,
-            action,
-        })
+    fn require(&self, needed: Role, doing: &'static str) -> Result<(), ServiceError> {
+        self.identity
+            .require(needed, doing)
+            .map_err(ServiceError::Forbidden)
     }
 }
 
@@ -371,7 +347,8 @@ impl Service {
         if_match: Option<&str>,
         by: &Actor,
     ) -> Result<Arc<Stored>, ServiceError> {
-        let author = by.author(change.name());
+        let kind = change.kind();
+        let author = by.author(kind.as_str());
         change.check_arguments().map_err(ServiceError::Refused)?;
         // GCO's add_region and remove_region raise when their conditional
         // write loses (GCO_FACTS_NEWEST section 3.2): a membership change
@@ -392,7 +369,7 @@ impl Service {
             {
                 return Err(ServiceError::Busy {
                     endpoint: name.to_owned(),
-                    operation: change.operation(),
+                    operation: kind.operation(),
                 });
             }
             if membership {
@@ -430,7 +407,7 @@ impl Service {
         }
         Err(ServiceError::Busy {
             endpoint: name.to_owned(),
-            operation: change.operation(),
+            operation: kind.operation(),
         })
     }
 }
@@ -613,8 +590,8 @@ impl Service {
                         .map_err(history_read)?;
                     newest.first().map(|e| e.at.clone()).unwrap_or_default()
                 }
+                // The operator role the route needs is checked before.
                 Some(stored) => {
-                    by.require(Role::Operator, "reverting an endpoint")?;
                     if if_match.is_some_and(|tags| !if_match_holds(tags, stored.etag())) {
                         return Err(ServiceError::Stale);
                     }

@@ -66,7 +66,7 @@ pub use mooncake::{
     BuildArgs, BuildError, MetricKind, Mode, OffloadTier, Role, TransferProtocol, check_mooncake,
     validate_mooncake,
 };
-pub use ops::{Change, OpError, OpErrorKind, apply};
+pub use ops::{Change, ChangeKind, OpError, OpErrorKind, apply};
 pub use plan::{Plan, PlanError, plan, plan_deployment, plan_in_region};
 pub use record::{DesiredState, Record};
 pub use region::{MonitorSettings, RegionContext};

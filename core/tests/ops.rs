@@ -716,7 +716,7 @@ fn a_deleted_endpoint_refuses_each_operation_in_gco_words() {
         (add("eu-west-1"), "added to a Region"),
         (remove("us-east-1"), "removed from a Region"),
     ] {
-        assert_eq!(change.operation(), op);
+        assert_eq!(change.kind().operation(), op);
         let (kind, path, message) = refusal(&deleted, change);
         assert_eq!(
             (kind, path.as_str()),

@@ -199,7 +199,7 @@ test('a user in no mapped group is a viewer', async () => {
     });
     assert.deepEqual(refused, {
       status: 403,
-      body: { error: 'changing endpoints needs the operator role; bob@example.com has the viewer role' },
+      body: { error: 'deploying an endpoint needs the operator role; bob@example.com has the viewer role' },
     });
   } finally {
     await context.close();

@@ -10,17 +10,42 @@ use axum::extract::{FromRequestParts, Path, Query};
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use gco_api::route::{self, REGION_PARAMETER};
-use gco_spec::DesiredState;
+use gco_spec::json::Value;
+use gco_spec::{Change, ChangeKind, DesiredState};
 use serde::Deserialize;
+use tracing::Level;
 use utoipa::IntoParams;
 use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::{RefOr, Required, Schema};
 
+use super::body::StorableBody;
 use super::error::ApiError;
-use crate::identity::Identity;
-use crate::listing::{Cursor, MAX_PAGE, Page};
+use crate::auth::identity::Identity;
 use crate::service::{Actor, HISTORY_PAGE, MAX_HISTORY_PAGE};
+use crate::store::listing::{Cursor, MAX_PAGE, Page};
+
+/// Each request's own id, made by the console (`crate::app` sets it): in
+/// its answer, its log lines and the history entry of the change it made.
+pub const REQUEST_ID: &str = "x-request-id";
+
+/// The `X-Request-Id` a client sent, kept beside the console's id under
+/// this name (in the answer, the log and the history).
+pub const CLIENT_REQUEST_ID: &str = "x-client-request-id";
+
+/// The identity the auth layer verified. Without one (a route the layer
+/// did not wrap) the request fails closed.
+impl<S: Send + Sync> FromRequestParts<S> for Identity {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
+        parts
+            .extensions
+            .get::<Identity>()
+            .cloned()
+            .ok_or_else(crate::auth::identity::no_identity)
+    }
+}
 
 /// The endpoint named in the path (`{name}`), percent-decoded.
 #[derive(IntoParams)]
@@ -90,10 +115,11 @@ fn path_error(e: PathRejection) -> ApiError {
             "endpoint_name",
             "the endpoint name in the URL is not UTF-8 once percent-decoded",
         ),
-        None => {
-            tracing::warn!("path: {}", e.body_text());
-            ApiError::new(StatusCode::BAD_REQUEST, "the path is not valid")
-        }
+        None => ApiError::new(StatusCode::BAD_REQUEST, "the path is not valid").logged(
+            Level::WARN,
+            "path",
+            e.body_text(),
+        ),
     }
 }
 
@@ -260,6 +286,65 @@ impl IntoParams for IfNoneMatch {
 pub struct DeleteQuery {
     pub owner_label: Option<(String, String)>,
     pub lifecycle_id: Option<String>,
+}
+
+/// What a change's request carries besides the endpoint's name and
+/// `If-Match`, as its handler extracts it: the change of kind `kind` it
+/// makes, or why it makes none (a bad path or query).
+pub trait ChangeArguments {
+    fn change(self, kind: ChangeKind) -> Result<Change, ApiError>;
+}
+
+/// A body: fields the kind does not read are ignored.
+impl ChangeArguments for StorableBody {
+    fn change(self, kind: ChangeKind) -> Result<Change, ApiError> {
+        gco_api::change_of(kind, self.0).ok_or_else(|| no_change_of(kind))
+    }
+}
+
+/// Nothing but the name.
+impl ChangeArguments for () {
+    fn change(self, kind: ChangeKind) -> Result<Change, ApiError> {
+        gco_api::change_of(kind, Value::Null).ok_or_else(|| no_change_of(kind))
+    }
+}
+
+impl ChangeArguments for Result<DeleteQuery, ApiError> {
+    fn change(self, _: ChangeKind) -> Result<Change, ApiError> {
+        let DeleteQuery {
+            owner_label,
+            lifecycle_id,
+        } = self?;
+        Ok(Change::Delete {
+            expected_owner_label: owner_label,
+            expected_lifecycle_id: lifecycle_id,
+        })
+    }
+}
+
+/// The path's parameters decode together: a bad one refuses either.
+impl ChangeArguments for Result<RegionName, ApiError> {
+    fn change(self, _: ChangeKind) -> Result<Change, ApiError> {
+        let RegionName(region) = self?;
+        Ok(Change::RemoveRegion {
+            region: Value::from(region),
+        })
+    }
+}
+
+/// A kind whose arguments the table of changes says come in its body (or
+/// are none), which `gco_api::change_of` cannot make so: a bug in the
+/// table, not the client's.
+fn no_change_of(kind: ChangeKind) -> ApiError {
+    ApiError::new(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "this change takes no body",
+    )
+    .logged(
+        Level::ERROR,
+        "the table of changes reads no body of this kind",
+        kind.as_str(),
+    )
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for DeleteQuery {
@@ -439,8 +524,8 @@ impl<S: Send + Sync> FromRequestParts<S> for Actor {
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned)
         };
-        Ok(Actor::new(identity, header(crate::app::REQUEST_ID))
-            .with_client_request_id(header(crate::app::CLIENT_REQUEST_ID)))
+        Ok(Actor::new(identity, header(REQUEST_ID))
+            .with_client_request_id(header(CLIENT_REQUEST_ID)))
     }
 }
 

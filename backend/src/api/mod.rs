@@ -19,11 +19,10 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use gco_api::{
-    CanaryBody, HistoryPage, ImageBody, RegionBody, ReplicasBody, RevertBody, Role, TopologyBody,
-    route,
+    CanaryBody, HistoryPage, ImageBody, RegionBody, ReplicasBody, RevertBody, TopologyBody, route,
 };
-use gco_spec::Change;
 use gco_spec::json::{Object, Value};
+use gco_spec::{Change, ChangeKind};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -36,14 +35,15 @@ use doc::{
 pub use error::ApiError;
 use error::{answer, json_response};
 pub use extract::{
-    DeleteQuery, EndpointName, HistoryQuery, IfMatch, IfNoneMatch, ListQuery, RegionName,
+    CLIENT_REQUEST_ID, ChangeArguments, DeleteQuery, EndpointName, HistoryQuery, IfMatch,
+    IfNoneMatch, ListQuery, REQUEST_ID, RegionName,
 };
 use gco_api::{Listing, Stale, Unreadable, Validation};
 use schema::{Health, StoreSettings, ValidateBody};
 
-use crate::listing::{Filter, Listing as Page};
 use crate::service::{Actor, Service};
 use crate::store::Stored;
+use crate::store::listing::{Filter, Listing as Page};
 use crate::version::body_etag;
 
 pub type AppState = Arc<Service>;
@@ -52,7 +52,7 @@ pub type AppState = Arc<Service>;
 /// make. Add a route here with `routes!` (never `.route`): the document
 /// and the router are then one list, which `tests/openapi.rs` checks.
 pub fn documented() -> OpenApiRouter<AppState> {
-    OpenApiRouter::with_openapi(doc::base())
+    let documented = OpenApiRouter::with_openapi(doc::base())
         .routes(routes!(healthz))
         .routes(routes!(openapi))
         .routes(routes!(config))
@@ -61,18 +61,10 @@ pub fn documented() -> OpenApiRouter<AppState> {
         .routes(routes!(manifests::render))
         .routes(routes!(manifests::monitor_settings))
         .routes(routes!(list, deploy))
-        .routes(routes!(show, remove))
-        .routes(routes!(set_topology))
-        .routes(routes!(configure_store))
-        .routes(routes!(update_image))
-        .routes(routes!(scale))
-        .routes(routes!(stop))
-        .routes(routes!(start))
-        .routes(routes!(canary_deploy))
-        .routes(routes!(promote_canary))
-        .routes(routes!(rollback_canary))
-        .routes(routes!(add_region))
-        .routes(routes!(remove_region))
+        .routes(routes!(show));
+    // The changes' paths in the document come between the endpoint's and
+    // its history's, in the table's order.
+    changes(documented)
         .routes(routes!(history))
         .routes(routes!(revert))
         .routes(routes!(audit::page))
@@ -149,7 +141,7 @@ async fn config(State(service): State<AppState>) -> Response {
 #[utoipa::path(get, path = route::ME,
     responses((status = 200, description = "The verified identity, its roles and its session's end.", body = gco_api::Me), AnyErrors))]
 async fn me(
-    identity: crate::identity::Identity,
+    identity: crate::auth::identity::Identity,
     session: Option<axum::Extension<crate::auth::SessionTimes>>,
 ) -> Response {
     let now = std::time::SystemTime::now()
@@ -275,9 +267,6 @@ async fn deploy(
     actor: Actor,
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
-    actor
-        .identity
-        .require(Role::Operator, "deploying an endpoint")?;
     let record = service.deploy(body, &actor).await?;
     Ok(record_response(StatusCode::CREATED, &record))
 }
@@ -337,16 +326,16 @@ fn marked_if_unreadable(mut response: Response, service: &Service, from_copy: bo
 
 /// Makes `change`. The endpoint's name and the `If-Match` tags come as
 /// results and are refused here, in that order: after a body's own
-/// refusal, which comes first (a body is the last extractor).
+/// refusal, which comes first (a body is the last extractor), and after
+/// the change's own arguments.
 async fn apply_change(
     service: &Service,
     actor: &Actor,
     name: Result<EndpointName, ApiError>,
     if_match: Result<IfMatch, ApiError>,
-    change: Change,
+    change: Result<Change, ApiError>,
 ) -> Result<Response, ApiError> {
-    let (needed, action) = needs(&change);
-    actor.identity.require(needed, action)?;
+    let change = change?;
     let EndpointName(name) = name?;
     let IfMatch(tags) = if_match?;
     let record = service
@@ -355,221 +344,59 @@ async fn apply_change(
     Ok(record_response(StatusCode::OK, &record))
 }
 
-/// The role a change needs, and the action as a 403 names it: a delete
-/// needs admin, every other change operator.
-fn needs(change: &Change) -> (Role, &'static str) {
-    let action = match change {
-        Change::Scale { .. } => "scaling an endpoint",
-        Change::SetTopology { .. } => "setting an endpoint's topology",
-        Change::ConfigureStore { .. } => "configuring an endpoint's KV-cache store",
-        Change::UpdateImage { .. } => "updating an endpoint's image",
-        Change::AddRegion { .. } => "adding a region to an endpoint",
-        Change::RemoveRegion { .. } => "removing a region from an endpoint",
-        Change::Stop => "stopping an endpoint",
-        Change::Start => "starting an endpoint",
-        Change::Delete { .. } => return (Role::Admin, "deleting an endpoint"),
-        Change::CanaryDeploy { .. } => "starting a canary",
-        Change::PromoteCanary => "promoting a canary",
-        Change::RollbackCanary => "rolling back a canary",
+/// One handler per row of the table of changes (`gco_api::for_each_change`),
+/// each with its `#[utoipa::path]`, and [`changes`], which registers them.
+macro_rules! change_handlers {
+    ($($kind:ident: $handler:ident, $method:ident $path:ident, $role:ident, $doing:literal,
+        [$($arguments:tt)*], $summary:literal;)+) => {
+        $(change_handler!($kind, $handler, $method, $path, $summary, [$($arguments)*]);)+
+
+        /// Every change's route, documented.
+        fn changes(router: OpenApiRouter<AppState>) -> OpenApiRouter<AppState> {
+            router$(.routes(routes!($handler)))+
+        }
     };
-    (Role::Operator, action)
 }
 
-/// Set the XpYd topology of a split-mode endpoint
-#[utoipa::path(put, path = route::TOPOLOGY, params(EndpointName, IfMatch),
-    request_body(content = TopologyBody, content_type = "application/json"),
-    responses(RecordChanged, ChangeErrors))]
-async fn set_topology(
-    State(service): State<AppState>,
-    actor: Actor,
-    name: Result<EndpointName, ApiError>,
-    if_match: Result<IfMatch, ApiError>,
-    StorableBody(body): StorableBody,
-) -> Result<Response, ApiError> {
-    let TopologyBody { prefill, decode } = TopologyBody::from_value(&body);
-    let change = Change::SetTopology { prefill, decode };
-    apply_change(&service, &actor, name, if_match, change).await
-}
-
-/// Replace the KV-store settings (spec.mooncake.store)
-#[utoipa::path(put, path = route::STORE, params(EndpointName, IfMatch),
-    request_body(content = StoreSettings, content_type = "application/json"),
-    responses(RecordChanged, ChangeErrors))]
-async fn configure_store(
-    State(service): State<AppState>,
-    actor: Actor,
-    name: Result<EndpointName, ApiError>,
-    if_match: Result<IfMatch, ApiError>,
-    StorableBody(store): StorableBody,
-) -> Result<Response, ApiError> {
-    apply_change(
-        &service,
-        &actor,
-        name,
-        if_match,
-        Change::ConfigureStore { store },
-    )
-    .await
-}
-
-/// Update the image (drops per-region image URIs)
-#[utoipa::path(put, path = route::IMAGE, params(EndpointName, IfMatch),
-    request_body(content = ImageBody, content_type = "application/json"),
-    responses(RecordChanged, ChangeErrors))]
-async fn update_image(
-    State(service): State<AppState>,
-    actor: Actor,
-    name: Result<EndpointName, ApiError>,
-    if_match: Result<IfMatch, ApiError>,
-    StorableBody(body): StorableBody,
-) -> Result<Response, ApiError> {
-    let ImageBody { image, with_proxy } = ImageBody::from_value(&body);
-    let change = Change::UpdateImage { image, with_proxy };
-    apply_change(&service, &actor, name, if_match, change).await
-}
-
-/// Scale a plain endpoint
-#[utoipa::path(put, path = route::REPLICAS, params(EndpointName, IfMatch),
-    request_body(content = ReplicasBody, content_type = "application/json"),
-    responses(RecordChanged, ChangeErrors))]
-async fn scale(
-    State(service): State<AppState>,
-    actor: Actor,
-    name: Result<EndpointName, ApiError>,
-    if_match: Result<IfMatch, ApiError>,
-    StorableBody(body): StorableBody,
-) -> Result<Response, ApiError> {
-    let ReplicasBody { replicas } = ReplicasBody::from_value(&body);
-    apply_change(&service, &actor, name, if_match, Change::Scale { replicas }).await
-}
-
-/// Stop (from any state but deleted)
-#[utoipa::path(post, path = route::STOP, params(EndpointName, IfMatch),
-    responses(RecordChanged, ChangeErrors))]
-async fn stop(
-    State(service): State<AppState>,
-    actor: Actor,
-    name: Result<EndpointName, ApiError>,
-    if_match: Result<IfMatch, ApiError>,
-) -> Result<Response, ApiError> {
-    apply_change(&service, &actor, name, if_match, Change::Stop).await
-}
-
-/// Start a stopped endpoint
-#[utoipa::path(post, path = route::START, params(EndpointName, IfMatch),
-    responses(RecordChanged, ChangeErrors))]
-async fn start(
-    State(service): State<AppState>,
-    actor: Actor,
-    name: Result<EndpointName, ApiError>,
-    if_match: Result<IfMatch, ApiError>,
-) -> Result<Response, ApiError> {
-    apply_change(&service, &actor, name, if_match, Change::Start).await
-}
-
-/// Delete an endpoint (idempotent; the monitors clean up)
-#[utoipa::path(delete, path = route::ENDPOINT, params(EndpointName, IfMatch, DeleteQuery),
-    responses(RecordChanged, ChangeErrors))]
-async fn remove(
-    State(service): State<AppState>,
-    actor: Actor,
-    name: Result<EndpointName, ApiError>,
-    if_match: Result<IfMatch, ApiError>,
-    query: Result<DeleteQuery, ApiError>,
-) -> Result<Response, ApiError> {
-    let DeleteQuery {
-        owner_label,
-        lifecycle_id,
-    } = query?;
-    let change = Change::Delete {
-        expected_owner_label: owner_label,
-        expected_lifecycle_id: lifecycle_id,
+/// One change's handler, by what its request carries besides the name and
+/// `If-Match` (an extractor of [`ChangeArguments`]), with its
+/// `#[utoipa::path]`.
+macro_rules! change_handler {
+    ($kind:ident, $handler:ident, $method:ident, $path:ident, $summary:literal,
+        [body $schema:ident]) => {
+        change_handler!(@fn $kind, $handler, $summary, StorableBody, [$method,
+            path = route::$path, params(EndpointName, IfMatch),
+            request_body(content = $schema, content_type = "application/json"),
+            responses(RecordChanged, ChangeErrors)]);
     };
-    apply_change(&service, &actor, name, if_match, change).await
-}
-
-/// Start a canary of a plain endpoint (refused on Mooncake endpoints)
-#[utoipa::path(post, path = route::CANARY, params(EndpointName, IfMatch),
-    request_body(content = CanaryBody, content_type = "application/json"),
-    responses(RecordChanged, ChangeErrors))]
-async fn canary_deploy(
-    State(service): State<AppState>,
-    actor: Actor,
-    name: Result<EndpointName, ApiError>,
-    if_match: Result<IfMatch, ApiError>,
-    StorableBody(body): StorableBody,
-) -> Result<Response, ApiError> {
-    let CanaryBody {
-        image,
-        weight,
-        replicas,
-    } = CanaryBody::from_value(&body);
-    let change = Change::CanaryDeploy {
-        image,
-        weight,
-        replicas,
+    ($kind:ident, $handler:ident, $method:ident, $path:ident, $summary:literal, []) => {
+        change_handler!(@fn $kind, $handler, $summary, (), [$method,
+            path = route::$path, params(EndpointName, IfMatch),
+            responses(RecordChanged, ChangeErrors)]);
     };
-    apply_change(&service, &actor, name, if_match, change).await
-}
-
-/// Promote the canary's image to the endpoint's (plain endpoints only)
-#[utoipa::path(post, path = route::CANARY_PROMOTE, params(EndpointName, IfMatch),
-    responses(RecordChanged, ChangeErrors))]
-async fn promote_canary(
-    State(service): State<AppState>,
-    actor: Actor,
-    name: Result<EndpointName, ApiError>,
-    if_match: Result<IfMatch, ApiError>,
-) -> Result<Response, ApiError> {
-    apply_change(&service, &actor, name, if_match, Change::PromoteCanary).await
-}
-
-/// Remove the canary and restore full traffic to the primary
-#[utoipa::path(post, path = route::CANARY_ROLLBACK, params(EndpointName, IfMatch),
-    responses(RecordChanged, ChangeErrors))]
-async fn rollback_canary(
-    State(service): State<AppState>,
-    actor: Actor,
-    name: Result<EndpointName, ApiError>,
-    if_match: Result<IfMatch, ApiError>,
-) -> Result<Response, ApiError> {
-    apply_change(&service, &actor, name, if_match, Change::RollbackCanary).await
-}
-
-/// Add a target region
-#[utoipa::path(post, path = route::REGIONS, params(EndpointName, IfMatch),
-    request_body(content = RegionBody, content_type = "application/json"),
-    responses(RecordChanged, ChangeErrors))]
-async fn add_region(
-    State(service): State<AppState>,
-    actor: Actor,
-    name: Result<EndpointName, ApiError>,
-    if_match: Result<IfMatch, ApiError>,
-    StorableBody(body): StorableBody,
-) -> Result<Response, ApiError> {
-    let RegionBody { region } = RegionBody::from_value(&body);
-    // The service draws the region's fresh generation token.
-    let change = Change::AddRegion { region };
-    apply_change(&service, &actor, name, if_match, change).await
-}
-
-/// Remove a target region
-#[utoipa::path(delete, path = route::REGION, params(EndpointName, IfMatch, RegionName),
-    responses(RecordChanged, ChangeErrors))]
-async fn remove_region(
-    State(service): State<AppState>,
-    actor: Actor,
-    name: Result<EndpointName, ApiError>,
-    region: Result<RegionName, ApiError>,
-    if_match: Result<IfMatch, ApiError>,
-) -> Result<Response, ApiError> {
-    // The path's parameters decode together: a bad one refuses either.
-    let RegionName(region) = region?;
-    let change = Change::RemoveRegion {
-        region: Value::from(region),
+    ($kind:ident, $handler:ident, $method:ident, $path:ident, $summary:literal,
+        [$from:ident $arguments:ident]) => {
+        change_handler!(@fn $kind, $handler, $summary, Result<$arguments, ApiError>, [$method,
+            path = route::$path, params(EndpointName, IfMatch, $arguments),
+            responses(RecordChanged, ChangeErrors)]);
     };
-    apply_change(&service, &actor, name, if_match, change).await
+    (@fn $kind:ident, $handler:ident, $summary:literal, $arguments:ty, [$($path:tt)*]) => {
+        #[doc = $summary]
+        #[utoipa::path($($path)*)]
+        async fn $handler(
+            State(service): State<AppState>,
+            actor: Actor,
+            name: Result<EndpointName, ApiError>,
+            if_match: Result<IfMatch, ApiError>,
+            arguments: $arguments,
+        ) -> Result<Response, ApiError> {
+            let change = arguments.change(ChangeKind::$kind);
+            apply_change(&service, &actor, name, if_match, change).await
+        }
+    };
 }
+
+gco_api::for_each_change!(change_handlers);
 
 /// An endpoint's changes, newest first
 ///
@@ -582,13 +409,9 @@ async fn remove_region(
     responses((status = 200, description = "One page of changes, newest first; `next` leads to older ones (null on the last page).", body = HistoryPage), HistoryErrors))]
 async fn history(
     State(service): State<AppState>,
-    actor: Actor,
     EndpointName(name): EndpointName,
     query: HistoryQuery,
 ) -> Result<Response, ApiError> {
-    actor
-        .identity
-        .require(Role::Viewer, "reading an endpoint's history")?;
     let page = service
         .history(&name, query.after.as_deref(), query.limit)
         .await?;

@@ -65,7 +65,7 @@ impl std::fmt::Display for AlbRefusal {
 /// The user an ALB token names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AlbUser {
-    /// [`crate::identity::user_name`].
+    /// [`crate::auth::identity::user_name`].
     pub name: String,
     pub groups: Vec<String>,
 }
@@ -236,7 +236,7 @@ impl AlbVerifier {
         {
             return Err(AlbRefusal::Expired { exp, now });
         }
-        let name = crate::identity::user_name(&claims, head.iss.as_deref())
+        let name = crate::auth::identity::user_name(&claims, head.iss.as_deref())
             .ok_or(AlbRefusal::Malformed("no sub or iss claim"))?;
         Ok(AlbUser {
             name,

@@ -9,7 +9,7 @@ use axum::extract::Request;
 use axum::http::uri::Authority;
 use axum::http::{StatusCode, header};
 
-use crate::api::ApiError;
+use crate::error::ApiError;
 
 /// The hosts a request may be addressed to (its `Host`, or the authority of
 /// an absolute-form target): loopback names and addresses always; any IP

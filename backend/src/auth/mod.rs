@@ -21,6 +21,7 @@ pub mod alb;
 pub mod alb_keys;
 pub mod alb_sign_out;
 pub mod hosts;
+pub mod identity;
 pub mod oidc;
 pub mod roles;
 pub mod session;
@@ -30,17 +31,18 @@ pub mod tokens;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use axum::extract::{Request, State};
+use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use gco_api::{AuthMode, Role, route};
+use tracing::Level;
 
 pub use hosts::AllowedHosts;
 
-use crate::api::ApiError;
-use crate::identity::Identity;
+use crate::error::ApiError;
 use alb::AlbVerifier;
+use identity::Identity;
 use oidc::Oidc;
 use roles::RolesMap;
 use tokens::Tokens;
@@ -229,9 +231,10 @@ impl Access {
     }
 }
 
-/// What a request is, as [`authorize`] judges it: from its route in
-/// `gco_api::route::ROUTES`, or, for a path no route serves (answered 404
-/// further on), from its method alone.
+/// What a request is, as [`authorize`] and [`require_role`] judge it: from
+/// its route in `gco_api::route::ROUTES` (found by the template axum
+/// matched, never by matching the path again), or, for a method or path no
+/// route serves (answered 405 or 404 further on), from its method alone.
 struct Judged {
     changes_state: bool,
     /// Whether it needs an identity.
@@ -241,21 +244,23 @@ struct Judged {
     action: &'static str,
 }
 
-fn judge(method: &Method, path: &str) -> Judged {
-    let known = gco_api::Method::parse(method.as_str()).and_then(|m| route::find(m, path));
-    if let Some(route) = known {
+fn judge(method: &Method, matched: Option<&str>, path: &str) -> Judged {
+    let served = matched
+        .zip(gco_api::Method::parse(method.as_str()))
+        .and_then(|(template, method)| route::served(method, template));
+    if let Some(route) = served {
         return Judged {
             changes_state: route.changes_state,
             identified: route.identified,
             needs: route.needs,
-            action: route.action(),
+            action: route.doing,
         };
     }
     let changes_state = !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS);
     // The metrics tell the console's traffic and the table's size: on the
     // main listener they need an identity too (`--metrics-addr` serves
     // them on a listener of their own, with [`Access::for_metrics`]).
-    if path == crate::app::METRICS {
+    if path == crate::metrics::PATH {
         return Judged {
             changes_state,
             identified: true,
@@ -294,8 +299,9 @@ struct Unidentified {
 
 impl IntoResponse for Unidentified {
     fn into_response(self) -> Response {
-        tracing::warn!(reason = %self.reason, "request refused: no identity");
-        let mut response = ApiError::new(self.status, self.message).into_response();
+        let mut response = ApiError::new(self.status, self.message)
+            .logged(Level::WARN, "request refused: no identity", self.reason)
+            .into_response();
         if self.bearer {
             response
                 .headers_mut()
@@ -410,10 +416,22 @@ impl Authenticator {
     }
 }
 
-/// The whole check, in front of every route.
+/// [`judge`] of a request routed by axum.
+fn judged(request: &Request) -> Judged {
+    let matched = request.extensions().get::<MatchedPath>();
+    judge(
+        request.method(),
+        matched.map(MatchedPath::as_str),
+        request.uri().path(),
+    )
+}
+
+/// Who is asking, in front of every route (a layer of the whole router,
+/// so that it knows the route axum matched): the host, another site's
+/// page, the identity where the route needs a role, and a session's
+/// origin. The role itself is [`require_role`]'s.
 pub async fn authorize(State(access): State<Access>, mut request: Request, next: Next) -> Response {
-    let (method, path) = (request.method().clone(), request.uri().path().to_owned());
-    let judged = judge(&method, &path);
+    let judged = judged(&request);
     let mutation = judged.changes_state;
     if mutation && is_cross_site(&request, access.scheme) {
         return ApiError::new(
@@ -445,17 +463,30 @@ pub async fn authorize(State(access): State<Access>, mut request: Request, next:
         )
         .into_response();
     }
-    if let Some(role) = judged.needs
-        && let Err(refusal) = identified.identity.require(role, judged.action)
-    {
-        tracing::info!(who = %identified.identity.name, %method, %path, "refused: role");
-        return refusal.into_response();
-    }
     tracing::Span::current().record("who", identified.identity.name.as_str());
     if let Some(session) = identified.session {
         request.extensions_mut().insert(session);
     }
     request.extensions_mut().insert(identified.identity);
+    next.run(request).await
+}
+
+/// The one role check: the identity [`authorize`] verified must hold the
+/// role the route needs, or is refused in the route's words ("scaling an
+/// endpoint needs the operator role; ..."). A layer of the API's routes
+/// (and `/metrics`), so that it reads the route axum matched; a layer, not
+/// a route layer, so that a method a path does not serve is judged too.
+pub async fn require_role(request: Request, next: Next) -> Response {
+    let judged = judged(&request);
+    let Some(role) = judged.needs else {
+        return next.run(request).await;
+    };
+    let Some(identity) = request.extensions().get::<Identity>() else {
+        return identity::no_identity().into_response();
+    };
+    if let Err(refusal) = identity.require(role, judged.action) {
+        return ApiError::from(refusal).into_response();
+    }
     next.run(request).await
 }
 
@@ -557,40 +588,88 @@ mod tests {
 
     #[test]
     fn routes_need_the_role_of_what_they_do() {
-        let need = |m: Method, p: &str| judge(&m, p).needs;
-        assert_eq!(need(Method::GET, "/api/endpoints"), Some(Role::Viewer));
-        assert_eq!(need(Method::POST, route::VALIDATE), Some(Role::Viewer));
-        assert_eq!(need(Method::POST, route::MANIFESTS), Some(Role::Viewer));
-        assert_eq!(need(Method::POST, "/api/endpoints"), Some(Role::Operator));
+        // A request as axum routes it: the template it matched, if any.
+        let need = |m: Method, matched: Option<&str>, p: &str| judge(&m, matched, p).needs;
+        let rest = Some("/api/{*rest}");
+        let endpoints = Some(route::ENDPOINTS);
         assert_eq!(
-            need(Method::PUT, "/api/endpoints/a/replicas"),
+            need(Method::GET, endpoints, "/api/endpoints"),
+            Some(Role::Viewer)
+        );
+        assert_eq!(
+            need(Method::POST, Some(route::VALIDATE), route::VALIDATE),
+            Some(Role::Viewer)
+        );
+        assert_eq!(
+            need(Method::POST, Some(route::MANIFESTS), route::MANIFESTS),
+            Some(Role::Viewer)
+        );
+        assert_eq!(
+            need(Method::POST, endpoints, "/api/endpoints"),
             Some(Role::Operator)
         );
         assert_eq!(
-            need(Method::POST, "/api/endpoints/a/revert"),
+            need(
+                Method::PUT,
+                Some(route::REPLICAS),
+                "/api/endpoints/a/replicas"
+            ),
             Some(Role::Operator)
         );
-        assert_eq!(need(Method::DELETE, "/api/endpoints/a"), Some(Role::Admin));
+        assert_eq!(
+            need(Method::POST, Some(route::REVERT), "/api/endpoints/a/revert"),
+            Some(Role::Operator)
+        );
+        assert_eq!(
+            need(Method::DELETE, Some(route::ENDPOINT), "/api/endpoints/a"),
+            Some(Role::Admin)
+        );
+        // A method the path does not serve: by the method alone.
+        assert_eq!(
+            need(Method::PUT, Some(route::ENDPOINT), "/api/endpoints/a"),
+            Some(Role::Operator)
+        );
         // Removing a region is a change, not a delete.
         assert_eq!(
-            need(Method::DELETE, "/api/endpoints/a/regions/eu-west-1"),
+            need(
+                Method::DELETE,
+                Some(route::REGION),
+                "/api/endpoints/a/regions/eu-west-1"
+            ),
             Some(Role::Operator)
         );
-        assert_eq!(need(Method::GET, route::CONFIG), None);
-        assert_eq!(need(Method::HEAD, route::CONFIG), None);
-        assert_eq!(need(Method::POST, route::CONFIG), Some(Role::Operator));
+        let config = Some(route::CONFIG);
+        assert_eq!(need(Method::GET, config, route::CONFIG), None);
+        assert_eq!(need(Method::HEAD, config, route::CONFIG), None);
+        assert_eq!(
+            need(Method::POST, config, route::CONFIG),
+            Some(Role::Operator)
+        );
         // Who is asking: any identity, a user with no role too.
-        assert_eq!(need(Method::GET, route::ME), None);
-        assert!(judge(&Method::GET, route::ME).identified);
-        assert!(!judge(&Method::GET, route::CONFIG).identified);
-        assert_eq!(need(Method::GET, "/api"), Some(Role::Viewer));
-        assert_eq!(need(Method::GET, "/api/nothing"), Some(Role::Viewer));
-        assert_eq!(need(Method::GET, "/healthz"), None);
-        assert_eq!(need(Method::GET, "/metrics"), Some(Role::Viewer));
-        assert_eq!(need(Method::GET, "/apis"), None);
-        assert_eq!(need(Method::GET, route::SIGN_IN), None);
-        assert!(!judge(&Method::POST, route::VALIDATE).changes_state);
-        assert!(judge(&Method::POST, route::SIGN_OUT).changes_state);
-        assert!(judge(&Method::PATCH, "/api/endpoints/a").changes_state);
+        assert_eq!(need(Method::GET, Some(route::ME), route::ME), None);
+        assert!(judge(&Method::GET, Some(route::ME), route::ME).identified);
+        assert!(!judge(&Method::GET, config, route::CONFIG).identified);
+        assert_eq!(need(Method::GET, Some("/api"), "/api"), Some(Role::Viewer));
+        assert_eq!(need(Method::GET, rest, "/api/nothing"), Some(Role::Viewer));
+        assert_eq!(need(Method::GET, Some(route::HEALTHZ), "/healthz"), None);
+        let metrics = Some(crate::metrics::PATH);
+        assert_eq!(need(Method::GET, metrics, "/metrics"), Some(Role::Viewer));
+        assert_eq!(need(Method::GET, None, "/apis"), None);
+        assert_eq!(
+            need(Method::GET, Some(route::SIGN_IN), route::SIGN_IN),
+            None
+        );
+        assert_eq!(
+            judge(
+                &Method::PUT,
+                Some(route::REPLICAS),
+                "/api/endpoints/a/replicas"
+            )
+            .action,
+            "scaling an endpoint"
+        );
+        assert!(!judge(&Method::POST, Some(route::VALIDATE), route::VALIDATE).changes_state);
+        assert!(judge(&Method::POST, Some(route::SIGN_OUT), route::SIGN_OUT).changes_state);
+        assert!(judge(&Method::PATCH, Some(route::ENDPOINT), "/api/endpoints/a").changes_state);
     }
 }

@@ -501,7 +501,8 @@ async fn callback(
         .and_then(|p| URL_SAFE_NO_PAD.decode(p.trim_end_matches('=')).ok())
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
         .unwrap_or_default();
-    let Some(name) = crate::identity::user_name(&payload, Some(claims.issuer().as_str())) else {
+    let Some(name) = crate::auth::identity::user_name(&payload, Some(claims.issuer().as_str()))
+    else {
         return sign_in_failed(
             "The provider's ID token names no subject.",
             "no sub or iss claim",

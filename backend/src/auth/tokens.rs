@@ -10,7 +10,7 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use crate::identity::Identity;
+use super::identity::Identity;
 
 /// A token the console accepts: whose it is, and the digest it must have.
 #[derive(Clone)]

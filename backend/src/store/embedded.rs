@@ -20,12 +20,12 @@ use redb::{
 };
 
 use super::history::{self, Author, Span};
+use super::listing::{self, Cursor, Filter, Listing, Page};
 use super::sign_outs::SignOuts;
 use super::{
     BoxFuture, Expected, Scan, Store, StoreError, Stored, Unreadable, read_item, storable,
 };
 use crate::audit::{self, AuditFilter, AuditRead, PartRead, Position};
-use crate::listing::{self, Cursor, Filter, Listing, Page};
 
 const ENDPOINTS: TableDefinition<&str, &str> = TableDefinition::new("endpoints");
 /// The history: (endpoint name, entry id) to the entry as JSON.

@@ -6,6 +6,7 @@ mod attr;
 mod dynamo;
 mod embedded;
 pub mod history;
+pub mod listing;
 mod shared_scan;
 pub mod sign_outs;
 mod update_expression;
@@ -20,7 +21,7 @@ use gco_spec::Record;
 use gco_spec::json::Value;
 
 use crate::audit::{AuditFilter, AuditRead, Position};
-use crate::listing::{self, Filter, Listing, Page};
+use listing::{Filter, Listing, Page};
 
 pub use dynamo::{AUDIT_INDEX, DynamoConfig, DynamoStore, HistoryState};
 pub use embedded::EmbeddedStore;

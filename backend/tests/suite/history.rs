@@ -20,7 +20,7 @@ use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use gco_api::Role;
-use gco_console::identity::Identity;
+use gco_console::auth::identity::Identity;
 use gco_console::store::{EmbeddedStore, Span, Store};
 use gco_spec::json::{Object, Value, parse};
 use redb::ReadableTable;

@@ -59,7 +59,7 @@ async fn each_named_token_does_what_its_roles_allow() {
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     assert_eq!(
         r.str("error"),
-        "changing endpoints needs the operator role; token:viewer-bot has the viewer role"
+        "deploying an endpoint needs the operator role; token:viewer-bot has the viewer role"
     );
     let r = api
         .send(
@@ -105,6 +105,35 @@ async fn each_named_token_does_what_its_roles_allow() {
         "deploying",
         "the delete was refused"
     );
+    // Each change is refused in the words of its row of the table of
+    // changes, by the one role check; a method the path does not serve is
+    // judged by its method.
+    for (method, path, body, refusal) in [
+        (
+            "PUT",
+            "/api/endpoints/web/replicas",
+            Some(r#"{"replicas": 2}"#),
+            "scaling an endpoint needs the operator role; token:viewer-bot has the viewer role",
+        ),
+        (
+            "DELETE",
+            "/api/endpoints/web/regions/us-east-1",
+            None,
+            "removing a region from an endpoint needs the operator role; token:viewer-bot has the viewer role",
+        ),
+        (
+            "PUT",
+            "/api/endpoints/web",
+            None,
+            "changing endpoints needs the operator role; token:viewer-bot has the viewer role",
+        ),
+    ] {
+        let r = api
+            .send(method, path, body, &[("authorization", &viewer)])
+            .await;
+        assert_eq!(r.status, StatusCode::FORBIDDEN, "{method} {path}");
+        assert_eq!(r.str("error"), refusal, "{method} {path}");
+    }
     let r = api
         .send(
             "DELETE",

@@ -39,7 +39,7 @@ impl App {
             axum::middleware::map_request(|mut request: Request<Body>| async move {
                 request
                     .extensions_mut()
-                    .insert(gco_console::identity::Identity::local());
+                    .insert(gco_console::auth::identity::Identity::local());
                 request
             }),
         );

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use crate::common::{Dynalite, Moto, TempDir, canonical};
 use gco_api::HistoryEntry;
-use gco_console::listing::{Cursor, Filter, Listing, Page, select};
 use gco_console::service::ServiceError;
+use gco_console::store::listing::{Cursor, Filter, Listing, Page, select};
 use gco_console::store::{
     Expected, MAX_ITEM_BYTES, Span, Store, StoreError, Stored, Unreadable, item_bytes,
 };
@@ -804,7 +804,7 @@ async fn dynamodb_refusals_are_told_from_unknown_outcomes() {
     let request = parse(r#"{"endpoint_name": "web", "image": "img:1"}"#).unwrap();
     assert!(matches!(
         service.deploy(request, &common::actor()).await,
-        Err(ServiceError::Unavailable)
+        Err(ServiceError::Unavailable(_))
     ));
     // A server that is gone may have applied a write before it went.
     let store = dynalite.store().await;

@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use crate::common::Dynalite;
 use crate::common::app::Api;
-use gco_console::listing::{Filter, Page};
 use gco_console::service::Service;
+use gco_console::store::listing::{Filter, Page};
 use gco_console::store::{DynamoConfig, DynamoStore, Store, ViewedStore};
 use gco_spec::json::parse;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -202,14 +202,16 @@ pub fn record_commands(record: &Record) -> Commands {
 pub fn change_commands(record: &Record, change: &Change) -> Commands {
     let mut out = Commands::default();
     let name = &record.endpoint_name;
+    // The history names each change by its `gco inference` command.
+    let verb = change.kind().as_str();
     match change {
         Change::Scale { replicas } => {
-            let mut line = Line::new("scale", name);
+            let mut line = Line::new(verb, name);
             flag(&mut out, &mut line, "--replicas", "replicas", replicas);
             out.push(line);
         }
         Change::SetTopology { prefill, decode } => {
-            let mut line = Line::new("set-topology", name);
+            let mut line = Line::new(verb, name);
             flag(&mut out, &mut line, "--prefill", "prefill", prefill);
             flag(&mut out, &mut line, "--decode", "decode", decode);
             out.push(line);
@@ -237,7 +239,7 @@ pub fn change_commands(record: &Record, change: &Change) -> Commands {
             out.push(line);
         }
         Change::UpdateImage { image, with_proxy } => {
-            let mut line = Line::new("update-image", name);
+            let mut line = Line::new(verb, name);
             flag(&mut out, &mut line, "-i", "image", image);
             out.push(line);
             if with_proxy.is_true() {
@@ -253,9 +255,9 @@ pub fn change_commands(record: &Record, change: &Change) -> Commands {
                 "the GCO CLI has no command to change an endpoint's regions",
             );
         }
-        Change::Stop => out.push(Line::new("stop", name)),
+        Change::Stop => out.push(Line::new(verb, name)),
         Change::Start => {
-            out.push(Line::new("start", name));
+            out.push(Line::new(verb, name));
             // GCO's store answers None for an endpoint gone, or no longer
             // stopped when its conditional write lands.
             out.note(
@@ -269,7 +271,7 @@ pub fn change_commands(record: &Record, change: &Change) -> Commands {
             expected_owner_label,
             expected_lifecycle_id,
         } => {
-            let mut line = Line::new("delete", name);
+            let mut line = Line::new(verb, name);
             if let Some((key, value)) = expected_owner_label {
                 line.flag("--expected-owner-label", format!("{key}={value}"));
             }
@@ -289,7 +291,7 @@ pub fn change_commands(record: &Record, change: &Change) -> Commands {
             weight,
             replicas,
         } => {
-            let mut line = Line::new("canary", name);
+            let mut line = Line::new(verb, name);
             flag(&mut out, &mut line, "-i", "image", image);
             if let Some(weight) = weight {
                 flag(&mut out, &mut line, "-w", "weight", weight);
@@ -299,8 +301,8 @@ pub fn change_commands(record: &Record, change: &Change) -> Commands {
             }
             out.push(line);
         }
-        Change::PromoteCanary => out.push(Line::new("promote", name)),
-        Change::RollbackCanary => out.push(Line::new("rollback", name)),
+        Change::PromoteCanary => out.push(Line::new(verb, name)),
+        Change::RollbackCanary => out.push(Line::new(verb, name)),
     }
     out
 }

@@ -5,7 +5,10 @@
 
 use crate::deploy::TokenSource;
 use crate::json::{Object, Value};
+use crate::names::is_region;
 use crate::record::Record;
+
+use super::OpError;
 
 /// Appends `region` to the targets. A region already targeted is no change
 /// (GCO writes nothing); one targeted before keeps its place in the history.
@@ -54,5 +57,19 @@ fn remember(next: &mut Record, region: &str, tokens: &mut impl TokenSource) {
             ordered.insert(r, token);
         }
         *generations = ordered;
+    }
+}
+
+/// The region argument of an add or a removal, checked before the read.
+pub(super) fn region_name(region: &Value) -> Result<String, OpError> {
+    match region.as_str() {
+        Some(r) if is_region(r) => Ok(r.to_owned()),
+        _ => Err(OpError::invalid(
+            "region",
+            format!(
+                "region must be an AWS region such as 'us-east-1', got {}",
+                region.repr()
+            ),
+        )),
     }
 }

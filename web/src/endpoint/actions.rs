@@ -3,11 +3,11 @@
 //! monitor's write (or anyone's) brings a newer record. A change the core
 //! refuses is marked at its field, in the core's words.
 
-use gco_api::Role;
-use gco_spec::OffloadTier;
+use gco_api::CHANGES;
 use gco_spec::json::{Object, Value};
 use gco_spec::spec::spec_mode;
 use gco_spec::{Change, DesiredState, Record, parse_byte_size};
+use gco_spec::{ChangeKind, OffloadTier};
 use leptos::prelude::*;
 
 use super::{EndpointCtx, ctx};
@@ -383,7 +383,18 @@ fn Lifecycle() -> impl IntoView {
     }
 }
 
-/// The actions the record allows.
+/// The role the changes `which` admits need, as the server's table of
+/// changes says (the most any of them needs).
+fn needs(which: impl Fn(ChangeKind) -> bool) -> gco_api::Role {
+    let roles = CHANGES
+        .iter()
+        .filter(|row| which(row.kind))
+        .map(|row| row.needs);
+    roles.max().unwrap_or(gco_api::Role::Viewer)
+}
+
+/// The actions the record allows, each closed to a role the table of
+/// changes says may not make it.
 #[component]
 pub fn Actions() -> impl IntoView {
     let record = record();
@@ -391,7 +402,7 @@ pub fn Actions() -> impl IntoView {
     let mooncake = move || record().is_some_and(|r| r.spec.contains_key("mooncake"));
     let _: Option<EndpointCtx> = use_context();
     view! {
-        <Guard needed=Role::Operator doing="Changing this endpoint" id="actions-reason".to_owned()>
+        <Guard needed=needs(|kind| kind != ChangeKind::Delete) doing="Changing this endpoint" id="actions-reason".to_owned()>
             <Show when=split><TopologyForm/></Show>
             <Show when=mooncake><StoreForm/></Show>
             <ImageForm/>
@@ -400,7 +411,7 @@ pub fn Actions() -> impl IntoView {
             <RegionsForm/>
             <Lifecycle/>
         </Guard>
-        <Guard needed=Role::Admin doing="Deleting this endpoint" id="delete-reason".to_owned()>
+        <Guard needed=needs(|kind| kind == ChangeKind::Delete) doing="Deleting this endpoint" id="delete-reason".to_owned()>
             <DeleteForm/>
         </Guard>
     }

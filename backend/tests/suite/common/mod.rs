@@ -17,7 +17,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use gco_console::identity::Identity;
+use gco_console::auth::identity::Identity;
 use gco_console::service::{Actor, Service};
 use gco_console::store::{Author, DynamoConfig, DynamoStore, EmbeddedStore, Store};
 

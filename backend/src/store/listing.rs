@@ -10,7 +10,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use gco_spec::{DesiredState, Record};
 
-use crate::store::{Stored, Unreadable};
+use super::{Stored, Unreadable};
 
 pub use gco_api::MAX_LIST_PAGE as MAX_PAGE;
 

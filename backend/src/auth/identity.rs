@@ -1,13 +1,13 @@
 //! Who made a request: the identity the auth layer verified ([`crate::auth`])
-//! and the roles it holds. The auth layer puts one in every `/api`
-//! request's extensions; handlers take it as an extractor.
+//! and the roles it holds, and why it may not do something ([`Refusal`]).
+//! The auth layer puts one in every `/api` request's extensions; handlers
+//! take it as an extractor.
 
-use axum::extract::FromRequestParts;
 use axum::http::StatusCode;
-use axum::http::request::Parts;
 use gco_api::Role;
+use tracing::Level;
 
-use crate::api::ApiError;
+use crate::error::ApiError;
 
 /// A verified identity and its roles.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,19 +30,68 @@ impl Identity {
         needed.granted_by(&self.roles)
     }
 
-    /// `Ok` when the identity holds `needed`, else the 403 that names it.
-    pub fn require(&self, needed: Role, action: &str) -> Result<(), ApiError> {
+    /// `Ok` when the identity holds `needed` to do `doing` (a gerund:
+    /// "scaling an endpoint"), else why not.
+    pub fn require(&self, needed: Role, doing: &'static str) -> Result<(), Refusal> {
         if self.may(needed) {
             return Ok(());
         }
-        Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            format!(
-                "{action} needs the {needed} role; {} has {}",
-                self.name,
-                held(&self.roles)
-            ),
-        ))
+        Err(Refusal {
+            doing,
+            needed,
+            who: self.name.clone(),
+            held: self.roles.iter().copied().max(),
+        })
+    }
+}
+
+/// The answer to a request that reached a role check or a handler without
+/// a verified identity (a route the auth layer did not wrap): it fails
+/// closed.
+pub fn no_identity() -> ApiError {
+    ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "no verified identity").logged(
+        Level::ERROR,
+        "a request reached a handler without a verified identity",
+        "",
+    )
+}
+
+/// Why an identity may not do what it asked: what it was doing, the role
+/// that needs, who it is and the most it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub doing: &'static str,
+    pub needed: Role,
+    pub who: String,
+    pub held: Option<Role>,
+}
+
+/// "scaling an endpoint needs the operator role; val has the viewer role".
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Refusal {
+            doing,
+            needed,
+            who,
+            held,
+        } = self;
+        write!(f, "{doing} needs the {needed} role; {who} has ")?;
+        match held {
+            None => f.write_str("no role"),
+            Some(top) => write!(f, "the {top} role"),
+        }
+    }
+}
+
+/// The API's answer to a refusal: 403, in its words.
+impl From<Refusal> for ApiError {
+    fn from(refusal: Refusal) -> ApiError {
+        let who = refusal.who.clone();
+        ApiError::new(StatusCode::FORBIDDEN, refusal.to_string()).logged(
+            Level::INFO,
+            "refused: role",
+            who,
+        )
     }
 }
 
@@ -73,27 +122,6 @@ pub fn user_name(
     }
     let issuer = text("iss").or(issuer).filter(|s| !s.is_empty())?;
     Some(format!("{issuer}#{}", text("sub")?))
-}
-
-/// The roles as a phrase: "the viewer role", "no role".
-fn held(roles: &[Role]) -> String {
-    match roles.iter().max() {
-        None => "no role".into(),
-        Some(top) => format!("the {top} role"),
-    }
-}
-
-/// The identity the auth layer verified. Without one (a route the layer
-/// did not wrap) the request fails closed.
-impl<S: Send + Sync> FromRequestParts<S> for Identity {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
-        parts.extensions.get::<Identity>().cloned().ok_or_else(|| {
-            tracing::error!("a request reached a handler without a verified identity");
-            ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "no verified identity")
-        })
-    }
 }
 
 #[cfg(test)]
