@@ -173,10 +173,11 @@ pub fn locate(text: &str, mut report: Report) -> Vec<Located> {
         .into_iter()
         .map(|diagnostic| {
             let mut path = diagnostic.path.as_str();
-            if bare_block && let Some(rest) = path.strip_prefix("mooncake") {
-                if rest.is_empty() || rest.starts_with('.') {
-                    path = rest.strip_prefix('.').unwrap_or(rest);
-                }
+            if bare_block
+                && let Some(rest) = path.strip_prefix("mooncake")
+                && (rest.is_empty() || rest.starts_with('.'))
+            {
+                path = rest.strip_prefix('.').unwrap_or(rest);
             }
             let found = json::spans::find(body, path);
             let span = match found.key {
