@@ -312,9 +312,9 @@ mod tests {
         ];
         for change in &changes {
             assert!(
-                operation::RECORDED.contains(&change.name()),
+                operation::RECORDED.contains(&change.kind().as_str()),
                 "{}",
-                change.name()
+                change.kind().as_str()
             );
         }
         assert_eq!(operation::RECORDED.len(), changes.len() + 2);

@@ -84,7 +84,7 @@ fn write_str(s: &str, style: &Style, seed: &mut u64, out: &mut String) {
         *seed = seed
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
-        let escape = (*seed >> 33) % 3 == 0;
+        let escape = (*seed >> 33).is_multiple_of(3);
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),

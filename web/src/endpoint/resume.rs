@@ -7,7 +7,7 @@
 //! the change again on the record as it is now, and says so.
 
 use gco_spec::json::{Object, Value};
-use gco_spec::{Change, Record};
+use gco_spec::{Change, ChangeKind, Record};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -25,7 +25,7 @@ fn key(name: &str) -> String {
 /// A core change as JSON: its name in the history and its arguments.
 fn change_to_value(change: &Change) -> Value {
     let mut o = Object::new();
-    o.insert("change", change.name());
+    o.insert("change", change.kind().as_str());
     let mut put = |k: &str, v: &Value| o.insert(k, v.clone());
     match change {
         Change::Scale { replicas } => put("replicas", replicas),
@@ -73,44 +73,43 @@ fn change_of_value(v: &Value) -> Option<Change> {
     let o = v.as_object()?;
     let arg = |k: &str| o.get(k).cloned();
     let text = |k: &str| o.get(k).and_then(Value::as_str).map(str::to_owned);
-    Some(match o.get("change")?.as_str()? {
-        "scale" => Change::Scale {
+    Some(match ChangeKind::parse(o.get("change")?.as_str()?)? {
+        ChangeKind::Scale => Change::Scale {
             replicas: arg("replicas")?,
         },
-        "set-topology" => Change::SetTopology {
+        ChangeKind::SetTopology => Change::SetTopology {
             prefill: arg("prefill")?,
             decode: arg("decode")?,
         },
-        "configure-store" => Change::ConfigureStore {
+        ChangeKind::ConfigureStore => Change::ConfigureStore {
             store: arg("store")?,
         },
-        "update-image" => Change::UpdateImage {
+        ChangeKind::UpdateImage => Change::UpdateImage {
             image: arg("image")?,
             with_proxy: arg("with_proxy")?,
         },
-        "add-region" => Change::AddRegion {
+        ChangeKind::AddRegion => Change::AddRegion {
             region: arg("region")?,
         },
-        "remove-region" => Change::RemoveRegion {
+        ChangeKind::RemoveRegion => Change::RemoveRegion {
             region: arg("region")?,
         },
-        "stop" => Change::Stop,
-        "start" => Change::Start,
-        "delete" => Change::Delete {
+        ChangeKind::Stop => Change::Stop,
+        ChangeKind::Start => Change::Start,
+        ChangeKind::Delete => Change::Delete {
             expected_owner_label: text("owner_label").and_then(|l| {
                 let (k, v) = l.split_once('=')?;
                 Some((k.to_owned(), v.to_owned()))
             }),
             expected_lifecycle_id: text("lifecycle_id"),
         },
-        "canary" => Change::CanaryDeploy {
+        ChangeKind::CanaryDeploy => Change::CanaryDeploy {
             image: arg("image")?,
             weight: arg("weight"),
             replicas: arg("replicas"),
         },
-        "promote" => Change::PromoteCanary,
-        "rollback" => Change::RollbackCanary,
-        _ => return None,
+        ChangeKind::PromoteCanary => Change::PromoteCanary,
+        ChangeKind::RollbackCanary => Change::RollbackCanary,
     })
 }
 
