@@ -660,8 +660,8 @@ const BLOCK_FIELDS: [&str; 6] = [
 /// `prefill_replicas`, `mooncake_store`, ...), when deploy builds exactly
 /// that block from them; otherwise the request unchanged. A block the
 /// builder would change (a split mode without `proxy.image`, a store-bearing
-/// mode without `store.enabled`, a key out of the reference's order) stays
-/// a block.
+/// mode without `store.enabled`) stays a block. The order of the block's
+/// keys does not count: a map read back from DynamoDB comes in any order.
 pub fn block_as_fields(request: Value) -> Value {
     let Value::Object(req) = request else {
         return request;
