@@ -19,17 +19,20 @@ use axum::Router;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use cookie::{Cookie, CookieJar, Key};
 use gco_api::route;
-use openidconnect::core::{CoreClient, CoreIdToken, CoreResponseType};
+use openidconnect::core::{
+    CoreAuthDisplay, CoreAuthPrompt, CoreErrorResponseType, CoreGenderClaim, CoreIdToken,
+    CoreJsonWebKey, CoreJweContentEncryptionAlgorithm, CoreJwsSigningAlgorithm, CoreResponseType,
+    CoreRevocableToken, CoreRevocationErrorResponse, CoreTokenIntrospectionResponse, CoreTokenType,
+};
 use openidconnect::url::Url;
 use openidconnect::{
-    AuthenticationFlow, AuthorizationCode, ClientId, ClientSecret, CsrfToken, EndSessionUrl,
-    EndpointMaybeSet, EndpointNotSet, EndpointSet, IssuerUrl, LogoutRequest, Nonce,
-    PkceCodeChallenge, PkceCodeVerifier, PostLogoutRedirectUrl, ProviderMetadataWithLogout,
-    RedirectUrl, Scope, TokenResponse,
+    AdditionalClaims, AuthenticationFlow, AuthorizationCode, Client, ClientId, ClientSecret,
+    CsrfToken, EmptyExtraTokenFields, EndSessionUrl, EndpointMaybeSet, EndpointNotSet, EndpointSet,
+    IdTokenFields, IssuerUrl, LogoutRequest, Nonce, PkceCodeChallenge, PkceCodeVerifier,
+    PostLogoutRedirectUrl, ProviderMetadataWithLogout, RedirectUrl, Scope, StandardErrorResponse,
+    StandardTokenResponse, TokenResponse,
 };
 use serde::{Deserialize, Serialize};
 
@@ -55,7 +58,39 @@ const SIGNED_OUT_SECONDS: i64 = 30 * 24 * 3600;
 /// and the sign-out names the client instead (`client_id`).
 const MAX_COOKIE_BYTES: usize = 4_000;
 
-type DiscoveredClient = CoreClient<
+/// The ID token's claims beyond the standard ones, such as the team's
+/// groups claim (`--oidc-groups-claim`): openidconnect decodes them with the
+/// rest, once the signature is checked.
+#[derive(Debug, Default, Deserialize, Serialize)]
+struct ExtraClaims(serde_json::Map<String, serde_json::Value>);
+
+impl AdditionalClaims for ExtraClaims {}
+
+/// The token answer, its ID token carrying [`ExtraClaims`].
+type Tokens = StandardTokenResponse<
+    IdTokenFields<
+        ExtraClaims,
+        EmptyExtraTokenFields,
+        CoreGenderClaim,
+        CoreJweContentEncryptionAlgorithm,
+        CoreJwsSigningAlgorithm,
+    >,
+    CoreTokenType,
+>;
+
+/// `CoreClient`, with [`ExtraClaims`] in its ID tokens.
+type DiscoveredClient = Client<
+    ExtraClaims,
+    CoreAuthDisplay,
+    CoreGenderClaim,
+    CoreJweContentEncryptionAlgorithm,
+    CoreJsonWebKey,
+    CoreAuthPrompt,
+    StandardErrorResponse<CoreErrorResponseType>,
+    Tokens,
+    CoreTokenIntrospectionResponse,
+    CoreRevocableToken,
+    CoreRevocationErrorResponse,
     EndpointSet,
     EndpointNotSet,
     EndpointNotSet,
@@ -169,7 +204,7 @@ impl Oidc {
         let signed_out_url = public
             .join(SIGNED_OUT)
             .map_err(|e| format!("--public-url: {e}"))?;
-        let client = CoreClient::from_provider_metadata(
+        let client = DiscoveredClient::from_provider_metadata(
             metadata,
             ClientId::new(settings.client_id.clone()),
             settings.client_secret.clone().map(ClientSecret::new),
@@ -384,7 +419,7 @@ async fn sign_in(
     // endpoint, or one the user left), and the next person at this browser
     // must not carry on as the last.
     if jar_of(&headers).get(SIGNED_OUT_COOKIE).is_some() {
-        request = request.add_prompt(openidconnect::core::CoreAuthPrompt::Login);
+        request = request.add_prompt(CoreAuthPrompt::Login);
     }
     let (url, state, nonce) = request.url();
     let pending = Pending {
@@ -492,24 +527,29 @@ async fn callback(
             );
         }
     };
-    // The groups claim is the team's choice, so it is read from the
-    // token's payload, whose signature was checked above.
-    let payload: serde_json::Map<String, serde_json::Value> = id_token
-        .to_string()
-        .split('.')
-        .nth(1)
-        .and_then(|p| URL_SAFE_NO_PAD.decode(p.trim_end_matches('=')).ok())
-        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-        .unwrap_or_default();
-    let Some(name) = crate::auth::identity::user_name(&payload, Some(claims.issuer().as_str()))
-    else {
+    let email = claims
+        .email_verified()
+        .unwrap_or(false)
+        .then(|| claims.email())
+        .flatten();
+    let Some(name) = crate::auth::identity::name_of(
+        email.map(|e| e.as_str()),
+        claims.issuer().as_str(),
+        claims.subject().as_str(),
+    ) else {
         return sign_in_failed(
             "The provider's ID token names no subject.",
             "no sub or iss claim",
         );
     };
     let lifetime = oidc.settings.session_lifetime.as_secs().max(1);
-    let groups = groups_of(payload.get(&oidc.settings.groups_claim));
+    // The groups claim is the team's choice, so it is among the extra claims.
+    let groups = groups_of(
+        claims
+            .additional_claims()
+            .0
+            .get(&oidc.settings.groups_claim),
+    );
     let session = Session::new(name, groups, now() + lifetime);
     tracing::info!(who = %session.name, groups = ?session.groups, "signed in");
     let mut out = CookieJar::new();
@@ -631,6 +671,22 @@ async fn signed_out(State(oidc): State<Arc<Oidc>>) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn extra_claims_come_with_the_standard_ones() {
+        let claims: openidconnect::IdTokenClaims<ExtraClaims, CoreGenderClaim> =
+            serde_json::from_value(serde_json::json!({
+                "iss": "https://idp.example.com", "aud": "console", "exp": 2_000_000_000,
+                "iat": 1_000_000_000, "sub": "0f3c", "email": "ada@example.com",
+                "email_verified": true, "groups": ["ml"], "cognito:groups": "ops"
+            }))
+            .unwrap();
+        assert_eq!(claims.subject().as_str(), "0f3c");
+        assert_eq!(claims.email_verified(), Some(true));
+        let extra = &claims.additional_claims().0;
+        assert_eq!(groups_of(extra.get("groups")), vec!["ml"]);
+        assert_eq!(groups_of(extra.get("cognito:groups")), vec!["ops"]);
+    }
 
     #[test]
     fn next_stays_on_this_site() {
