@@ -3,8 +3,8 @@
 //! (`openidconnect` checks the ID token's signature, issuer, audience,
 //! expiry and nonce), and keeps who they are in a session cookie.
 //!
-//! Both cookies are encrypted and authenticated (the `cookie` crate's
-//! private jar: AES-256-GCM, the cookie's name bound in), so a browser can
+//! Both cookies are encrypted and authenticated (axum-extra's
+//! `PrivateCookieJar`: AES-256-GCM, the cookie's name bound in), so a browser can
 //! neither read nor forge them, and one console's cookie is noise to a
 //! console with another key. The sign-in cookie carries the flow's state,
 //! nonce and PKCE verifier for ten minutes; the callback consumes it, and a
@@ -19,7 +19,7 @@ use axum::Router;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
-use cookie::{Cookie, CookieJar, Key};
+use axum_extra::extract::cookie::{Cookie, CookieJar, Key, PrivateCookieJar};
 use gco_api::route;
 use openidconnect::core::{
     CoreAuthDisplay, CoreAuthPrompt, CoreErrorResponseType, CoreGenderClaim, CoreIdToken,
@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 
 use super::roles::groups_of;
 pub use super::session::{NoSession, Session};
-use super::session::{SESSION_COOKIE, SessionCookies, jar_of};
+use super::session::{SESSION_COOKIE, SessionCookies};
 use super::sign_outs::SignOutList;
 use crate::store::SignOuts;
 
@@ -321,24 +321,22 @@ pub(super) fn page(status: StatusCode, title: &str, text: &str, link: (&str, &st
 }
 
 /// A page that goes on to `location` at once (a refresh), saying so with a
-/// link, and carrying `jar`'s cookies: how a sign-out leaves for another
-/// origin. A redirect would not do: the console's page posts the sign-out
+/// link: how a sign-out leaves for another origin (its cookies go with it,
+/// as a cookie jar before it in the answer). A redirect would not do: the console's page posts the sign-out
 /// form, and its Content-Security-Policy (`form-action 'self'`) stops a
 /// form's redirect to another origin.
-pub(super) fn go_on(location: &str, text: &str, jar: &CookieJar) -> Response {
+pub(super) fn go_on(location: &str, text: &str) -> Response {
     let refresh = format!(
         "<meta http-equiv=\"refresh\" content=\"0; url={}\">",
         escape(location)
     );
-    let mut response = page_with(
+    page_with(
         StatusCode::OK,
         "Signing out",
         text,
         (location, "Continue"),
         &refresh,
-    );
-    set_cookies(&mut response, jar);
-    response
+    )
 }
 
 fn escape(t: &str) -> String {
@@ -372,24 +370,14 @@ fn page_with(
     response
 }
 
-pub(super) fn see_other(location: &str, jar: &CookieJar) -> Response {
+pub(super) fn see_other(location: &str) -> Response {
     let mut response = StatusCode::SEE_OTHER.into_response();
     let headers = response.headers_mut();
     if let Ok(location) = HeaderValue::from_str(location) {
         headers.insert(header::LOCATION, location);
     }
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    set_cookies(&mut response, jar);
     response
-}
-
-/// `jar`'s changes as the answer's `Set-Cookie` headers.
-pub(super) fn set_cookies(response: &mut Response, jar: &CookieJar) {
-    for cookie in jar.delta() {
-        if let Ok(value) = HeaderValue::from_str(&cookie.encoded().to_string()) {
-            response.headers_mut().append(header::SET_COOKIE, value);
-        }
-    }
 }
 
 #[derive(Deserialize)]
@@ -418,7 +406,10 @@ async fn sign_in(
     // own session may still be open (a provider without a sign-out
     // endpoint, or one the user left), and the next person at this browser
     // must not carry on as the last.
-    if jar_of(&headers).get(SIGNED_OUT_COOKIE).is_some() {
+    if CookieJar::from_headers(&headers)
+        .get(SIGNED_OUT_COOKIE)
+        .is_some()
+    {
         request = request.add_prompt(CoreAuthPrompt::Login);
     }
     let (url, state, nonce) = request.url();
@@ -429,12 +420,11 @@ async fn sign_in(
         next: safe_next(query.next.as_deref(), &oidc.public),
         expires: now() + SIGN_IN_SECONDS,
     };
-    let mut jar = CookieJar::new();
     let value = serde_json::to_string(&pending).expect("a sign-in serializes");
     let mut cookie = oidc.cookies.cookie(SIGN_IN_COOKIE, value, "/auth");
     cookie.set_max_age(cookie::time::Duration::seconds(SIGN_IN_SECONDS as i64));
-    jar.private_mut(oidc.cookies.key()).add(cookie);
-    see_other(url.as_str(), &jar)
+    let jar = oidc.cookies.private_jar().add(cookie);
+    (jar, see_other(url.as_str())).into_response()
 }
 
 #[derive(Deserialize)]
@@ -467,11 +457,10 @@ async fn callback(
             error,
         );
     }
-    let jar = jar_of(&headers);
-    let pending: Option<Pending> = jar
-        .private(oidc.cookies.key())
-        .get(SIGN_IN_COOKIE)
-        .and_then(|c| serde_json::from_str(c.value()).ok());
+    let pending: Option<Pending> =
+        PrivateCookieJar::from_headers(&headers, oidc.cookies.key().clone())
+            .get(SIGN_IN_COOKIE)
+            .and_then(|c| serde_json::from_str(c.value()).ok());
     let Some(pending) = pending.filter(|p| p.expires > now()) else {
         return sign_in_failed(
             "This sign-in is unknown, expired or was already used.",
@@ -552,10 +541,12 @@ async fn callback(
     );
     let session = Session::new(name, groups, now() + lifetime);
     tracing::info!(who = %session.name, groups = ?session.groups, "signed in");
-    let mut out = CookieJar::new();
-    oidc.cookies.put(&mut out, &session, lifetime);
-    out.add(removal(SIGN_IN_COOKIE, "/auth"));
-    out.add(removal(SIGNED_OUT_COOKIE, "/auth"));
+    let mut sealed = oidc
+        .cookies
+        .put(oidc.cookies.private_jar(), &session, lifetime);
+    let mut out = CookieJar::new()
+        .add(removal(SIGN_IN_COOKIE, "/auth"))
+        .add(removal(SIGNED_OUT_COOKIE, "/auth"));
     // Kept for the sign-out's `id_token_hint`, only where the provider has
     // a sign-out endpoint and the cookie fits.
     if oidc.end_session.is_some() {
@@ -563,18 +554,24 @@ async fn callback(
             .cookies
             .cookie(ID_TOKEN_COOKIE, id_token.to_string(), "/auth");
         cookie.set_max_age(cookie::time::Duration::seconds(lifetime as i64));
-        let mut sized = CookieJar::new();
-        sized.private_mut(oidc.cookies.key()).add(cookie.clone());
+        // Its size as sent: the `Set-Cookie` its jar writes.
+        let sized = oidc
+            .cookies
+            .private_jar()
+            .add(cookie.clone())
+            .into_response();
         let fits = sized
-            .delta()
-            .all(|c| c.encoded().to_string().len() <= MAX_COOKIE_BYTES);
+            .headers()
+            .get_all(header::SET_COOKIE)
+            .iter()
+            .all(|line| line.len() <= MAX_COOKIE_BYTES);
         if fits {
-            out.private_mut(oidc.cookies.key()).add(cookie);
+            sealed = sealed.add(cookie);
         } else {
-            out.add(removal(ID_TOKEN_COOKIE, "/auth"));
+            out = out.add(removal(ID_TOKEN_COOKIE, "/auth"));
         }
     }
-    see_other(&pending.next, &out)
+    (out, sealed, see_other(&pending.next)).into_response()
 }
 
 /// A cookie that deletes `name`.
@@ -613,26 +610,26 @@ async fn sign_out(State(oidc): State<Arc<Oidc>>, headers: HeaderMap) -> Response
         }
         tracing::info!(who = %session.name, "signed out");
     }
-    let id_token: Option<CoreIdToken> = jar_of(&headers)
-        .private(oidc.cookies.key())
-        .get(ID_TOKEN_COOKIE)
-        .and_then(|c| c.value().parse().ok());
-    let mut jar = CookieJar::new();
-    jar.add(removal(SESSION_COOKIE, "/"));
-    jar.add(removal(ID_TOKEN_COOKIE, "/auth"));
+    let id_token: Option<CoreIdToken> =
+        PrivateCookieJar::from_headers(&headers, oidc.cookies.key().clone())
+            .get(ID_TOKEN_COOKIE)
+            .and_then(|c| c.value().parse().ok());
     let mut marker = oidc
         .cookies
         .cookie(SIGNED_OUT_COOKIE, "1".to_owned(), "/auth");
     marker.set_max_age(cookie::time::Duration::seconds(SIGNED_OUT_SECONDS));
-    jar.add(marker);
-    match oidc.provider_sign_out(id_token.as_ref()) {
+    let jar = CookieJar::new()
+        .add(removal(SESSION_COOKIE, "/"))
+        .add(removal(ID_TOKEN_COOKIE, "/auth"))
+        .add(marker);
+    let page = match oidc.provider_sign_out(id_token.as_ref()) {
         Some(url) => go_on(
             &url,
             "You are signed out of the GCO console; on to your identity provider, to end its session too.",
-            &jar,
         ),
-        None => see_other(SIGNED_OUT, &jar),
-    }
+        None => see_other(SIGNED_OUT),
+    };
+    (jar, page).into_response()
 }
 
 impl Oidc {
