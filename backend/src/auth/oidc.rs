@@ -328,7 +328,7 @@ pub(super) fn page(status: StatusCode, title: &str, text: &str, link: (&str, &st
 pub(super) fn go_on(location: &str, text: &str) -> Response {
     let refresh = format!(
         "<meta http-equiv=\"refresh\" content=\"0; url={}\">",
-        escape(location)
+        html_escape::encode_double_quoted_attribute(location)
     );
     page_with(
         StatusCode::OK,
@@ -337,13 +337,6 @@ pub(super) fn go_on(location: &str, text: &str) -> Response {
         (location, "Continue"),
         &refresh,
     )
-}
-
-fn escape(t: &str) -> String {
-    t.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 fn page_with(
@@ -358,10 +351,10 @@ fn page_with(
          <meta name=\"viewport\" content=\"width=device-width\">{head}</head>\
          <body style=\"font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem\">\
          <h1>{title}</h1><p>{text}</p><p><a href=\"{href}\">{label}</a></p></body></html>",
-        title = escape(title),
-        text = escape(text),
-        href = escape(link.0),
-        label = escape(link.1),
+        title = html_escape::encode_text(title),
+        text = html_escape::encode_text(text),
+        href = html_escape::encode_double_quoted_attribute(link.0),
+        label = html_escape::encode_text(link.1),
     );
     let mut response = (status, Html(body)).into_response();
     response
