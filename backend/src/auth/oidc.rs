@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{Query, State};
@@ -40,6 +40,7 @@ use super::roles::groups_of;
 pub use super::session::{NoSession, Session};
 use super::session::{SESSION_COOKIE, SessionCookies};
 use super::sign_outs::SignOutList;
+use crate::clock::unix_seconds;
 use crate::store::SignOuts;
 
 const SIGN_IN_COOKIE: &str = "gco_sign_in";
@@ -145,16 +146,10 @@ pub struct Oidc {
     signed_out_url: Url,
 }
 
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
 /// Drops what has expired, so neither set grows without bound.
 fn remember(set: &Mutex<HashMap<String, u64>>, key: String, until: u64) {
     let mut set = set.lock().unwrap_or_else(|e| e.into_inner());
-    let now = now();
+    let now = unix_seconds();
     set.retain(|_, until| *until > now);
     set.insert(key, until);
 }
@@ -163,7 +158,7 @@ fn seen(set: &Mutex<HashMap<String, u64>>, key: &str) -> bool {
     set.lock()
         .unwrap_or_else(|e| e.into_inner())
         .get(key)
-        .is_some_and(|until| *until > now())
+        .is_some_and(|until| *until > unix_seconds())
 }
 
 /// `scheme://host[:port]` of a URL.
@@ -254,7 +249,7 @@ impl Oidc {
 
     /// The session a request's cookie holds.
     pub async fn session(&self, headers: &HeaderMap) -> Result<Session, NoSession> {
-        let now = now();
+        let now = unix_seconds();
         let session = self.cookies.read(headers, now)?;
         match self.sign_outs.has_signed_out(&session.id, now).await {
             Ok(false) => Ok(session),
@@ -411,7 +406,7 @@ async fn sign_in(
         nonce: nonce.secret().clone(),
         verifier: verifier.secret().clone(),
         next: safe_next(query.next.as_deref(), &oidc.public),
-        expires: now() + SIGN_IN_SECONDS,
+        expires: unix_seconds() + SIGN_IN_SECONDS,
     };
     let value = serde_json::to_string(&pending).expect("a sign-in serializes");
     let mut cookie = oidc.cookies.cookie(SIGN_IN_COOKIE, value, "/auth");
@@ -454,7 +449,7 @@ async fn callback(
         PrivateCookieJar::from_headers(&headers, oidc.cookies.key().clone())
             .get(SIGN_IN_COOKIE)
             .and_then(|c| serde_json::from_str(c.value()).ok());
-    let Some(pending) = pending.filter(|p| p.expires > now()) else {
+    let Some(pending) = pending.filter(|p| p.expires > unix_seconds()) else {
         return sign_in_failed(
             "This sign-in is unknown, expired or was already used.",
             "no sign-in cookie",
@@ -532,7 +527,7 @@ async fn callback(
             .0
             .get(&oidc.settings.groups_claim),
     );
-    let session = Session::new(name, groups, now() + lifetime);
+    let session = Session::new(name, groups, unix_seconds() + lifetime);
     tracing::info!(who = %session.name, groups = ?session.groups, "signed in");
     let mut sealed = oidc
         .cookies
@@ -589,7 +584,7 @@ async fn sign_out(State(oidc): State<Arc<Oidc>>, headers: HeaderMap) -> Response
     }
     // The cookie's session, whether or not the list of sign-outs can be
     // read now: signing out again does no harm.
-    if let Ok(session) = oidc.cookies.read(&headers, now()) {
+    if let Ok(session) = oidc.cookies.read(&headers, unix_seconds()) {
         if let Err(e) = oidc.sign_outs.sign_out(&session.id, session.expires).await {
             // The session stays valid, and the cookie with it: saying it
             // ended would be untrue at the other consoles.

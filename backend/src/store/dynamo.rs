@@ -1005,7 +1005,7 @@ impl DynamoStore {
             match self.transact(put, &record.endpoint_name, &entry).await {
                 Ok(()) => return Ok(Arc::new(Stored::of(answer))),
                 Err(Ok(Cancelled::Condition)) => return Err(StoreError::AlreadyExists),
-                Err(Ok(Cancelled::Retry)) => tokio::time::sleep(transaction_pause()).await,
+                Err(Ok(Cancelled::Retry)) => transaction_pause().await,
                 Err(Err(e)) => return Err(e),
             }
         }
@@ -1064,7 +1064,7 @@ impl DynamoStore {
                 Ok(()) => return Ok(Arc::new(Stored::of(answer))),
                 // Another writer came first: the service reads again.
                 Err(Ok(Cancelled::Condition)) => return Err(StoreError::ConditionFailed),
-                Err(Ok(Cancelled::Retry)) => tokio::time::sleep(transaction_pause()).await,
+                Err(Ok(Cancelled::Retry)) => transaction_pause().await,
                 Err(Err(e)) => return Err(e),
             }
         }
@@ -1229,10 +1229,8 @@ impl DynamoStore {
 }
 
 /// A short random pause before a transaction is tried again.
-fn transaction_pause() -> Duration {
-    let mut b = [0u8; 1];
-    let _ = getrandom::fill(&mut b);
-    Duration::from_millis(1 + u64::from(b[0] % 20))
+async fn transaction_pause() {
+    crate::clock::pause(Duration::from_millis(1), Duration::from_millis(20)).await;
 }
 
 /// An entry as the history table keeps it: the content as JSON text (a
