@@ -15,6 +15,7 @@ use std::hint::black_box;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::IntoResponse;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE;
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -58,9 +59,18 @@ fn session_headers(cookies: &SessionCookies) -> HeaderMap {
         vec!["ml-oncall".into(), "ml-platform".into()],
         now() + 3600,
     );
-    let mut jar = cookie::CookieJar::new();
-    cookies.put(&mut jar, &session, 3600);
-    let line: Vec<String> = jar.delta().map(|c| c.encoded().to_string()).collect();
+    let answer = cookies
+        .put(cookies.private_jar(), &session, 3600)
+        .into_response();
+    let line: Vec<String> = answer
+        .headers()
+        .get_all(header::SET_COOKIE)
+        .iter()
+        .map(|v| {
+            let cookie = cookie::Cookie::parse_encoded(v.to_str().unwrap().to_owned()).unwrap();
+            cookie.stripped().encoded().to_string()
+        })
+        .collect();
     let mut headers = HeaderMap::new();
     headers.insert(
         header::COOKIE,

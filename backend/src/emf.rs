@@ -7,7 +7,7 @@
 //! an idle view is not read again and only grows older, which no user sees.
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use serde_json::json;
 
@@ -46,9 +46,7 @@ pub fn spawn(service: Arc<Service>, table: String, every: Duration) {
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             ticks.tick().await;
-            let now = SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+            let now = crate::clock::unix_millis();
             if let Some(text) = line(&table, service.freshness().as_ref(), now) {
                 // One write of the whole line: the log driver splits on
                 // newlines, and a line cut in two is no metric.

@@ -10,6 +10,7 @@ pub mod api;
 pub mod app;
 pub mod audit;
 pub mod auth;
+pub mod clock;
 pub mod config;
 pub mod console_files;
 pub mod emf;

@@ -21,10 +21,10 @@ pub const HTTP_REQUESTS: &str = "gco_http_requests_total";
 pub const HTTP_SECONDS: &str = "gco_http_request_duration_seconds";
 pub const DYNAMODB_CALLS: &str = "gco_dynamodb_calls_total";
 /// Capacity units are fractions (an eventually consistent read of a small
-/// item is half a unit), which `metrics`' counters (whole numbers) cannot
-/// add: these are gauges that only grow.
-pub const DYNAMODB_READ_UNITS: &str = "gco_dynamodb_consumed_read_units";
-pub const DYNAMODB_WRITE_UNITS: &str = "gco_dynamodb_consumed_write_units";
+/// item is half a unit) and `metrics`' counters count whole numbers, so
+/// these counters count thousandths of a unit.
+pub const DYNAMODB_READ_UNITS: &str = "gco_dynamodb_consumed_read_milliunits_total";
+pub const DYNAMODB_WRITE_UNITS: &str = "gco_dynamodb_consumed_write_milliunits_total";
 pub const VIEW_REFRESHES: &str = "gco_view_refreshes_total";
 pub const VIEW_ITEMS: &str = "gco_view_items";
 pub const VIEW_AGE: &str = "gco_view_age_seconds";
@@ -110,11 +110,18 @@ pub fn dynamodb_call(operation: &'static str, ok: bool, read_units: f64, write_u
     let outcome = if ok { "ok" } else { "error" };
     metrics::counter!(DYNAMODB_CALLS, "operation" => operation, "outcome" => outcome).increment(1);
     if read_units > 0.0 {
-        metrics::gauge!(DYNAMODB_READ_UNITS, "operation" => operation).increment(read_units);
+        metrics::counter!(DYNAMODB_READ_UNITS, "operation" => operation)
+            .increment(thousandths(read_units));
     }
     if write_units > 0.0 {
-        metrics::gauge!(DYNAMODB_WRITE_UNITS, "operation" => operation).increment(write_units);
+        metrics::counter!(DYNAMODB_WRITE_UNITS, "operation" => operation)
+            .increment(thousandths(write_units));
     }
+}
+
+/// `units` in thousandths of a unit, rounded.
+fn thousandths(units: f64) -> u64 {
+    (units * 1_000.0).round() as u64
 }
 
 /// A read of the whole table into the view.
@@ -132,4 +139,23 @@ pub fn view_age(age: Duration) {
 /// The text of `GET /metrics`.
 pub fn render() -> String {
     handle().render()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn consumed_capacity_is_counted_in_thousandths() {
+        assert_eq!(thousandths(0.5), 500);
+        assert_eq!(thousandths(12.5), 12_500);
+        assert_eq!(thousandths(2.0), 2_000);
+        handle();
+        dynamodb_call("Query", true, 1.5, 0.0);
+        let text = handle().render();
+        assert!(
+            text.contains(&format!("# TYPE {DYNAMODB_READ_UNITS} counter")),
+            "{text}"
+        );
+    }
 }

@@ -2,7 +2,7 @@
 //! with the core's rules. It knows nothing of HTTP.
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use gco_api::{HistoryEntry, HistoryPage, Role, operation};
 use gco_spec::deploy::DeployCheck;
@@ -15,6 +15,7 @@ use gco_spec::{
 };
 
 use crate::auth::identity::{Identity, Refusal};
+use crate::clock::{pause, unix_micros};
 use crate::store::history::{MAX_ENTRY_CONTENT_BYTES, content, same_content};
 use crate::store::listing::{Filter, Listing, Page};
 use crate::store::{
@@ -165,23 +166,11 @@ pub struct Service {
     auth: gco_api::AuthMode,
 }
 
-fn now_micros() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros() as i64)
-}
-
 /// 64 lowercase hex characters from the OS's random source.
 pub fn random_token() -> String {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).expect("the OS random source is available");
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn jitter() -> Duration {
-    let mut b = [0u8; 2];
-    let _ = getrandom::fill(&mut b);
-    MAX_BACKOFF.mul_f64(f64::from(u16::from_le_bytes(b)) / f64::from(u16::MAX))
 }
 
 impl Service {
@@ -279,7 +268,7 @@ impl Service {
         let name = deployment.endpoint_name.clone();
         let mut record = new_record(
             deployment,
-            &format_timestamp(now_micros()),
+            &format_timestamp(unix_micros()),
             &mut random_token,
         );
         record.extra.insert(CREATED_BY, by.identity.name.as_str());
@@ -376,7 +365,7 @@ impl Service {
                 computed_on = Some(stored.etag().to_owned());
             }
             let current = &stored.record;
-            let now = next_timestamp(now_micros(), &current.updated_at);
+            let now = next_timestamp(unix_micros(), &current.updated_at);
             let mut next =
                 apply(current, &change, &now, &mut random_token).map_err(ServiceError::Refused)?;
             // A change that changes nothing (a region removed that was no
@@ -401,7 +390,7 @@ impl Service {
                 Ok(written) => return Ok(written),
                 // Another write came first: a change (the next read tells,
                 // and with `If-Match` answers Stale) or a monitor's status.
-                Err(StoreError::ConditionFailed) => tokio::time::sleep(jitter()).await,
+                Err(StoreError::ConditionFailed) => pause(Duration::ZERO, MAX_BACKOFF).await,
                 Err(e) => return Err(ServiceError::from_write(e)),
             }
         }
@@ -598,7 +587,7 @@ impl Service {
                     stored.record.updated_at.clone()
                 }
             };
-            let now = next_timestamp(now_micros(), &since);
+            let now = next_timestamp(unix_micros(), &since);
             let read = current.as_ref().map(|s| &s.record);
             let reverted =
                 revert(read, &target, &now, &mut random_token).map_err(ServiceError::Refused)?;
@@ -631,7 +620,7 @@ impl Service {
             };
             match written {
                 Ok(stored) => return Ok((stored, false)),
-                Err(StoreError::ConditionFailed) => tokio::time::sleep(jitter()).await,
+                Err(StoreError::ConditionFailed) => pause(Duration::ZERO, MAX_BACKOFF).await,
                 Err(e) => return Err(ServiceError::from_write(e)),
             }
         }
@@ -753,7 +742,7 @@ fn newest_external(
     newest: Option<&HistoryEntry>,
 ) -> Option<HistoryEntry> {
     let left = newest.and_then(|e| e.after.as_ref());
-    let now = || format_timestamp(now_micros());
+    let now = || format_timestamp(unix_micros());
     match current {
         Some(stored) => {
             let content = content(&stored.record.to_value());

@@ -1,10 +1,11 @@
 //! The manifests of each mode and transport against committed golden YAML
-//! (`tests/golden/manifests/*.yaml`; `UPDATE_GOLDEN=1` rewrites them), each
+//! (`tests/golden/manifests/*.yaml`; `UPDATE_EXPECT=1` rewrites them), each
 //! object checked to be a valid object of its kind, and the errors a region
 //! without the facts GCO has no default for gets.
 
 use std::path::PathBuf;
 
+use expect_test::expect_file;
 use gco_spec::json::{Object, Value, parse};
 use gco_spec::manifests::{Manifests, ScaledObject, manifests};
 use gco_spec::plan::{plan_in_region, preview_record};
@@ -229,14 +230,7 @@ fn golden(name: &str, m: &Manifests) {
     ]
     .iter()
     .collect();
-    let yaml = m.to_yaml();
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &yaml).unwrap();
-    }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 writes it)", path.display()));
-    assert_eq!(yaml, want, "{name} differs from its golden file");
+    expect_file![path].assert_eq(&m.to_yaml());
 }
 
 fn kinds(m: &Manifests) -> Vec<String> {

@@ -1,10 +1,11 @@
 //! The committed JSON Schemas (`core/schema/`) must be what the types
 //! generate, and name exactly the members the checks know.
-//! Regenerate with `GCO_UPDATE_SCHEMA=1 cargo test -p gco-spec --features schema --test schema`.
+//! Regenerate with `UPDATE_EXPECT=1 cargo test -p gco-spec --features schema --test schema`.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use expect_test::expect_file;
 use gco_spec::mooncake::{BLOCK_KEYS, SECTION_KEYS};
 use gco_spec::spec::SPEC_KEYS;
 use gco_spec::types::{SCHEMAS, schema_texts};
@@ -15,16 +16,7 @@ use serde_json::{Value, json};
 fn committed_schemas_are_current() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema");
     for ((file, _), generated) in SCHEMAS.iter().zip(schema_texts()) {
-        let path = dir.join(file);
-        if std::env::var_os("GCO_UPDATE_SCHEMA").is_some() {
-            std::fs::write(&path, &generated).unwrap();
-        }
-        let committed = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            committed == generated,
-            "{} is stale: run GCO_UPDATE_SCHEMA=1 cargo test -p gco-spec --features schema --test schema",
-            path.display()
-        );
+        expect_file![dir.join(file)].assert_eq(&generated);
     }
 }
 

@@ -144,9 +144,7 @@ async fn me(
     identity: crate::auth::identity::Identity,
     session: Option<axum::Extension<crate::auth::SessionTimes>>,
 ) -> Response {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let now = crate::clock::unix_seconds();
     let me = gco_api::Me {
         name: identity.name,
         roles: identity.roles,
@@ -302,12 +300,8 @@ fn marked_if_unreadable(mut response: Response, service: &Service, from_copy: bo
     let Some(since) = service.unreadable_since() else {
         return response;
     };
-    let timestamp = |t: std::time::SystemTime| {
-        let micros = t
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX));
-        gco_spec::time::format_timestamp(micros)
-    };
+    let timestamp =
+        |t: std::time::SystemTime| gco_spec::time::format_timestamp(crate::clock::micros_of(t));
     let read = service
         .freshness()
         .filter(|_| from_copy)

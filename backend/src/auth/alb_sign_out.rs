@@ -11,12 +11,11 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::Response;
-use cookie::CookieJar;
+use axum::response::{IntoResponse, Response};
+use axum_extra::extract::cookie::CookieJar;
 use gco_api::route;
 
 use super::oidc::{go_on, page, removal};
-use super::session::jar_of;
 
 /// The name the ALB gives its session cookie's shards, before `-<n>`.
 pub const SESSION_COOKIE_PREFIX: &str = "AWSELBAuthSessionCookie-";
@@ -47,17 +46,15 @@ fn expired_shards(headers: &HeaderMap) -> CookieJar {
     let mut names: Vec<String> = (0..SHARDS)
         .map(|n| format!("{SESSION_COOKIE_PREFIX}{n}"))
         .collect();
-    for cookie in jar_of(headers).iter() {
+    for cookie in CookieJar::from_headers(headers).iter() {
         let name = cookie.name();
         if name.starts_with(SESSION_COOKIE_PREFIX) && !names.iter().any(|n| n == name) {
             names.push(name.to_owned());
         }
     }
-    let mut jar = CookieJar::new();
-    for name in names {
-        jar.add(removal(name, "/"));
-    }
-    jar
+    names
+        .into_iter()
+        .fold(CookieJar::new(), |jar, name| jar.add(removal(name, "/")))
 }
 
 async fn sign_out(State(out): State<Arc<AlbSignOut>>, headers: HeaderMap) -> Response {
@@ -66,23 +63,19 @@ async fn sign_out(State(out): State<Arc<AlbSignOut>>, headers: HeaderMap) -> Res
         logout = out.logout_url.is_some(),
         "signed out of the load balancer's session"
     );
-    match &out.logout_url {
+    let page = match &out.logout_url {
         Some(url) => go_on(
             url,
             "The load balancer's session has ended; on to your identity provider, to end its session too.",
-            &jar,
         ),
-        None => {
-            let mut response = page(
-                StatusCode::OK,
-                "Signed out",
-                "The load balancer's session has ended. Your identity provider may still sign you in again without asking: this console has no --alb-logout-url to end its session too.",
-                ("/", "Sign in again"),
-            );
-            super::oidc::set_cookies(&mut response, &jar);
-            response
-        }
-    }
+        None => page(
+            StatusCode::OK,
+            "Signed out",
+            "The load balancer's session has ended. Your identity provider may still sign you in again without asking: this console has no --alb-logout-url to end its session too.",
+            ("/", "Sign in again"),
+        ),
+    };
+    (jar, page).into_response()
 }
 
 #[cfg(test)]
@@ -101,7 +94,7 @@ mod tests {
             ),
         );
         let jar = expired_shards(&headers);
-        let mut set: Vec<String> = jar.delta().map(|c| c.encoded().to_string()).collect();
+        let mut set: Vec<String> = jar.iter().map(|c| c.encoded().to_string()).collect();
         set.sort();
         assert_eq!(set.len(), 5, "{set:?}");
         for n in [0, 1, 2, 3, 7] {

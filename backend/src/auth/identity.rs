@@ -117,11 +117,24 @@ pub fn user_name(
         claims.get("email_verified"),
         Some(serde_json::Value::Bool(true))
     ) || text("email_verified") == Some("true");
-    if verified && let Some(email) = text("email") {
+    let issuer = text("iss").or(issuer).unwrap_or_default();
+    name_of(
+        text("email").filter(|_| verified),
+        issuer,
+        text("sub").unwrap_or_default(),
+    )
+}
+
+/// [`user_name`] from claims already read: `email` only when verified.
+/// `None` when `issuer` or `subject` is empty.
+pub fn name_of(email: Option<&str>, issuer: &str, subject: &str) -> Option<String> {
+    if let Some(email) = email.filter(|e| !e.is_empty()) {
         return Some(email.to_owned());
     }
-    let issuer = text("iss").or(issuer).filter(|s| !s.is_empty())?;
-    Some(format!("{issuer}#{}", text("sub")?))
+    if issuer.is_empty() || subject.is_empty() {
+        return None;
+    }
+    Some(format!("{issuer}#{subject}"))
 }
 
 #[cfg(test)]

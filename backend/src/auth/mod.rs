@@ -29,7 +29,6 @@ pub mod sign_outs;
 pub mod tokens;
 
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
@@ -331,12 +330,6 @@ pub struct SessionTimes {
     pub lifetime: u64,
 }
 
-fn seconds_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
 impl Authenticator {
     async fn identify(&self, headers: &HeaderMap) -> Result<Identified, Unidentified> {
         let by_token = |tokens: &Tokens| {
@@ -404,7 +397,7 @@ impl Authenticator {
                     .and_then(|v| v.to_str().ok())
                     .ok_or_else(|| refused(alb::AlbRefusal::Missing))?;
                 let user = verifier
-                    .verify(token, seconds_now())
+                    .verify(token, crate::clock::unix_seconds())
                     .await
                     .map_err(refused)?;
                 Ok(plain(Identity {

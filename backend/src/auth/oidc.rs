@@ -3,8 +3,8 @@
 //! (`openidconnect` checks the ID token's signature, issuer, audience,
 //! expiry and nonce), and keeps who they are in a session cookie.
 //!
-//! Both cookies are encrypted and authenticated (the `cookie` crate's
-//! private jar: AES-256-GCM, the cookie's name bound in), so a browser can
+//! Both cookies are encrypted and authenticated (axum-extra's
+//! `PrivateCookieJar`: AES-256-GCM, the cookie's name bound in), so a browser can
 //! neither read nor forge them, and one console's cookie is noise to a
 //! console with another key. The sign-in cookie carries the flow's state,
 //! nonce and PKCE verifier for ten minutes; the callback consumes it, and a
@@ -13,30 +13,34 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use cookie::{Cookie, CookieJar, Key};
+use axum_extra::extract::cookie::{Cookie, CookieJar, Key, PrivateCookieJar};
 use gco_api::route;
-use openidconnect::core::{CoreClient, CoreIdToken, CoreResponseType};
+use openidconnect::core::{
+    CoreAuthDisplay, CoreAuthPrompt, CoreErrorResponseType, CoreGenderClaim, CoreIdToken,
+    CoreJsonWebKey, CoreJweContentEncryptionAlgorithm, CoreJwsSigningAlgorithm, CoreResponseType,
+    CoreRevocableToken, CoreRevocationErrorResponse, CoreTokenIntrospectionResponse, CoreTokenType,
+};
 use openidconnect::url::Url;
 use openidconnect::{
-    AuthenticationFlow, AuthorizationCode, ClientId, ClientSecret, CsrfToken, EndSessionUrl,
-    EndpointMaybeSet, EndpointNotSet, EndpointSet, IssuerUrl, LogoutRequest, Nonce,
-    PkceCodeChallenge, PkceCodeVerifier, PostLogoutRedirectUrl, ProviderMetadataWithLogout,
-    RedirectUrl, Scope, TokenResponse,
+    AdditionalClaims, AuthenticationFlow, AuthorizationCode, Client, ClientId, ClientSecret,
+    CsrfToken, EmptyExtraTokenFields, EndSessionUrl, EndpointMaybeSet, EndpointNotSet, EndpointSet,
+    IdTokenFields, IssuerUrl, LogoutRequest, Nonce, PkceCodeChallenge, PkceCodeVerifier,
+    PostLogoutRedirectUrl, ProviderMetadataWithLogout, RedirectUrl, Scope, StandardErrorResponse,
+    StandardTokenResponse, TokenResponse,
 };
 use serde::{Deserialize, Serialize};
 
 use super::roles::groups_of;
 pub use super::session::{NoSession, Session};
-use super::session::{SESSION_COOKIE, SessionCookies, jar_of};
+use super::session::{SESSION_COOKIE, SessionCookies};
 use super::sign_outs::SignOutList;
+use crate::clock::unix_seconds;
 use crate::store::SignOuts;
 
 const SIGN_IN_COOKIE: &str = "gco_sign_in";
@@ -55,7 +59,39 @@ const SIGNED_OUT_SECONDS: i64 = 30 * 24 * 3600;
 /// and the sign-out names the client instead (`client_id`).
 const MAX_COOKIE_BYTES: usize = 4_000;
 
-type DiscoveredClient = CoreClient<
+/// The ID token's claims beyond the standard ones, such as the team's
+/// groups claim (`--oidc-groups-claim`): openidconnect decodes them with the
+/// rest, once the signature is checked.
+#[derive(Debug, Default, Deserialize, Serialize)]
+struct ExtraClaims(serde_json::Map<String, serde_json::Value>);
+
+impl AdditionalClaims for ExtraClaims {}
+
+/// The token answer, its ID token carrying [`ExtraClaims`].
+type Tokens = StandardTokenResponse<
+    IdTokenFields<
+        ExtraClaims,
+        EmptyExtraTokenFields,
+        CoreGenderClaim,
+        CoreJweContentEncryptionAlgorithm,
+        CoreJwsSigningAlgorithm,
+    >,
+    CoreTokenType,
+>;
+
+/// `CoreClient`, with [`ExtraClaims`] in its ID tokens.
+type DiscoveredClient = Client<
+    ExtraClaims,
+    CoreAuthDisplay,
+    CoreGenderClaim,
+    CoreJweContentEncryptionAlgorithm,
+    CoreJsonWebKey,
+    CoreAuthPrompt,
+    StandardErrorResponse<CoreErrorResponseType>,
+    Tokens,
+    CoreTokenIntrospectionResponse,
+    CoreRevocableToken,
+    CoreRevocationErrorResponse,
     EndpointSet,
     EndpointNotSet,
     EndpointNotSet,
@@ -110,16 +146,10 @@ pub struct Oidc {
     signed_out_url: Url,
 }
 
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
 /// Drops what has expired, so neither set grows without bound.
 fn remember(set: &Mutex<HashMap<String, u64>>, key: String, until: u64) {
     let mut set = set.lock().unwrap_or_else(|e| e.into_inner());
-    let now = now();
+    let now = unix_seconds();
     set.retain(|_, until| *until > now);
     set.insert(key, until);
 }
@@ -128,7 +158,7 @@ fn seen(set: &Mutex<HashMap<String, u64>>, key: &str) -> bool {
     set.lock()
         .unwrap_or_else(|e| e.into_inner())
         .get(key)
-        .is_some_and(|until| *until > now())
+        .is_some_and(|until| *until > unix_seconds())
 }
 
 /// `scheme://host[:port]` of a URL.
@@ -169,7 +199,7 @@ impl Oidc {
         let signed_out_url = public
             .join(SIGNED_OUT)
             .map_err(|e| format!("--public-url: {e}"))?;
-        let client = CoreClient::from_provider_metadata(
+        let client = DiscoveredClient::from_provider_metadata(
             metadata,
             ClientId::new(settings.client_id.clone()),
             settings.client_secret.clone().map(ClientSecret::new),
@@ -219,7 +249,7 @@ impl Oidc {
 
     /// The session a request's cookie holds.
     pub async fn session(&self, headers: &HeaderMap) -> Result<Session, NoSession> {
-        let now = now();
+        let now = unix_seconds();
         let session = self.cookies.read(headers, now)?;
         match self.sign_outs.has_signed_out(&session.id, now).await {
             Ok(false) => Ok(session),
@@ -286,31 +316,22 @@ pub(super) fn page(status: StatusCode, title: &str, text: &str, link: (&str, &st
 }
 
 /// A page that goes on to `location` at once (a refresh), saying so with a
-/// link, and carrying `jar`'s cookies: how a sign-out leaves for another
-/// origin. A redirect would not do: the console's page posts the sign-out
+/// link: how a sign-out leaves for another origin (its cookies go with it,
+/// as a cookie jar before it in the answer). A redirect would not do: the console's page posts the sign-out
 /// form, and its Content-Security-Policy (`form-action 'self'`) stops a
 /// form's redirect to another origin.
-pub(super) fn go_on(location: &str, text: &str, jar: &CookieJar) -> Response {
+pub(super) fn go_on(location: &str, text: &str) -> Response {
     let refresh = format!(
         "<meta http-equiv=\"refresh\" content=\"0; url={}\">",
-        escape(location)
+        html_escape::encode_double_quoted_attribute(location)
     );
-    let mut response = page_with(
+    page_with(
         StatusCode::OK,
         "Signing out",
         text,
         (location, "Continue"),
         &refresh,
-    );
-    set_cookies(&mut response, jar);
-    response
-}
-
-fn escape(t: &str) -> String {
-    t.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    )
 }
 
 fn page_with(
@@ -325,10 +346,10 @@ fn page_with(
          <meta name=\"viewport\" content=\"width=device-width\">{head}</head>\
          <body style=\"font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem\">\
          <h1>{title}</h1><p>{text}</p><p><a href=\"{href}\">{label}</a></p></body></html>",
-        title = escape(title),
-        text = escape(text),
-        href = escape(link.0),
-        label = escape(link.1),
+        title = html_escape::encode_text(title),
+        text = html_escape::encode_text(text),
+        href = html_escape::encode_double_quoted_attribute(link.0),
+        label = html_escape::encode_text(link.1),
     );
     let mut response = (status, Html(body)).into_response();
     response
@@ -337,24 +358,14 @@ fn page_with(
     response
 }
 
-pub(super) fn see_other(location: &str, jar: &CookieJar) -> Response {
+pub(super) fn see_other(location: &str) -> Response {
     let mut response = StatusCode::SEE_OTHER.into_response();
     let headers = response.headers_mut();
     if let Ok(location) = HeaderValue::from_str(location) {
         headers.insert(header::LOCATION, location);
     }
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    set_cookies(&mut response, jar);
     response
-}
-
-/// `jar`'s changes as the answer's `Set-Cookie` headers.
-pub(super) fn set_cookies(response: &mut Response, jar: &CookieJar) {
-    for cookie in jar.delta() {
-        if let Ok(value) = HeaderValue::from_str(&cookie.encoded().to_string()) {
-            response.headers_mut().append(header::SET_COOKIE, value);
-        }
-    }
 }
 
 #[derive(Deserialize)]
@@ -383,8 +394,11 @@ async fn sign_in(
     // own session may still be open (a provider without a sign-out
     // endpoint, or one the user left), and the next person at this browser
     // must not carry on as the last.
-    if jar_of(&headers).get(SIGNED_OUT_COOKIE).is_some() {
-        request = request.add_prompt(openidconnect::core::CoreAuthPrompt::Login);
+    if CookieJar::from_headers(&headers)
+        .get(SIGNED_OUT_COOKIE)
+        .is_some()
+    {
+        request = request.add_prompt(CoreAuthPrompt::Login);
     }
     let (url, state, nonce) = request.url();
     let pending = Pending {
@@ -392,14 +406,13 @@ async fn sign_in(
         nonce: nonce.secret().clone(),
         verifier: verifier.secret().clone(),
         next: safe_next(query.next.as_deref(), &oidc.public),
-        expires: now() + SIGN_IN_SECONDS,
+        expires: unix_seconds() + SIGN_IN_SECONDS,
     };
-    let mut jar = CookieJar::new();
     let value = serde_json::to_string(&pending).expect("a sign-in serializes");
     let mut cookie = oidc.cookies.cookie(SIGN_IN_COOKIE, value, "/auth");
     cookie.set_max_age(cookie::time::Duration::seconds(SIGN_IN_SECONDS as i64));
-    jar.private_mut(oidc.cookies.key()).add(cookie);
-    see_other(url.as_str(), &jar)
+    let jar = oidc.cookies.private_jar().add(cookie);
+    (jar, see_other(url.as_str())).into_response()
 }
 
 #[derive(Deserialize)]
@@ -432,12 +445,11 @@ async fn callback(
             error,
         );
     }
-    let jar = jar_of(&headers);
-    let pending: Option<Pending> = jar
-        .private(oidc.cookies.key())
-        .get(SIGN_IN_COOKIE)
-        .and_then(|c| serde_json::from_str(c.value()).ok());
-    let Some(pending) = pending.filter(|p| p.expires > now()) else {
+    let pending: Option<Pending> =
+        PrivateCookieJar::from_headers(&headers, oidc.cookies.key().clone())
+            .get(SIGN_IN_COOKIE)
+            .and_then(|c| serde_json::from_str(c.value()).ok());
+    let Some(pending) = pending.filter(|p| p.expires > unix_seconds()) else {
         return sign_in_failed(
             "This sign-in is unknown, expired or was already used.",
             "no sign-in cookie",
@@ -492,30 +504,37 @@ async fn callback(
             );
         }
     };
-    // The groups claim is the team's choice, so it is read from the
-    // token's payload, whose signature was checked above.
-    let payload: serde_json::Map<String, serde_json::Value> = id_token
-        .to_string()
-        .split('.')
-        .nth(1)
-        .and_then(|p| URL_SAFE_NO_PAD.decode(p.trim_end_matches('=')).ok())
-        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-        .unwrap_or_default();
-    let Some(name) = crate::auth::identity::user_name(&payload, Some(claims.issuer().as_str()))
-    else {
+    let email = claims
+        .email_verified()
+        .unwrap_or(false)
+        .then(|| claims.email())
+        .flatten();
+    let Some(name) = crate::auth::identity::name_of(
+        email.map(|e| e.as_str()),
+        claims.issuer().as_str(),
+        claims.subject().as_str(),
+    ) else {
         return sign_in_failed(
             "The provider's ID token names no subject.",
             "no sub or iss claim",
         );
     };
     let lifetime = oidc.settings.session_lifetime.as_secs().max(1);
-    let groups = groups_of(payload.get(&oidc.settings.groups_claim));
-    let session = Session::new(name, groups, now() + lifetime);
+    // The groups claim is the team's choice, so it is among the extra claims.
+    let groups = groups_of(
+        claims
+            .additional_claims()
+            .0
+            .get(&oidc.settings.groups_claim),
+    );
+    let session = Session::new(name, groups, unix_seconds() + lifetime);
     tracing::info!(who = %session.name, groups = ?session.groups, "signed in");
-    let mut out = CookieJar::new();
-    oidc.cookies.put(&mut out, &session, lifetime);
-    out.add(removal(SIGN_IN_COOKIE, "/auth"));
-    out.add(removal(SIGNED_OUT_COOKIE, "/auth"));
+    let mut sealed = oidc
+        .cookies
+        .put(oidc.cookies.private_jar(), &session, lifetime);
+    let mut out = CookieJar::new()
+        .add(removal(SIGN_IN_COOKIE, "/auth"))
+        .add(removal(SIGNED_OUT_COOKIE, "/auth"));
     // Kept for the sign-out's `id_token_hint`, only where the provider has
     // a sign-out endpoint and the cookie fits.
     if oidc.end_session.is_some() {
@@ -523,18 +542,24 @@ async fn callback(
             .cookies
             .cookie(ID_TOKEN_COOKIE, id_token.to_string(), "/auth");
         cookie.set_max_age(cookie::time::Duration::seconds(lifetime as i64));
-        let mut sized = CookieJar::new();
-        sized.private_mut(oidc.cookies.key()).add(cookie.clone());
+        // Its size as sent: the `Set-Cookie` its jar writes.
+        let sized = oidc
+            .cookies
+            .private_jar()
+            .add(cookie.clone())
+            .into_response();
         let fits = sized
-            .delta()
-            .all(|c| c.encoded().to_string().len() <= MAX_COOKIE_BYTES);
+            .headers()
+            .get_all(header::SET_COOKIE)
+            .iter()
+            .all(|line| line.len() <= MAX_COOKIE_BYTES);
         if fits {
-            out.private_mut(oidc.cookies.key()).add(cookie);
+            sealed = sealed.add(cookie);
         } else {
-            out.add(removal(ID_TOKEN_COOKIE, "/auth"));
+            out = out.add(removal(ID_TOKEN_COOKIE, "/auth"));
         }
     }
-    see_other(&pending.next, &out)
+    (out, sealed, see_other(&pending.next)).into_response()
 }
 
 /// A cookie that deletes `name`.
@@ -559,7 +584,7 @@ async fn sign_out(State(oidc): State<Arc<Oidc>>, headers: HeaderMap) -> Response
     }
     // The cookie's session, whether or not the list of sign-outs can be
     // read now: signing out again does no harm.
-    if let Ok(session) = oidc.cookies.read(&headers, now()) {
+    if let Ok(session) = oidc.cookies.read(&headers, unix_seconds()) {
         if let Err(e) = oidc.sign_outs.sign_out(&session.id, session.expires).await {
             // The session stays valid, and the cookie with it: saying it
             // ended would be untrue at the other consoles.
@@ -573,26 +598,26 @@ async fn sign_out(State(oidc): State<Arc<Oidc>>, headers: HeaderMap) -> Response
         }
         tracing::info!(who = %session.name, "signed out");
     }
-    let id_token: Option<CoreIdToken> = jar_of(&headers)
-        .private(oidc.cookies.key())
-        .get(ID_TOKEN_COOKIE)
-        .and_then(|c| c.value().parse().ok());
-    let mut jar = CookieJar::new();
-    jar.add(removal(SESSION_COOKIE, "/"));
-    jar.add(removal(ID_TOKEN_COOKIE, "/auth"));
+    let id_token: Option<CoreIdToken> =
+        PrivateCookieJar::from_headers(&headers, oidc.cookies.key().clone())
+            .get(ID_TOKEN_COOKIE)
+            .and_then(|c| c.value().parse().ok());
     let mut marker = oidc
         .cookies
         .cookie(SIGNED_OUT_COOKIE, "1".to_owned(), "/auth");
     marker.set_max_age(cookie::time::Duration::seconds(SIGNED_OUT_SECONDS));
-    jar.add(marker);
-    match oidc.provider_sign_out(id_token.as_ref()) {
+    let jar = CookieJar::new()
+        .add(removal(SESSION_COOKIE, "/"))
+        .add(removal(ID_TOKEN_COOKIE, "/auth"))
+        .add(marker);
+    let page = match oidc.provider_sign_out(id_token.as_ref()) {
         Some(url) => go_on(
             &url,
             "You are signed out of the GCO console; on to your identity provider, to end its session too.",
-            &jar,
         ),
-        None => see_other(SIGNED_OUT, &jar),
-    }
+        None => see_other(SIGNED_OUT),
+    };
+    (jar, page).into_response()
 }
 
 impl Oidc {
@@ -631,6 +656,22 @@ async fn signed_out(State(oidc): State<Arc<Oidc>>) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn extra_claims_come_with_the_standard_ones() {
+        let claims: openidconnect::IdTokenClaims<ExtraClaims, CoreGenderClaim> =
+            serde_json::from_value(serde_json::json!({
+                "iss": "https://idp.example.com", "aud": "console", "exp": 2_000_000_000,
+                "iat": 1_000_000_000, "sub": "0f3c", "email": "ada@example.com",
+                "email_verified": true, "groups": ["ml"], "cognito:groups": "ops"
+            }))
+            .unwrap();
+        assert_eq!(claims.subject().as_str(), "0f3c");
+        assert_eq!(claims.email_verified(), Some(true));
+        let extra = &claims.additional_claims().0;
+        assert_eq!(groups_of(extra.get("groups")), vec!["ml"]);
+        assert_eq!(groups_of(extra.get("cognito:groups")), vec!["ops"]);
+    }
 
     #[test]
     fn next_stays_on_this_site() {

@@ -2,12 +2,13 @@
 //! until when, encrypted and authenticated with the console's key (the
 //! `cookie` crate's private jar: AES-256-GCM with the cookie's name bound
 //! in), so a browser can neither read nor forge it, and one console's
-//! cookie is noise to a console with another key.
+//! cookie is noise to a console with another key. axum-extra's jars read
+//! the `Cookie` header and write the `Set-Cookie` ones.
 
 use axum::http::{HeaderMap, header};
+use axum_extra::extract::cookie::{Cookie, CookieJar, Key, PrivateCookieJar, SameSite};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use cookie::{Cookie, CookieJar, Key, SameSite};
 use serde::{Deserialize, Serialize};
 
 pub const SESSION_COOKIE: &str = "gco_session";
@@ -93,8 +94,10 @@ impl SessionCookies {
     /// The session a request's cookie holds, unless it has expired at `now`
     /// (seconds since the epoch).
     pub fn read(&self, headers: &HeaderMap, now: u64) -> Result<Session, NoSession> {
-        let jar = jar_of(headers);
-        if jar.get(SESSION_COOKIE).is_none() {
+        let Some(sealed) = CookieJar::from_headers(headers)
+            .get(SESSION_COOKIE)
+            .cloned()
+        else {
             // A session cookie too garbled to parse (its percent-encoding
             // broken) is a changed one, not none.
             let named = headers
@@ -106,10 +109,9 @@ impl SessionCookies {
             } else {
                 NoSession::Missing
             });
-        }
-        let session: Session = jar
-            .private(&self.key)
-            .get(SESSION_COOKIE)
+        };
+        let session: Session = PrivateCookieJar::new(self.key.clone())
+            .decrypt(sealed)
             .and_then(|c| serde_json::from_str(c.value()).ok())
             .ok_or(NoSession::Unreadable)?;
         if session.expires <= now {
@@ -128,24 +130,18 @@ impl SessionCookies {
             .build()
     }
 
+    /// An empty jar whose cookies are encrypted with this key.
+    pub fn private_jar(&self) -> PrivateCookieJar {
+        PrivateCookieJar::new(self.key.clone())
+    }
+
     /// `session`'s cookie, lasting `seconds`, encrypted into `jar`.
-    pub fn put(&self, jar: &mut CookieJar, session: &Session, seconds: u64) {
+    pub fn put(&self, jar: PrivateCookieJar, session: &Session, seconds: u64) -> PrivateCookieJar {
         let value = serde_json::to_string(session).expect("a session serializes");
         let mut cookie = self.cookie(SESSION_COOKIE, value, "/");
         cookie.set_max_age(cookie::time::Duration::seconds(seconds as i64));
-        jar.private_mut(&self.key).add(cookie);
+        jar.add(cookie)
     }
-}
-
-pub fn jar_of(headers: &HeaderMap) -> CookieJar {
-    let mut jar = CookieJar::new();
-    for value in headers.get_all(header::COOKIE) {
-        let Ok(text) = value.to_str() else { continue };
-        for cookie in Cookie::split_parse_encoded(text.to_owned()).flatten() {
-            jar.add_original(cookie);
-        }
-    }
-    jar
 }
 
 /// 128 random bits, base64url.
@@ -158,12 +154,23 @@ pub fn random_text() -> String {
 #[cfg(test)]
 mod tests {
     use axum::http::HeaderValue;
+    use axum::response::IntoResponse;
 
     use super::*;
 
-    fn headers_of(jar: &CookieJar) -> HeaderMap {
+    /// The `Cookie` header a browser sends back after `jar`'s answer.
+    fn headers_of(jar: PrivateCookieJar) -> HeaderMap {
         let mut headers = HeaderMap::new();
-        let pairs: Vec<String> = jar.delta().map(|c| c.encoded().to_string()).collect();
+        let answer = jar.into_response();
+        let pairs: Vec<String> = answer
+            .headers()
+            .get_all(header::SET_COOKIE)
+            .iter()
+            .map(|v| {
+                let cookie = Cookie::parse_encoded(v.to_str().unwrap().to_owned()).unwrap();
+                cookie.stripped().encoded().to_string()
+            })
+            .collect();
         headers.insert(
             header::COOKIE,
             HeaderValue::from_str(&pairs.join("; ")).unwrap(),
@@ -175,9 +182,7 @@ mod tests {
     fn a_session_reads_back_only_with_its_key_and_in_time() {
         let cookies = SessionCookies::new(Key::generate(), false);
         let session = Session::new("ada@example.com".into(), vec!["ml".into()], 1_000);
-        let mut jar = CookieJar::new();
-        cookies.put(&mut jar, &session, 600);
-        let headers = headers_of(&jar);
+        let headers = headers_of(cookies.put(cookies.private_jar(), &session, 600));
         assert_eq!(cookies.read(&headers, 999), Ok(session.clone()));
         assert_eq!(cookies.read(&headers, 1_000), Err(NoSession::Expired));
         let other = SessionCookies::new(Key::generate(), false);

@@ -512,9 +512,7 @@ impl SignOuts for EmbeddedStore {
             let txn = db.begin_write().map_err(unavailable)?;
             {
                 let mut table = txn.open_table(SIGNED_OUT).map_err(unavailable)?;
-                let now = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_secs());
+                let now = crate::clock::unix_seconds();
                 table
                     .retain(|_, expires| expires > now)
                     .map_err(unavailable)?;

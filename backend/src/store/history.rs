@@ -83,19 +83,13 @@ pub const ID_LENGTH: usize = 36;
 /// A new entry's id for a change written at `at` (GCO's timestamp; the
 /// clock's time when it is none).
 pub fn new_id(at: &str) -> String {
-    let micros = gco_spec::time::parse_timestamp(at).unwrap_or_else(now_micros);
+    let micros = gco_spec::time::parse_timestamp(at).unwrap_or_else(crate::clock::unix_micros);
     let time = gco_spec::time::format_timestamp(micros);
     let time = time.strip_suffix("+00:00").unwrap_or(&time);
     let mut random = [0u8; 4];
     getrandom::fill(&mut random).expect("the OS random source is available");
     let hex: String = random.iter().map(|b| format!("{b:02x}")).collect();
     format!("{time}Z.{hex}")
-}
-
-fn now_micros() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros() as i64)
 }
 
 /// Whether `text` can be an entry's id (a page's cursor, a revert's `to`):

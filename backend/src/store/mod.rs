@@ -7,6 +7,7 @@ mod dynamo;
 mod embedded;
 pub mod history;
 pub mod listing;
+mod open;
 mod shared_scan;
 pub mod sign_outs;
 mod update_expression;
@@ -26,6 +27,7 @@ use listing::{Filter, Listing, Page};
 pub use dynamo::{AUDIT_INDEX, DynamoConfig, DynamoStore, HistoryState};
 pub use embedded::EmbeddedStore;
 pub use history::{Author, Span};
+pub use open::{Opened, open};
 pub use sign_outs::SignOuts;
 pub use view::{Freshness, ViewedStore};
 

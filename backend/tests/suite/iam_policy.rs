@@ -4,7 +4,7 @@
 //! here rather than in a team's account.
 //!
 //! Each call is a `.client.<operation>()` (or `client.<operation>()`) in
-//! `backend/src/store/`, on the table its request names: `history` in the
+//! `backend/src/store/` and its folders, on the table its request names: `history` in the
 //! `table_name(...)` argument is the history table, anything else the
 //! endpoints table. A TransactWriteItems needs no action of its own: IAM
 //! checks the action of each item in it (`Put` is PutItem, `Update`
@@ -95,11 +95,21 @@ fn table_of(lines: &[&str], line: usize) -> Table {
 /// Every (table, action) the store code calls, outside `--create-table`'s
 /// functions; and whether CreateTable is called only inside them.
 fn called() -> (BTreeSet<(Table, String)>, bool) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store");
+    let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store")];
+    let mut files = Vec::new();
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
     let mut calls = BTreeSet::new();
     let mut create_table_contained = true;
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
+    for path in files {
         let text = std::fs::read_to_string(&path).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         for (n, line) in lines.iter().enumerate() {

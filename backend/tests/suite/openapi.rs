@@ -350,20 +350,11 @@ async fn each_changes_request_makes_that_change() {
 
 /// The document is a committed snapshot (`api/openapi.json`), as crates.io
 /// keeps its own: a change to the contract shows in review as a change to
-/// that file. `GCO_UPDATE_OPENAPI=1` writes it anew.
+/// that file. `UPDATE_EXPECT=1` writes it anew.
 #[tokio::test]
 async fn the_served_document_is_the_committed_snapshot() {
     let (status, served) = App::new().send("GET", route::OPENAPI, None).await;
     assert_eq!(status, StatusCode::OK);
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../api/openapi.json");
-    let served = format!("{served}\n");
-    if std::env::var_os("GCO_UPDATE_OPENAPI").is_some() {
-        std::fs::write(&path, &served).unwrap();
-    }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == served,
-        "{} is not the served document: run GCO_UPDATE_OPENAPI=1 cargo test -p gco-console --test suite openapi",
-        path.display()
-    );
+    expect_test::expect_file![path].assert_eq(&format!("{served}\n"));
 }

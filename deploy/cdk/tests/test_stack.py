@@ -83,6 +83,12 @@ def only(template: Template, kind: str, props: dict | None = None) -> tuple[str,
     return next(iter(found.items()))
 
 
+def dynamo_store_source() -> str:
+    """The console's DynamoDB store, its files' text together."""
+    folder = REPO_ROOT / "backend" / "src" / "store" / "dynamo"
+    return "\n".join(path.read_text() for path in sorted(folder.glob("*.rs")))
+
+
 def logical_id(stack: ConsoleStack, construct) -> str:
     return stack.resolve(construct.node.default_child.logical_id)
 
@@ -236,7 +242,7 @@ def test_the_audit_index_is_the_one_the_console_reads(template):
         ],
         "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(AUDIT_INDEX_ATTRIBUTES)},
     }
-    store = (REPO_ROOT / "backend" / "src" / "store" / "dynamo.rs").read_text()
+    store = dynamo_store_source()
     assert f'pub const AUDIT_INDEX: &str = "{AUDIT_INDEX_NAME}";' in store
     assert f'("{AUDIT_INDEX_PARTITION_KEY}", KeyType::Hash)' in store
     attrs = ", ".join(f'"{a}"' for a in AUDIT_INDEX_ATTRIBUTES)
@@ -246,7 +252,7 @@ def test_the_audit_index_is_the_one_the_console_reads(template):
 def test_the_history_key_is_the_one_the_console_writes():
     # The console's DynamoDB store makes the same table with --create-table
     # and writes its entries under these two attributes.
-    store = (REPO_ROOT / "backend" / "src" / "store" / "dynamo.rs").read_text()
+    store = dynamo_store_source()
     assert f'("{HISTORY_PARTITION_KEY}", KeyType::Hash)' in store
     assert f'("{HISTORY_SORT_KEY}", KeyType::Range)' in store
 

@@ -9,6 +9,7 @@
 use std::path::Path;
 
 use axum::Json;
+use axum::response::IntoResponse;
 use cookie::{CookieJar, Key};
 use gco_console::auth::session::{Session, SessionCookies};
 
@@ -73,10 +74,17 @@ pub fn session_key_file(dir: &Path) -> std::path::PathBuf {
 pub fn session_cookie(name: &str) -> String {
     let cookies = SessionCookies::new(Key::derive_from(SESSION_SECRET.as_bytes()), false);
     let session = Session::new(name.into(), vec![], super::alb::now() + 3600);
-    let mut jar = CookieJar::new();
-    cookies.put(&mut jar, &session, 3600);
-    jar.delta()
-        .map(|c| c.stripped().encoded().to_string())
+    let answer = cookies
+        .put(cookies.private_jar(), &session, 3600)
+        .into_response();
+    answer
+        .headers()
+        .get_all(axum::http::header::SET_COOKIE)
+        .iter()
+        .map(|line| {
+            let cookie = cookie::Cookie::parse_encoded(line.to_str().unwrap().to_owned()).unwrap();
+            cookie.stripped().encoded().to_string()
+        })
         .collect::<Vec<_>>()
         .join("; ")
 }
