@@ -162,12 +162,17 @@ pub fn locate(text: &str, mut report: Report) -> Vec<Located> {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     let shift = text.len() - body.len();
     let lines = LineIndex::new(text);
-    // A bare block's checks name its fields `mooncake.…`, as in a spec.
-    let names_block = report
+    // A bare block's checks name its fields `mooncake.…`, as in a spec; a
+    // deploy request's too, of the block built from its fields. A bare
+    // block is told as `DocumentKind::of` tells it: a `mode`, no `image`.
+    let has = |key: &str| json::spans::find(body, key).complete;
+    let bare_block = report
         .diagnostics
         .iter()
-        .any(|d| d.path.starts_with("mooncake"));
-    let bare_block = names_block && !json::spans::find(body, "mooncake").complete;
+        .any(|d| d.path.starts_with("mooncake"))
+        && !has("mooncake")
+        && has("mode")
+        && !has("image");
     report
         .diagnostics
         .into_iter()
@@ -179,7 +184,18 @@ pub fn locate(text: &str, mut report: Report) -> Vec<Located> {
             {
                 path = rest.strip_prefix('.').unwrap_or(rest);
             }
-            let found = json::spans::find(body, path);
+            let mut found = json::spans::find(body, path);
+            if !found.complete
+                && let Some(field) = request_field(path)
+            {
+                // A deploy request gives the block by its fields: the
+                // fault is in the field the block was built from.
+                let by_field = json::spans::find(body, &field);
+                let head = field.split('.').next().unwrap_or_default();
+                if by_field.complete || json::spans::find(body, head).complete {
+                    found = by_field;
+                }
+            }
             let span = match found.key {
                 Some(key) if diagnostic.names_key() => key,
                 _ => found.value,
@@ -188,6 +204,25 @@ pub fn locate(text: &str, mut report: Report) -> Vec<Located> {
             Located { diagnostic, range }
         })
         .collect()
+}
+
+/// The deploy request's field a built block's path comes from
+/// (`mooncake.topology.prefill` from `prefill_replicas`, `mooncake.store.x`
+/// from `mooncake_store.x`), as `deploy` builds the block.
+fn request_field(path: &str) -> Option<String> {
+    let rest = path.strip_prefix("mooncake.")?;
+    let (part, below) = rest.split_once('.').map_or((rest, ""), |(p, b)| (p, b));
+    let field = match (part, below) {
+        ("mode", "") => "mooncake_mode".to_owned(),
+        ("topology", "prefill") => "prefill_replicas".to_owned(),
+        ("topology", "decode") => "decode_replicas".to_owned(),
+        ("store" | "transfer" | "proxy" | "autoscaling", "") => format!("mooncake_{part}"),
+        ("store" | "transfer" | "proxy" | "autoscaling", _) => {
+            format!("mooncake_{part}.{below}")
+        }
+        _ => return None,
+    };
+    Some(field)
 }
 
 fn check_record(v: &Value, frameworks: &Frameworks) -> Report {

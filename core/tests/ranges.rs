@@ -341,3 +341,37 @@ fn a_byte_order_mark_is_read_past_and_counted_in_offsets_only() {
     assert_eq!(&text[range.start.offset..range.end.offset], "\"nope\"");
     assert_eq!(range.start.column, 10);
 }
+
+/// A deploy request gives the block by its fields: a fault in the block
+/// deploy builds is placed at the field it was built from.
+#[test]
+fn a_deploy_requests_block_faults_are_placed_at_its_fields() {
+    let text = r#"{
+  "endpoint_name": "pd",
+  "image": "vllm/vllm-openai:v0.11.0",
+  "mooncake_mode": "disaggregated",
+  "prefill_replicas": 0,
+  "decode_replicas": "x",
+  "mooncake_transfer": {"protocol": "carrier-pigeon"}
+}"#;
+    let found = check(text.as_bytes());
+    let at: Vec<(String, String)> = found
+        .iter()
+        .filter(|l| l.diagnostic.path.starts_with("mooncake."))
+        .map(|l| {
+            (
+                l.diagnostic.path.clone(),
+                slice(text, l.range.as_ref().unwrap()),
+            )
+        })
+        .collect();
+    assert!(
+        at.contains(&("mooncake.topology.prefill".into(), "0".into())),
+        "{at:?}"
+    );
+    assert!(
+        at.iter()
+            .all(|(_, t)| !t.starts_with('{') || t.contains("carrier")),
+        "no fault placed at the whole request: {at:?}"
+    );
+}
