@@ -341,9 +341,11 @@ fn page_with(
     link: (&str, &str),
     head: &str,
 ) -> Response {
+    // The icon is inline: a request for /favicon.ico from a signed-out
+    // page would, behind an ALB, sign the user in again at once.
     let body = format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title} · GCO console</title>\
-         <meta name=\"viewport\" content=\"width=device-width\">{head}</head>\
+         <meta name=\"viewport\" content=\"width=device-width\"><link rel=\"icon\" href=\"data:,\">{head}</head>\
          <body style=\"font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem\">\
          <h1>{title}</h1><p>{text}</p><p><a href=\"{href}\">{label}</a></p></body></html>",
         title = html_escape::encode_text(title),
