@@ -186,7 +186,17 @@ async function launchBrowser() {
  */
 function isAllowedNetworkLog(msg, allowedStatuses) {
   const m = /^Failed to load resource: the server responded with a status of (\d{3})\b/.exec(msg.text);
-  return Boolean(m) && allowedStatuses.includes(Number(m[1]));
+  return Boolean(m) && (allowedStatuses.includes(Number(m[1])) || isNameCheck(msg, Number(m[1])));
+}
+
+/**
+ * The editor asks whether the name typed is taken (`GET
+ * /api/endpoints/{name}`, web/src/editor/name_check.rs): a 404 is its
+ * "no", on every page where a new endpoint's name is typed.
+ */
+function isNameCheck(msg, status) {
+  const url = (msg.location && msg.location.url) || '';
+  return status === 404 && /\/api\/endpoints\/[^/?]+$/.test(url) && msg.page === '/new';
 }
 
 /**
@@ -201,7 +211,7 @@ async function newPage(context, { viewport } = {}) {
   page.consoleLog = [];
   page.on('pageerror', (e) => page.problems.push({ type: 'pageerror', text: String(e && e.stack ? e.stack : e) }));
   page.on('console', (m) => {
-    const entry = { type: m.type(), text: m.text(), location: m.location() };
+    const entry = { type: m.type(), text: m.text(), location: m.location(), page: new URL(page.url()).pathname };
     page.consoleLog.push(entry);
     if (m.type() === 'error' || m.type() === 'warning') page.problems.push(entry);
   });
