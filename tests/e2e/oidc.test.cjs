@@ -448,7 +448,7 @@ test('an expiring session warns, and a pending review and its edits survive the 
 
     // A warning before the end (half of a 20 s session), with the way to renew.
     const warning = page.locator('.session-ending');
-    await warning.getByText(/Your session ends in \d+ s \(at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\)/).waitFor({ timeout: 15_000 });
+    await warning.getByText(/Your session ends in \d+ s \(at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\S*\)/).waitFor({ timeout: 15_000 });
     await warning.getByRole('button', { name: 'Sign in again now' }).waitFor();
     await h.screenshot(page, 'session-expiry-warning', { fullPage: false });
 
