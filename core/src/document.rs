@@ -206,23 +206,25 @@ pub fn locate(text: &str, mut report: Report) -> Vec<Located> {
         .collect()
 }
 
-/// The deploy request's field a built block's path comes from
-/// (`mooncake.topology.prefill` from `prefill_replicas`, `mooncake.store.x`
-/// from `mooncake_store.x`), as `deploy` builds the block.
+/// The deploy request's fields a built block's paths come from, as
+/// `deploy` builds the block: `mooncake.topology.prefill` from
+/// `prefill_replicas`, `mooncake.store.x` from `mooncake_store.x`.
+const BLOCK_FROM_FIELDS: [(&str, &str); 7] = [
+    ("mooncake.mode", "mooncake_mode"),
+    ("mooncake.topology.prefill", "prefill_replicas"),
+    ("mooncake.topology.decode", "decode_replicas"),
+    ("mooncake.store", "mooncake_store"),
+    ("mooncake.transfer", "mooncake_transfer"),
+    ("mooncake.proxy", "mooncake_proxy"),
+    ("mooncake.autoscaling", "mooncake_autoscaling"),
+];
+
+/// The request field block path `path` comes from ([`BLOCK_FROM_FIELDS`]).
 fn request_field(path: &str) -> Option<String> {
-    let rest = path.strip_prefix("mooncake.")?;
-    let (part, below) = rest.split_once('.').map_or((rest, ""), |(p, b)| (p, b));
-    let field = match (part, below) {
-        ("mode", "") => "mooncake_mode".to_owned(),
-        ("topology", "prefill") => "prefill_replicas".to_owned(),
-        ("topology", "decode") => "decode_replicas".to_owned(),
-        ("store" | "transfer" | "proxy" | "autoscaling", "") => format!("mooncake_{part}"),
-        ("store" | "transfer" | "proxy" | "autoscaling", _) => {
-            format!("mooncake_{part}.{below}")
-        }
-        _ => return None,
-    };
-    Some(field)
+    BLOCK_FROM_FIELDS.iter().find_map(|(block, field)| {
+        let below = path.strip_prefix(block)?;
+        (below.is_empty() || below.starts_with('.')).then(|| [field, below].concat())
+    })
 }
 
 fn check_record(v: &Value, frameworks: &Frameworks) -> Report {
