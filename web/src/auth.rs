@@ -16,12 +16,10 @@
 //! Before the browser leaves for a sign-in (a session that ended, "Sign in
 //! again now", the load balancer's reload), the pages keep what the user
 //! has open ([`keep_before_leaving`]), and put it back on their return.
+//! What a 401 shows (the prompt, the banners) is `identity.rs`'s.
 
-use gco_api::AuthMode;
 use gco_api::route::{SIGN_IN, encode_segment};
 use leptos::prelude::*;
-
-use crate::settings::Settings;
 
 const KEY: &str = "gco-console-token";
 /// When this tab last went to the sign-in page (ms since the epoch).
@@ -37,27 +35,27 @@ pub fn token() -> Option<String> {
     storage()?.get_item(KEY).ok()?.filter(|t| !t.is_empty())
 }
 
-fn set_token(t: &str) {
+pub fn set_token(t: &str) {
     if let Some(s) = storage() {
         let _ = s.set_item(KEY, t.trim());
     }
 }
 
-/// The app's sign-in state (created by [`Identity`], at the root).
+/// The app's sign-in state (created by [`install`], at the root).
 #[derive(Clone, Copy)]
-struct Auth {
+pub struct Auth {
     /// The server answered 401 (its reason), until an identity is given.
-    needed: RwSignal<Option<String>>,
+    pub needed: RwSignal<Option<String>>,
     /// The token prompt is open.
-    prompt: RwSignal<bool>,
+    pub prompt: RwSignal<bool>,
     /// Counts the identities given; pages read it to ask again.
-    epoch: RwSignal<u32>,
+    pub epoch: RwSignal<u32>,
     /// A sign-in that came back refused: not sent round again.
-    looped: RwSignal<bool>,
+    pub looped: RwSignal<bool>,
     /// The server refused the token the user gave (its words).
-    refused: RwSignal<Option<String>>,
+    pub refused: RwSignal<Option<String>>,
     /// The user forgot the token: the prompt waits to be asked for.
-    forgot: RwSignal<bool>,
+    pub forgot: RwSignal<bool>,
 }
 
 thread_local! {
@@ -92,7 +90,7 @@ fn keep_open_work() {
 
 /// Goes to `href` (a sign-in, or a reload the load balancer signs in),
 /// keeping what is open first.
-fn leave_for(href: &str) {
+pub fn leave_for(href: &str) {
     keep_open_work();
     LEAVING.with(|l| l.set(true));
     let _ = window().location().assign(href);
@@ -115,7 +113,7 @@ pub fn renew() {
     leave_for(&sign_in_href(&here()));
 }
 
-fn state() -> Option<Auth> {
+pub fn state() -> Option<Auth> {
     STATE.with(std::cell::Cell::get)
 }
 
@@ -179,7 +177,8 @@ pub fn sign_in_href(path_and_query: &str) -> String {
     format!("{SIGN_IN}?next={}", encode_segment(path_and_query))
 }
 
-fn here() -> String {
+/// This page's path and query.
+pub fn here() -> String {
     let l = window().location();
     format!(
         "{}{}",
@@ -190,7 +189,7 @@ fn here() -> String {
 
 /// Goes to the OpenID sign-in, unless this tab has just come back from
 /// one (then it says so instead of looping).
-fn sign_in(a: Auth) {
+pub fn sign_in(a: Auth) {
     if LEAVING.with(std::cell::Cell::get) {
         return;
     }
@@ -222,105 +221,6 @@ pub fn install() {
             forgot: RwSignal::new(false),
         }))
     });
-}
-
-/// What a 401 asks for, by the server's mode: the token prompt, the way to
-/// the sign-in, or a reload. Mounted once, at the app's root.
-#[component]
-pub fn Identity() -> impl IntoView {
-    let Some(a) = state() else {
-        return ().into_any();
-    };
-    let mode = Settings::get().auth;
-    // Until the server's mode is known (its config needs no identity),
-    // a 401 waits.
-    Effect::new(move |_| {
-        if a.needed.with(Option::is_none) {
-            return;
-        }
-        match mode.get() {
-            None | Some(AuthMode::Alb) => {}
-            Some(AuthMode::Oidc) => sign_in(a),
-            Some(AuthMode::Token | AuthMode::None) => {
-                if !a.forgot.get_untracked() {
-                    a.prompt.set(true);
-                }
-            }
-        }
-    });
-    // `autofocus` works once per page: each opening puts the focus in the box.
-    Effect::new(move |_| {
-        if a.prompt.get() {
-            request_animation_frame(|| crate::browser::focus("#token-input"));
-        }
-    });
-    let text = RwSignal::new(String::new());
-    let save = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
-        set_token(&text.get());
-        text.set(String::new());
-        a.refused.set(None);
-        a.forgot.set(false);
-        a.prompt.set(false);
-        a.needed.set(None);
-        a.epoch.update(|e| *e += 1);
-    };
-    // The load balancer's sign-in is gone, or the console's did not take:
-    // said once, with the way out.
-    let banner = move || {
-        let why = a.needed.get()?;
-        if a.looped.get() {
-            Some((
-                format!("Signing in did not take: the server still answers {why}."),
-                sign_in_href(&here()),
-                "Sign in again",
-            ))
-        } else if mode.get() == Some(AuthMode::Alb) {
-            Some((
-                format!(
-                    "The load balancer no longer vouches for you ({why}): reload the page to sign in again."
-                ),
-                here(),
-                "Reload",
-            ))
-        } else {
-            None
-        }
-    };
-    view! {
-        <Show when=move || a.prompt.get()>
-            <div class="modal" role="dialog" aria-modal="true" aria-labelledby="token-title">
-                <form class="panel" on:submit=save>
-                    <h2 id="token-title">"This server needs a token"</h2>
-                    {move || a.refused.get().map(|why| view! {
-                        <p class="error" role="alert" id="token-refused">
-                            {format!("The server refused the token you gave ({why}). Check it and enter it again.")}
-                        </p>
-                    })}
-                    <p>"Reading and changing endpoints need a bearer token this server knows (yours, or its token file's). It is kept for this tab only."</p>
-                    <label for="token-input">"Token"</label>
-                    <input id="token-input" type="password" autocomplete="off" autofocus
-                        prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))/>
-                    <div class="row">
-                        <button type="submit" class="primary">"Save token"</button>
-                        <button type="button" on:click=move |_| a.prompt.set(false)>"Cancel"</button>
-                    </div>
-                </form>
-            </div>
-        </Show>
-        {move || banner().map(|(text, href, link)| {
-            let go = href.clone();
-            view! {
-                <p class="banner error" role="alert">{text}" "
-                    <a href=href on:click=move |ev: leptos::ev::MouseEvent| {
-                        ev.prevent_default();
-                        leave_for(&go);
-                    }>{link}</a>
-                </p>
-            }
-        })}
-    }
-    .into_any()
 }
 
 #[cfg(test)]
