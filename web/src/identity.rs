@@ -4,16 +4,14 @@
 use gco_api::AuthMode;
 use leptos::prelude::*;
 
-use crate::auth::{here, leave_for, set_token, sign_in, sign_in_href, state};
+use crate::auth::{Auth, here, set_token, sign_in_href};
 use crate::settings::Settings;
 
 /// What a 401 asks for, by the server's mode: the token prompt, the way to
 /// the sign-in, or a reload. Mounted once, at the app's root.
 #[component]
 pub fn Identity() -> impl IntoView {
-    let Some(a) = state() else {
-        return ().into_any();
-    };
+    let a = Auth::get();
     let mode = Settings::get().auth;
     // Until the server's mode is known (its config needs no identity),
     // a 401 waits.
@@ -23,7 +21,7 @@ pub fn Identity() -> impl IntoView {
         }
         match mode.get() {
             None | Some(AuthMode::Alb) => {}
-            Some(AuthMode::Oidc) => sign_in(a),
+            Some(AuthMode::Oidc) => a.sign_in(),
             Some(AuthMode::Token | AuthMode::None) => {
                 if !a.forgot.get_untracked() {
                     a.prompt.set(true);
@@ -97,11 +95,10 @@ pub fn Identity() -> impl IntoView {
                 <p class="banner error" role="alert">{text}" "
                     <a href=href on:click=move |ev: leptos::ev::MouseEvent| {
                         ev.prevent_default();
-                        leave_for(&go);
+                        a.leave_for(&go);
                     }>{link}</a>
                 </p>
             }
         })}
     }
-    .into_any()
 }
