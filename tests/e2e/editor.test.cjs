@@ -101,16 +101,34 @@ test('Deploy right after an edit (inside the 400 ms link throttle) leaves no err
   const context = await env.browser.newContext();
   try {
     const page = await h.newPage(context);
+    // Which of the page's timers are pending (fired or cleared: gone).
+    await page.addInitScript(() => {
+      const pending = (window.__pendingTimers = new Set());
+      const [set, clear] = [window.setTimeout, window.clearTimeout];
+      window.setTimeout = function (fn, ms, ...args) {
+        const id = set.call(window, (...a) => {
+          pending.delete(id);
+          if (typeof fn === 'function') fn(...a);
+        }, ms, ...args);
+        pending.add(id);
+        return id;
+      };
+      window.clearTimeout = function (id) {
+        pending.delete(id);
+        clear.call(window, id);
+      };
+    });
     await h.openEditor(page, env.base);
     await page.getByLabel('Endpoint name', { exact: true }).fill('e2e-quick-deploy');
     await page.getByLabel('Mooncake mode', { exact: true }).selectOption('disaggregated');
     // No wait: the URL-follows-edits timers are still pending when the editor goes away.
+    const editorTimers = await page.evaluate(() => [...window.__pendingTimers]);
     await deployButton(page).click();
     await page.waitForURL(`${env.base}/endpoints/e2e-quick-deploy`);
     await page.locator('.record').waitFor();
-    // Past the editor's pending link timers: a timer of their 400 ms, set
-    // after them, fires after them.
-    await page.evaluate(() => new Promise((r) => setTimeout(r, 400)));
+    // Past the editor's pending link timers: each has fired (or was cleared).
+    await page.waitForFunction((ids) => ids.every((id) => !window.__pendingTimers.has(id)), editorTimers);
+    await h.nextFrames(page);
     assert.equal(new URL(page.url()).hash, '', 'no share fragment on the endpoint page');
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Endpoints', exact: true }).click();
     await page.getByRole('link', { name: 'e2e-quick-deploy', exact: true }).waitFor();
