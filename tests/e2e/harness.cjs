@@ -341,6 +341,14 @@ async function openEditor(page, base, fragment = '') {
   await page.getByLabel('Endpoint name', { exact: true }).waitFor();
 }
 
+/** The editor's request, as its JSON view shows it (back on the form after). */
+async function editorRequest(page) {
+  await page.getByRole('button', { name: 'JSON', exact: true }).click();
+  const text = await page.getByLabel('Deploy request (JSON)').inputValue();
+  await page.getByRole('button', { name: 'Form', exact: true }).click();
+  return JSON.parse(text);
+}
+
 /**
  * Waits until the URL's share link holds the editor's current state (the
  * tab's draft, which follows every edit at once): the link follows edits
@@ -543,6 +551,7 @@ module.exports = {
   field,
   messagesAt,
   openEditor,
+  editorRequest,
   waitForShareUrl,
   waitForCurrentShareUrl,
 };
