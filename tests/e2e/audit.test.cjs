@@ -166,7 +166,8 @@ test('the History tab: diffs closed, filters, a link to one entry, and a revert 
     const review = page.locator('section.review.docked');
     await review.waitFor();
     await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'review-title');
-    await page.waitForTimeout(200);
+    // The frames after the focus moved: where a jump would show.
+    await h.nextFrames(page);
     assert.equal(await page.evaluate(() => window.scrollY), before, 'no jump to the top');
     const box = await review.boundingBox();
     assert.ok(box.y >= 0 && box.y + box.height <= 800, 'the review is in view');

@@ -108,7 +108,8 @@ test('a refused token says so; Forget token removes it from the tab', async () =
     page.on('request', (r) => {
       if (r.url().includes('/api/endpoints')) reads.push(r.headers()['authorization'] || null);
     });
-    await page.waitForTimeout(3500);
+    // Two of the page's poll times: a whole interval without a read.
+    await h.waitForPolls(page, 2);
     assert.deepEqual(reads, [], 'no polling without a token');
     await h.screenshot(page, 'token-forgotten', { fullPage: false });
     // Entering it again works as before.

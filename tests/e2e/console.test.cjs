@@ -327,3 +327,35 @@ test('keyboard: Ctrl+Enter deploys from any field; dark mode follows the system'
     },
     { context: { colorScheme: 'dark' } },
   ));
+
+// The second user trial (issue 35): what it found about this page, each
+// test failing on the console before its fix (items as numbered there).
+
+test('trial 2, 12: not found, chips that do not break, steppers at their bounds, the search box in dark mode', () =>
+  withPage(
+    async (page) => {
+      await page.goto(`${env.base}/no/such/page`);
+      await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+      await h.openEditor(page, env.base);
+      await page.getByLabel('Mooncake mode', { exact: true }).selectOption('both');
+      const minus = page.getByRole('button', { name: 'Remove a prefill instance' });
+      await page.waitForFunction(() => document.querySelector('[aria-label="Remove a prefill instance"]').disabled);
+      await page.getByRole('button', { name: 'Add a prefill instance' }).click();
+      assert.equal(await minus.isDisabled(), false);
+      await page.goto(`${env.base}/`);
+      const search = page.getByLabel('Search endpoints');
+      await search.waitFor();
+      const [bg, other] = await page.evaluate(() => [
+        getComputedStyle(document.getElementById('filter-search')).backgroundColor,
+        getComputedStyle(document.getElementById('filter-region')).backgroundColor,
+      ]);
+      assert.equal(bg, other);
+      const chip = page.locator('.region-chip').first();
+      await chip.waitFor();
+      assert.equal(await chip.evaluate((e) => getComputedStyle(e).whiteSpace), 'nowrap');
+      await page.setViewportSize({ width: 420, height: 900 });
+      await h.screenshot(page, 'trial2-list-420-dark');
+      h.assertNoProblems(page);
+    },
+    { context: { colorScheme: 'dark' } },
+  ));

@@ -4,6 +4,9 @@
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
 const h = require('./harness.cjs');
 const { fillFullRequest, waitForDeployable, measureFirstRender, measureKeystrokeToMessage, median } = require('./timing.cjs');
 
@@ -101,16 +104,34 @@ test('Deploy right after an edit (inside the 400 ms link throttle) leaves no err
   const context = await env.browser.newContext();
   try {
     const page = await h.newPage(context);
+    // Which of the page's timers are pending (fired or cleared: gone).
+    await page.addInitScript(() => {
+      const pending = (window.__pendingTimers = new Set());
+      const [set, clear] = [window.setTimeout, window.clearTimeout];
+      window.setTimeout = function (fn, ms, ...args) {
+        const id = set.call(window, (...a) => {
+          pending.delete(id);
+          if (typeof fn === 'function') fn(...a);
+        }, ms, ...args);
+        pending.add(id);
+        return id;
+      };
+      window.clearTimeout = function (id) {
+        pending.delete(id);
+        clear.call(window, id);
+      };
+    });
     await h.openEditor(page, env.base);
     await page.getByLabel('Endpoint name', { exact: true }).fill('e2e-quick-deploy');
     await page.getByLabel('Mooncake mode', { exact: true }).selectOption('disaggregated');
     // No wait: the URL-follows-edits timers are still pending when the editor goes away.
+    const editorTimers = await page.evaluate(() => [...window.__pendingTimers]);
     await deployButton(page).click();
     await page.waitForURL(`${env.base}/endpoints/e2e-quick-deploy`);
     await page.locator('.record').waitFor();
-    // Past the editor's pending link timers: a timer of their 400 ms, set
-    // after them, fires after them.
-    await page.evaluate(() => new Promise((r) => setTimeout(r, 400)));
+    // Past the editor's pending link timers: each has fired (or was cleared).
+    await page.waitForFunction((ids) => ids.every((id) => !window.__pendingTimers.has(id)), editorTimers);
+    await h.nextFrames(page);
     assert.equal(new URL(page.url()).hash, '', 'no share fragment on the endpoint page');
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Endpoints', exact: true }).click();
     await page.getByRole('link', { name: 'e2e-quick-deploy', exact: true }).waitFor();
@@ -444,3 +465,180 @@ test('the editor at 420x800', async () => {
     await context.close();
   }
 });
+
+// The second user trial (issue 35): what it found about this page, each
+// test failing on the console before its fix (items as numbered there).
+
+const withPage = (fn, options) => h.withPage(env.browser, fn, options);
+
+const deployEnabled = (page) => page.waitForFunction(() => !document.querySelector('.toolbar button.primary').disabled);
+
+/** Opens the endpoint's page, clicks Clone and waits for the editor. */
+async function cloneOf(page, name) {
+  await page.goto(`${env.base}/endpoints/${name}`);
+  await page.getByRole('button', { name: 'Clone' }).click();
+  await page.waitForURL(`${env.base}/new`);
+  await page.getByText(`Cloned from ${name}`).waitFor();
+}
+
+test('trial 2, 1: Clone shows the Mooncake block in the form, and editing keeps it', () =>
+  withPage(async (page) => {
+    const request = h.fullRequest('e2e-clone-both', {
+      prefill_replicas: 2,
+      decode_replicas: 5,
+      image: 'vllm/vllm-openai:v0.27.1',
+      mooncake_store: { enabled: true, global_segment_size: '9000000000' },
+      mooncake_proxy: { image: 'proxy/pd:2' },
+      labels: { team: 'a' },
+    });
+    await h.deployViaApi(env.base, request);
+    const record = (await h.api(env.base, 'GET', '/api/endpoints/e2e-clone-both')).body;
+    await cloneOf(page, 'e2e-clone-both');
+    const value = (label) => page.getByLabel(label, { exact: true }).inputValue();
+    assert.equal(await value('Mooncake mode'), 'both');
+    assert.equal(await value('Prefill instances'), '2');
+    assert.equal(await value('Decode instances'), '5');
+    assert.match(await value('Global segment size'), /^9 GB$/);
+    assert.equal(await value('Proxy image'), 'proxy/pd:2');
+    assert.equal(await value('Transfer protocol'), 'tcp');
+    assert.equal(await page.getByLabel('Labels', { exact: true }).inputValue(), 'team=a');
+    await h.screenshot(page, 'trial2-clone-form');
+    await page.setViewportSize({ width: 420, height: 900 });
+    await h.screenshot(page, 'trial2-clone-form-420');
+    await page.setViewportSize({ width: 1280, height: 720 });
+    // An edit elsewhere keeps the block.
+    await page.getByLabel('GPU type', { exact: true }).fill('g5.12xlarge');
+    await deployEnabled(page);
+    const req = await h.editorRequest(page);
+    const v = await h.api(env.base, 'POST', '/api/validate', req);
+    assert.equal(v.body.ok, true, JSON.stringify(v.body));
+    assert.deepEqual(v.body.spec.mooncake, record.spec.mooncake);
+    h.assertNoProblems(page);
+  }));
+
+/**
+ * Every value the form shows, typed again as it shows it: the Clone ->
+ * form -> request round trip of each golden request's record.
+ */
+test('trial 2, 1: every golden record round-trips through Clone, the form and back', () =>
+  withPage(async (page) => {
+    const golden = JSON.parse(fs.readFileSync(path.join(h.ROOT, 'core/tests/golden/requests.json'), 'utf8'));
+    for (const [key, request] of Object.entries(golden)) {
+      const name = `e2e-golden-${key}`;
+      await h.deployViaApi(env.base, { ...request, endpoint_name: name });
+      const record = (await h.api(env.base, 'GET', `/api/endpoints/${name}`)).body;
+      await cloneOf(page, name);
+      // The form shows the block.
+      const block = record.spec.mooncake;
+      const value = (label) => page.getByLabel(label, { exact: true }).inputValue();
+      assert.equal(await value('Mooncake mode'), block ? block.mode : '', key);
+      if (block && block.topology) {
+        assert.equal(await value('Prefill instances'), String(block.topology.prefill), key);
+        assert.equal(await value('Decode instances'), String(block.topology.decode), key);
+      }
+      await page.evaluate(() => {
+        for (const el of document.querySelectorAll('.form .field input, .form .field select, .form .field textarea')) {
+          if (el.tagName === 'SELECT' || el.type === 'checkbox') el.dispatchEvent(new Event('change', { bubbles: true }));
+          else el.dispatchEvent(new Event('input', { bubbles: true }));
+        }
+      });
+      // The block is in the form's fields, not shown as is.
+      assert.equal(await page.locator('.other-fields pre', { hasText: '"mooncake"' }).count(), 0, key);
+      const req = await h.editorRequest(page);
+      const v = await h.api(env.base, 'POST', '/api/validate', req);
+      assert.equal(v.body.ok, true, `${key}: ${JSON.stringify(v.body)}`);
+      assert.deepEqual(v.body.spec, record.spec, key);
+      await page.getByRole('button', { name: 'Start over' }).click();
+    }
+    h.assertNoProblems(page);
+  }));
+
+test('trial 2, 1: a link with a block the fields cannot build shows it as it is', () =>
+  withPage(async (page) => {
+    await h.openEditor(page, env.base);
+    await page.getByRole('button', { name: 'JSON', exact: true }).click();
+    await page.getByLabel('Deploy request (JSON)').fill(
+      JSON.stringify({
+        endpoint_name: 'e2e-block',
+        image: 'img:1',
+        mooncake: { mode: 'disaggregated', topology: { prefill: 3, decode: 4 } },
+        mooncake_transfer_typo: 1,
+      }),
+    );
+    await page.getByRole('button', { name: 'Form', exact: true }).click();
+    const others = page.locator('.other-fields pre');
+    await others.filter({ hasText: '"prefill": 3' }).waitFor();
+    assert.match(await others.textContent(), /"mooncake_transfer_typo": 1/);
+    assert.equal(await page.getByLabel('Mooncake mode', { exact: true }).count(), 0);
+    assert.equal(await page.locator('.topology .prefill .count').textContent(), '3');
+    h.assertNoProblems(page);
+  }));
+
+test('trial 2, 3: a region without a master image is a warning at the field, in the editor and the server; the preview uses the settings', async () => {
+  // us-east-1's monitor has a master image, eu-west-1's has none.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gco-e2e-monitors-'));
+  const settings = path.join(dir, 'monitors.toml');
+  fs.writeFileSync(settings, '[default]\ncluster_name = "gco-cluster"\n\n[regions.us-east-1]\nmaster_image = "mooncake/master:0.3.6"\n');
+  const backend = await h.startBackend({ args: ['--monitor-settings', settings] });
+  const base = backend.url;
+  try {
+    await withPage(async (page) => {
+      await h.openEditor(page, base);
+      await page.getByLabel('Endpoint name', { exact: true }).fill('e2e-master');
+      await page.getByLabel('Target regions', { exact: true }).fill('us-east-1, eu-west-1');
+      await page.getByLabel('Mooncake mode', { exact: true }).selectOption('both');
+      const at = h.field(page, 'mooncake.store.master_image');
+      await at.locator('.messages li.warning').first().waitFor();
+      const messages = await h.messagesAt(page, 'mooncake.store.master_image');
+      assert.equal(messages.length, 1, messages.join('\n'));
+      assert.match(messages[0], /^eu-west-1 has no master image/);
+      assert.doesNotMatch(await page.locator('#summary-title').textContent(), /No problems/);
+      // Deploy stays enabled: a warning.
+      await deployEnabled(page);
+      // The server agrees.
+      const req = await h.editorRequest(page);
+      const v = await h.api(base, 'POST', '/api/validate', req);
+      assert.deepEqual(
+        v.body.warnings.filter((w) => w.path === 'mooncake.store.master_image').map((w) => w.message),
+        messages,
+      );
+      // us-east-1's preview uses its monitor's master image.
+      const region = page.locator('details.region-plan[data-region="us-east-1"]');
+      await region.evaluate((d) => (d.open = true));
+      await region.getByRole('button', { name: 'Manifests (YAML)', exact: true }).click();
+      const yaml = region.getByLabel('Kubernetes manifests');
+      await yaml.waitFor();
+      assert.match(await yaml.textContent(), /image: mooncake\/master:0\.3\.6$/m);
+      await h.screenshot(page, 'trial2-master-image-warning');
+      await page.setViewportSize({ width: 420, height: 900 });
+      await at.scrollIntoViewIfNeeded();
+      await h.screenshot(page, 'trial2-master-image-warning-420', { fullPage: false });
+      await page.setViewportSize({ width: 1280, height: 720 });
+      // A master image in the request ends the warning.
+      await page.getByLabel('Master image', { exact: true }).fill('mooncake/master:0.3.7');
+      await page.waitForFunction(() => !document.querySelector('[data-path="mooncake.store.master_image"] .messages li'));
+      h.assertNoProblems(page);
+    });
+  } finally {
+    await backend.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('trial 2, 8: an env line without "=" is not sent and said so; a label Kubernetes refuses is an error; a zero segment warns', () =>
+  withPage(async (page) => {
+    await h.openEditor(page, env.base);
+    await page.getByLabel('Endpoint name', { exact: true }).fill('e2e-coerce');
+    await page.getByLabel('Image', { exact: true }).fill('img:1');
+    await page.getByLabel('Environment', { exact: true }).fill('A=1\nFOO');
+    const note = h.field(page, 'env').locator('.pairs-note');
+    await note.filter({ hasText: "line 2: 'FOO' has no '='" }).waitFor();
+    assert.deepEqual((await h.editorRequest(page)).env, { A: '1' });
+    await page.getByLabel('Labels', { exact: true }).fill('bad label=x');
+    await h.field(page, 'labels').locator('.messages li.error', { hasText: "labels key 'bad label' is not a Kubernetes label key" }).waitFor();
+    await page.getByLabel('Labels', { exact: true }).fill('team=a');
+    await page.getByLabel('Mooncake mode', { exact: true }).selectOption('store');
+    await page.getByLabel('Global segment size', { exact: true }).fill('0');
+    await h.field(page, 'mooncake.store.global_segment_size').locator('.messages li.warning', { hasText: 'global_segment_size is 0' }).waitFor();
+    h.assertNoProblems(page);
+  }));

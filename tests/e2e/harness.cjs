@@ -206,6 +206,7 @@ function isNameCheck(msg, status) {
 async function newPage(context, { viewport } = {}) {
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
+  await countPolls(page);
   if (viewport) await page.setViewportSize(viewport);
   page.problems = [];
   page.consoleLog = [];
@@ -217,6 +218,48 @@ async function newPage(context, { viewport } = {}) {
   });
   page.on('crash', () => page.problems.push({ type: 'crash', text: 'the page crashed' }));
   return page;
+}
+
+/** The console's poll interval (`live::INTERVAL`). */
+const POLL_MS = 3000;
+
+/**
+ * Counts the ticks of the page's poll timer (the console's setInterval of
+ * `POLL_MS`: each is a poll, or one skipped while the tab may not ask) in
+ * `window.__pollTicks`, from the page's first script on.
+ */
+async function countPolls(page) {
+  await page.addInitScript((ms) => {
+    window.__pollTicks = 0;
+    const every = window.setInterval;
+    window.setInterval = function (fn, delay, ...args) {
+      if (delay !== ms || typeof fn !== 'function') return every.call(window, fn, delay, ...args);
+      const tick = (...a) => {
+        try {
+          return fn(...a);
+        } finally {
+          window.__pollTicks++;
+        }
+      };
+      return every.call(window, tick, delay, ...args);
+    };
+  }, POLL_MS);
+}
+
+/**
+ * Waits for `n` more ticks of the page's poll timer (`countPolls`): what a
+ * test that says something does not happen "for a while" waits for.
+ */
+async function waitForPolls(page, n) {
+  const from = await page.evaluate(() => window.__pollTicks);
+  await page.waitForFunction(([from, n]) => window.__pollTicks >= from + n, [from, n], { timeout: (n + 2) * POLL_MS });
+}
+
+/** Waits for the page to render `n` more frames. */
+async function nextFrames(page, n = 2) {
+  await page.evaluate(async (n) => {
+    for (let i = 0; i < n; i++) await new Promise((r) => requestAnimationFrame(() => r()));
+  }, n);
 }
 
 /** Fails when the page logged an error or warning (network 4xx logs of `allowedStatuses` aside). */
@@ -296,6 +339,14 @@ async function messagesAt(page, diagPath) {
 async function openEditor(page, base, fragment = '') {
   await page.goto(`${base}/new${fragment}`);
   await page.getByLabel('Endpoint name', { exact: true }).waitFor();
+}
+
+/** The editor's request, as its JSON view shows it (back on the form after). */
+async function editorRequest(page) {
+  await page.getByRole('button', { name: 'JSON', exact: true }).click();
+  const text = await page.getByLabel('Deploy request (JSON)').inputValue();
+  await page.getByRole('button', { name: 'Form', exact: true }).click();
+  return JSON.parse(text);
 }
 
 /**
@@ -468,6 +519,9 @@ async function startMoto() {
 }
 
 module.exports = {
+  POLL_MS,
+  waitForPolls,
+  nextFrames,
   dynamo,
   dynamoAttr,
   gcoTime,
@@ -497,6 +551,7 @@ module.exports = {
   field,
   messagesAt,
   openEditor,
+  editorRequest,
   waitForShareUrl,
   waitForCurrentShareUrl,
 };

@@ -214,3 +214,36 @@ test('hostile share links are refused cleanly or shown as literal text', async (
     await context.close();
   }
 });
+
+// The second user trial (issue 35): what it found about this page, each
+// test failing on the console before its fix (items as numbered there).
+
+const withPage = (fn) => h.withPage(env.browser, fn);
+
+test('trial 2, 1: a share link with the block given as is opens with it in the form fields', () =>
+  withPage(async (page) => {
+    await page.goto(`${env.base}/`);
+    const request = {
+      endpoint_name: 'e2e-link-block',
+      image: 'img:1',
+      mooncake: { mode: 'both', topology: { prefill: 2, decode: 5 }, store: { global_segment_size: '9000000000', enabled: true }, proxy: { image: 'img:1' } },
+    };
+    const fragment = await page.evaluate(async (t) => {
+      const stream = new Blob([t]).stream().pipeThrough(new CompressionStream('deflate-raw'));
+      const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+      let bin = '';
+      for (const b of bytes) bin += String.fromCharCode(b);
+      return '#s=' + btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+    }, JSON.stringify(request));
+    await h.openEditor(page, env.base, fragment);
+    const value = (label) => page.getByLabel(label, { exact: true }).inputValue();
+    await page.waitForFunction(() => document.getElementById('f-mooncake-mode') && document.getElementById('f-mooncake-mode').value === 'both');
+    assert.equal(await value('Prefill instances'), '2');
+    assert.equal(await value('Decode instances'), '5');
+    assert.equal(await value('Global segment size'), '9 GB');
+    assert.equal(await value('Proxy image'), 'img:1');
+    const v = await h.api(env.base, 'POST', '/api/validate', await h.editorRequest(page));
+    const direct = await h.api(env.base, 'POST', '/api/validate', request);
+    assert.deepEqual(v.body.spec, direct.body.spec);
+    h.assertNoProblems(page);
+  }));

@@ -64,6 +64,12 @@ async function withPageAs(who, fn) {
 
 const gcoTime = h.gcoTime;
 
+/** Waits for the clock's next whole second: a time no earlier write shares. */
+function nextSecond() {
+  const now = Math.floor(Date.now() / 1000);
+  return h.waitUntil(() => Math.floor(Date.now() / 1000) > now, { interval: 10, what: 'the next second' });
+}
+
 test('4: an outside change keeps the window first shown, after monitor writes and a later console change', () =>
   withPageAs('ada', async (page) => {
     const base = env.backend.url;
@@ -84,9 +90,9 @@ test('4: an outside change keeps the window first shown, after monitor writes an
     const window = () => external.locator('time.when').evaluate((t) => [t.getAttribute('datetime'), t.getAttribute('title'), t.textContent]);
     const shown = await window();
 
-    // A second later GCO's monitor writes status (moving updated_at), and
-    // later still the console changes the endpoint again.
-    await page.waitForTimeout(1100);
+    // In a later second GCO's monitor writes status (moving updated_at),
+    // and in a later one still the console changes the endpoint again.
+    await nextSecond();
     await h.dynamo(env.moto.endpoint, 'UpdateItem', {
       TableName: TABLE,
       Key: { endpoint_name: { S: 'e2e-window' } },
@@ -94,7 +100,7 @@ test('4: an outside change keeps the window first shown, after monitor writes an
       ExpressionAttributeNames: { '#r': 'us-east-1' },
       ExpressionAttributeValues: { ':s': { M: { state: { S: 'running' }, last_sync: { S: gcoTime() } } }, ':u': { S: gcoTime() } },
     });
-    await page.waitForTimeout(1100);
+    await nextSecond();
     await call('ada', 'PUT', '/api/endpoints/e2e-window/replicas', { replicas: 7 }, 200);
 
     await page.reload();

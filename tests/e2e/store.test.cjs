@@ -74,8 +74,9 @@ test('3: the page says the endpoint store cannot be read, since when, within abo
     assert.match(await notice.textContent(), /^The endpoint store cannot be read since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\S*: this page shows the endpoint as it was read at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\S*\. /);
     // Within an interval: the page's next poll finds the table gone.
     assert.ok(said <= INTERVAL_MS + 1500, `the notice came ${said} ms after the table went`);
-    // The monitor's status is as read, 40 s old then: not stale, whatever the clock says since.
-    await page.waitForTimeout(7000);
+    // The monitor's status is as read, 40 s old then: not stale, whatever
+    // the clock says since (three of the page's polls: past 45 s).
+    await h.waitForPolls(page, 3);
     assert.equal(await row.locator('.badge.stale').count(), 0, 'the monitors are not blamed');
     assert.equal(await page.locator('.connection-lost').count(), 0, 'nor the connection');
     await h.screenshot(page, 'store-outage', { fullPage: false });
@@ -114,7 +115,8 @@ test('3: with the list open too, the page answered from the console\'s copy says
     await list.locator('tr[data-name="e2e-outage-list"]').waitFor();
     await page.goto(`${base}/endpoints/e2e-outage-list`);
     await page.locator('.record').waitFor();
-    await page.waitForTimeout(INTERVAL_MS + 1000);
+    // The page's next poll, answered from the copy the list keeps.
+    await page.waitForResponse((r) => r.url() === `${base}/api/endpoints/e2e-outage-list` && r.request().method() === 'GET', { timeout: 2 * INTERVAL_MS });
 
     stopDynalite();
     const down = Date.now();
@@ -124,8 +126,9 @@ test('3: with the list open too, the page answered from the console\'s copy says
     assert.match(await notice.textContent(), /^The endpoint store cannot be read since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\S*: this page shows the endpoint as it was read at \d{4}/);
     assert.equal(await page.locator('.connection-lost').count(), 0);
     await list.getByText(/out of date/).first().waitFor({ timeout: 2 * INTERVAL_MS });
-    // The list judges the monitor's write as of the copy's read, 40 s old then, as the page does.
-    await page.waitForTimeout(7000);
+    // The list judges the monitor's write as of the copy's read, 40 s old
+    // then, as the page does (three of the list's polls: past 45 s).
+    await h.waitForPolls(list, 3);
     const chip = list.locator('tr[data-name="e2e-outage-list"] .region-chip[data-region="us-east-1"]');
     assert.equal(await chip.getAttribute('data-state'), 'running');
     assert.ok(!(await chip.getAttribute('class')).includes('stale'), 'the list does not blame the monitor');

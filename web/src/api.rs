@@ -88,7 +88,7 @@ pub async fn get_text(path: &str) -> Result<(u16, String), String> {
     let status = response.status();
     let text = response.text().await.map_err(|e| e.to_string())?;
     if status == 401 {
-        auth::unauthorized(text.clone());
+        auth::unauthorized(&text);
     }
     Ok((status, text))
 }
@@ -128,7 +128,7 @@ pub async fn call(
             .and_then(|h| gco_api::StoreUnreadable::parse(&h)),
     };
     if reply.status == 401 {
-        auth::unauthorized(reply.summary());
+        auth::unauthorized(&reply.summary());
     }
     Ok(reply)
 }

@@ -15,13 +15,11 @@
 //!
 //! Before the browser leaves for a sign-in (a session that ended, "Sign in
 //! again now", the load balancer's reload), the pages keep what the user
-//! has open ([`keep_before_leaving`]), and put it back on their return.
+//! has open ([`keep_before_leaving`]), and put it back on their
+//! return. What a 401 shows (the prompt, the banners) is `identity.rs`'s.
 
-use gco_api::AuthMode;
 use gco_api::route::{SIGN_IN, encode_segment};
 use leptos::prelude::*;
-
-use crate::settings::Settings;
 
 const KEY: &str = "gco-console-token";
 /// When this tab last went to the sign-in page (ms since the epoch).
@@ -37,124 +35,172 @@ pub fn token() -> Option<String> {
     storage()?.get_item(KEY).ok()?.filter(|t| !t.is_empty())
 }
 
-fn set_token(t: &str) {
+pub fn set_token(t: &str) {
     if let Some(s) = storage() {
         let _ = s.set_item(KEY, t.trim());
     }
 }
 
-/// The app's sign-in state (created by [`Identity`], at the root).
+/// The app's sign-in state: created and provided as context once, at the
+/// app's root ([`install`]), before anything that asks the server; read
+/// by [`Auth::get`] where a page is built, and kept by what asks later.
 #[derive(Clone, Copy)]
-struct Auth {
+pub struct Auth {
     /// The server answered 401 (its reason), until an identity is given.
-    needed: RwSignal<Option<String>>,
+    pub needed: RwSignal<Option<String>>,
     /// The token prompt is open.
-    prompt: RwSignal<bool>,
+    pub prompt: RwSignal<bool>,
     /// Counts the identities given; pages read it to ask again.
-    epoch: RwSignal<u32>,
+    pub epoch: RwSignal<u32>,
     /// A sign-in that came back refused: not sent round again.
-    looped: RwSignal<bool>,
+    pub looped: RwSignal<bool>,
     /// The server refused the token the user gave (its words).
-    refused: RwSignal<Option<String>>,
+    pub refused: RwSignal<Option<String>>,
     /// The user forgot the token: the prompt waits to be asked for.
-    forgot: RwSignal<bool>,
-}
-
-thread_local! {
-    static STATE: std::cell::Cell<Option<Auth>> = const { std::cell::Cell::new(None) };
+    pub forgot: RwSignal<bool>,
     /// The browser is on its way to the sign-in page.
-    static LEAVING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    /// What keeps the user's open work before the browser leaves to sign
-    /// in, by the id it was registered under.
-    static KEEPERS: std::cell::RefCell<Vec<(u32, Keeper)>> = const { std::cell::RefCell::new(Vec::new()) };
-    static NEXT_KEEPER: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    leaving: RwSignal<bool>,
 }
 
-/// What keeps a page's open work.
-type Keeper = Box<dyn Fn()>;
+/// Creates the sign-in state and provides it; once, at the app's root,
+/// before anything that asks the server.
+pub fn install() {
+    let auth = Auth {
+        needed: RwSignal::new(None),
+        prompt: RwSignal::new(false),
+        epoch: RwSignal::new(0),
+        looped: RwSignal::new(false),
+        refused: RwSignal::new(None),
+        forgot: RwSignal::new(false),
+        leaving: RwSignal::new(false),
+    };
+    provide_context(auth);
+    // For the app's life: the root is never cleaned up.
+    let _ = window_event_listener_untyped(UNAUTHORIZED, move |ev| {
+        let why = js_sys::Reflect::get(&ev, &REASON.into()).ok();
+        auth.unauthorized(why.and_then(|w| w.as_string()).unwrap_or_default());
+    });
+}
+
+/// The event the window gets on a 401, with the server's reason as its
+/// `reason`.
+const UNAUTHORIZED: &str = "gco-console-unauthorized";
+const REASON: &str = "reason";
+
+/// The server answered 401 (`why`): the sign-in state asks for an
+/// identity. (An event, as what asks the server may run with no
+/// reactive owner to find the state by: a poll, a click's task.)
+pub fn unauthorized(why: &str) {
+    if let Ok(ev) = web_sys::Event::new(UNAUTHORIZED) {
+        let _ = js_sys::Reflect::set(&ev, &REASON.into(), &why.into());
+        let _ = window().dispatch_event(&ev);
+    }
+}
+
+/// The event the window gets as the browser leaves for a sign-in: what is
+/// kept before it goes runs on it, at once.
+const LEAVING: &str = "gco-console-leaving";
 
 /// Has `keep` run before the browser leaves for a sign-in, until the
 /// reactive owner it is called under (a page) is cleaned up.
 pub fn keep_before_leaving(keep: impl Fn() + 'static) {
-    let id = NEXT_KEEPER.with(|n| {
-        let id = n.get();
-        n.set(id + 1);
-        id
-    });
-    KEEPERS.with(|k| k.borrow_mut().push((id, Box::new(keep))));
-    on_cleanup(move || KEEPERS.with(|k| k.borrow_mut().retain(|(i, _)| *i != id)));
-}
-
-/// The browser leaves for a sign-in: every page keeps what is open.
-fn keep_open_work() {
-    KEEPERS.with(|k| k.borrow().iter().for_each(|(_, keep)| keep()));
-}
-
-/// Goes to `href` (a sign-in, or a reload the load balancer signs in),
-/// keeping what is open first.
-fn leave_for(href: &str) {
-    keep_open_work();
-    LEAVING.with(|l| l.set(true));
-    let _ = window().location().assign(href);
-}
-
-/// The user signs out: the page is leaving, and the 401s its last polls
-/// get once the session cookie is gone must not send it to sign in again
-/// (which would take over from the sign-out's own way, to the provider).
-pub fn signing_out() {
-    LEAVING.with(|l| l.set(true));
-}
-
-/// "Sign in again now": a new session before this one ends (the provider
-/// still knows the user, so it asks nothing), back on this page with what
-/// was open.
-pub fn renew() {
-    if let Some(s) = storage() {
-        let _ = s.set_item(SIGN_IN_AT, &(js_sys::Date::now() as u64).to_string());
-    }
-    leave_for(&sign_in_href(&here()));
-}
-
-fn state() -> Option<Auth> {
-    STATE.with(std::cell::Cell::get)
-}
-
-/// The server answered 401 (`why`): forget the token it refused (and say
-/// so at the prompt), and ask.
-pub fn unauthorized(why: String) {
-    let held = token().is_some();
-    if let Some(s) = storage() {
-        let _ = s.remove_item(KEY);
-    }
-    if let Some(a) = state() {
-        if held {
-            let _ = a.refused.try_set(Some(why.clone()));
-        }
-        let _ = a.needed.try_set(Some(why));
-    }
-}
-
-/// "Forget token": the tab no longer holds one; the pages stop asking the
-/// server until the user enters one again.
-pub fn forget_token() {
-    if let Some(s) = storage() {
-        let _ = s.remove_item(KEY);
-    }
-    if let Some(a) = state() {
-        a.refused.set(None);
-        a.forgot.set(true);
-        a.needed.set(Some("the token was forgotten".to_owned()));
-    }
-}
-
-/// Whether the console waits for an identity (pages do not poll meanwhile).
-pub fn waiting() -> bool {
-    state().is_some_and(|a| a.needed.with_untracked(Option::is_some))
+    let listener = window_event_listener_untyped(LEAVING, move |_| keep());
+    on_cleanup(move || listener.remove());
 }
 
 /// A reactive read that changes each time the user gives an identity.
 pub fn epoch() -> u32 {
-    state().map_or(0, |a| a.epoch.get())
+    use_context::<Auth>().map_or(0, |a| a.epoch.get())
+}
+
+impl Auth {
+    /// The state the app's root provides.
+    pub fn get() -> Auth {
+        expect_context::<Auth>()
+    }
+
+    /// Goes to `href` (a sign-in, or a reload the load balancer signs in),
+    /// keeping what is open first: every page keeps its open work.
+    pub fn leave_for(self, href: &str) {
+        if let Ok(leaving) = web_sys::Event::new(LEAVING) {
+            let _ = window().dispatch_event(&leaving);
+        }
+        self.leaving.set(true);
+        let _ = window().location().assign(href);
+    }
+
+    /// The user signs out: the page is leaving, and the 401s its last polls
+    /// get once the session cookie is gone must not send it to sign in again
+    /// (which would take over from the sign-out's own way, to the provider).
+    pub fn signing_out(self) {
+        self.leaving.set(true);
+    }
+
+    /// "Sign in again now": a new session before this one ends (the provider
+    /// still knows the user, so it asks nothing), back on this page with what
+    /// was open.
+    pub fn renew(self) {
+        if let Some(s) = storage() {
+            let _ = s.set_item(SIGN_IN_AT, &(js_sys::Date::now() as u64).to_string());
+        }
+        self.leave_for(&sign_in_href(&here()));
+    }
+
+    /// The server answered 401 (`why`): forget the token it refused (and say
+    /// so at the prompt), and ask.
+    fn unauthorized(self, why: String) {
+        let held = token().is_some();
+        if let Some(s) = storage() {
+            let _ = s.remove_item(KEY);
+        }
+        if held {
+            let _ = self.refused.try_set(Some(why.clone()));
+        }
+        let _ = self.needed.try_set(Some(why));
+    }
+
+    /// "Forget token": the tab no longer holds one; the pages stop asking the
+    /// server until the user enters one again.
+    pub fn forget_token(self) {
+        if let Some(s) = storage() {
+            let _ = s.remove_item(KEY);
+        }
+        self.refused.set(None);
+        self.forgot.set(true);
+        self.needed.set(Some("the token was forgotten".to_owned()));
+    }
+
+    /// Whether the console waits for an identity (pages do not poll meanwhile).
+    pub fn waiting(self) -> bool {
+        self.needed.with_untracked(Option::is_some)
+    }
+
+    /// Opens the token prompt (the header's "Enter token").
+    pub fn ask_for_token(self) {
+        self.forgot.set(false);
+        self.prompt.set(true);
+    }
+
+    /// Goes to the OpenID sign-in, unless this tab has just come back from
+    /// one (then it says so instead of looping).
+    pub fn sign_in(self) {
+        if self.leaving.get_untracked() {
+            return;
+        }
+        // Whole milliseconds: Rust's float text would add 15 KB to the wasm.
+        let now = js_sys::Date::now() as u64;
+        let last = storage()
+            .and_then(|s| s.get_item(SIGN_IN_AT).ok().flatten())
+            .and_then(|t| t.parse::<u64>().ok());
+        if last.is_some_and(|t| now.saturating_sub(t) < SIGN_IN_LOOP_MS) {
+            self.looped.set(true);
+            return;
+        }
+        if let Some(s) = storage() {
+            let _ = s.set_item(SIGN_IN_AT, &now.to_string());
+        }
+        self.leave_for(&sign_in_href(&here()));
+    }
 }
 
 /// The user signed in (`GET /api/me` answered): a later 401 may send the
@@ -165,162 +211,20 @@ pub fn signed_in() {
     }
 }
 
-/// Opens the token prompt (the header's "Enter token").
-pub fn ask_for_token() {
-    if let Some(a) = state() {
-        a.forgot.set(false);
-        a.prompt.set(true);
-    }
-}
-
 /// `/auth/sign-in?next=<path and query>`: the sign-in that comes back to
 /// this page.
 pub fn sign_in_href(path_and_query: &str) -> String {
     format!("{SIGN_IN}?next={}", encode_segment(path_and_query))
 }
 
-fn here() -> String {
+/// This page's path and query.
+pub fn here() -> String {
     let l = window().location();
     format!(
         "{}{}",
         l.pathname().unwrap_or_default(),
         l.search().unwrap_or_default()
     )
-}
-
-/// Goes to the OpenID sign-in, unless this tab has just come back from
-/// one (then it says so instead of looping).
-fn sign_in(a: Auth) {
-    if LEAVING.with(std::cell::Cell::get) {
-        return;
-    }
-    // Whole milliseconds: Rust's float text would add 15 KB to the wasm.
-    let now = js_sys::Date::now() as u64;
-    let last = storage()
-        .and_then(|s| s.get_item(SIGN_IN_AT).ok().flatten())
-        .and_then(|t| t.parse::<u64>().ok());
-    if last.is_some_and(|t| now.saturating_sub(t) < SIGN_IN_LOOP_MS) {
-        a.looped.set(true);
-        return;
-    }
-    if let Some(s) = storage() {
-        let _ = s.set_item(SIGN_IN_AT, &now.to_string());
-    }
-    leave_for(&sign_in_href(&here()));
-}
-
-/// Creates the sign-in state; once, at the app's root, before anything
-/// that asks the server.
-pub fn install() {
-    STATE.with(|s| {
-        s.set(Some(Auth {
-            needed: RwSignal::new(None),
-            prompt: RwSignal::new(false),
-            epoch: RwSignal::new(0),
-            looped: RwSignal::new(false),
-            refused: RwSignal::new(None),
-            forgot: RwSignal::new(false),
-        }))
-    });
-}
-
-/// What a 401 asks for, by the server's mode: the token prompt, the way to
-/// the sign-in, or a reload. Mounted once, at the app's root.
-#[component]
-pub fn Identity() -> impl IntoView {
-    let Some(a) = state() else {
-        return ().into_any();
-    };
-    let mode = Settings::get().auth;
-    // Until the server's mode is known (its config needs no identity),
-    // a 401 waits.
-    Effect::new(move |_| {
-        if a.needed.with(Option::is_none) {
-            return;
-        }
-        match mode.get() {
-            None | Some(AuthMode::Alb) => {}
-            Some(AuthMode::Oidc) => sign_in(a),
-            Some(AuthMode::Token | AuthMode::None) => {
-                if !a.forgot.get_untracked() {
-                    a.prompt.set(true);
-                }
-            }
-        }
-    });
-    // `autofocus` works once per page: each opening puts the focus in the box.
-    Effect::new(move |_| {
-        if a.prompt.get() {
-            request_animation_frame(|| crate::browser::focus("#token-input"));
-        }
-    });
-    let text = RwSignal::new(String::new());
-    let save = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
-        set_token(&text.get());
-        text.set(String::new());
-        a.refused.set(None);
-        a.forgot.set(false);
-        a.prompt.set(false);
-        a.needed.set(None);
-        a.epoch.update(|e| *e += 1);
-    };
-    // The load balancer's sign-in is gone, or the console's did not take:
-    // said once, with the way out.
-    let banner = move || {
-        let why = a.needed.get()?;
-        if a.looped.get() {
-            Some((
-                format!("Signing in did not take: the server still answers {why}."),
-                sign_in_href(&here()),
-                "Sign in again",
-            ))
-        } else if mode.get() == Some(AuthMode::Alb) {
-            Some((
-                format!(
-                    "The load balancer no longer vouches for you ({why}): reload the page to sign in again."
-                ),
-                here(),
-                "Reload",
-            ))
-        } else {
-            None
-        }
-    };
-    view! {
-        <Show when=move || a.prompt.get()>
-            <div class="modal" role="dialog" aria-modal="true" aria-labelledby="token-title">
-                <form class="panel" on:submit=save>
-                    <h2 id="token-title">"This server needs a token"</h2>
-                    {move || a.refused.get().map(|why| view! {
-                        <p class="error" role="alert" id="token-refused">
-                            {format!("The server refused the token you gave ({why}). Check it and enter it again.")}
-                        </p>
-                    })}
-                    <p>"Reading and changing endpoints need a bearer token this server knows (yours, or its token file's). It is kept for this tab only."</p>
-                    <label for="token-input">"Token"</label>
-                    <input id="token-input" type="password" autocomplete="off" autofocus
-                        prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))/>
-                    <div class="row">
-                        <button type="submit" class="primary">"Save token"</button>
-                        <button type="button" on:click=move |_| a.prompt.set(false)>"Cancel"</button>
-                    </div>
-                </form>
-            </div>
-        </Show>
-        {move || banner().map(|(text, href, link)| {
-            let go = href.clone();
-            view! {
-                <p class="banner error" role="alert">{text}" "
-                    <a href=href on:click=move |ev: leptos::ev::MouseEvent| {
-                        ev.prevent_default();
-                        leave_for(&go);
-                    }>{link}</a>
-                </p>
-            }
-        })}
-    }
-    .into_any()
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ pub async fn copy(text: &str) -> bool {
 }
 
 /// The first element `selector` matches (`#id` for one by its id).
-fn element(selector: &str) -> Option<web_sys::HtmlElement> {
+pub fn element(selector: &str) -> Option<web_sys::HtmlElement> {
     document()
         .query_selector(selector)
         .ok()

@@ -11,6 +11,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api::{self, Condition, Reply};
+use crate::auth::Auth;
 use crate::time::Time;
 
 /// Between two requests of one page: within the 5 s a monitor's write must
@@ -59,6 +60,7 @@ pub struct Watcher {
     /// When the last answer the table's state did not mark came (a GCO
     /// timestamp): what the page shows is as read then, at the latest.
     read_at: RwSignal<Option<String>>,
+    auth: Auth,
 }
 
 /// Between two requests while the server cannot read the endpoints table:
@@ -86,6 +88,7 @@ impl Watcher {
             lost: RwSignal::new(None),
             unreadable: RwSignal::new(None),
             read_at: RwSignal::new(None),
+            auth: Auth::get(),
         };
         let every = set_interval_with_handle(move || watcher.poll(), INTERVAL).ok();
         let visible = window_event_listener(leptos::ev::visibilitychange, move |_| {
@@ -95,7 +98,7 @@ impl Watcher {
         });
         // Asks again at once when the user signs in.
         Effect::new(move |first: Option<()>| {
-            crate::auth::epoch();
+            watcher.auth.epoch.get();
             if first.is_some() {
                 watcher.refresh();
             }
@@ -127,7 +130,7 @@ impl Watcher {
             .try_update_value(|s| {
                 // Without an identity every request is a 401: none until
                 // the user gives one (then `epoch` asks at once).
-                if s.in_flight.is_some() || document().hidden() || crate::auth::waiting() {
+                if s.in_flight.is_some() || document().hidden() || self.auth.waiting() {
                     return None;
                 }
                 let url = (s.url)();

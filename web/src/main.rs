@@ -6,6 +6,7 @@ mod auth;
 mod browser;
 mod editor;
 mod endpoint;
+mod identity;
 mod list;
 mod live;
 mod pages;
@@ -72,7 +73,7 @@ fn App() -> impl IntoView {
         </header>
         <team::Unrecorded/>
         <main id="main">
-            <auth::Identity/>
+            <identity::Identity/>
             <team::SessionEnding/>
             {move || match router.page() {
                 Page::List => view! { <list::ListPage/> }.into_any(),

@@ -2,13 +2,12 @@
 //! and the `gco inference` commands for the same deploy, both from the
 //! core and both following every edit.
 
+use gco_spec::DeployCheck;
 use gco_spec::commands::{Commands, deploy_commands};
 use gco_spec::json::{Object, Value};
 use gco_spec::plan::{Action as PlanAction, Plan, PlanError, plan_deployment};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-
-use crate::editor::state::Editor;
 
 /// Settings shown as the exact text the pods get, not as a value.
 const CONFIG_TEXTS: [&str; 2] = ["kv_transfer_config", "mooncake.json"];
@@ -16,9 +15,9 @@ const CONFIG_TEXTS: [&str; 2] = ["kv_transfer_config", "mooncake.json"];
 type Preview = Option<(Result<Vec<Plan>, PlanError>, Commands)>;
 
 #[component]
-pub fn PreviewPanel(ed: Editor) -> impl IntoView {
+pub fn PreviewPanel(request: RwSignal<Value>, check: Memo<DeployCheck>) -> impl IntoView {
     let preview = Memo::new(move |_| -> Preview {
-        ed.check.with(|c| {
+        check.with(|c| {
             c.deployment
                 .as_ref()
                 .map(|d| (plan_deployment(d), deploy_commands(d)))
@@ -46,7 +45,7 @@ pub fn PreviewPanel(ed: Editor) -> impl IntoView {
                             <p class="muted">"Name target regions to see each region's objects."</p>
                         }.into_any(),
                         Ok(plans) => plans.into_iter().enumerate().map(|(i, p)| view! {
-                            <RegionPlan ed=ed plan=p open=i == 0/>
+                            <RegionPlan request=request plan=p open=i == 0/>
                         }).collect_view().into_any(),
                     }}
                 }.into_any(),
@@ -114,7 +113,7 @@ pub fn CliCommands(commands: Commands) -> impl IntoView {
 /// copy or download. The backend renders them (`POST /api/manifests`,
 /// typed Kubernetes objects that the console's wasm need not carry).
 #[component]
-fn Manifests(ed: Editor, region: String) -> impl IntoView {
+fn Manifests(request: RwSignal<Value>, region: String) -> impl IntoView {
     let note = RwSignal::new(None::<String>);
     // The backend's answer; the last one stays on screen while another
     // loads.
@@ -133,14 +132,14 @@ fn Manifests(ed: Editor, region: String) -> impl IntoView {
     let region_for_load = region.clone();
     let load = move |_| {
         let mut body = Object::new();
-        body.insert("document", ed.state.get_untracked());
+        body.insert("document", request.get_untracked());
         body.insert("region", region_for_load.as_str());
         manifests.dispatch(Value::Object(body));
     };
     let file = format!(
         "{}-{region}.yaml",
         crate::paths::display(
-            ed.state
+            request
                 .with_untracked(|s| crate::paths::get(s, &["endpoint_name"]).cloned())
                 .as_ref()
         )
@@ -211,7 +210,7 @@ fn size_notes(lines: &[String]) -> Vec<String> {
 }
 
 #[component]
-fn RegionPlan(ed: Editor, plan: Plan, open: bool) -> impl IntoView {
+fn RegionPlan(request: RwSignal<Value>, plan: Plan, open: bool) -> impl IntoView {
     let count = plan.objects.len();
     let region = plan.region.clone();
     view! {
@@ -220,7 +219,7 @@ fn RegionPlan(ed: Editor, plan: Plan, open: bool) -> impl IntoView {
                 <strong>{plan.region.clone()}</strong>
                 {format!(" · namespace {} · {count} objects", plan.namespace)}
             </summary>
-            <Manifests ed=ed region=region/>
+            <Manifests request=request region=region/>
             <ul class="tree">
                 {plan.objects.into_iter().map(|o| {
                     let action = (o.action != PlanAction::Apply).then(|| o.action.as_str().replace('_', " "));

@@ -8,6 +8,7 @@ use gco_api::{AuthMode, Me, Role, SessionEnd};
 use gco_spec::json::Value;
 use leptos::prelude::*;
 
+use crate::auth::Auth;
 use crate::paths;
 use crate::settings::Settings;
 
@@ -123,8 +124,8 @@ impl Session {
     }
 
     /// "Forget token": the tab holds none from now on.
-    fn forget_token(self) {
-        crate::auth::forget_token();
+    fn forget_token(self, auth: Auth) {
+        auth.forget_token();
         self.who.set(Who::SignedOut);
     }
 }
@@ -196,6 +197,7 @@ fn remaining(seconds: u64) -> String {
 #[component]
 pub fn SessionEnding() -> impl IntoView {
     let ends = Session::get().ends;
+    let auth = Auth::get();
     let left = move || {
         let (at, lifetime) = ends.get()?;
         let seconds = ((at - crate::time::now()) / 1000.0).max(0.0) as u64;
@@ -214,7 +216,7 @@ pub fn SessionEnding() -> impl IntoView {
             };
             view! {
                 <p class="banner warning-banner session-ending" role="status">{text}" "
-                    <button type="button" on:click=|_| crate::auth::renew()>"Sign in again now"</button>
+                    <button type="button" on:click=move |_| auth.renew()>"Sign in again now"</button>
                 </p>
             }
         })
@@ -265,6 +267,7 @@ pub fn WhoAmI() -> impl IntoView {
     let oidc = move || mode.get() == Some(AuthMode::Oidc);
     let token = move || mode.get() == Some(AuthMode::Token);
     let session = Session::get();
+    let auth = Auth::get();
     let field = move |f: fn(&Me) -> String| {
         move || {
             who.with(|w| match w {
@@ -282,15 +285,15 @@ pub fn WhoAmI() -> impl IntoView {
         </span>
         <span class="who" hidden=move || !out()>"Not signed in"</span>
         <form class="sign-out" method="post" action=gco_api::route::SIGN_OUT hidden=move || !(signs_out() && known())
-            on:submit=|_| crate::auth::signing_out()>
+            on:submit=move |_| auth.signing_out()>
             <button type="submit">"Sign out"</button>
         </form>
         <a class="button" href=crate::auth::sign_in_href("/") hidden=move || !(oidc() && out())>"Sign in"</a>
-        <button type="button" on:click=|_| crate::auth::ask_for_token()
+        <button type="button" on:click=move |_| auth.ask_for_token()
             hidden=move || !token() || !(known() || out())>
             {move || if known() { "Change token" } else { "Enter token" }}
         </button>
-        <button type="button" on:click=move |_| session.forget_token()
+        <button type="button" on:click=move |_| session.forget_token(auth)
             title="Remove the token from this tab" hidden=move || !(token() && known())>"Forget token"</button>
     }
 }

@@ -15,7 +15,6 @@ use gco_spec::limits::{
 use gco_spec::{Mode, OffloadTier, TransferProtocol, format_byte_size};
 use leptos::prelude::*;
 
-use crate::editor::state::Editor;
 use crate::paths;
 
 /// Most blocks a role is drawn with; the block size grows past it.
@@ -244,78 +243,13 @@ fn blocks(count: i64, block: i64) -> impl IntoView {
     out
 }
 
-/// A count box that keeps what was typed: clearing it and typing 8 gives
-/// 8; an empty or invalid box is an error at the box (its messages below
-/// it), never replaced by a default.
-#[component]
-fn CountBox(
-    ed: Editor,
-    role: &'static str,
-    key: &'static str,
-    label: &'static str,
-) -> impl IntoView {
-    let diag = if role == "prefill" {
-        "mooncake.topology.prefill"
-    } else {
-        "mooncake.topology.decode"
-    };
-    let current = move || ed.state.with(|s| paths::get(s, &[key]).cloned());
-    let shown = |v: Option<Value>| v.map_or_else(|| "1".to_owned(), |v| paths::display(Some(&v)));
-    let text = RwSignal::new(shown(current()));
-    let written = StoredValue::new(current());
-    Effect::new(move |_| {
-        let now = current();
-        if now != written.get_value() {
-            written.set_value(now.clone());
-            text.set(shown(now));
-        }
-    });
-    let write = move |v: Option<Value>| {
-        written.set_value(v.clone());
-        ed.set_field(&[key], v);
-    };
-    let typed = move |t: String| {
-        text.set(t.clone());
-        write(Some(paths::count_text(&t)));
-    };
-    let step = move |by: i64| {
-        let now = current()
-            .as_ref()
-            .map_or(Some(1), |v| v.as_int().and_then(|i| i.as_i64()))
-            .unwrap_or(1);
-        let next = (now + by).clamp(MOONCAKE_TOPOLOGY_MIN, MOONCAKE_TOPOLOGY_MAX);
-        text.set(next.to_string());
-        write(Some(Value::int(next)));
-    };
-    let messages = move || ed.messages(diag);
-    let invalid = move || messages().iter().any(|d| d.is_error());
-    // At a bound the step that would pass it is disabled, not a no-op.
-    let count = move || current().map_or(Some(1), |v| v.as_int().and_then(|i| i.as_i64()));
-    let at_min = move || count().is_some_and(|n| n <= MOONCAKE_TOPOLOGY_MIN);
-    let at_max = move || count().is_some_and(|n| n >= MOONCAKE_TOPOLOGY_MAX);
-    let input_id = format!("topo-{role}");
-    let msg_id = format!("{input_id}-msg");
-    view! {
-        <div class="stepper" class:invalid=invalid>
-            <button type="button" aria-label=format!("Remove a {role} instance") disabled=at_min on:click=move |_| step(-1)>"−"</button>
-            <label for=input_id.clone()>{label}</label>
-            <input id=input_id type="text" inputmode="numeric" autocomplete="off" aria-describedby=msg_id.clone()
-                aria-invalid=move || invalid().to_string()
-                prop:value=move || text.get() on:input=move |ev| typed(event_target_value(&ev))/>
-            <button type="button" aria-label=format!("Add a {role} instance") disabled=at_max on:click=move |_| step(1)>"+"</button>
-        </div>
-        <ul class="messages" id=msg_id aria-live="polite">
-            {move || messages().into_iter().filter(|d| d.is_error()).map(|d| view! { <li class="error">{d.message}</li> }).collect_view()}
-        </ul>
-    }
-}
-
 #[component]
 fn Role(
     shape: Signal<Shape>,
     role: &'static str,
-    /// The editor's count box, when the picture is editable.
-    editor: Option<Editor>,
+    /// What edits the count (the editor's box), when the picture is
+    /// editable.
+    stepper: Option<ViewFn>,
 ) -> impl IntoView {
     let count = move || {
         shape.with(|s| match role {
@@ -331,22 +265,19 @@ fn Role(
             <div class="nodes" aria-hidden="true">
                 {move || count().map(|n| blocks(n, shape.with(Shape::block)))}
             </div>
-            {editor.map(|ed| {
-                let (key, label) = if role == "prefill" {
-                    ("prefill_replicas", "Prefill count")
-                } else {
-                    ("decode_replicas", "Decode count")
-                };
-                view! { <CountBox ed=ed role=role key=key label=label/> }
-            })}
+            {stepper.map_or_else(|| ().into_any(), |s| s.run())}
             {move || range().map(|r| view! { <p class="range">{r}</p> })}
         </div>
     }
 }
 
-/// The picture of `shape`; with an `editor`, its counts are editable.
+/// The picture of `shape`; with `steppers` (what edits the prefill and
+/// the decode count), its counts are editable.
 #[component]
-pub fn Picture(shape: Signal<Shape>, #[prop(optional)] editor: Option<Editor>) -> impl IntoView {
+pub fn Picture(
+    shape: Signal<Shape>,
+    #[prop(optional)] steppers: Option<(ViewFn, ViewFn)>,
+) -> impl IntoView {
     let mode = move || shape.with(|s| s.mode);
     let legend = move || {
         let block = shape.with(Shape::block);
@@ -357,16 +288,16 @@ pub fn Picture(shape: Signal<Shape>, #[prop(optional)] editor: Option<Editor>) -
             <h2 id="topology-title">"Topology " <span class="badge">{move || shape.with(Shape::label)}</span></h2>
             {move || match mode() {
                 // The hint is the editor's; a stored plain endpoint is just that.
-                None if editor.is_some() => view! { <p class="muted">"Choose a Mooncake mode to serve with disaggregated prefill and decode or a KV store."</p> }.into_any(),
+                None if steppers.is_some() => view! { <p class="muted">"Choose a Mooncake mode to serve with disaggregated prefill and decode or a KV store."</p> }.into_any(),
                 None => view! { <p class="muted">"A plain endpoint: no Mooncake mode."</p> }.into_any(),
                 Some(Mode::Store) => view! {
                     <div class="flow"><div class="group store-role"><div class="nodes"><span class="node"></span></div><p>"store instance"</p></div></div>
                 }.into_any(),
                 Some(_) => view! {
                     <div class="flow">
-                        <Role shape=shape role="prefill" editor=editor/>
+                        <Role shape=shape role="prefill" stepper=steppers.as_ref().map(|s| s.0.clone())/>
                         <div class="proxy"><span>"PD proxy"</span></div>
-                        <Role shape=shape role="decode" editor=editor/>
+                        <Role shape=shape role="decode" stepper=steppers.as_ref().map(|s| s.1.clone())/>
                     </div>
                     {move || legend().map(|l| view! { <p class="legend muted">{l}</p> })}
                 }.into_any(),
@@ -382,24 +313,5 @@ pub fn Picture(shape: Signal<Shape>, #[prop(optional)] editor: Option<Editor>) -
                 })
             }}
         </section>
-    }
-}
-
-/// The editor's picture, following its request.
-#[component]
-pub fn Topology(ed: Editor) -> impl IntoView {
-    let shape = Memo::new(move |_| ed.state.with(Shape::of_request));
-    // A block given as is has no count fields to step.
-    let fields = Memo::new(move |_| {
-        ed.state.with(|s| {
-            paths::get(s, &["mooncake_mode"]).is_some() || paths::get(s, &["mooncake"]).is_none()
-        })
-    });
-    move || {
-        if fields.get() {
-            view! { <Picture shape=shape.into() editor=ed/> }.into_any()
-        } else {
-            view! { <Picture shape=shape.into()/> }.into_any()
-        }
     }
 }

@@ -2,6 +2,7 @@
 //! topology picture, every diagnostic at its field and in a summary, share
 //! links, and Deploy.
 
+mod counts;
 mod deploy;
 mod draft;
 pub mod fields;
@@ -54,7 +55,7 @@ use crate::preview::PreviewPanel;
 use crate::route::Router;
 use crate::share;
 use crate::team::Guard;
-use crate::topology::Topology;
+use counts::Topology;
 pub use deploy::DEPLOYING;
 use deploy::{Deploy, DeployAnswer};
 use fields::{AUTOSCALING, ENDPOINT, MOONCAKE, PROXY, STORE, Section, TRANSFER};
@@ -130,7 +131,7 @@ pub fn EditorPage() -> impl IntoView {
                 <aside class="side">
                     <Topology ed=ed/>
                     <Summary ed=ed json_view=json_view/>
-                    <PreviewPanel ed=ed/>
+                    <PreviewPanel request=ed.state check=ed.check/>
                 </aside>
             </div>
         </div>

@@ -15,7 +15,7 @@ use gco_spec::{Change, DesiredState, Record, apply, change_commands, describe_by
 use leptos::prelude::*;
 
 use super::{EndpointCtx, ctx};
-use crate::browser::focus;
+use crate::browser::{element, focus};
 use crate::paths;
 use crate::preview::CliCommands;
 
@@ -425,30 +425,29 @@ fn no_op(record: Option<&Record>, p: &Pending) -> Option<String> {
         .then(|| "Nothing to apply: this change leaves the record as it is.".to_owned())
 }
 
-thread_local! {
-    /// What had focus when the review opened (its form's button).
-    static OPENER: std::cell::RefCell<Option<web_sys::HtmlElement>> = const { std::cell::RefCell::new(None) };
-}
+/// Marks what had focus when the review opened (its form's button): the
+/// page holds it, so a button re-rendered meanwhile is not focused.
+const OPENER: &str = "data-review-opener";
+const MARKED: &str = "[data-review-opener]";
 
 fn remember_opener() {
-    use wasm_bindgen::JsCast;
-    let el = document()
-        .active_element()
-        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
-    OPENER.with(|o| *o.borrow_mut() = el);
+    if let Some(el) = element(MARKED) {
+        let _ = el.remove_attribute(OPENER);
+    }
+    if let Some(el) = document().active_element() {
+        let _ = el.set_attribute(OPENER, "");
+    }
 }
 
 /// After the review closes: back to what opened it while it is on the
 /// page, else to `fallback` (the outcome, the page's heading: a selector).
 pub fn return_focus(fallback: &'static str) {
-    request_animation_frame(move || {
-        let opener = OPENER.with(|o| o.borrow_mut().take());
-        match opener.filter(|el| el.is_connected()) {
-            Some(el) => {
-                let _ = el.focus();
-            }
-            None => focus(fallback),
+    request_animation_frame(move || match element(MARKED) {
+        Some(el) => {
+            let _ = el.remove_attribute(OPENER);
+            let _ = el.focus();
         }
+        None => focus(fallback),
     });
 }
 
