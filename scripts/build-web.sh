@@ -45,8 +45,11 @@ cd "$ROOT"
 # and export, the History tab's filters, entry links and docked review,
 # times with their zone, the editor's name check) added 19,173. Its
 # sign-out, the session's warning, the endpoint page's open work kept
-# across a sign-in, and the token and role cues added 8,450.
-BUDGET=${WEB_GZIP_BUDGET:-381000}   # bytes: wasm + JS, gzip -9
+# across a sign-in, and the token and role cues added 8,450. Merged, with
+# issue 44's sign-in state in context and a deploy request's ranges at its
+# fields: 380,874 bytes on 2026-12-07; the budget follows at 380,900, and
+# the 300,000 target is behind by 27% (BENCHMARKS.md).
+BUDGET=${WEB_GZIP_BUDGET:-380900}   # bytes: wasm + JS, gzip -9
 PROFILE=wasm-release
 TARGET=wasm32-unknown-unknown
 WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"
