@@ -644,6 +644,13 @@ pub fn request_of_record(record: &Record) -> Value {
     block_as_fields(Value::Object(request))
 }
 
+/// A deploy request that makes `record` again on SGLang (the console's
+/// "Clone with sglang"): its request ([`request_of_record`]) moved onto
+/// SGLang by [`crate::framework::onto_sglang`].
+pub fn request_on_sglang(record: &Record) -> Value {
+    crate::framework::onto_sglang(request_of_record(record))
+}
+
 /// The request fields that build a block (besides `mooncake_mode`): given
 /// without a mode, deploy ignores them.
 const BLOCK_FIELDS: [&str; 6] = [

@@ -9,11 +9,9 @@
 
 use std::fmt;
 
-use crate::deploy::request_of_record;
 use crate::diagnostics::{Diagnostic, Report};
 use crate::json::{Object, Value};
 use crate::pyrepr::{py_lower, py_str};
-use crate::record::Record;
 
 vocabulary! {
     /// A serving framework some GCO release deploys.
@@ -226,15 +224,13 @@ pub const SGLANG_IMAGE: &str = "lmsysorg/sglang:latest";
 const MODEL_ENV: [&str; 2] = ["MODEL", "MODEL_ID"];
 const MODEL_ARGS: [&str; 3] = ["--model-path", "--model-id", "--model"];
 
-/// A deploy request that makes `record` again on SGLang, for endpoints
-/// GCO no longer serves (the console's "Clone with sglang"): the record's
-/// request (see [`request_of_record`]) with `framework: sglang`, SGLang's
-/// image, and the model carried over into the `MODEL` env entry from where
-/// the old framework took it (its flag leaves the extra arguments; other
-/// arguments stay, for the author to check). Without a model found, the
-/// check asks for one.
-pub fn request_on_sglang(record: &Record) -> Value {
-    let mut request = request_of_record(record);
+/// A deploy request moved onto SGLang, for endpoints GCO no longer serves
+/// (`deploy::request_on_sglang`, the console's "Clone with sglang"):
+/// `framework: sglang`, SGLang's image, and the model carried over into
+/// the `MODEL` env entry from where the old framework took it (its flag
+/// leaves the extra arguments; other arguments stay, for the author to
+/// check). Without a model found, the check asks for one.
+pub fn onto_sglang(mut request: Value) -> Value {
     let Value::Object(req) = &mut request else {
         return request;
     };
@@ -510,6 +506,8 @@ impl std::str::FromStr for Frameworks {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::deploy::request_of_record;
+    use crate::record::Record;
 
     #[test]
     fn the_model_a_spec_serves_and_where_it_names_it() {
@@ -627,23 +625,25 @@ mod tests {
             );
             Record::from_value(&crate::json::parse(&text).unwrap()).unwrap()
         };
-        let moved = request_on_sglang(&record(
+        let moved = onto_sglang(request_of_record(&record(
             r#"{"image": "ghcr.io/huggingface/text-generation-inference:3", "port": 8000, "framework": "tgi", "env": {"MODEL_ID": "Qwen/Qwen3-8B", "HF_HOME": "/m"}, "args": ["--max-input-length", "4096"]}"#,
-        ));
+        )));
         assert_eq!(
             moved.to_json(),
             r#"{"endpoint_name": "chat-copy", "image": "lmsysorg/sglang:latest", "port": 8000, "framework": "sglang", "env": {"HF_HOME": "/m", "MODEL": "Qwen/Qwen3-8B"}, "extra_args": ["--max-input-length", "4096"], "target_regions": ["us-east-1"], "namespace": "gco-inference"}"#
         );
-        let from_args = request_on_sglang(&record(
+        let from_args = onto_sglang(request_of_record(&record(
             r#"{"image": "x", "framework": "tgi", "args": ["--model-id=meta/llama", "--x"]}"#,
-        ));
+        )));
         let from_args = from_args.as_object().unwrap();
         assert_eq!(
             from_args.get("env").unwrap().to_json(),
             r#"{"MODEL": "meta/llama"}"#
         );
         assert_eq!(from_args.get("extra_args").unwrap().to_json(), r#"["--x"]"#);
-        let nothing = request_on_sglang(&record(r#"{"image": "x", "framework": "tgi"}"#));
+        let nothing = onto_sglang(request_of_record(&record(
+            r#"{"image": "x", "framework": "tgi"}"#,
+        )));
         assert!(nothing.as_object().unwrap().get("env").is_none());
     }
 

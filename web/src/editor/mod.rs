@@ -40,7 +40,7 @@ pub fn open_clone(record: &gco_spec::Record) {
 /// Opens the editor on `record` moved onto SGLang ("Clone with sglang"):
 /// for endpoints whose framework GCO no longer serves.
 pub fn open_clone_on_sglang(record: &gco_spec::Record) {
-    draft::save(&gco_spec::framework::request_on_sglang(record));
+    draft::save(&gco_spec::deploy::request_on_sglang(record));
     draft::note_origin(&format!(
         "Cloned from {} with framework sglang: the model moved to the MODEL env entry and the image is SGLang's ({}). Check the image tag and the extra arguments, then deploy.",
         record.endpoint_name,
