@@ -37,6 +37,8 @@ pub mod pyrepr;
 pub mod record;
 pub mod region;
 pub mod routing;
+#[cfg(feature = "schema")]
+pub mod schemas;
 pub mod scope;
 pub mod share;
 pub mod spec;

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use expect_test::expect_file;
 use gco_spec::mooncake::{BLOCK_KEYS, SECTION_KEYS};
+use gco_spec::schemas::{SCHEMAS, schema_texts};
 use gco_spec::spec::SPEC_KEYS;
-use gco_spec::types::{SCHEMAS, schema_texts};
 use gco_spec::{CanarySpec, DeployRequest, Record};
 use serde_json::{Value, json};
 
