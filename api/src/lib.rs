@@ -30,5 +30,5 @@ pub use query::{
 pub use route::{CHANGES, ChangeRoute, Method};
 pub use team::{
     AuditEntry, AuditPage, AuthMode, HistoryEntry, HistoryPage, Me, RevertBody, Role, SessionEnd,
-    operation,
+    is_entry_id, operation,
 };

@@ -155,6 +155,13 @@ pub mod operation {
     ];
 }
 
+/// Whether `text` can be a history entry's id (a page's cursor, a
+/// revert's `to`): short printable ASCII, no more. What it names is the
+/// store's question.
+pub fn is_entry_id(text: &str) -> bool {
+    (1..=128).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_graphic())
+}
+
 /// One change of an endpoint, as `GET /api/endpoints/{name}/history`
 /// answers it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -269,6 +276,12 @@ pub struct RevertBody {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_entry_id_is_short_printable_ascii() {
+        assert!(is_entry_id("2026-12-06T19:30:00.000001Z.0a1b2c3d"));
+        assert!(!is_entry_id("") && !is_entry_id("a b") && !is_entry_id(&"x".repeat(129)));
+    }
 
     #[test]
     fn roles_include_the_ones_before() {

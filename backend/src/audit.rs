@@ -87,7 +87,7 @@ impl Position {
         let bytes = URL_SAFE_NO_PAD.decode(text).ok()?;
         let text = String::from_utf8(bytes).ok()?;
         let (id, endpoint) = text.split_once('\n')?;
-        (crate::store::history::is_id(id) && !endpoint.is_empty()).then(|| Position {
+        (gco_api::is_entry_id(id) && !endpoint.is_empty()).then(|| Position {
             id: id.to_owned(),
             endpoint: endpoint.to_owned(),
         })

@@ -468,7 +468,7 @@ impl HistoryQuery {
             .remove(route::AFTER_PARAMETER)
             .filter(|s| !s.is_empty())
             .map(|text| {
-                if crate::store::history::is_id(&text) {
+                if gco_api::is_entry_id(&text) {
                     Ok(text)
                 } else {
                     Err(ApiError::field(

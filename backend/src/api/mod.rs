@@ -437,7 +437,7 @@ async fn revert(
         .as_object()
         .and_then(|o| o.get("to"))
         .and_then(Value::as_str)
-        .filter(|to| crate::store::history::is_id(to))
+        .filter(|to| gco_api::is_entry_id(to))
         .map(str::to_owned)
         .ok_or_else(|| {
             ApiError::field(
