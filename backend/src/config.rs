@@ -272,6 +272,26 @@ impl Config {
         }
     }
 
+    /// Where the flags say the endpoints are kept (`store::open` opens it).
+    pub fn store_location(&self) -> crate::store::Location {
+        match self.dynamodb_region() {
+            Some(region) => crate::store::Location::Dynamo {
+                table: crate::store::DynamoConfig {
+                    table: self.dynamodb_table.clone(),
+                    region,
+                    endpoint: self.dynamodb_endpoint.clone(),
+                    history_table: self.history_table(),
+                },
+                create_table: self.create_table,
+                refresh_interval: self.refresh_interval,
+            },
+            None => crate::store::Location::Embedded {
+                data_dir: self.data_dir.clone(),
+                history: self.history_table().is_some(),
+            },
+        }
+    }
+
     /// The DynamoDB region, when DynamoDB is configured.
     pub fn dynamodb_region(&self) -> Option<String> {
         match (&self.dynamodb_region, &self.dynamodb_endpoint) {

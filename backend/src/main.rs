@@ -35,7 +35,7 @@ async fn run(config: Config) -> Result<(), String> {
     config.check_store()?;
     let access = config.check().await?;
     tracing::info!(auth = %access.mode(), "{}", access.describe());
-    let Opened { store, sign_outs } = store::open(&config).await?;
+    let Opened { store, sign_outs } = store::open(&config.store_location()).await?;
     if let Some(oidc) = access.oidc() {
         match sign_outs {
             Some(kept) => oidc.keep_sign_outs_in(kept),

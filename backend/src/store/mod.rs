@@ -27,7 +27,7 @@ use listing::{Filter, Listing, Page};
 pub use dynamo::{AUDIT_INDEX, DynamoConfig, DynamoStore, HistoryState};
 pub use embedded::EmbeddedStore;
 pub use history::{Author, Span};
-pub use open::{Opened, open};
+pub use open::{Location, Opened, open};
 pub use sign_outs::SignOuts;
 pub use view::{Freshness, ViewedStore};
 

@@ -1,11 +1,29 @@
-//! The store `Config` names, opened and checked as the console starts:
-//! DynamoDB (`--dynamodb-region`), with its view of the table unless
-//! `--refresh-interval 0`, else the embedded store in `--data-dir`.
+//! The store the console's flags name (`Config::store_location`), opened
+//! and checked as the console starts: DynamoDB (`--dynamodb-region`), with
+//! its view of the table unless `--refresh-interval 0`, else the embedded
+//! store in `--data-dir`.
 
+use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::{DynamoConfig, DynamoStore, EmbeddedStore, HistoryState, SignOuts, Store, ViewedStore};
-use crate::config::Config;
+
+/// Where the endpoints are kept, and how.
+pub enum Location {
+    Dynamo {
+        table: DynamoConfig,
+        /// Create the tables when they are missing (`--create-table`).
+        create_table: bool,
+        /// How often the view reads the table again; zero: no view.
+        refresh_interval: Duration,
+    },
+    Embedded {
+        data_dir: PathBuf,
+        /// Whether changes are recorded (`--history-table` not `off`).
+        history: bool,
+    },
+}
 
 /// An opened store, and where it keeps sign-outs (`--auth oidc`) when it
 /// has a place for them.
@@ -14,21 +32,19 @@ pub struct Opened {
     pub sign_outs: Option<Arc<dyn SignOuts>>,
 }
 
-/// Opens the store `config` names, saying in the log what it found: a
+/// Opens the store at `location`, saying in the log what it found: a
 /// missing table or history table is logged, not refused (requests answer
 /// 503 until it exists); a store that cannot be opened is an error.
-pub async fn open(config: &Config) -> Result<Opened, String> {
+pub async fn open(location: &Location) -> Result<Opened, String> {
     let sign_outs: Option<Arc<dyn SignOuts>>;
-    let store: Arc<dyn Store> = match config.dynamodb_region() {
-        Some(region) => {
-            let cfg = DynamoConfig {
-                table: config.dynamodb_table.clone(),
-                region,
-                endpoint: config.dynamodb_endpoint.clone(),
-                history_table: config.history_table(),
-            };
-            let store = DynamoStore::connect(&cfg).await;
-            if config.create_table {
+    let store: Arc<dyn Store> = match location {
+        Location::Dynamo {
+            table: cfg,
+            create_table,
+            refresh_interval,
+        } => {
+            let store = DynamoStore::connect(cfg).await;
+            if *create_table {
                 store
                     .create_table()
                     .await
@@ -63,20 +79,19 @@ pub async fn open(config: &Config) -> Result<Opened, String> {
                 .keeps_sign_outs()
                 .then(|| Arc::clone(&store) as Arc<dyn SignOuts>);
             let store: Arc<dyn Store> = store;
-            if config.refresh_interval.is_zero() {
+            if refresh_interval.is_zero() {
                 tracing::info!("no view of the table: every list reads it whole");
                 store
             } else {
-                tracing::info!(interval = ?config.refresh_interval, "lists come from one view of the table, read again while someone looks");
-                Arc::new(ViewedStore::new(store, config.refresh_interval))
+                tracing::info!(interval = ?refresh_interval, "lists come from one view of the table, read again while someone looks");
+                Arc::new(ViewedStore::new(store, *refresh_interval))
             }
         }
-        None => {
-            let history = config.history_table().is_some();
-            let store = EmbeddedStore::open_with(&config.data_dir, history)
-                .map_err(|e| format!("{}: {e}", config.data_dir.display()))?;
-            tracing::info!(dir = %config.data_dir.display(), "using the embedded store");
-            if history {
+        Location::Embedded { data_dir, history } => {
+            let store = EmbeddedStore::open_with(data_dir, *history)
+                .map_err(|e| format!("{}: {e}", data_dir.display()))?;
+            tracing::info!(dir = %data_dir.display(), "using the embedded store");
+            if *history {
                 tracing::info!("every change is recorded in the store's history");
             }
             let store = Arc::new(store);
