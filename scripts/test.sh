@@ -23,8 +23,9 @@ cargo fmt --all --check
 cargo clippy -q --workspace --all-targets --features gco-spec/schema -- -D warnings
 cargo clippy -q -p gco-web --target wasm32-unknown-unknown -- -D warnings
 
-step "Docs: every path and item ARCHITECTURE.md names exists"
+step "Docs: every path and item ARCHITECTURE.md names exists; no module circles"
 python3 tests/docs/check_architecture.py
+python3 tests/docs/check_module_cycles.py
 
 step "Rust tests (workspace)"
 cargo test --workspace --features gco-spec/schema
