@@ -604,6 +604,14 @@ pub fn new_record(d: Deployment, now: &str, tokens: &mut impl TokenSource) -> Re
 /// other operations (`canary`).
 const DERIVED_SPEC_KEYS: [&str; 2] = ["region_image_uris", "canary"];
 
+/// GCO's words when a deploy finds its name taken (the create's condition
+/// `attribute_not_exists(endpoint_name)` failed, in
+/// `gco/services/inference_store.py`'s `create_endpoint`): the server's
+/// 409, and the editor's as soon as the name typed is known taken.
+pub fn name_taken_message(name: &str) -> String {
+    format!("Endpoint '{name}' already exists")
+}
+
 /// A deploy request that makes a record like `record`, as a starting point
 /// for another endpoint (the console's Clone): its spec's fields under
 /// their request names, the block as it is, its regions, namespace and

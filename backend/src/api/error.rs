@@ -53,7 +53,7 @@ impl From<ServiceError> for ApiError {
             ServiceError::AlreadyExists(name) => ApiError::field(
                 StatusCode::CONFLICT,
                 "endpoint_name",
-                format!("Endpoint '{name}' already exists"),
+                gco_spec::deploy::name_taken_message(&name),
             ),
             ServiceError::Refused(op) => {
                 let status = match op.kind {

@@ -160,7 +160,7 @@ impl Editor {
         self.taken
             .with(|t| t.as_deref() == Some(name.as_str()))
             .then(|| {
-                Diagnostic::error("endpoint_name", format!("Endpoint '{name}' already exists"))
+                Diagnostic::error("endpoint_name", gco_spec::deploy::name_taken_message(&name))
             })
     }
 
