@@ -215,26 +215,71 @@ async fn audit_view(env: Env) {
         "at,endpoint,operation,who,id,request_id,client_request_id"
     );
     assert_eq!(rows.len(), made.len() + 1);
-    // Bad input: 400 at the parameter.
-    for (query, at) in [
-        ("/api/history?operation=sclae", "operation"),
-        ("/api/history?from=yesterday", "from"),
-        ("/api/history?to=2026-13-40", "to"),
-        ("/api/history?from=2026-12-02&to=2026-12-01", "to"),
-        ("/api/history?after=not-a-cursor", "after"),
-        ("/api/history?limit=0", "limit"),
-        ("/api/history?who=a&who=b", "who"),
-        ("/api/history/export?format=xml", "format"),
-        ("/api/history/export", "format"),
-    ] {
+    // Bad input: 400 at the parameter, in these words.
+    let operations = gco_api::operation::RECORDED.join(", ");
+    let long_who = format!("/api/history?who={}", "a".repeat(513));
+    let long_endpoint = format!("/api/history?endpoint={}", "e".repeat(513));
+    let cases: [(&str, &str, String); 11] = [
+        (
+            "/api/history?operation=sclae",
+            "operation",
+            format!("operation must be one of {operations}, got \"sclae\""),
+        ),
+        (
+            "/api/history?from=yesterday",
+            "from",
+            "from must be a date (2026-12-01) or an RFC 3339 time (2026-12-01T08:00:00Z, or with an offset), got \"yesterday\"".into(),
+        ),
+        (
+            "/api/history?to=2026-13-40",
+            "to",
+            "to must be a date (2026-12-01) or an RFC 3339 time (2026-12-01T08:00:00Z, or with an offset), got \"2026-13-40\"".into(),
+        ),
+        (
+            "/api/history?from=2026-12-02&to=2026-12-01",
+            "to",
+            "to must not be before from".into(),
+        ),
+        (
+            "/api/history?after=not-a-cursor",
+            "after",
+            "after must be the next of an earlier page of the history".into(),
+        ),
+        (
+            "/api/history?limit=0",
+            "limit",
+            "limit must be an integer in [1, 500], got \"0\"".into(),
+        ),
+        (
+            "/api/history?who=a&who=b",
+            "who",
+            "who is given more than once".into(),
+        ),
+        (
+            &long_who,
+            "who",
+            "who must be at most 512 characters".into(),
+        ),
+        (
+            &long_endpoint,
+            "endpoint",
+            "endpoint must be at most 512 characters".into(),
+        ),
+        (
+            "/api/history/export?format=xml",
+            "format",
+            "format must be jsonl or csv, got \"xml\"".into(),
+        ),
+        (
+            "/api/history/export",
+            "format",
+            "format is required: jsonl or csv".into(),
+        ),
+    ];
+    for (query, at, message) in cases {
         let (r, _) = env.call("", "GET", query, None, None).await;
-        assert_eq!(
-            (r.status, r.first_error().0.as_str()),
-            (StatusCode::BAD_REQUEST, at),
-            "{query}: {}",
-            r.text
-        );
-        assert!(r.first_error().1.starts_with(at), "{query}: {}", r.text);
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{query}: {}", r.text);
+        assert_eq!(r.first_error(), (at.to_owned(), message), "{query}");
     }
 }
 
