@@ -122,3 +122,44 @@ test('a refused token says so; Forget token removes it from the tab', async () =
     await context.close();
   }
 });
+
+// Found by CI: a request sent before the token was saved (the editor's name
+// check) came back 401 after it, threw the new token away and opened the
+// prompt again. Such an answer speaks of a token the tab no longer holds.
+test('a 401 to a request sent before the token was saved keeps the token', async () => {
+  const context = await env.browser.newContext();
+  try {
+    const page = await h.newPage(context);
+    await h.openEditor(page, env.base);
+    const dialog = page.getByRole('dialog', { name: 'This server needs a token' });
+    await dialog.waitFor();
+    await page.getByRole('button', { name: 'Cancel', exact: true }).click();
+    // Hold the name check (sent without a token) until the token is saved.
+    let release;
+    const released = new Promise((resolve) => { release = resolve; });
+    let held;
+    const asked = new Promise((resolve) => { held = resolve; });
+    await page.route('**/api/endpoints/e2e-held-401', async (route) => {
+      held();
+      await released;
+      await route.continue();
+    });
+    await page.getByLabel('Endpoint name', { exact: true }).fill('e2e-held-401');
+    await asked;
+    await page.getByRole('button', { name: 'Enter token', exact: true }).click();
+    await page.getByLabel('Token', { exact: true }).fill(TOKEN);
+    await page.getByRole('button', { name: 'Save token', exact: true }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const answered = page.waitForResponse((r) => r.url().endsWith('/api/endpoints/e2e-held-401'));
+    release();
+    assert.equal((await answered).status(), 401, 'the held request went without the token');
+    // Two frames: the answer's handling has run.
+    for (let i = 0; i < 2; i++) await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+    assert.equal(await dialog.count(), 0, 'the prompt stays closed');
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('gco-console-token')), TOKEN, 'the token is kept');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Forget token', exact: true }).waitFor();
+    h.assertNoProblems(page, [401]);
+  } finally {
+    await context.close();
+  }
+});

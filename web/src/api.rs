@@ -81,6 +81,7 @@ fn request(method: Method, path: &str) -> RequestBuilder {
 
 /// `GET path` of a file the API makes (an export): its status and text.
 pub async fn get_text(path: &str) -> Result<(u16, String), String> {
+    let sent = auth::token_generation();
     let response = request(Method::GET, path)
         .send()
         .await
@@ -88,7 +89,7 @@ pub async fn get_text(path: &str) -> Result<(u16, String), String> {
     let status = response.status();
     let text = response.text().await.map_err(|e| e.to_string())?;
     if status == 401 {
-        auth::unauthorized(&text);
+        auth::unauthorized(&text, sent);
     }
     Ok((status, text))
 }
@@ -100,6 +101,7 @@ pub async fn call(
     body: Option<&Value>,
     condition: Condition<'_>,
 ) -> Result<Reply, String> {
+    let sent = auth::token_generation();
     let mut request = request(method, path);
     match condition {
         Condition::None => {}
@@ -128,7 +130,7 @@ pub async fn call(
             .and_then(|h| gco_api::StoreUnreadable::parse(&h)),
     };
     if reply.status == 401 {
-        auth::unauthorized(&reply.summary());
+        auth::unauthorized(&reply.summary(), sent);
     }
     Ok(reply)
 }

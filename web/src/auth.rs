@@ -20,6 +20,7 @@
 
 use gco_api::route::{SIGN_IN, encode_segment};
 use leptos::prelude::*;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 const KEY: &str = "gco-console-token";
 /// When this tab last went to the sign-in page (ms since the epoch).
@@ -39,6 +40,16 @@ pub fn set_token(t: &str) {
     if let Some(s) = storage() {
         let _ = s.set_item(KEY, t.trim());
     }
+    TOKEN_GENERATION.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Counts the tokens the user gave this page: a request notes the count
+/// it went out under ([`token_generation`]), so that its 401 is not taken
+/// for one to a token given since.
+static TOKEN_GENERATION: AtomicU32 = AtomicU32::new(0);
+
+pub fn token_generation() -> u32 {
+    TOKEN_GENERATION.load(Ordering::Relaxed)
 }
 
 /// The app's sign-in state: created and provided as context once, at the
@@ -87,10 +98,18 @@ pub fn install() {
 const UNAUTHORIZED: &str = "gco-console-unauthorized";
 const REASON: &str = "reason";
 
-/// The server answered 401 (`why`): the sign-in state asks for an
-/// identity. (An event, as what asks the server may run with no
-/// reactive owner to find the state by: a poll, a click's task.)
-pub fn unauthorized(why: &str) {
+/// The server answered 401 (`why`) to a request sent under token
+/// generation `sent`: the sign-in state asks for an identity. (An event,
+/// as what asks the server may run with no reactive owner to find the
+/// state by: a poll, a click's task.)
+///
+/// A 401 to a request sent before the user gave a token speaks of one the
+/// tab no longer holds: it neither throws the new one away nor opens the
+/// prompt again.
+pub fn unauthorized(why: &str, sent: u32) {
+    if sent != token_generation() {
+        return;
+    }
     if let Ok(ev) = web_sys::Event::new(UNAUTHORIZED) {
         let _ = js_sys::Reflect::set(&ev, &REASON.into(), &why.into());
         let _ = window().dispatch_event(&ev);
