@@ -44,7 +44,9 @@ cd "$ROOT"
 # engine's floats; scope.rs lowers only what can matter), and the browser
 # JS minified; and the console's size profile, "z" (issue 41: at "s",
 # for speed, it had grown to 101,653 bytes).
-GZIP_BUDGET=${GZIP_BUDGET:-97216}   # bytes, gzip -9 of the web wasm + JS: 94.9375 KiB
+# 97,175 bytes on 2026-12-07 after issue 44's monitor settings declared
+# once; the budget follows.
+GZIP_BUDGET=${GZIP_BUDGET:-97180}   # bytes, gzip -9 of the web wasm + JS
 PROFILE=wasm-release
 TARGET=wasm32-unknown-unknown
 WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"

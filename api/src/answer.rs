@@ -82,6 +82,33 @@ pub struct Validation {
     pub warnings_omitted: Option<usize>,
 }
 
+/// `POST /api/manifests`'s answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Manifests {
+    pub region: String,
+    /// One Kubernetes `v1` `List`, as `kubectl` prints YAML.
+    pub yaml: String,
+    /// The defaults used and the facts left out.
+    pub notes: Vec<String>,
+}
+
+/// `GET /healthz`'s answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Health {
+    #[cfg_attr(feature = "openapi", schema(inline))]
+    pub status: HealthStatus,
+}
+
+/// What `/healthz` says: the service answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum HealthStatus {
+    Ok,
+}
+
 /// A stored item that is no record this service reads.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

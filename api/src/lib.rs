@@ -18,8 +18,8 @@ pub mod route;
 mod team;
 
 pub use answer::{
-    Diagnostic, ErrorBody, Listing, MAX_LISTED_DIAGNOSTICS, STORE_UNREADABLE_HEADER, Stale,
-    StoreUnreadable, Unreadable, Validation, listed,
+    Diagnostic, ErrorBody, Health, HealthStatus, Listing, MAX_LISTED_DIAGNOSTICS, Manifests,
+    STORE_UNREADABLE_HEADER, Stale, StoreUnreadable, Unreadable, Validation, listed,
 };
 pub use body::{CanaryBody, ImageBody, RegionBody, ReplicasBody, TopologyBody, field};
 pub use change::{ChangeRequest, change_of, change_request};

@@ -14,34 +14,88 @@ pub const DEFAULT_PROJECT_NAME: &str = "gco";
 /// The object-key prefix of cold-tier KV objects in the regional bucket.
 pub const COLD_TIER_KEY_PREFIX: &str = "mooncake-kv";
 
-/// One region's monitor settings. `None` means "not given": the monitor's
-/// default applies, or, for the facts without one, the renderer says so.
-/// The `manifests` command's flags are these fields (`--cluster-name`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "cli", derive(clap::Args))]
-pub struct RegionContext {
-    /// The AWS region the monitor runs in.
-    #[cfg_attr(feature = "cli", arg(long))]
-    pub region: String,
+/// Declares the monitor settings once: [`RegionContext`]'s fields (the
+/// `manifests` command's flags and the API's `MonitorSettingsTable`),
+/// [`MONITOR_SETTINGS_KEYS`], and [`RegionContext::settings`], which walks
+/// them in that order for everything else (the settings file, the API's
+/// bodies, the merges).
+macro_rules! monitor_settings {
+    ($($(#[$attr:meta])* $key:ident,)+) => {
+        /// One region's monitor settings. One not given (absent, or blank)
+        /// leaves the monitor's default, or, for the facts without one,
+        /// the renderers say what the monitor does instead.
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        #[cfg_attr(feature = "cli", derive(clap::Args))]
+        #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+        #[cfg_attr(feature = "openapi", schema(as = MonitorSettingsTable))]
+        pub struct RegionContext {
+            /// The AWS region the monitor runs in.
+            #[cfg_attr(feature = "cli", arg(long))]
+            #[cfg_attr(feature = "openapi", schema(ignore))]
+            pub region: String,
+            $(
+                $(#[$attr])*
+                #[cfg_attr(feature = "cli", arg(long))]
+                pub $key: Option<String>,
+            )+
+        }
+
+        /// The settings keys of one region's monitor, as the `manifests`
+        /// command's flags name them (`--master-image` is `master_image`).
+        pub const MONITOR_SETTINGS_KEYS: [&str; [$(stringify!($key)),+].len()] =
+            [$(stringify!($key)),+];
+
+        impl RegionContext {
+            /// The settings, in [`MONITOR_SETTINGS_KEYS`]' order.
+            pub fn settings(&self) -> [&Option<String>; MONITOR_SETTINGS_KEYS.len()] {
+                [$(&self.$key),+]
+            }
+
+            /// The settings to fill, in [`MONITOR_SETTINGS_KEYS`]' order.
+            pub fn settings_mut(&mut self) -> [&mut Option<String>; MONITOR_SETTINGS_KEYS.len()] {
+                [$(&mut self.$key),+]
+            }
+
+            /// The setting named `key`, when it is one.
+            fn setting_mut(&mut self, key: &str) -> Option<&mut Option<String>> {
+                // A `match`, not a search of the keys: the npm package is
+                // smaller so.
+                match key {
+                    $(stringify!($key) => Some(&mut self.$key),)+
+                    _ => None,
+                }
+            }
+
+            /// Region `region`'s settings, each what `pick` makes of the
+            /// field it is handed.
+            fn picked(
+                region: &str,
+                pick: impl Fn(fn(&RegionContext) -> &Option<String>) -> Option<String>,
+            ) -> RegionContext {
+                RegionContext {
+                    region: region.to_owned(),
+                    $($key: pick(|c| &c.$key),)+
+                }
+            }
+        }
+    };
+}
+
+monitor_settings! {
     /// The EKS cluster (the monitor's `CLUSTER_NAME`); GCO has no default.
-    #[cfg_attr(feature = "cli", arg(long))]
-    pub cluster_name: Option<String>,
+    cluster_name,
     /// The general-purpose regional bucket (SSM
     /// `/<project>/regional-shared-bucket/name`); GCO has no default.
-    #[cfg_attr(feature = "cli", arg(long))]
-    pub regional_bucket: Option<String>,
+    regional_bucket,
     /// `MOONCAKE_METADATA_SERVER`.
-    #[cfg_attr(feature = "cli", arg(long))]
-    pub metadata_server: Option<String>,
+    metadata_server,
     /// `MOONCAKE_MASTER_ADDRESS`.
-    #[cfg_attr(feature = "cli", arg(long))]
-    pub master_address: Option<String>,
+    master_address,
     /// `MOONCAKE_MASTER_IMAGE`; `store.master_image` wins over it.
-    #[cfg_attr(feature = "cli", arg(long))]
-    pub master_image: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(examples("mooncake/master:0.3.6")))]
+    master_image,
     /// `PROJECT_NAME`.
-    #[cfg_attr(feature = "cli", arg(long))]
-    pub project_name: Option<String>,
+    project_name,
 }
 
 impl RegionContext {
@@ -115,25 +169,17 @@ fn given(value: &Option<String>) -> Option<&str> {
     value.as_deref().filter(|v| !v.trim().is_empty())
 }
 
-/// The settings keys of one region's monitor, as the `manifests` command's
-/// flags name them (`--master-image` is `master_image`).
-pub const MONITOR_SETTINGS_KEYS: [&str; 6] = [
-    "cluster_name",
-    "regional_bucket",
-    "metadata_server",
-    "master_address",
-    "master_image",
-    "project_name",
-];
-
 /// What each region's monitor is configured with, as the console is told
 /// (its `--monitor-settings` file): a `default` table and a table per
 /// region, a region's keys over the default's. GCO's monitors take these
 /// from their own environment; the console only mirrors them for its
 /// preview and its warnings.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MonitorSettings {
     pub default: RegionContext,
+    /// Per region, its own settings (over the default's).
+    #[cfg_attr(feature = "openapi", schema(value_type = std::collections::BTreeMap<String, RegionContext>))]
     pub regions: Vec<RegionContext>,
 }
 
@@ -158,22 +204,14 @@ impl MonitorSettings {
                         format!("{at} must be a string, got {}", value.repr()),
                     ));
                 };
-                let slot = match key {
-                    "cluster_name" => &mut ctx.cluster_name,
-                    "regional_bucket" => &mut ctx.regional_bucket,
-                    "metadata_server" => &mut ctx.metadata_server,
-                    "master_address" => &mut ctx.master_address,
-                    "master_image" => &mut ctx.master_image,
-                    "project_name" => &mut ctx.project_name,
-                    _ => {
-                        return Err(Diagnostic::error(
-                            at.clone(),
-                            format!(
-                                "unknown monitor setting {at}; the settings are {}",
-                                MONITOR_SETTINGS_KEYS.join(", ")
-                            ),
-                        ));
-                    }
+                let Some(slot) = ctx.setting_mut(key) else {
+                    return Err(Diagnostic::error(
+                        at.clone(),
+                        format!(
+                            "unknown monitor setting {at}; the settings are {}",
+                            MONITOR_SETTINGS_KEYS.join(", ")
+                        ),
+                    ));
                 };
                 *slot = Some(text.to_owned());
             }
@@ -232,7 +270,7 @@ impl MonitorSettings {
         use crate::json::{Object, Value};
         let table = |c: &RegionContext| {
             let mut o = Object::new();
-            for (key, value) in MONITOR_SETTINGS_KEYS.iter().zip(c.fields()) {
+            for (key, value) in MONITOR_SETTINGS_KEYS.iter().zip(c.settings()) {
                 if let Some(v) = value {
                     o.insert(key, v.as_str());
                 }
@@ -252,47 +290,18 @@ impl MonitorSettings {
     /// Region `region`'s monitor: its own keys, else the default's.
     pub fn context(&self, region: &str) -> RegionContext {
         let own = self.regions.iter().find(|r| r.region == region);
-        let pick = |f: fn(&RegionContext) -> &Option<String>| {
-            own.and_then(|o| given(f(o)))
-                .or_else(|| given(f(&self.default)))
+        RegionContext::picked(region, |field| {
+            own.and_then(|o| given(field(o)))
+                .or_else(|| given(field(&self.default)))
                 .map(str::to_owned)
-        };
-        RegionContext {
-            region: region.to_owned(),
-            cluster_name: pick(|c| &c.cluster_name),
-            regional_bucket: pick(|c| &c.regional_bucket),
-            metadata_server: pick(|c| &c.metadata_server),
-            master_address: pick(|c| &c.master_address),
-            master_image: pick(|c| &c.master_image),
-            project_name: pick(|c| &c.project_name),
-        }
+        })
     }
 }
 
 impl RegionContext {
-    /// The settings in [`MONITOR_SETTINGS_KEYS`]' order.
-    fn fields(&self) -> [&Option<String>; 6] {
-        [
-            &self.cluster_name,
-            &self.regional_bucket,
-            &self.metadata_server,
-            &self.master_address,
-            &self.master_image,
-            &self.project_name,
-        ]
-    }
-
     /// `self` with each setting `over` gives in place of its own.
     pub fn overridden_by(mut self, over: &RegionContext) -> RegionContext {
-        let pairs = [
-            (&mut self.cluster_name, &over.cluster_name),
-            (&mut self.regional_bucket, &over.regional_bucket),
-            (&mut self.metadata_server, &over.metadata_server),
-            (&mut self.master_address, &over.master_address),
-            (&mut self.master_image, &over.master_image),
-            (&mut self.project_name, &over.project_name),
-        ];
-        for (mine, theirs) in pairs {
+        for (mine, theirs) in self.settings_mut().into_iter().zip(over.settings()) {
             if theirs.is_some() {
                 *mine = theirs.clone();
             }

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use gco_api::route::ROUTES;
 use gco_api::{
-    Diagnostic, ErrorBody, Listing, MAX_LISTED_DIAGNOSTICS, Method, Stale, Unreadable, Validation,
+    Diagnostic, ErrorBody, Health, Listing, MAX_LISTED_DIAGNOSTICS, Method, Stale, Unreadable,
+    Validation,
 };
 use utoipa::openapi::content::ContentBuilder;
 use utoipa::openapi::extensions::{Extensions, ExtensionsBuilder};
@@ -20,7 +21,7 @@ use utoipa::openapi::{
 use utoipa::{IntoResponses, ToSchema};
 
 use super::body::BODY_TIMEOUT;
-use super::schema::{Health, Record, StoreSettings};
+use super::schema::{Record, StoreSettings};
 
 pub const TITLE: &str = "GCO console API";
 

@@ -16,13 +16,13 @@ use gco_spec::json::{Object, Value};
 use gco_spec::manifests::manifests;
 use gco_spec::{Diagnostic, RegionContext, Report};
 
-use gco_api::route;
+use gco_api::{Manifests, route};
 
 use super::AppState;
 use super::body::JsonBody;
 use super::doc::ManifestsErrors;
 use super::error::{ApiError, invalid, json_response};
-use super::schema::{Manifests, ManifestsRequest, MonitorSettings};
+use super::schema::ManifestsRequest;
 
 /// The body's optional region settings, each a [`RegionContext`] field:
 /// the monitor settings' own keys.
@@ -66,18 +66,15 @@ pub async fn render(
         invalid(report)
     })?;
 
-    let mut o = Object::new();
-    o.insert("region", rendered.region.as_str());
-    o.insert("yaml", rendered.to_yaml());
-    o.insert(
-        "notes",
-        rendered
-            .notes
-            .iter()
-            .map(|n| Value::str(n))
-            .collect::<Vec<_>>(),
-    );
-    Ok(json_response(StatusCode::OK, &Value::Object(o)))
+    let answer = Manifests {
+        yaml: rendered.to_yaml(),
+        region: rendered.region,
+        notes: rendered.notes,
+    };
+    Ok(json_response(
+        StatusCode::OK,
+        &gco_spec::json::to_value(&answer).expect("manifests are JSON"),
+    ))
 }
 
 /// The region and its settings from the body; an unknown key or a value
@@ -116,15 +113,11 @@ fn region_context(body: &Object) -> Result<RegionContext, ApiError> {
                 "region is required: an AWS region such as 'us-east-1'".to_owned(),
             )
         })?;
-    Ok(RegionContext {
-        region,
-        cluster_name: text("cluster_name")?,
-        regional_bucket: text("regional_bucket")?,
-        metadata_server: text("metadata_server")?,
-        master_address: text("master_address")?,
-        master_image: text("master_image")?,
-        project_name: text("project_name")?,
-    })
+    let mut ctx = RegionContext::defaults(&region);
+    for (key, slot) in SETTINGS.iter().zip(ctx.settings_mut()) {
+        *slot = text(key)?;
+    }
+    Ok(ctx)
 }
 
 /// What each region's monitor is configured with
@@ -134,7 +127,7 @@ fn region_context(body: &Object) -> Result<RegionContext, ApiError> {
 /// manifests use them, and a deploy check warns about a region whose
 /// monitor would need a master image and has none.
 #[utoipa::path(get, path = route::MONITOR_SETTINGS,
-    responses((status = 200, description = "The default settings and each region's own.", body = MonitorSettings),
+    responses((status = 200, description = "The default settings and each region's own.", body = gco_spec::MonitorSettings),
         super::doc::AnyErrors))]
 pub async fn monitor_settings(State(service): State<AppState>) -> Response {
     json_response(StatusCode::OK, &service.monitor_settings().to_value())

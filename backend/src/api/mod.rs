@@ -38,8 +38,8 @@ pub use extract::{
     CLIENT_REQUEST_ID, ChangeArguments, DeleteQuery, EndpointName, HistoryQuery, IfMatch,
     IfNoneMatch, ListQuery, REQUEST_ID, RegionName,
 };
-use gco_api::{Listing, Stale, Unreadable, Validation};
-use schema::{Health, StoreSettings, ValidateBody};
+use gco_api::{Health, HealthStatus, Listing, Stale, Unreadable, Validation};
+use schema::{StoreSettings, ValidateBody};
 
 use crate::service::{Actor, Service};
 use crate::store::Stored;
@@ -98,10 +98,13 @@ pub async fn not_found() -> ApiError {
 // Also the trivial route the load figures compare the API's routes with.
 #[utoipa::path(get, path = route::HEALTHZ,
     responses((status = 200, description = "The service is up.", body = Health), AnyErrors))]
-pub async fn healthz() -> impl IntoResponse {
-    (
-        [(header::CONTENT_TYPE, "application/json")],
-        r#"{"status": "ok"}"#,
+pub async fn healthz() -> Response {
+    let health = Health {
+        status: HealthStatus::Ok,
+    };
+    json_response(
+        StatusCode::OK,
+        &gco_spec::json::to_value(&health).expect("a health answer is JSON"),
     )
 }
 

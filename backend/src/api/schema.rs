@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use gco_spec::DesiredState;
-use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+use utoipa::openapi::schema::{AllOfBuilder, ObjectBuilder, OneOfBuilder, Type};
 use utoipa::openapi::{RefOr, Schema};
 use utoipa::{PartialSchema, ToSchema};
 
@@ -54,17 +54,6 @@ fn byte_size() -> ObjectBuilder {
         Type::String,
         Type::Integer,
     ]))
-}
-
-/// `GET /healthz`'s answer.
-#[derive(ToSchema)]
-pub struct Health {
-    #[schema(schema_with = ok)]
-    status: String,
-}
-
-fn ok() -> ObjectBuilder {
-    one_of_strings(&["ok"])
 }
 
 /// `PUT /api/endpoints/{name}/store`: the new `spec.mooncake.store` block
@@ -133,49 +122,46 @@ impl PartialSchema for ValidateBody {
 
 impl ToSchema for ValidateBody {}
 
-/// `POST /api/manifests`: what to render, and what only the region knows
-/// (each with GCO's default when absent, as the answer's notes say).
-#[derive(ToSchema)]
-pub struct ManifestsRequest {
-    /// A deploy request or an endpoint record.
-    #[schema(value_type = Object)]
-    document: (),
-    #[schema(examples("us-east-1"))]
-    region: String,
-    cluster_name: Option<String>,
-    regional_bucket: Option<String>,
-    metadata_server: Option<String>,
-    master_address: Option<String>,
-    master_image: Option<String>,
-    project_name: Option<String>,
+/// `POST /api/manifests`: what to render (`document`, `region`), and what
+/// only the region knows: the monitor settings, each with GCO's default
+/// when absent, as the answer's notes say.
+pub struct ManifestsRequest;
+
+impl PartialSchema for ManifestsRequest {
+    fn schema() -> RefOr<Schema> {
+        let own = ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .property(
+                "document",
+                ObjectBuilder::new()
+                    .schema_type(Type::Object)
+                    .description(Some("A deploy request or an endpoint record.")),
+            )
+            .property(
+                "region",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .examples(["us-east-1"]),
+            )
+            .required("document")
+            .required("region");
+        AllOfBuilder::new()
+            .description(Some(
+                "What to render, and what only the region knows: the monitor settings, each with GCO's default when absent, as the answer's notes say.",
+            ))
+            .item(utoipa::openapi::Ref::from_schema_name(
+                gco_spec::RegionContext::name(),
+            ))
+            .item(own)
+            .into()
+    }
 }
 
-/// `POST /api/manifests`'s answer.
-#[derive(ToSchema)]
-pub struct Manifests {
-    region: String,
-    /// One Kubernetes `v1` `List`, as `kubectl` prints YAML.
-    yaml: String,
-    /// The defaults used and the facts left out.
-    notes: Vec<String>,
-}
-
-/// One region's monitor settings (each absent one: GCO's default, or none).
-#[derive(ToSchema)]
-pub struct MonitorSettingsTable {
-    cluster_name: Option<String>,
-    regional_bucket: Option<String>,
-    metadata_server: Option<String>,
-    master_address: Option<String>,
-    #[schema(examples("mooncake/master:0.3.6"))]
-    master_image: Option<String>,
-    project_name: Option<String>,
-}
-
-/// `GET /api/monitor-settings`'s answer.
-#[derive(ToSchema)]
-pub struct MonitorSettings {
-    default: MonitorSettingsTable,
-    /// Per region, its own settings (over the default's).
-    regions: std::collections::BTreeMap<String, MonitorSettingsTable>,
+impl ToSchema for ManifestsRequest {
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        schemas.push((
+            gco_spec::RegionContext::name().into(),
+            gco_spec::RegionContext::schema(),
+        ));
+    }
 }
