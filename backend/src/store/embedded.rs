@@ -23,7 +23,7 @@ use super::history::{self, Author, Span};
 use super::listing::{self, Cursor, Filter, Listing, Page};
 use super::sign_outs::SignOuts;
 use super::{
-    BoxFuture, Expected, Scan, Store, StoreError, Stored, Unreadable, read_item, storable,
+    BoxFuture, Expected, Scan, Storable, Store, StoreError, Stored, Unreadable, read_item,
 };
 use crate::audit::{self, AuditFilter, AuditRead, PartRead, Position};
 
@@ -248,11 +248,12 @@ fn scan(db: &Database) -> Result<Vec<Scanned>, StoreError> {
 impl Store for EmbeddedStore {
     fn create<'a>(
         &'a self,
-        record: &'a Record,
+        write: &'a Storable,
         by: &'a Author,
     ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
+        let record = write.record();
         let name = record.endpoint_name.clone();
-        let item = storable(record);
+        let item = write.value().clone();
         let text = item.to_json();
         let cache = Arc::clone(&self.cache);
         let (by, at, history) = (by.clone(), record.updated_at.clone(), self.history);
@@ -297,12 +298,13 @@ impl Store for EmbeddedStore {
 
     fn update<'a>(
         &'a self,
-        record: &'a Record,
+        write: &'a Storable,
         expected: Expected<'a>,
         by: &'a Author,
     ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
+        let record = write.record();
         let name = record.endpoint_name.clone();
-        let changed = expected.changed_attributes(record);
+        let changed = expected.changed_attributes(write);
         let (read, allow_deleted) = (expected.read.clone(), expected.allow_deleted);
         let cache = Arc::clone(&self.cache);
         let (by, at, history) = (by.clone(), record.updated_at.clone(), self.history);

@@ -97,13 +97,13 @@ impl<'a> Expected<'a> {
     /// left alone is not rewritten, so what another writer keeps there (in a
     /// form the console reads but could not write back the same) stays as
     /// stored.
-    pub fn changed_attributes(&self, next: &Record) -> Vec<ChangedAttribute> {
-        let (before, after) = (storable(self.read), storable(next));
-        let (before, after) = (before.as_object(), after.as_object());
+    pub fn changed_attributes(&self, next: &Storable) -> Vec<ChangedAttribute> {
+        let before = storable(self.read);
+        let before = before.as_object();
         MUTABLE_ATTRIBUTES
             .into_iter()
             .filter_map(|name| {
-                let new = after?.get(name)?;
+                let new = next.item().get(name)?;
                 let old = before.and_then(|b| b.get(name));
                 // The version always moves, so a write is never empty.
                 let changed = name == "updated_at" || old != Some(new);
@@ -236,7 +236,7 @@ pub trait Store: Send + Sync + 'static {
     /// Writes a new record; [`StoreError::AlreadyExists`] when the name is taken.
     fn create<'a>(
         &'a self,
-        record: &'a Record,
+        record: &'a Storable,
         by: &'a Author,
     ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>>;
     fn get<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<Option<Record>, StoreError>>;
@@ -244,7 +244,7 @@ pub trait Store: Send + Sync + 'static {
     /// else [`StoreError::ConditionFailed`] and nothing changes.
     fn update<'a>(
         &'a self,
-        record: &'a Record,
+        record: &'a Storable,
         expected: Expected<'a>,
         by: &'a Author,
     ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>>;
@@ -371,21 +371,12 @@ fn sized_parts(o: &gco_spec::json::Object) -> Vec<(String, usize)> {
         .collect()
 }
 
-/// The record's size as DynamoDB counts it against [`MAX_ITEM_BYTES`].
-pub fn item_bytes(record: &Record) -> usize {
-    let item = storable(record);
-    let item = item.as_object().expect("a record is an object");
-    sized_parts(item).iter().map(|(_, n)| n).sum()
-}
-
 impl Oversized {
-    pub fn of(record: &Record) -> Option<Oversized> {
-        let bytes = item_bytes(record);
+    fn of(item: &gco_spec::json::Object) -> Option<Oversized> {
+        let bytes = bytes_of(item);
         if bytes <= MAX_ITEM_BYTES {
             return None;
         }
-        let item = storable(record);
-        let item = item.as_object().expect("a record is an object");
         let largest = |parts: Vec<(String, usize)>| parts.into_iter().max_by_key(|(_, n)| *n);
         let (mut part, mut part_bytes) = largest(sized_parts(item))?;
         if let Some(spec) = item.get("spec").and_then(Value::as_object)
@@ -417,6 +408,54 @@ impl Oversized {
 /// an older console wrote) keeps its digits as a string, not rounded.
 pub fn storable(record: &Record) -> Value {
     numbers_as_stored(record.to_value())
+}
+
+/// A record to write with its stored form ([`storable`]), made once: the
+/// size checks, the write and its history entry all read this one.
+#[derive(Debug, Clone)]
+pub struct Storable {
+    record: Record,
+    item: Value,
+}
+
+impl Storable {
+    pub fn of(record: Record) -> Storable {
+        let item = storable(&record);
+        Storable { record, item }
+    }
+
+    pub fn record(&self) -> &Record {
+        &self.record
+    }
+
+    /// The item's attributes.
+    pub fn item(&self) -> &gco_spec::json::Object {
+        self.item.as_object().expect("a record is an object")
+    }
+
+    /// The item as one value.
+    pub fn value(&self) -> &Value {
+        &self.item
+    }
+
+    /// Its size as DynamoDB counts it against [`MAX_ITEM_BYTES`].
+    pub fn bytes(&self) -> usize {
+        bytes_of(self.item())
+    }
+
+    /// How it is over [`MAX_ITEM_BYTES`], when it is.
+    pub fn oversized(&self) -> Option<Oversized> {
+        Oversized::of(self.item())
+    }
+}
+
+/// The record's size as DynamoDB counts it against [`MAX_ITEM_BYTES`].
+pub fn item_bytes(record: &Record) -> usize {
+    bytes_of(storable(record).as_object().expect("a record is an object"))
+}
+
+fn bytes_of(item: &gco_spec::json::Object) -> usize {
+    sized_parts(item).iter().map(|(_, n)| n).sum()
 }
 
 pub(crate) use gco_spec::table::fits_number as fits_dynamo_number;

@@ -10,11 +10,10 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use gco_spec::Record;
 use gco_spec::json::{Object, Value};
 
-use super::Expected;
 use super::attr::to_attr;
+use super::{Expected, Storable};
 
 /// DynamoDB refuses an expression over 4 KB. A change whose paths would not
 /// fit (none of the operations comes near) writes its attributes whole.
@@ -59,7 +58,7 @@ pub(super) fn apply_edits(item: &mut Object, edits: &[Edit]) {
 }
 
 /// What writing `next` over `expected.read` changes, as an expression.
-pub(super) fn update_expression(expected: &Expected, next: &Record) -> UpdateExpression {
+pub(super) fn update_expression(expected: &Expected, next: &Storable) -> UpdateExpression {
     let changed = expected.changed_attributes(next);
     let mut edits = Vec::new();
     for attribute in &changed {
@@ -163,6 +162,7 @@ fn render(edits: &[Edit]) -> UpdateExpression {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gco_spec::Record;
     use gco_spec::json::parse;
 
     fn record(spec: &str) -> Record {
@@ -187,7 +187,7 @@ mod tests {
     fn changed(read: &Record, spec: &str) -> UpdateExpression {
         let mut next = record(spec);
         next.updated_at = "t1".into();
-        update_expression(&Expected::of(read, false), &next)
+        update_expression(&Expected::of(read, false), &Storable::of(next))
     }
 
     #[test]
@@ -230,10 +230,11 @@ mod tests {
         );
         next.updated_at = "t1".into();
         next.desired_state = gco_spec::DesiredState::Stopped;
+        let next = Storable::of(next);
         let e = update_expression(&Expected::of(&read, false), &next);
         let mut item = super::super::storable(&read).as_object().cloned().unwrap();
         apply_edits(&mut item, &e.edits);
-        let written = super::super::storable(&next);
+        let written = next.value().clone();
         assert!(
             super::super::history::same_content(&Value::Object(item.clone()), &written),
             "{} against {}",

@@ -26,7 +26,9 @@ use std::time::{Duration, SystemTime};
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use super::{Author, BoxFuture, Expected, Scan, Span, Store, StoreError, Stored, Unreadable};
+use super::{
+    Author, BoxFuture, Expected, Scan, Span, Storable, Store, StoreError, Stored, Unreadable,
+};
 use gco_api::HistoryEntry;
 use gco_spec::Record;
 
@@ -328,7 +330,7 @@ impl View {
 impl Store for ViewedStore {
     fn create<'a>(
         &'a self,
-        record: &'a Record,
+        record: &'a Storable,
         by: &'a Author,
     ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
         Box::pin(async move {
@@ -357,7 +359,7 @@ impl Store for ViewedStore {
 
     fn update<'a>(
         &'a self,
-        record: &'a Record,
+        record: &'a Storable,
         expected: Expected<'a>,
         by: &'a Author,
     ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
@@ -470,10 +472,10 @@ mod tests {
     impl Store for Table {
         fn create<'a>(
             &'a self,
-            record: &'a Record,
+            write: &'a Storable,
             _: &'a Author,
         ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
-            let stored = Arc::new(Stored::of(record.clone()));
+            let stored = Arc::new(Stored::of(write.record().clone()));
             self.records.lock().unwrap().push(Arc::clone(&stored));
             Box::pin(async move { Ok(stored) })
         }
@@ -493,7 +495,7 @@ mod tests {
 
         fn update<'a>(
             &'a self,
-            _: &'a Record,
+            _: &'a Storable,
             _: Expected<'a>,
             _: &'a Author,
         ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
@@ -594,7 +596,7 @@ mod tests {
         )
         .unwrap();
         let by = Author::new("ada", "deploy", None);
-        view.create(&record, &by).await.unwrap();
+        view.create(&Storable::of(record), &by).await.unwrap();
         assert_eq!(replicas(&view).await.len(), 2, "its own write at once");
         // GCO purges it; the next read of the table leaves it out.
         table

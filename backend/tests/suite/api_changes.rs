@@ -299,7 +299,13 @@ async fn records_of_other_writers_have_working_etags() {
         record.endpoint_name = format!("other-{}", lifecycle.len());
         record.lifecycle_id = Some(lifecycle);
         record.updated_at = updated_at.to_owned();
-        api.store.create(&record, &common::author()).await.unwrap();
+        api.store
+            .create(
+                &gco_console::store::Storable::of(record.clone()),
+                &common::author(),
+            )
+            .await
+            .unwrap();
         let path = format!("/api/endpoints/{}", record.endpoint_name);
         let r = api.get(&path).await;
         assert_eq!(r.status, StatusCode::OK, "{}", r.text);

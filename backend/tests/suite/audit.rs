@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use axum::http::StatusCode;
 use gco_console::audit::{AuditFilter, Position};
-use gco_console::store::{Author, EmbeddedStore, SignOuts, Store};
+use gco_console::store::{Author, EmbeddedStore, SignOuts, Storable, Store};
 use gco_spec::json::Value;
 
 use crate::common::{HISTORY_TABLE, Moto, TempDir};
@@ -324,7 +324,7 @@ async fn an_embedded_store_from_before_the_index_is_indexed_at_open() {
         for (i, who) in ["ada", "bob"].iter().enumerate() {
             let at = format!("2026-12-0{}T10:00:00.000000+00:00", i + 1);
             store
-                .create(&record(&format!("e{i}"), &at), &author(who))
+                .create(&Storable::of(record(&format!("e{i}"), &at)), &author(who))
                 .await
                 .unwrap();
         }
@@ -395,7 +395,7 @@ async fn a_history_table_from_before_the_index_gets_it_with_its_entries() {
     store.sign_out("digest", u64::MAX / 2).await.unwrap();
     store
         .create(
-            &record("new", "2026-12-01T10:00:00.000000+00:00"),
+            &Storable::of(record("new", "2026-12-01T10:00:00.000000+00:00")),
             &author("bob"),
         )
         .await

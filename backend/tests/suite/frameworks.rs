@@ -16,7 +16,9 @@ use axum::http::StatusCode;
 use gco_api::HistoryEntry;
 use gco_console::auth::Access;
 use gco_console::service::{Service, ServiceError};
-use gco_console::store::{Author, BoxFuture, Expected, Scan, Span, Store, StoreError, Stored};
+use gco_console::store::{
+    Author, BoxFuture, Expected, Scan, Span, Storable, Store, StoreError, Stored,
+};
 use gco_spec::json::Value;
 use gco_spec::{Change, Frameworks, Record};
 
@@ -209,7 +211,7 @@ struct Interleaved {
 impl Store for Interleaved {
     fn create<'a>(
         &'a self,
-        record: &'a Record,
+        record: &'a Storable,
         by: &'a Author,
     ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
         self.inner.create(record, by)
@@ -228,7 +230,7 @@ impl Store for Interleaved {
 
     fn update<'a>(
         &'a self,
-        record: &'a Record,
+        record: &'a Storable,
         expected: Expected<'a>,
         by: &'a Author,
     ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
@@ -305,7 +307,7 @@ fn relabel(store: Arc<dyn Store>) -> BoxFuture<'static, ()> {
         next.updated_at = gco_spec::time::next_timestamp(0, &stored.record.updated_at);
         store
             .update(
-                &next,
+                &Storable::of(next.clone()),
                 Expected::of(&stored.record, false),
                 &common::author(),
             )

@@ -10,7 +10,7 @@ use gco_api::HistoryEntry;
 use gco_console::service::ServiceError;
 use gco_console::store::listing::{Cursor, Filter, Listing, Page, select};
 use gco_console::store::{
-    Expected, MAX_ITEM_BYTES, Span, Store, StoreError, Stored, Unreadable, item_bytes,
+    Expected, MAX_ITEM_BYTES, Span, Storable, Store, StoreError, Stored, Unreadable, item_bytes,
 };
 use gco_spec::json::{Value, parse};
 use gco_spec::{DeployContext, DesiredState, Record, new_record, plan_deploy};
@@ -125,7 +125,10 @@ async fn conformance(store: Arc<dyn Store>) {
         r#", "env": {"Z_LAST": "z", "A_FIRST": "a"}, "autoscaling": {"target": 0.5, "widest": 99999999999999999999999999999999999999,
             "wider": -100000000000000000000000000000000000000}"#,
     );
-    let created = store.create(&r, &common::author()).await.unwrap();
+    let created = store
+        .create(&Storable::of(r.clone()), &common::author())
+        .await
+        .unwrap();
     let back = store.get("alpha").await.unwrap().expect("created record");
     let mut expected = r.to_value();
     // Floats are stored as strings, as GCO stores them, and so are integers
@@ -167,7 +170,9 @@ async fn conformance(store: Arc<dyn Store>) {
     let mut dup = record("alpha", "");
     dup.namespace = "other".into();
     assert_eq!(
-        store.create(&dup, &common::author()).await,
+        store
+            .create(&Storable::of(dup.clone()), &common::author())
+            .await,
         Err(StoreError::AlreadyExists)
     );
     assert_eq!(
@@ -182,7 +187,11 @@ async fn conformance(store: Arc<dyn Store>) {
         .insert("us-east-1", parse(r#"{"state": "bogus"}"#).unwrap());
     next.namespace = "ignored".into();
     let written = store
-        .update(&next, Expected::of(&back, false), &common::author())
+        .update(
+            &Storable::of(next.clone()),
+            Expected::of(&back, false),
+            &common::author(),
+        )
         .await
         .unwrap();
     assert_eq!(written, store.get_stored("alpha").await.unwrap().unwrap());
@@ -202,7 +211,11 @@ async fn conformance(store: Arc<dyn Store>) {
     let stale = changed(&back, "2026-12-01T00:00:02.000000+00:00");
     assert_eq!(
         store
-            .update(&stale, Expected::of(&back, false), &common::author())
+            .update(
+                &Storable::of(stale.clone()),
+                Expected::of(&back, false),
+                &common::author()
+            )
             .await,
         Err(StoreError::ConditionFailed)
     );
@@ -211,7 +224,7 @@ async fn conformance(store: Arc<dyn Store>) {
     assert_eq!(
         store
             .update(
-                &changed(&after, "2026-12-01T00:00:03.000000+00:00"),
+                &Storable::of(changed(&after, "2026-12-01T00:00:03.000000+00:00")),
                 Expected::of(&other_life, false),
                 &common::author(),
             )
@@ -221,7 +234,11 @@ async fn conformance(store: Arc<dyn Store>) {
     let ghost = record("ghost", "");
     assert_eq!(
         store
-            .update(&ghost, Expected::of(&ghost, false), &common::author())
+            .update(
+                &Storable::of(ghost.clone()),
+                Expected::of(&ghost, false),
+                &common::author()
+            )
             .await,
         Err(StoreError::ConditionFailed)
     );
@@ -239,7 +256,11 @@ async fn conformance(store: Arc<dyn Store>) {
     deleted.desired_state = DesiredState::Deleted;
     deleted.updated_at = "2026-12-01T00:00:04.000000+00:00".into();
     let written = store
-        .update(&deleted, Expected::of(&after, true), &common::author())
+        .update(
+            &Storable::of(deleted.clone()),
+            Expected::of(&after, true),
+            &common::author(),
+        )
         .await
         .unwrap();
     assert_history(&*store, "alpha", 3, &written).await;
@@ -248,7 +269,11 @@ async fn conformance(store: Arc<dyn Store>) {
     revived.updated_at = "2026-12-01T00:00:05.000000+00:00".into();
     assert_eq!(
         store
-            .update(&revived, Expected::of(&deleted, false), &common::author())
+            .update(
+                &Storable::of(revived.clone()),
+                Expected::of(&deleted, false),
+                &common::author()
+            )
             .await,
         Err(StoreError::ConditionFailed)
     );
@@ -258,7 +283,10 @@ async fn conformance(store: Arc<dyn Store>) {
         let mut bulk = record(&format!("bulk-{i:02}"), "");
         // Some share a time (then the name orders them), some do not.
         bulk.created_at = format!("2026-12-01T00:00:0{}.000001+00:00", i % 4);
-        store.create(&bulk, &common::author()).await.unwrap();
+        store
+            .create(&Storable::of(bulk.clone()), &common::author())
+            .await
+            .unwrap();
     }
     let listed = store.list().await.unwrap().records;
     let mut names: Vec<String> = listed
@@ -469,11 +497,14 @@ async fn dynamodb_item_limit_is_counted_as_the_table_counts_it() {
     let exact = padded("sized-a", MAX_ITEM_BYTES - base);
     assert_eq!(item_bytes(&exact), MAX_ITEM_BYTES);
     store
-        .create(&exact, &common::author())
+        .create(&Storable::of(exact.clone()), &common::author())
         .await
         .expect("an item of exactly the limit is kept");
     let over = padded("sized-b", MAX_ITEM_BYTES - base + 1);
-    match store.create(&over, &common::author()).await {
+    match store
+        .create(&Storable::of(over.clone()), &common::author())
+        .await
+    {
         Err(StoreError::Rejected(e)) => assert!(e.contains("Item size"), "{e}"),
         other => panic!("an item a byte over the limit: {other:?}"),
     }
@@ -486,7 +517,10 @@ async fn embedded_store_survives_reopen() {
     let r = record("keep", "");
     {
         let store = common::embedded(&dir);
-        store.create(&r, &common::author()).await.unwrap();
+        store
+            .create(&Storable::of(r.clone()), &common::author())
+            .await
+            .unwrap();
     }
     let store = common::embedded(&dir);
     assert_eq!(store.get("keep").await.unwrap(), Some(r.clone()));
@@ -562,7 +596,7 @@ async fn embedded_list_reports_items_it_cannot_read() {
     let dir = TempDir::new("corrupt");
     let good = record("good", "");
     common::embedded(&dir)
-        .create(&good, &common::author())
+        .create(&Storable::of(good.clone()), &common::author())
         .await
         .unwrap();
     {
@@ -621,7 +655,7 @@ async fn dynamodb_list_reports_items_it_cannot_read() {
     let dynalite = Dynalite::start();
     let store = dynalite.store().await;
     store
-        .create(&record("good", ""), &common::author())
+        .create(&Storable::of(record("good", "")), &common::author())
         .await
         .unwrap();
     // Another writer's items: a state this service does not know, and
@@ -729,7 +763,11 @@ async fn changes_write_only_what_they_change(
     stopped.updated_at = "2026-12-01T00:00:00.000001+00:00".into();
     stopped.target_regions.push("eu-west-1".into());
     let written = store
-        .update(&stopped, Expected::of(&read, false), &common::author())
+        .update(
+            &Storable::of(stopped.clone()),
+            Expected::of(&read, false),
+            &common::author(),
+        )
         .await
         .expect("an item without updated_at can be changed");
     let after = stored().await;
@@ -750,7 +788,7 @@ async fn changes_write_only_what_they_change(
     renamed.updated_at = "2026-12-01T00:00:00.000002+00:00".into();
     let written = store
         .update(
-            &renamed,
+            &Storable::of(renamed.clone()),
             Expected::of(&stopped_read, false),
             &common::author(),
         )
@@ -775,7 +813,11 @@ async fn changes_write_only_what_they_change(
     // The item has an updated_at now: a change made to the old read loses.
     assert_eq!(
         store
-            .update(&stopped, Expected::of(&read, false), &common::author())
+            .update(
+                &Storable::of(stopped.clone()),
+                Expected::of(&read, false),
+                &common::author()
+            )
             .await,
         Err(StoreError::ConditionFailed)
     );
@@ -795,7 +837,9 @@ async fn dynamodb_refusals_are_told_from_unknown_outcomes() {
         history_table: None,
     })
     .await;
-    let refused = missing.create(&record("web", ""), &common::author()).await;
+    let refused = missing
+        .create(&Storable::of(record("web", "")), &common::author())
+        .await;
     assert!(
         matches!(&refused, Err(StoreError::Rejected(e)) if e.contains("ResourceNotFoundException")),
         "{refused:?}"
@@ -810,7 +854,9 @@ async fn dynamodb_refusals_are_told_from_unknown_outcomes() {
     let store = dynalite.store().await;
     drop(dynalite);
     assert!(matches!(
-        store.create(&record("web", ""), &common::author()).await,
+        store
+            .create(&Storable::of(record("web", "")), &common::author())
+            .await,
         Err(StoreError::Unavailable(_))
     ));
 }

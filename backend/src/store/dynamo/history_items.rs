@@ -13,13 +13,15 @@ impl DynamoStore {
     /// put conditioned on its absence, the entry's on its id being new.
     pub(super) async fn create_recorded(
         &self,
-        record: &Record,
+        write: &Storable,
         by: &Author,
     ) -> Result<Arc<Stored>, StoreError> {
         self.history_ready().await?;
-        let answer = DynamoStore::as_read(record)?;
-        let item = to_item(storable(record).as_object().expect("a record is an object"));
-        let after = history::content(&answer.to_value());
+        let record = write.record();
+        let answer = DynamoStore::as_read(write)?;
+        let item = to_item(write.item());
+        let answer_value = answer.to_value();
+        let after = history::content(&answer_value);
         for _ in 0..TRANSACTION_ATTEMPTS {
             let entry = history::entry(by, &record.updated_at, None, Some(after.clone()));
             let put = Put::builder()
@@ -30,7 +32,7 @@ impl DynamoStore {
                 .map_err(|e| StoreError::Rejected(e.to_string()))?;
             let put = TransactWriteItem::builder().put(put).build();
             match self.transact(put, &record.endpoint_name, &entry).await {
-                Ok(()) => return Ok(Arc::new(Stored::of(answer))),
+                Ok(()) => return Ok(Arc::new(Stored::new(answer, answer_value.to_json()))),
                 Err(Ok(Cancelled::Condition)) => return Err(StoreError::AlreadyExists),
                 Err(Ok(Cancelled::Retry)) => transaction_pause().await,
                 Err(Err(e)) => return Err(e),
@@ -63,10 +65,8 @@ impl DynamoStore {
             &Value::Object(item).with_sorted_keys(),
         )
         .map_err(StoreError::Corrupt)?;
-        let (before, after) = (
-            history::content(&before),
-            history::content(&answer.to_value()),
-        );
+        let answer_value = answer.to_value();
+        let (before, after) = (history::content(&before), history::content(&answer_value));
         for _ in 0..TRANSACTION_ATTEMPTS {
             let entry = history::entry(
                 by,
@@ -88,7 +88,7 @@ impl DynamoStore {
                 .map_err(|e| StoreError::Rejected(e.to_string()))?;
             let change = TransactWriteItem::builder().update(change).build();
             match self.transact(change, &record.endpoint_name, &entry).await {
-                Ok(()) => return Ok(Arc::new(Stored::of(answer))),
+                Ok(()) => return Ok(Arc::new(Stored::new(answer, answer_value.to_json()))),
                 // Another writer came first: the service reads again.
                 Err(Ok(Cancelled::Condition)) => return Err(StoreError::ConditionFailed),
                 Err(Ok(Cancelled::Retry)) => transaction_pause().await,

@@ -29,7 +29,7 @@ use super::shared_scan::SharedScan;
 use super::sign_outs::{self, SignOuts};
 use super::update_expression::{UpdateExpression, apply_edits, update_expression};
 use super::{
-    BoxFuture, Expected, Scan, Store, StoreError, Stored, Unreadable, read_item, storable,
+    BoxFuture, Expected, Scan, Storable, Store, StoreError, Stored, Unreadable, read_item,
 };
 use crate::audit::{self, AuditFilter, AuditRead, PartRead, Position};
 
@@ -269,14 +269,14 @@ impl DynamoStore {
 impl Store for DynamoStore {
     fn create<'a>(
         &'a self,
-        record: &'a Record,
+        write: &'a Storable,
         by: &'a Author,
     ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
         Box::pin(async move {
             if self.history.is_some() {
-                return self.create_recorded(record, by).await;
+                return self.create_recorded(write, by).await;
             }
-            let item = to_item(storable(record).as_object().expect("a record is an object"));
+            let item = to_item(write.item());
             let put = self
                 .client
                 .put_item()
@@ -286,7 +286,7 @@ impl Store for DynamoStore {
             if !put_if(put).await? {
                 return Err(StoreError::AlreadyExists);
             }
-            Ok(Arc::new(Stored::of(DynamoStore::as_read(record)?)))
+            Ok(Arc::new(Stored::of(DynamoStore::as_read(write)?)))
         })
     }
 
@@ -312,12 +312,13 @@ impl Store for DynamoStore {
 
     fn update<'a>(
         &'a self,
-        record: &'a Record,
+        write: &'a Storable,
         expected: Expected<'a>,
         by: &'a Author,
     ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
         Box::pin(async move {
-            let update = update_expression(&expected, record);
+            let record = write.record();
+            let update = update_expression(&expected, write);
             if self.history.is_some() {
                 return self.update_recorded(record, expected, update, by).await;
             }

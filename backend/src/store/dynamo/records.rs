@@ -46,17 +46,17 @@ pub(super) fn conditioned(
 }
 
 impl DynamoStore {
-    /// `record` as a read of the item it puts returns it: [`storable`], with
-    /// the keys of every map sorted, as [`from_item`] gives them. The
-    /// attributes come back in the record's own order (`read_item`).
-    pub(super) fn as_read(record: &Record) -> Result<Record, StoreError> {
+    /// The record as a read of the item it puts returns it: the stored
+    /// form, with the keys of every map sorted, as [`from_item`] gives
+    /// them. The attributes come back in the record's own order
+    /// (`read_item`).
+    pub(super) fn as_read(write: &Storable) -> Result<Record, StoreError> {
         let mut out = gco_spec::json::Object::new();
-        if let gco_spec::Value::Object(attributes) = storable(record) {
-            for (name, attribute) in attributes.str_entries() {
-                out.insert(&name.to_string_lossy(), attribute.with_sorted_keys());
-            }
+        for (name, attribute) in write.item().str_entries() {
+            out.insert(&name.to_string_lossy(), attribute.with_sorted_keys());
         }
-        read_item(&record.endpoint_name, &gco_spec::Value::Object(out)).map_err(StoreError::Corrupt)
+        read_item(&write.record().endpoint_name, &gco_spec::Value::Object(out))
+            .map_err(StoreError::Corrupt)
     }
 
     /// Every item, in as many parallel segments as the table's size at the
