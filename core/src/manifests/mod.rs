@@ -12,6 +12,7 @@
 
 mod autoscale;
 mod base;
+mod container;
 pub mod keda;
 mod master;
 mod meta;

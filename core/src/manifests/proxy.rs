@@ -10,8 +10,9 @@ use k8s_openapi::api::core::v1::{
     SecretVolumeSource, Volume,
 };
 
+use super::container::{env_var, mount};
 use super::meta::{inference_labels, map, object_meta, quantities, selector};
-use super::workload::{env_var, mount, object_meta_of_pod};
+use super::workload::object_meta_of_pod;
 use super::{Endpoint, Manifest, ManifestError, Notes, tls};
 use crate::json::Value;
 use crate::limits::{

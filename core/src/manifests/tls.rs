@@ -20,8 +20,8 @@ use k8s_openapi::api::core::v1::{
 };
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
+use super::container::{env_var, mount};
 use super::meta::{inference_labels, map, object_meta, quantities};
-use super::workload::{env_var, mount};
 use super::{Endpoint, Manifest, Notes};
 use crate::limits::{
     ENDPOINT_TLS_PORT, ENDPOINT_TLS_PORT_NAME, ENDPOINT_TLS_PROXY_CONTAINER, ENDPOINT_TLS_SECRET,

@@ -5,38 +5,20 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{
-    Affinity, ConfigMap, ConfigMapVolumeSource, Container, ContainerPort, EnvVar, HTTPGetAction,
-    NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
-    PersistentVolumeClaimVolumeSource, PodSpec, PodTemplateSpec, Probe, ResourceRequirements,
-    Toleration, Volume, VolumeMount,
+    ConfigMap, Container, ContainerPort, PodSpec, PodTemplateSpec, ResourceRequirements,
 };
-use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-use super::meta::{inference_labels, map, object_meta, quantities, selector};
+use super::container::{Launch, Placement, Probes, Storage, serving_env};
+use super::meta::{inference_labels, map, object_meta, selector};
 use super::{Endpoint, Manifest, ManifestError, Notes, tls};
-use crate::framework::{
-    Framework, GPU_NAME_NODE_LABEL, SGLANG_COMMAND, SGLANG_STARTUP_FAILURE_THRESHOLD,
-    SGLANG_STARTUP_PERIOD_SECONDS, SGLANG_UNSUPPORTED_GPU_NAMES, sglang_args,
-};
+use crate::framework::Framework;
 use crate::json::{Object, Value};
-use crate::limits::{DEFAULT_REPLICAS, EFA_RESOURCE, ENDPOINT_TLS_PORT};
+use crate::limits::{DEFAULT_REPLICAS, ENDPOINT_TLS_PORT};
 use crate::mooncake::Role;
-use crate::plan::{Block, PlanError, ServingSpec, mooncake_config_name, tls_program_name};
-use crate::pyrepr::py_str;
-use crate::spec::CAPACITY_TYPES;
+use crate::plan::{Block, PlanError, tls_program_name};
 
-/// The container image that syncs an `s3://` model into the model volume
-/// (the monitor's pinned AWS CLI v2 image).
-const AWS_CLI_IMAGE: &str = "public.ecr.aws/aws-cli/aws-cli:2.36.26@sha256:eaa5d4d024c9b83fe4af2aae3068b052f096beed1a41f202d480c5c521aa3378";
-/// Where the role pods mount `{name}-mooncake`, and the file they read.
-const MOONCAKE_CONFIG_DIR: &str = "/etc/mooncake";
-const MOONCAKE_CONFIG_PATH: &str = "/etc/mooncake/mooncake.json";
 const SERVICE_ACCOUNT: &str = "gco-service-account";
-/// The serving container's resources unless `spec.resources` sets them.
-const DEFAULT_REQUESTS: [(&str, &str); 2] = [("cpu", "1"), ("memory", "4Gi")];
-const DEFAULT_LIMITS: [(&str, &str); 2] = [("cpu", "4"), ("memory", "16Gi")];
 
 /// The `{name}-mooncake` ConfigMap with `mooncake.json`.
 pub(super) fn mooncake_config(
@@ -172,65 +154,6 @@ pub(super) fn serving_service(ep: &Endpoint<'_>, name: &str, role: Option<Role>)
     tls::model_service(ep, name, labels, None)
 }
 
-/// The accelerator's device resource, toleration key and node selector.
-struct Accelerator {
-    resource: &'static str,
-    selector: (&'static str, &'static str),
-}
-
-fn accelerator(serving: ServingSpec<'_>) -> Accelerator {
-    match serving.get("accelerator").and_then(Value::as_str) {
-        Some("neuron") => Accelerator {
-            resource: "aws.amazon.com/neuron",
-            selector: ("accelerator", "neuron"),
-        },
-        _ => Accelerator {
-            resource: "nvidia.com/gpu",
-            selector: ("eks.amazonaws.com/instance-gpu-manufacturer", "nvidia"),
-        },
-    }
-}
-
-fn toleration(key: &str) -> Toleration {
-    Toleration {
-        key: Some(key.to_owned()),
-        operator: Some("Equal".to_owned()),
-        value: Some("true".to_owned()),
-        effect: Some("NoSchedule".to_owned()),
-        ..Toleration::default()
-    }
-}
-
-/// `spec.resources.<key>` when it is a mapping, else the defaults.
-fn resource_map(
-    serving: ServingSpec<'_>,
-    key: &str,
-    defaults: [(&str, &str); 2],
-) -> BTreeMap<String, Quantity> {
-    let given = serving
-        .get("resources")
-        .and_then(Value::as_object)
-        .and_then(|r| r.get(key))
-        .and_then(Value::as_object);
-    match given {
-        Some(m) => m
-            .iter()
-            .map(|(k, v)| (py_str(k), Quantity(py_str(v))))
-            .collect(),
-        None => defaults
-            .into_iter()
-            .map(|(k, v)| (k.to_owned(), Quantity(v.to_owned())))
-            .collect(),
-    }
-}
-
-fn strings(v: Option<&Value>) -> Vec<String> {
-    match v {
-        Some(Value::List(items)) => items.iter().map(py_str).collect(),
-        _ => Vec::new(),
-    }
-}
-
 /// The shared builder of serving Deployments (`_build_inference_deployment_object`
 /// with `apply_efa_scheduling`, 4.3); `mooncake` is the block and the role
 /// (`None`: store mode's single instance), `None` for a plain endpoint.
@@ -257,221 +180,31 @@ fn serving_deployment(
             ),
         });
     }
-    // A command GCO sees (Python's truthiness: an empty list is none).
-    let mut command = serving
-        .get("command")
-        .filter(|c| c.is_truthy())
-        .map(|c| strings(Some(c)));
-
-    // Arguments (`_build_inference_deployment_object`, 7a0b3c6fd4): the
-    // spec's; for vLLM `--root-path` unless an argument is exactly that
-    // flag; for SGLang its launcher's; then the KV config.
-    let mut args = strings(serving.get("args"));
+    let launch = Launch::of(ep, &image, mooncake);
+    let placement = Placement::of(serving, &image, block);
+    let storage = Storage::of(ep, block);
+    let probes = Probes::of(serving, port, launch.root_path.then_some(ep.name));
     let framework = serving.runtime_framework(&image);
-    if command.is_none() && framework == Some(Framework::Vllm) && !has_flag(&args, "--root-path") {
-        args.push("--root-path".to_owned());
-        args.push(format!("/inference/{}", ep.name));
-    }
-    let sglang = serving.runs_sglang_launcher(&image);
-    if sglang && command.is_none() {
-        command = Some(SGLANG_COMMAND.map(str::to_owned).to_vec());
-        args = sglang_args(args, i64::from(port), serving.env_has("MODEL"));
-    }
-    let root_path = has_flag(&args, "--root-path");
-    if let Some((block, role)) = mooncake {
-        args.push("--kv-transfer-config".to_owned());
-        args.push(block.kv_transfer_config(role));
-    }
-
-    // Env: PYTHONHASHSEED (the spec may override it in place), the spec's,
-    // then the mooncake pair.
-    let mut env: Vec<EnvVar> = vec![env_var("PYTHONHASHSEED", "0")];
-    if let Some(given) = serving.get("env").and_then(Value::as_object) {
-        for (k, v) in given.iter() {
-            let (k, v) = (py_str(k), py_str(v));
-            match env.iter_mut().find(|e| e.name == k) {
-                Some(existing) => existing.value = Some(v),
-                None => env.push(env_var(&k, &v)),
-            }
-        }
-    }
-    if let Some(block) = block {
-        env.push(env_var("MOONCAKE_CONFIG_PATH", MOONCAKE_CONFIG_PATH));
-        env.push(env_var(
-            "VLLM_MOONCAKE_BOOTSTRAP_PORT",
-            &block.bootstrap_base_port().to_string(),
-        ));
-    }
-
-    // Resources, tolerations and node placement.
-    let gpus = serving.gpu_count();
-    let accel = accelerator(serving);
-    let mut requests = resource_map(serving, "requests", DEFAULT_REQUESTS);
-    let mut limits = resource_map(serving, "limits", DEFAULT_LIMITS);
-    if gpus > 0 {
-        for m in [&mut requests, &mut limits] {
-            m.insert(accel.resource.to_owned(), Quantity(gpus.to_string()));
-        }
-    }
-    let rdma = block.is_some_and(Block::uses_rdma);
-    if rdma {
-        // One EFA device per accelerator container: here the one container.
-        for m in [&mut requests, &mut limits] {
-            m.insert(EFA_RESOURCE.to_owned(), Quantity("1".to_owned()));
-        }
-    }
-    let mut tolerations = vec![toleration(accel.resource)];
-    if rdma
-        && !tolerations
-            .iter()
-            .any(|t| t.key.as_deref() == Some(EFA_RESOURCE))
-    {
-        tolerations.push(toleration(EFA_RESOURCE));
-    }
-    let mut node_selector: BTreeMap<String, String> = match serving
-        .get("node_selector")
-        .and_then(Value::as_object)
-        .filter(|given| !given.is_empty())
-    {
-        Some(given) => given.iter().map(|(k, v)| (py_str(k), py_str(v))).collect(),
-        None if gpus > 0 => map([accel.selector]),
-        None => BTreeMap::new(),
-    };
-    if let Some(capacity) = serving
-        .get("capacity_type")
-        .and_then(Value::as_str)
-        .filter(|c| CAPACITY_TYPES.contains(c))
-    {
-        node_selector.insert("karpenter.sh/capacity-type".to_owned(), capacity.to_owned());
-    }
-    // SGLang ships no kernels for GPUs older than Ampere: a required NotIn
-    // keeps its pods off them whatever the node selector says (nodes
-    // without the label are unaffected).
-    let affinity = serving.keeps_off_pre_ampere(&image).then(|| Affinity {
-        node_affinity: Some(NodeAffinity {
-            required_during_scheduling_ignored_during_execution: Some(NodeSelector {
-                node_selector_terms: vec![NodeSelectorTerm {
-                    match_expressions: Some(vec![NodeSelectorRequirement {
-                        key: GPU_NAME_NODE_LABEL.to_owned(),
-                        operator: "NotIn".to_owned(),
-                        values: Some(SGLANG_UNSUPPORTED_GPU_NAMES.map(str::to_owned).to_vec()),
-                    }]),
-                    ..NodeSelectorTerm::default()
-                }],
-            }),
-            ..NodeAffinity::default()
-        }),
-        ..Affinity::default()
-    });
-    if rdma {
-        node_selector.insert("efa".to_owned(), "true".to_owned());
-        node_selector.insert("mooncake-efa".to_owned(), "true".to_owned());
-    }
-
-    // Probes on the served health path (SGLang's startup probe on the path
-    // as configured: SGLang serves no prefix).
-    let health = serving.health_check_path();
-    let served = if root_path {
-        format!("/inference/{}{health}", ep.name)
-    } else {
-        health.clone()
-    };
-    let probe = |path: &str, delay, period, failure| Probe {
-        http_get: Some(HTTPGetAction {
-            path: Some(path.to_owned()),
-            port: IntOrString::Int(port),
-            ..HTTPGetAction::default()
-        }),
-        initial_delay_seconds: delay,
-        period_seconds: Some(period),
-        failure_threshold: failure,
-        ..Probe::default()
-    };
-
-    // Volumes: the model store, the mooncake config, an S3 model sync.
-    let mut volumes = Vec::new();
-    let mut mounts = Vec::new();
-    let mut init_containers = Vec::new();
-    let has = |key| serving.get(key).is_some_and(Value::is_truthy);
-    if has("model_path") || has("model_source") {
-        volumes.push(Volume {
-            name: "model-storage".to_owned(),
-            persistent_volume_claim: Some(PersistentVolumeClaimVolumeSource {
-                claim_name: "efs-claim".to_owned(),
-                ..PersistentVolumeClaimVolumeSource::default()
-            }),
-            ..Volume::default()
-        });
-        mounts.push(mount("model-storage", "/models", false));
-        if let Some(source) = serving
-            .get("model_source")
-            .and_then(Value::as_str)
-            .filter(|s| s.starts_with("s3://"))
-        {
-            init_containers.push(Container {
-                name: "model-sync".to_owned(),
-                image: Some(AWS_CLI_IMAGE.to_owned()),
-                command: Some(vec!["aws".to_owned()]),
-                args: Some(
-                    [
-                        "s3",
-                        "sync",
-                        source,
-                        &format!("/models/{}", ep.name),
-                        "--quiet",
-                    ]
-                    .map(str::to_owned)
-                    .to_vec(),
-                ),
-                volume_mounts: Some(vec![mount("model-storage", "/models", false)]),
-                resources: Some(ResourceRequirements {
-                    requests: Some(quantities([("cpu", "1"), ("memory", "2Gi")])),
-                    limits: Some(quantities([("cpu", "4"), ("memory", "8Gi")])),
-                    ..ResourceRequirements::default()
-                }),
-                ..Container::default()
-            });
-        }
-    }
-    if block.is_some() {
-        volumes.push(Volume {
-            name: "mooncake-config".to_owned(),
-            config_map: Some(ConfigMapVolumeSource {
-                name: mooncake_config_name(ep.name),
-                ..ConfigMapVolumeSource::default()
-            }),
-            ..Volume::default()
-        });
-        mounts.push(mount("mooncake-config", MOONCAKE_CONFIG_DIR, true));
-    }
-
     let container = Container {
         name: "inference".to_owned(),
         image: Some(image),
-        command,
-        args: (!args.is_empty()).then_some(args),
+        command: launch.command,
+        args: (!launch.args.is_empty()).then_some(launch.args),
         ports: Some(vec![ContainerPort {
             container_port: port,
             ..ContainerPort::default()
         }]),
-        env: Some(env),
+        env: Some(serving_env(serving, block)),
         resources: Some(ResourceRequirements {
-            requests: Some(requests),
-            limits: Some(limits),
+            requests: Some(placement.requests),
+            limits: Some(placement.limits),
             ..ResourceRequirements::default()
         }),
-        readiness_probe: Some(probe(&served, Some(30), 10, None)),
-        liveness_probe: Some(probe(&served, Some(120), 15, Some(5))),
+        readiness_probe: Some(probes.readiness()),
+        liveness_probe: Some(probes.liveness()),
         // SGLang's /health answers only once the model is loaded.
-        startup_probe: (framework == Some(Framework::Sglang)).then(|| {
-            probe(
-                &health,
-                None,
-                SGLANG_STARTUP_PERIOD_SECONDS,
-                Some(SGLANG_STARTUP_FAILURE_THRESHOLD),
-            )
-        }),
-        volume_mounts: (!mounts.is_empty()).then_some(mounts),
+        startup_probe: (framework == Some(Framework::Sglang)).then(|| probes.sglang_startup()),
+        volume_mounts: (!storage.mounts.is_empty()).then_some(storage.mounts),
         ..Container::default()
     };
     let labels = inference_labels(name, mooncake.map(|(_, role)| role_label(role)));
@@ -491,12 +224,14 @@ fn serving_deployment(
                 spec: Some(PodSpec {
                     service_account_name: Some(SERVICE_ACCOUNT.to_owned()),
                     automount_service_account_token: Some(false),
-                    init_containers: (!init_containers.is_empty()).then_some(init_containers),
+                    init_containers: (!storage.init_containers.is_empty())
+                        .then_some(storage.init_containers),
                     containers: vec![container],
-                    tolerations: Some(tolerations),
-                    node_selector: (!node_selector.is_empty()).then_some(node_selector),
-                    affinity,
-                    volumes: (!volumes.is_empty()).then_some(volumes),
+                    tolerations: Some(placement.tolerations),
+                    node_selector: (!placement.node_selector.is_empty())
+                        .then_some(placement.node_selector),
+                    affinity: placement.affinity,
+                    volumes: (!storage.volumes.is_empty()).then_some(storage.volumes),
                     ..PodSpec::default()
                 }),
             },
@@ -520,27 +255,5 @@ pub(super) fn object_meta_of_pod(
         labels: Some(labels),
         annotations: (!annotations.is_empty()).then_some(annotations),
         ..ObjectMeta::default()
-    }
-}
-
-/// Whether one of `args` is exactly `flag` (GCO compares whole arguments).
-fn has_flag(args: &[String], flag: &str) -> bool {
-    args.iter().any(|a| a == flag)
-}
-
-pub(crate) fn env_var(name: &str, value: &str) -> EnvVar {
-    EnvVar {
-        name: name.to_owned(),
-        value: Some(value.to_owned()),
-        ..EnvVar::default()
-    }
-}
-
-pub(crate) fn mount(name: &str, path: &str, read_only: bool) -> VolumeMount {
-    VolumeMount {
-        name: name.to_owned(),
-        mount_path: path.to_owned(),
-        read_only: read_only.then_some(true),
-        ..VolumeMount::default()
     }
 }
