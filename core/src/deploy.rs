@@ -3,22 +3,23 @@
 
 use crate::diagnostics::{Diagnostic, Report};
 use crate::ecr::region_image_uris;
-use crate::framework::{FrameworkFields, Frameworks, check_framework};
+use crate::framework::{Frameworks, check_framework};
 use crate::json::{Object, Value};
 use crate::limits::{
     DEFAULT_ACCELERATOR, DEFAULT_GPU_COUNT, DEFAULT_HEALTH_CHECK_PATH, DEFAULT_MOONCAKE_IMAGE,
-    DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_REPLICAS, MOONCAKE_DEFAULT_INSTANCES,
+    DEFAULT_PORT, DEFAULT_REPLICAS, MOONCAKE_DEFAULT_INSTANCES,
 };
 use crate::mooncake::{
     Assembled, BuildArgs, Mode, assemble_mooncake_block, check_mooncake, needs_shared_master,
 };
-use crate::names::{endpoint_name_issues, is_region};
+use crate::names::is_region;
 use crate::record::{DesiredState, Record, ingress_path};
 use crate::region::MonitorSettings;
 use crate::spec::MOONCAKE_FRAMEWORK;
 use crate::spec::check_spec_values;
 use crate::suggest::did_you_mean;
 
+mod fields;
 mod request;
 
 pub use request::DeployRequest;
@@ -151,93 +152,23 @@ fn plan_deploy_in(
     let mut req = DeployRequest::from_object(req);
     warn_unknown(&req.unknown, &mut report);
     // GCO's deploy checks the framework first, before it builds the block.
-    fn given(v: &Option<Value>) -> Option<&Value> {
-        v.as_ref().filter(|v| !v.is_null())
-    }
-    let framework_fields = FrameworkFields {
-        framework: given(&req.framework),
-        mooncake: given(&req.mooncake_mode).is_some() || given(&req.mooncake).is_some(),
-        env: given(&req.env),
-        args: given(&req.extra_args),
-        node_selector: given(&req.node_selector),
-    };
-    check_framework(&framework_fields, &ctx.frameworks, &mut report);
+    check_framework(
+        &fields::framework_fields(&req),
+        &ctx.frameworks,
+        &mut report,
+    );
 
     // Image: only a missing image falls back, and only for a mooncake deploy.
     let mode_value = non_null(req.mooncake_mode.take());
-    let mut image = non_null(req.image.take());
-    if image.is_none() && mode_value.is_some() {
-        image = Some(Value::str(ctx.default_image));
-    }
-
-    let given_block = non_null(req.mooncake.take());
-    let block = match (mode_value, given_block) {
-        (Some(mode), given) => {
-            if given.is_some() {
-                report.push(Diagnostic::warning(
-                    "mooncake",
-                    "mooncake is ignored: mooncake_mode is given, and the block is built from it and its fields (prefill_replicas, mooncake_store, ...)",
-                ));
-            }
-            // A null count is passed on as None, which the rules refuse.
-            let count = |v: Option<Value>| v.unwrap_or(Value::int(MOONCAKE_DEFAULT_INSTANCES));
-            let (prefill, decode) = (req.prefill_replicas.take(), req.decode_replicas.take());
-            let args = BuildArgs {
-                mode,
-                prefill_replicas: count(prefill),
-                decode_replicas: count(decode),
-                store: non_null(req.mooncake_store.take()),
-                transfer: non_null(req.mooncake_transfer.take()),
-                proxy: non_null(req.mooncake_proxy.take()),
-                autoscaling: non_null(req.mooncake_autoscaling.take()),
-                default_proxy_image: image.clone(),
-            };
-            mooncake_from_args(args, &mut report)
-        }
-        (None, Some(block)) => {
-            report.extend(check_mooncake(&block));
-            Some(block)
-        }
-        (None, None) => None,
-    };
+    let image = non_null(req.image.take())
+        .or_else(|| mode_value.is_some().then(|| Value::str(ctx.default_image)));
+    let block = request_block(&mut req, mode_value, image.as_ref(), &mut report);
     let mode = block
         .as_ref()
         .and_then(|b| b.as_object()?.get("mode")?.as_str().and_then(Mode::parse));
 
-    let endpoint_name = match non_null(req.endpoint_name.take()) {
-        Some(Value::Str(s)) => {
-            let name = s.to_string_lossy();
-            // Text the table cannot hold (a lone surrogate) is refused as
-            // such; its lossy form would only misname the Service.
-            let storable = s.as_str().is_some();
-            for issue in endpoint_name_issues(&name, mode)
-                .into_iter()
-                .filter(|i| storable || !matches!(i, crate::names::NameIssue::NotServiceName(_)))
-            {
-                let d = if issue.is_error() {
-                    Diagnostic::error
-                } else {
-                    Diagnostic::warning
-                };
-                report.push(d("endpoint_name", issue.message(&name)));
-            }
-            name
-        }
-        Some(other) => {
-            report.push(Diagnostic::error(
-                "endpoint_name",
-                format!("endpoint_name must be a string, got {}", other.repr()),
-            ));
-            String::new()
-        }
-        None => {
-            report.push(Diagnostic::error(
-                "endpoint_name",
-                "endpoint_name is required",
-            ));
-            String::new()
-        }
-    };
+    let endpoint_name =
+        fields::endpoint_name(non_null(req.endpoint_name.take()), mode, &mut report);
 
     if image.is_none() {
         report.push(Diagnostic::error(
@@ -251,32 +182,10 @@ fn plan_deploy_in(
         ctx,
         &mut report,
     );
-    let namespace = match non_null(req.namespace.take()) {
-        None => DEFAULT_NAMESPACE.to_owned(),
-        Some(Value::Str(s)) if crate::names::is_dns_label(&s.to_string_lossy()) => {
-            s.to_string_lossy()
-        }
-        Some(other) => {
-            report.push(Diagnostic::error(
-                "namespace",
-                format!("namespace must be a DNS label, got {}", other.repr()),
-            ));
-            String::new()
-        }
-    };
+    let namespace = fields::namespace(non_null(req.namespace.take()), &mut report);
     let labels = string_map(non_null(req.labels.take()), "labels", &mut report);
     check_labels(&labels, &mut report);
-    let rewrite = match non_null(req.rewrite_image.take()) {
-        None => true,
-        Some(Value::Bool(b)) => b,
-        Some(other) => {
-            report.push(Diagnostic::error(
-                "rewrite_image",
-                format!("rewrite_image must be a boolean, got {}", other.repr()),
-            ));
-            true
-        }
-    };
+    let rewrite = fields::rewrite_image(non_null(req.rewrite_image.take()), &mut report);
 
     // GCO's monitors refuse addresses outside their region. With no target
     // regions known (a file check of a request naming none), no region's
@@ -314,6 +223,46 @@ fn plan_deploy_in(
         labels,
     });
     DeployCheck { deployment, report }
+}
+
+/// The request's mooncake block: built from `mooncake_mode` (`mode`) and
+/// its fields, else the block as given (checked), else none.
+fn request_block(
+    req: &mut DeployRequest,
+    mode: Option<Value>,
+    image: Option<&Value>,
+    report: &mut Report,
+) -> Option<Value> {
+    let given_block = non_null(req.mooncake.take());
+    match (mode, given_block) {
+        (Some(mode), given) => {
+            if given.is_some() {
+                report.push(Diagnostic::warning(
+                    "mooncake",
+                    "mooncake is ignored: mooncake_mode is given, and the block is built from it and its fields (prefill_replicas, mooncake_store, ...)",
+                ));
+            }
+            // A null count is passed on as None, which the rules refuse.
+            let count = |v: Option<Value>| v.unwrap_or(Value::int(MOONCAKE_DEFAULT_INSTANCES));
+            let (prefill, decode) = (req.prefill_replicas.take(), req.decode_replicas.take());
+            let args = BuildArgs {
+                mode,
+                prefill_replicas: count(prefill),
+                decode_replicas: count(decode),
+                store: non_null(req.mooncake_store.take()),
+                transfer: non_null(req.mooncake_transfer.take()),
+                proxy: non_null(req.mooncake_proxy.take()),
+                autoscaling: non_null(req.mooncake_autoscaling.take()),
+                default_proxy_image: image.cloned(),
+            };
+            mooncake_from_args(args, report)
+        }
+        (None, Some(block)) => {
+            report.extend(check_mooncake(&block));
+            Some(block)
+        }
+        (None, None) => None,
+    }
 }
 
 /// GCO has no default master image: the monitor takes
