@@ -188,6 +188,9 @@ test('deploying a name that exists shows the server message at the name field (4
     await h.openEditor(page, env.base);
     await page.getByLabel('Endpoint name', { exact: true }).fill('e2e-taken');
     await page.getByLabel('Mooncake mode', { exact: true }).selectOption('disaggregated');
+    // The name check has said it (found by CI: its words and the 409's
+    // were then both shown); the deploy's 409 does not say it again.
+    await page.locator('[data-path="endpoint_name"] .messages li').filter({ hasText: 'already exists' }).waitFor();
     await page.waitForFunction(() => !document.querySelector('.toolbar button.primary').disabled);
     await deployButton(page).click();
     await page.getByRole('alert').filter({ hasText: "Not deployed: Endpoint 'e2e-taken' already exists" }).waitFor();

@@ -150,8 +150,12 @@ impl Editor {
     }
 
     /// The name typed is an endpoint's already: the words a deploy of it
-    /// gets (the server's 409), said while it is typed.
+    /// gets (the server's 409), said while it is typed, until the server
+    /// answers a deploy of this request (its 409 then says them, once).
     fn name_taken(&self) -> Option<Diagnostic> {
+        if !self.server.with(Vec::is_empty) {
+            return None;
+        }
         let name = self.state.with(|s| {
             paths::get(s, &["endpoint_name"])
                 .and_then(Value::as_str)
