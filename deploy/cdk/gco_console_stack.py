@@ -32,6 +32,7 @@ from aws_cdk import (
     aws_route53 as route53,
     aws_route53_targets as route53_targets,
     aws_s3 as s3,
+    aws_sns as sns,
     aws_wafv2 as wafv2,
 )
 from cdk_nag import NagPackSuppression, NagSuppressions
@@ -98,20 +99,38 @@ def policy_statements(policy_file: Path, table_arns: Mapping[str, str]) -> list[
 
 
 class ConsoleStack(Stack):
+    """The console behind an ALB that signs users in with OIDC, on Fargate,
+    over GCO's endpoints table and its own history table. Each step below
+    makes one part, in the order the template lists them."""
+
     def __init__(self, scope: Construct, construct_id: str, *, settings: Settings, **kwargs: Any) -> None:
         super().__init__(scope, construct_id, **kwargs)
         s = settings
         self.settings = s
+        self.vpc = self.network(s)
+        endpoints_table, self.history_table = self.tables(s)
+        log_group = logs.LogGroup(
+            self,
+            "Logs",
+            retention=retention(s.log_retention_days),
+            removal_policy=RemovalPolicy.DESTROY,
+        )
+        self.alb, alb_sg, access_logs = self.load_balancer(s)
+        cluster, task = self.console_task(s, endpoints_table, log_group)
+        self.service, task_sg, target_group = self.console_service(s, cluster, task)
+        self.https_listener = self.listeners(s, target_group)
+        # Only the ALB reaches the task, on its port.
+        task_sg.add_ingress_rule(alb_sg, ec2.Port.tcp(CONTAINER_PORT), "The console's ALB")
+        alb_sg.add_egress_rule(task_sg, ec2.Port.tcp(CONTAINER_PORT), "The console's task")
+        if s.waf:
+            self.web_acl(self.alb)
+        topic = self.alarms_to(s, target_group, cluster)
+        self.dns_record(s)
+        self.settle_findings(alb_sg, access_logs, cluster, task, topic)
+        self.outputs(s, topic)
 
-        # --- Network -------------------------------------------------------
-        vpc = self.network(s)
-        self.vpc = vpc
-        # The ALB's subnets: public for an internet-facing one, else
-        # private ones with a route out, since the ALB itself calls the
-        # IdP's token and user info endpoints.
-        alb_subnets = ec2.SubnetType.PUBLIC if s.internet_facing else ec2.SubnetType.PRIVATE_WITH_EGRESS
-
-        # --- Tables --------------------------------------------------------
+    def tables(self, s: Settings) -> tuple[dynamodb.ITable, dynamodb.Table]:
+        """GCO's endpoints table (imported) and the console's history table."""
         # GCO's own table: imported by ARN, so nothing here can change it.
         endpoints_table = dynamodb.Table.from_table_arn(
             self,
@@ -143,17 +162,15 @@ class ConsoleStack(Stack):
             projection_type=dynamodb.ProjectionType.INCLUDE,
             non_key_attributes=list(AUDIT_INDEX_ATTRIBUTES),
         )
-        self.history_table = history_table
+        return endpoints_table, history_table
 
-        # --- Logs ----------------------------------------------------------
-        log_group = logs.LogGroup(
-            self,
-            "Logs",
-            retention=retention(s.log_retention_days),
-            removal_policy=RemovalPolicy.DESTROY,
-        )
-
-        # --- Load balancer -------------------------------------------------
+    def load_balancer(self, s: Settings) -> tuple[elbv2.ApplicationLoadBalancer, ec2.SecurityGroup, s3.Bucket]:
+        """The ALB, its security group and its access-log bucket."""
+        vpc = self.vpc
+        # The ALB's subnets: public for an internet-facing one, else
+        # private ones with a route out, since the ALB itself calls the
+        # IdP's token and user info endpoints.
+        alb_subnets = ec2.SubnetType.PUBLIC if s.internet_facing else ec2.SubnetType.PRIVATE_WITH_EGRESS
         alb_sg = ec2.SecurityGroup(
             self,
             "AlbSecurityGroup",
@@ -189,9 +206,14 @@ class ConsoleStack(Stack):
             deletion_protection=s.deletion_protection,
         )
         alb.log_access_logs(access_logs, prefix="alb")
-        self.alb = alb
+        return alb, alb_sg, access_logs
 
-        # --- The console ---------------------------------------------------
+    def console_task(
+        self, s: Settings, endpoints_table: dynamodb.ITable, log_group: logs.LogGroup
+    ) -> tuple[ecs.Cluster, ecs.FargateTaskDefinition]:
+        """The cluster, and the task: its role (deploy/iam-policy.json) and
+        the console's container with its settings."""
+        vpc, alb, history_table = self.vpc, self.alb, self.history_table
         cluster = ecs.Cluster(
             self,
             "Cluster",
@@ -258,7 +280,14 @@ class ConsoleStack(Stack):
             essential=True,
         )
         self.container = container
+        return cluster, task
 
+
+    def console_service(
+        self, s: Settings, cluster: ecs.Cluster, task: ecs.FargateTaskDefinition
+    ) -> tuple[ecs.FargateService, ec2.SecurityGroup, elbv2.ApplicationTargetGroup]:
+        """The Fargate service, its security group and the ALB's target group."""
+        vpc = self.vpc
         task_sg = ec2.SecurityGroup(
             self,
             "TaskSecurityGroup",
@@ -283,7 +312,6 @@ class ConsoleStack(Stack):
             max_healthy_percent=200,
             circuit_breaker=ecs.DeploymentCircuitBreaker(rollback=True),
         )
-        self.service = service
 
         target_group = elbv2.ApplicationTargetGroup(
             self,
@@ -302,6 +330,12 @@ class ConsoleStack(Stack):
             ),
             targets=[service],
         )
+        return service, task_sg, target_group
+
+    def listeners(self, s: Settings, target_group: elbv2.ApplicationTargetGroup) -> elbv2.ApplicationListener:
+        """HTTPS behind the OIDC sign-in (the API refused, not redirected,
+        without a session), and HTTP redirected to it."""
+        alb = self.alb
 
         def sign_in(on_unauthenticated: elbv2.UnauthenticatedAction) -> elbv2.ListenerAction:
             return elbv2.ListenerAction.authenticate_oidc(
@@ -341,23 +375,19 @@ class ConsoleStack(Stack):
             open=False,
             default_action=elbv2.ListenerAction.redirect(protocol="HTTPS", port="443", permanent=True),
         )
-        # Only the ALB reaches the task, on its port.
-        task_sg.add_ingress_rule(alb_sg, ec2.Port.tcp(CONTAINER_PORT), "The console's ALB")
-        alb_sg.add_egress_rule(task_sg, ec2.Port.tcp(CONTAINER_PORT), "The console's task")
-        self.https_listener = https
+        return https
 
-        if s.waf:
-            self.web_acl(alb)
-
+    def alarms_to(self, s: Settings, target_group: elbv2.ApplicationTargetGroup, cluster: ecs.Cluster) -> sns.ITopic:
+        """The alarms (alarms.py), and the topic they notify."""
         topic = alarm_topic(self, s.alarm_topic_arn, s.alarm_email)
         self.alarms = add_alarms(
             self,
             Watched(
-                alb=alb,
+                alb=self.alb,
                 target_group=target_group,
-                service=service,
+                service=self.service,
                 cluster=cluster,
-                history_table=history_table,
+                history_table=self.history_table,
                 endpoints_table_name=s.endpoints_table_name,
                 desired_count=s.desired_count,
                 container_insights=s.container_insights,
@@ -365,7 +395,10 @@ class ConsoleStack(Stack):
             ),
             topic,
         )
+        return topic
 
+    def dns_record(self, s: Settings) -> None:
+        """The console's name as an alias of the ALB, when the zone is given."""
         if s.hosted_zone_id:
             zone = route53.HostedZone.from_hosted_zone_attributes(
                 self, "Zone", hosted_zone_id=s.hosted_zone_id, zone_name=s.hosted_zone_name
@@ -375,19 +408,19 @@ class ConsoleStack(Stack):
                 "Alias",
                 zone=zone,
                 record_name=s.domain_name,
-                target=route53.RecordTarget.from_alias(route53_targets.LoadBalancerTarget(alb)),
+                target=route53.RecordTarget.from_alias(route53_targets.LoadBalancerTarget(self.alb)),
             )
 
-        self.settle_findings(alb_sg, access_logs, cluster, task, topic)
-
+    def outputs(self, s: Settings, topic: sns.ITopic) -> None:
+        """Where the console answers, and what to register with the IdP."""
         CfnOutput(self, "ConsoleUrl", value=f"https://{s.domain_name}")
         CfnOutput(
             self,
             "AlbDnsName",
-            value=alb.load_balancer_dns_name,
+            value=self.alb.load_balancer_dns_name,
             description=f"Point {s.domain_name} here (CNAME or alias) unless hostedZoneId made the record",
         )
-        CfnOutput(self, "HistoryTableName", value=history_table.table_name)
+        CfnOutput(self, "HistoryTableName", value=self.history_table.table_name)
         CfnOutput(self, "AlarmTopicArn", value=topic.topic_arn)
         CfnOutput(
             self,
