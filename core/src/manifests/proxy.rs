@@ -104,14 +104,60 @@ pub(super) fn deployment(
             "the proxy reads Secret '{named}' (mooncake.proxy.admin_api_key_secret): it must exist with a non-empty {ADMIN_API_KEY}, or the region fails"
         ));
     }
-    let image = block
+    let container = router(image(block)?, router_env(ep, block));
+    notes.push(format!(
+        "Deployment {proxy_name}: the router's env order beyond GCO's 7a0b3c6fd4 list is as read; its probes run {HEALTH_PROBE_SCRIPT} (a named placeholder) and their timeout (over 3 s) is left out; its CA volume is {CA_VOLUME}"
+    ));
+    let labels = proxy_labels(proxy_name);
+    let replicas = if ep.stopped {
+        0
+    } else {
+        block.proxy_replicas()
+    };
+    let mut deployment = Deployment {
+        metadata: object_meta(
+            proxy_name,
+            ep.namespace,
+            Some(labels.clone()),
+            ep.owner.annotations(),
+        ),
+        spec: DeploymentSpec {
+            replicas: Some(i32::try_from(replicas).unwrap_or(i32::MAX)),
+            selector: selector(map([("app", proxy_name)])),
+            template: PodTemplateSpec {
+                metadata: Some(object_meta_of_pod(labels, ep)),
+                spec: Some(PodSpec {
+                    service_account_name: Some("gco-service-account".to_owned()),
+                    automount_service_account_token: Some(false),
+                    containers: vec![container],
+                    volumes: Some(volumes(name)),
+                    ..PodSpec::default()
+                }),
+            },
+            ..DeploymentSpec::default()
+        },
+        ..Deployment::default()
+    };
+    tls::front(&mut deployment, PROXY_PORT, &tls_program_name(name), notes);
+    Ok(Manifest::Deployment(Box::new(deployment)))
+}
+
+/// `mooncake.proxy.image`, which GCO's deploy always writes.
+fn image<'b>(block: &'b Block<'_>) -> Result<&'b str, PlanError> {
+    block
         .proxy_field("image")
         .and_then(Value::as_str)
         .filter(|s| !s.trim().is_empty())
         .ok_or_else(|| PlanError {
             path: "spec.mooncake.proxy.image".into(),
             message: "mooncake.proxy.image is unset: GCO's deploy always writes it (the deploy image by default) and the monitor runs the proxy with it".into(),
-        })?;
+        })
+}
+
+/// The router's env, in GCO's order: its policies, the admin key, where it
+/// listens, and the role Services it dials.
+fn router_env(ep: &Endpoint<'_>, block: &Block<'_>) -> Vec<EnvVar> {
+    let name = ep.name;
     let mut env: Vec<EnvVar> = [
         ("PD_PROXY_RESIDENCY_TIMEOUT_SECONDS", "2".to_owned()),
         ("PD_PROXY_RESIDENCY_CHECK_BLOCKING", "false".to_owned()),
@@ -165,10 +211,12 @@ pub(super) fn deployment(
         ));
     }
     env.push(env_var("PD_PROXY_CA_FILE", &format!("{CA_DIR}/{CA_KEY}")));
-    notes.push(format!(
-        "Deployment {proxy_name}: the router's env order beyond GCO's 7a0b3c6fd4 list is as read; its probes run {HEALTH_PROBE_SCRIPT} (a named placeholder) and their timeout (over 3 s) is left out; its CA volume is {CA_VOLUME}"
-    ));
+    env
+}
 
+/// The router's container: GCO's program run from its ConfigMap, with
+/// probes run inside it.
+fn router(image: &str, env: Vec<EnvVar>) -> Container {
     // The kubelet dials probes at the pod IP, which a loopback listener
     // never answers: both probes run a check inside the router's container.
     let exec_probe = |delay, period, failure| Probe {
@@ -184,7 +232,7 @@ pub(super) fn deployment(
         failure_threshold: failure,
         ..Probe::default()
     };
-    let container = Container {
+    Container {
         name: "proxy".to_owned(),
         image: Some(image.to_owned()),
         command: Some(vec![
@@ -208,65 +256,37 @@ pub(super) fn deployment(
             mount(CA_VOLUME, CA_DIR, true),
         ]),
         ..Container::default()
-    };
-    let labels = proxy_labels(proxy_name);
-    let replicas = if ep.stopped {
-        0
-    } else {
-        block.proxy_replicas()
-    };
-    let mut deployment = Deployment {
-        metadata: object_meta(
-            proxy_name,
-            ep.namespace,
-            Some(labels.clone()),
-            ep.owner.annotations(),
-        ),
-        spec: DeploymentSpec {
-            replicas: Some(i32::try_from(replicas).unwrap_or(i32::MAX)),
-            selector: selector(map([("app", proxy_name)])),
-            template: PodTemplateSpec {
-                metadata: Some(object_meta_of_pod(labels, ep)),
-                spec: Some(PodSpec {
-                    service_account_name: Some("gco-service-account".to_owned()),
-                    automount_service_account_token: Some(false),
-                    containers: vec![container],
-                    volumes: Some(vec![
-                        Volume {
-                            name: "pd-proxy-script".to_owned(),
-                            config_map: Some(ConfigMapVolumeSource {
-                                name: proxy_program_name(name),
-                                default_mode: Some(PROGRAM_MODE),
-                                ..ConfigMapVolumeSource::default()
-                            }),
-                            ..Volume::default()
-                        },
-                        // Only the CA certificate: no volume the router
-                        // mounts can surface the private key.
-                        Volume {
-                            name: CA_VOLUME.to_owned(),
-                            secret: Some(SecretVolumeSource {
-                                secret_name: Some(ENDPOINT_TLS_SECRET.to_owned()),
-                                items: Some(vec![KeyToPath {
-                                    key: CA_KEY.to_owned(),
-                                    path: CA_KEY.to_owned(),
-                                    ..KeyToPath::default()
-                                }]),
-                                default_mode: Some(0o444),
-                                ..SecretVolumeSource::default()
-                            }),
-                            ..Volume::default()
-                        },
-                    ]),
-                    ..PodSpec::default()
-                }),
-            },
-            ..DeploymentSpec::default()
+    }
+}
+
+/// The program's ConfigMap, and the CA certificate alone: no volume the
+/// router mounts can surface the private key.
+fn volumes(name: &str) -> Vec<Volume> {
+    vec![
+        Volume {
+            name: "pd-proxy-script".to_owned(),
+            config_map: Some(ConfigMapVolumeSource {
+                name: proxy_program_name(name),
+                default_mode: Some(PROGRAM_MODE),
+                ..ConfigMapVolumeSource::default()
+            }),
+            ..Volume::default()
         },
-        ..Deployment::default()
-    };
-    tls::front(&mut deployment, PROXY_PORT, &tls_program_name(name), notes);
-    Ok(Manifest::Deployment(Box::new(deployment)))
+        Volume {
+            name: CA_VOLUME.to_owned(),
+            secret: Some(SecretVolumeSource {
+                secret_name: Some(ENDPOINT_TLS_SECRET.to_owned()),
+                items: Some(vec![KeyToPath {
+                    key: CA_KEY.to_owned(),
+                    path: CA_KEY.to_owned(),
+                    ..KeyToPath::default()
+                }]),
+                default_mode: Some(0o444),
+                ..SecretVolumeSource::default()
+            }),
+            ..Volume::default()
+        },
+    ]
 }
 
 /// The proxy's Service `{name}-proxy`: TLS only, selecting the proxy's
