@@ -27,6 +27,14 @@ pub fn fits_number(i: &Int) -> bool {
 /// was sent), or an integer too long for a DynamoDB number (kept as its
 /// digits it would be a string where the rules want an integer).
 pub fn unstorable_value(value: &Value) -> Option<Diagnostic> {
+    // One walk when all is storable, as nearly every request is; the
+    // ordered searches below (a lone surrogate anywhere comes first) only
+    // when something is not.
+    value.first_where(|v| match v {
+        Value::Str(s) => s.as_str().is_none(),
+        Value::Int(i) => !fits_number(i),
+        _ => false,
+    })?;
     let at = |path: &str| {
         if path.is_empty() {
             "the body".to_owned()
