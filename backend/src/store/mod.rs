@@ -236,15 +236,15 @@ pub trait Store: Send + Sync + 'static {
     /// Writes a new record; [`StoreError::AlreadyExists`] when the name is taken.
     fn create<'a>(
         &'a self,
-        record: &'a Storable,
+        write: &'a Storable,
         by: &'a Author,
     ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>>;
     fn get<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<Option<Record>, StoreError>>;
-    /// Writes the [`MUTABLE_ATTRIBUTES`] of `record` when `expected` holds,
+    /// Writes the [`MUTABLE_ATTRIBUTES`] of `write` when `expected` holds,
     /// else [`StoreError::ConditionFailed`] and nothing changes.
     fn update<'a>(
         &'a self,
-        record: &'a Storable,
+        write: &'a Storable,
         expected: Expected<'a>,
         by: &'a Author,
     ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>>;
@@ -436,11 +436,6 @@ impl Storable {
     /// The item as one value.
     pub fn value(&self) -> &Value {
         &self.item
-    }
-
-    /// Its size as DynamoDB counts it against [`MAX_ITEM_BYTES`].
-    pub fn bytes(&self) -> usize {
-        bytes_of(self.item())
     }
 
     /// How it is over [`MAX_ITEM_BYTES`], when it is.

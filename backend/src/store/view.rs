@@ -330,11 +330,11 @@ impl View {
 impl Store for ViewedStore {
     fn create<'a>(
         &'a self,
-        record: &'a Storable,
+        write: &'a Storable,
         by: &'a Author,
     ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
         Box::pin(async move {
-            let stored = self.inner.create(record, by).await?;
+            let stored = self.inner.create(write, by).await?;
             self.view.wrote(&stored);
             Ok(stored)
         })
@@ -359,12 +359,12 @@ impl Store for ViewedStore {
 
     fn update<'a>(
         &'a self,
-        record: &'a Storable,
+        write: &'a Storable,
         expected: Expected<'a>,
         by: &'a Author,
     ) -> BoxFuture<'a, Result<Arc<Stored>, StoreError>> {
         Box::pin(async move {
-            let stored = self.inner.update(record, expected, by).await?;
+            let stored = self.inner.update(write, expected, by).await?;
             self.view.wrote(&stored);
             Ok(stored)
         })
