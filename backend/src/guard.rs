@@ -149,7 +149,8 @@ fn lists_other_than(headers: &HeaderMap, name: HeaderName, allowed: &str) -> boo
 /// percent-decoded (as the static files decode it). The static files refuse
 /// these themselves, but then fall back to the console page with a 200.
 fn escapes(path: &str) -> bool {
-    escapes_decoded(&percent_decode(path.as_bytes()))
+    let decoded: std::borrow::Cow<[u8]> = percent_encoding::percent_decode_str(path).into();
+    escapes_decoded(&decoded)
 }
 
 /// [`escapes`] for a path already decoded.
@@ -159,29 +160,6 @@ fn escapes_decoded(decoded: &[u8]) -> bool {
         || decoded
             .split(|b| *b == b'/')
             .any(|segment| segment == b"..")
-}
-
-fn percent_decode(bytes: &[u8]) -> Vec<u8> {
-    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match (
-            bytes[i],
-            bytes.get(i + 1).copied().and_then(hex),
-            bytes.get(i + 2).copied().and_then(hex),
-        ) {
-            (b'%', Some(hi), Some(lo)) => {
-                out.push(hi << 4 | lo);
-                i += 3;
-            }
-            (b, _, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    out
 }
 
 /// An error response without a JSON body (axum's 405, the static files'
