@@ -12,6 +12,7 @@ use axum::extract::{MatchedPath, Request};
 use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::Response;
+use metrics::SharedString;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
 /// Where the metrics are served (`GET`).
@@ -65,28 +66,34 @@ const NOT_FOUND_ROUTES: [&str; 3] = ["/api", "/api/", "/api/{*rest}"];
 /// series per value, kept for the process's life.
 pub async fn track(request: Request, next: Next) -> Response {
     let route = match request.extensions().get::<MatchedPath>() {
-        Some(path) if !NOT_FOUND_ROUTES.contains(&path.as_str()) => path.as_str().to_owned(),
-        _ => UNMATCHED.to_owned(),
+        Some(path) if !NOT_FOUND_ROUTES.contains(&path.as_str()) => route_label(path.as_str()),
+        _ => SharedString::const_str(UNMATCHED),
     };
-    let method = method_label(request.method());
+    let method = SharedString::const_str(method_label(request.method()));
     let started = std::time::Instant::now();
     let response = next.run(request).await;
-    let status = response.status().as_u16().to_string();
+    let status = SharedString::from_owned(response.status().as_str().to_owned());
     metrics::counter!(
         HTTP_REQUESTS,
         &[
             ("route", route.clone()),
-            ("method", method.to_owned()),
+            ("method", method.clone()),
             ("status", status),
         ]
     )
     .increment(1);
-    metrics::histogram!(
-        HTTP_SECONDS,
-        &[("route", route), ("method", method.to_owned())]
-    )
-    .record(started.elapsed().as_secs_f64());
+    metrics::histogram!(HTTP_SECONDS, &[("route", route), ("method", method)])
+        .record(started.elapsed().as_secs_f64());
     response
+}
+
+/// A route template as a label: the API's own constant (labels that are
+/// constants are neither copied nor kept twice by the recorder).
+fn route_label(template: &str) -> SharedString {
+    match gco_api::route::ROUTES.iter().find(|r| r.path == template) {
+        Some(route) => SharedString::const_str(route.path),
+        None => SharedString::from_owned(template.to_owned()),
+    }
 }
 
 /// A method as a label: one of RFC 9110's (and PATCH), else `other`.
