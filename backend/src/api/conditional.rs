@@ -3,19 +3,16 @@
 //! Answers stay `Cache-Control: no-store` (the guard's): the console keeps
 //! the body and its tag itself, no browser cache does.
 
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use super::IfNoneMatch;
 use crate::version::if_none_match_holds;
 
-/// A 304 with the tag, when the request's `If-None-Match` lists `tag`
-/// (every line of the header is one list). A header that is not ASCII
-/// lists no tag of ours: the full answer follows.
-pub fn not_modified(headers: &HeaderMap, tag: &str) -> Option<Response> {
-    let mut lines = headers.get_all(header::IF_NONE_MATCH).iter().peekable();
-    lines.peek()?;
-    let lines: Vec<&str> = lines.map(|v| v.to_str()).collect::<Result<_, _>>().ok()?;
-    if !if_none_match_holds(&lines.join(", "), tag) {
+/// A 304 with the tag, when `If-None-Match` (as [`IfNoneMatch`] read it)
+/// lists `tag`.
+pub fn not_modified(IfNoneMatch(tags): &IfNoneMatch, tag: &str) -> Option<Response> {
+    if !if_none_match_holds(tags.as_deref()?, tag) {
         return None;
     }
     Some(with_etag(StatusCode::NOT_MODIFIED.into_response(), tag))

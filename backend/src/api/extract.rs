@@ -7,8 +7,9 @@ use std::collections::HashMap;
 
 use axum::extract::rejection::PathRejection;
 use axum::extract::{FromRequestParts, Path, Query};
+use axum::http::header::ToStrError;
 use axum::http::request::Parts;
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, StatusCode, header};
 use gco_api::route::{self, REGION_PARAMETER};
 use gco_spec::json::Value;
 use gco_spec::{Change, ChangeKind, DesiredState};
@@ -138,13 +139,8 @@ impl<S: Send + Sync> FromRequestParts<S> for IfMatch {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
-        let mut lines = parts.headers.get_all(header::IF_MATCH).iter().peekable();
-        if lines.peek().is_none() {
-            return Ok(IfMatch(None));
-        }
-        let lines = lines
-            .map(|v| v.to_str())
-            .collect::<Result<Vec<_>, _>>()
+        let tags = joined_lines(&parts.headers, header::IF_MATCH)
+            .transpose()
             .map_err(|_| {
                 ApiError::field(
                     StatusCode::BAD_REQUEST,
@@ -152,8 +148,24 @@ impl<S: Send + Sync> FromRequestParts<S> for IfMatch {
                     "If-Match must be ASCII",
                 )
             })?;
-        Ok(IfMatch(Some(lines.join(", "))))
+        Ok(IfMatch(tags))
     }
+}
+
+/// Every line of header `name` as one comma-separated list (RFC 9110,
+/// section 5.3), `None` without the header, an error when a line is not
+/// ASCII.
+fn joined_lines(headers: &HeaderMap, name: HeaderName) -> Option<Result<String, ToStrError>> {
+    let mut lines = headers.get_all(name).iter();
+    let first = lines.next()?;
+    let joined = first.to_str().and_then(|first| {
+        lines.try_fold(first.to_owned(), |mut joined, line| {
+            joined.push_str(", ");
+            joined.push_str(line.to_str()?);
+            Ok(joined)
+        })
+    });
+    Some(joined)
 }
 
 /// The query of a list: its filters and its page.
@@ -262,10 +274,19 @@ impl ListQuery {
     }
 }
 
-/// `If-None-Match` on a read, as documented: the tag a page holds, for a
-/// bodiless 304 while nothing changed. `conditional::not_modified` reads
-/// the header itself (every line of it is one list).
-pub struct IfNoneMatch;
+/// `If-None-Match` on a read: the tags a page holds, for a bodiless 304
+/// while nothing changed (`conditional::not_modified`). A header that is
+/// not ASCII lists no tag of ours: the full answer follows.
+pub struct IfNoneMatch(pub Option<String>);
+
+impl<S: Send + Sync> FromRequestParts<S> for IfNoneMatch {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        let tags = joined_lines(&parts.headers, header::IF_NONE_MATCH).and_then(Result::ok);
+        Ok(IfNoneMatch(tags))
+    }
+}
 
 impl IntoParams for IfNoneMatch {
     fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {

@@ -16,7 +16,7 @@ use std::sync::{Arc, OnceLock};
 
 use axum::Router;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use gco_api::{
     CanaryBody, HistoryPage, ImageBody, RegionBody, ReplicasBody, RevertBody, TopologyBody, route,
@@ -194,7 +194,7 @@ async fn validate(State(service): State<AppState>, JsonBody(body): JsonBody) -> 
     responses((status = 200, description = "The endpoints, with an ETag of this answer.", body = Listing), NotModified, ListErrors))]
 async fn list(
     State(service): State<AppState>,
-    headers: HeaderMap,
+    if_none_match: IfNoneMatch,
     query: ListQuery,
 ) -> Result<Response, ApiError> {
     let filter = Filter {
@@ -205,7 +205,7 @@ async fn list(
     let stale = service.freshness().filter(|f| f.failing.is_some());
     let body = listing_json(&listing, query.page.limit.is_some(), stale.map(|f| f.age));
     let tag = body_etag(&body);
-    if let Some(unchanged) = conditional::not_modified(&headers, &tag) {
+    if let Some(unchanged) = conditional::not_modified(&if_none_match, &tag) {
         return Ok(marked_if_unreadable(unchanged, &service, true));
     }
     let response = ([(header::CONTENT_TYPE, "application/json")], body).into_response();
@@ -278,7 +278,7 @@ async fn deploy(
 async fn show(
     State(service): State<AppState>,
     EndpointName(name): EndpointName,
-    headers: HeaderMap,
+    if_none_match: IfNoneMatch,
 ) -> Result<Response, ApiError> {
     let stored = match service.read(&name).await {
         Ok(stored) => stored,
@@ -288,7 +288,7 @@ async fn show(
             return Ok(marked_if_unreadable(failed, &service, false));
         }
     };
-    let response = match conditional::not_modified(&headers, stored.etag()) {
+    let response = match conditional::not_modified(&if_none_match, stored.etag()) {
         Some(unchanged) => unchanged,
         None => record_response(StatusCode::OK, &stored),
     };
