@@ -17,7 +17,7 @@ use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::{DefaultOnResponse, OnResponse, TraceLayer};
 
 use crate::api::{self, AppState, MAX_BODY_BYTES};
-use crate::auth::{Access, authorize, require_role};
+use crate::auth::{Access, authorize};
 use crate::service::Service;
 
 pub use crate::console_files::CONTENT_SECURITY_POLICY;
@@ -64,7 +64,6 @@ pub use crate::metrics::PATH as METRICS;
 fn metrics_routes(state: AppState) -> Router {
     Router::new()
         .route(METRICS, axum::routing::get(metrics_text))
-        .layer(axum::middleware::from_fn(require_role))
         .with_state(state)
 }
 
@@ -109,13 +108,11 @@ pub fn routes(state: AppState, dist: &Path) -> Router {
         // A route layer: only a matched route knows its template.
         .route_layer(axum::middleware::from_fn(crate::metrics::track))
         .with_state(state)
-        // One stack per route, outermost first: the role each route needs
-        // (a layer of the routes, which knows the one axum matched), the
-        // compression, the body limit. Each `Router::layer` would box a
-        // service of its own per route, cloned with every request.
+        // One stack per route, outermost first: the compression, the body
+        // limit. Each `Router::layer` would box a service of its own per
+        // route, cloned with every request.
         .layer(
             ServiceBuilder::new()
-                .layer(axum::middleware::from_fn(require_role))
                 .layer(api_compression())
                 .layer(DefaultBodyLimit::max(MAX_BODY_BYTES)),
         );

@@ -365,12 +365,17 @@ impl Authenticator {
                 if let Some(found) = by_token(tokens) {
                     return found.map(plain);
                 }
-                let session = oidc.session(headers).await.map_err(|no| Unidentified {
-                    message: no.message(),
-                    reason: format!("{no:?}"),
-                    bearer: false,
-                    status: no.status(),
-                })?;
+                // Boxed, as is the load balancer's check below: their
+                // futures (a table read, a key fetch) would make every
+                // request's, in every mode, kilobytes to move.
+                let session = Box::pin(oidc.session(headers))
+                    .await
+                    .map_err(|no| Unidentified {
+                        message: no.message(),
+                        reason: format!("{no:?}"),
+                        bearer: false,
+                        status: no.status(),
+                    })?;
                 Ok(Identified {
                     identity: Identity {
                         roles: roles.roles_of(&session.groups),
@@ -421,8 +426,8 @@ fn judged(request: &Request) -> Judged {
 
 /// Who is asking, in front of every route (a layer of the whole router,
 /// so that it knows the route axum matched): the host, another site's
-/// page, the identity where the route needs a role, and a session's
-/// origin. The role itself is [`require_role`]'s.
+/// page, the identity where the route needs one, a session's origin, and
+/// then [`require_role`].
 pub async fn authorize(State(access): State<Access>, mut request: Request, next: Next) -> Response {
     let judged = judged(&request);
     let mutation = judged.changes_state;
@@ -461,26 +466,26 @@ pub async fn authorize(State(access): State<Access>, mut request: Request, next:
         request.extensions_mut().insert(session);
     }
     request.extensions_mut().insert(identified.identity);
+    if let Err(refused) = require_role(&request) {
+        return refused.into_response();
+    }
     next.run(request).await
 }
 
-/// The one role check: the identity [`authorize`] verified must hold the
-/// role the route needs, or is refused in the route's words ("scaling an
-/// endpoint needs the operator role; ..."). A layer of the API's routes
-/// (and `/metrics`), so that it reads the route axum matched; a layer, not
-/// a route layer, so that a method a path does not serve is judged too.
-pub async fn require_role(request: Request, next: Next) -> Response {
-    let judged = judged(&request);
+/// The one role check: the identity in `request` (as [`authorize`] put it
+/// there) must hold the role the route needs, or is refused in the route's
+/// words ("scaling an endpoint needs the operator role; ..."). Run inside
+/// the route, so that a method a path does not serve is judged too.
+pub fn require_role(request: &Request) -> Result<(), ApiError> {
+    let judged = judged(request);
     let Some(role) = judged.needs else {
-        return next.run(request).await;
+        return Ok(());
     };
-    let Some(identity) = request.extensions().get::<Identity>() else {
-        return identity::no_identity().into_response();
-    };
-    if let Err(refusal) = identity.require(role, judged.action) {
-        return ApiError::from(refusal).into_response();
-    }
-    next.run(request).await
+    let identity = request
+        .extensions()
+        .get::<Identity>()
+        .ok_or_else(identity::no_identity)?;
+    Ok(identity.require(role, judged.action)?)
 }
 
 /// Whether a browser says this request comes from a page of `origin`: its

@@ -19,6 +19,8 @@ use aws_sdk_dynamodb::types::AttributeValue as A;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
 use gco_api::Role;
 use gco_console::auth::identity::Identity;
 use gco_console::store::{EmbeddedStore, Span, Store};
@@ -40,7 +42,8 @@ pub(crate) struct Env {
     backend: Backend,
 }
 
-async fn identify(mut request: Request<Body>) -> Request<Body> {
+/// What the auth layer does, with the identity the test names.
+async fn identify(mut request: Request<Body>, next: Next) -> Response {
     let identity = match request
         .headers()
         .get("x-test-identity")
@@ -56,13 +59,16 @@ async fn identify(mut request: Request<Body>) -> Request<Body> {
         None => Identity::local(),
     };
     request.extensions_mut().insert(identity);
-    request
+    match gco_console::auth::require_role(&request) {
+        Ok(()) => next.run(request).await,
+        Err(refused) => refused.into_response(),
+    }
 }
 
 fn app(store: Arc<dyn Store>) -> Router {
     let service = common::service(store);
     gco_console::app::routes(Arc::new(service), Path::new("/nonexistent"))
-        .layer(axum::middleware::map_request(identify))
+        .layer(axum::middleware::from_fn(identify))
 }
 
 impl Env {
