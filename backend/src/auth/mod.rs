@@ -401,8 +401,7 @@ impl Authenticator {
                     .get(alb::HEADER)
                     .and_then(|v| v.to_str().ok())
                     .ok_or_else(|| refused(alb::AlbRefusal::Missing))?;
-                let user = verifier
-                    .verify(token, crate::clock::unix_seconds())
+                let user = Box::pin(verifier.verify(token, crate::clock::unix_seconds()))
                     .await
                     .map_err(refused)?;
                 Ok(plain(Identity {
