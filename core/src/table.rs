@@ -30,11 +30,9 @@ pub fn unstorable_value(value: &Value) -> Option<Diagnostic> {
     // One walk when all is storable, as nearly every request is; the
     // ordered searches below (a lone surrogate anywhere comes first) only
     // when something is not.
-    value.first_where(|v| match v {
-        Value::Str(s) => s.as_str().is_none(),
-        Value::Int(i) => !fits_number(i),
-        _ => false,
-    })?;
+    if storable(value) {
+        return None;
+    }
     let at = |path: &str| {
         if path.is_empty() {
             "the body".to_owned()
@@ -60,6 +58,18 @@ pub fn unstorable_value(value: &Value) -> Option<Diagnostic> {
         at(&path)
     );
     Some(Diagnostic::error(path, message))
+}
+
+/// Whether every string (keys included) and integer of `value` can be
+/// stored as it is.
+fn storable(value: &Value) -> bool {
+    match value {
+        Value::Str(s) => s.as_str().is_some(),
+        Value::Int(i) => fits_number(i),
+        Value::List(items) => items.iter().all(storable),
+        Value::Object(o) => o.iter().all(|(k, v)| storable(k) && storable(v)),
+        Value::Null | Value::Bool(_) | Value::Float(_) => true,
+    }
 }
 
 #[cfg(test)]
