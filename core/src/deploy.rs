@@ -428,10 +428,10 @@ fn check_labels(labels: &Object, report: &mut Report) {
     let repr = crate::pyrepr::repr_text;
     for (key, value) in labels.str_entries() {
         let key = key.to_string_lossy();
-        let path = format!("labels.{key}");
+        let path = || format!("labels.{key}");
         if !crate::names::is_label_key(&key) {
             report.push(Diagnostic::error(
-                path.clone(),
+                path(),
                 format!(
                     "labels key {} is not a Kubernetes label key ([prefix/]name: the name 1 to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit): Kubernetes refuses it",
                     repr(&key)
@@ -440,6 +440,7 @@ fn check_labels(labels: &Object, report: &mut Report) {
         } else if let Some(v) = value.as_str()
             && !crate::names::is_label_value(v)
         {
+            let path = path();
             report.push(Diagnostic::error(
                 path.clone(),
                 format!(
