@@ -105,14 +105,14 @@ pub fn routes(state: AppState, dist: &Path) -> Router {
         .route("/api", axum::routing::any(api::not_found))
         .route("/api/", axum::routing::any(api::not_found))
         .route("/api/{*rest}", axum::routing::any(api::not_found))
-        // A route layer: only a matched route knows its template.
-        .route_layer(axum::middleware::from_fn(crate::metrics::track))
         .with_state(state)
-        // One stack per route, outermost first: the compression, the body
-        // limit. Each `Router::layer` would box a service of its own per
-        // route, cloned with every request.
+        // One stack per route, outermost first: the count (a layer of the
+        // routes, which knows the one axum matched), the compression, the
+        // body limit. Each `Router::layer` would box a service of its own
+        // per route, cloned with every request.
         .layer(
             ServiceBuilder::new()
+                .layer(axum::middleware::from_fn(crate::metrics::track))
                 .layer(api_compression())
                 .layer(DefaultBodyLimit::max(MAX_BODY_BYTES)),
         );
