@@ -13,7 +13,6 @@ use tower_http::CompressionLevel;
 use tower_http::compression::CompressionLayer;
 use tower_http::compression::predicate::SizeAbove;
 use tower_http::request_id::PropagateRequestIdLayer;
-use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::{DefaultOnResponse, OnResponse, TraceLayer};
 
 use crate::api::{self, AppState, MAX_BODY_BYTES};
@@ -121,7 +120,7 @@ pub fn routes(state: AppState, dist: &Path) -> Router {
 }
 
 /// `routes` inside the layers every request passes: request ids, tracing,
-/// the error log, security headers, the guard and who may ask
+/// the error log, the guard (with the security headers) and who may ask
 /// ([`authorize`], a layer of the routes: it reads the route axum matched).
 fn layered(routes: Router, access: Access) -> Router {
     let routes = routes.layer(axum::middleware::from_fn_with_state(access, authorize));
@@ -152,18 +151,6 @@ fn layered(routes: Router, access: Access) -> Router {
                 crate::error::log_answer(response);
             }),
         )
-        .layer(SetResponseHeaderLayer::overriding(
-            header::REFERRER_POLICY,
-            HeaderValue::from_static("no-referrer"),
-        ))
-        .layer(SetResponseHeaderLayer::overriding(
-            header::X_FRAME_OPTIONS,
-            HeaderValue::from_static("DENY"),
-        ))
-        .layer(SetResponseHeaderLayer::overriding(
-            header::X_CONTENT_TYPE_OPTIONS,
-            HeaderValue::from_static("nosniff"),
-        ))
         .layer(axum::middleware::from_fn(crate::guard::guard));
     Router::new().fallback_service(layers.service(routes))
 }

@@ -1,6 +1,7 @@
 //! The outermost checks of every request, and the one error shape on every
 //! error response, whoever produced it (a handler, axum's router, the static
-//! files), so hostile requests always get a 4xx the client can read.
+//! files), so hostile requests always get a 4xx the client can read; and
+//! the headers every response carries.
 
 use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Version, header};
@@ -22,14 +23,24 @@ pub async fn guard(request: Request, next: Next) -> Response {
         Some(refusal) => refusal.into_response(),
         None => with_error_shape(next.run(request).await),
     };
+    let headers = response.headers_mut();
     // The API's answers are the table's current state (env values
     // included): no cache keeps them, refusals included. The console's files
     // may be cached.
     if api {
-        response
-            .headers_mut()
-            .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     }
+    // Every answer: no page of ours in another site's frame, no type
+    // guessed from content, no address of ours in another site's logs.
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
     response
 }
 
