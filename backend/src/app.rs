@@ -180,10 +180,11 @@ fn assign_request_ids<B>(mut request: Request<B>) -> Request<B> {
     {
         headers.insert(CLIENT_REQUEST_ID, id.clone());
     }
-    let ours = uuid::Uuid::now_v7().hyphenated().to_string();
+    let mut ours = uuid::Uuid::encode_buffer();
+    let ours = uuid::Uuid::now_v7().hyphenated().encode_lower(&mut ours);
     headers.insert(
         REQUEST_ID,
-        HeaderValue::from_str(&ours).expect("a UUID is a header value"),
+        HeaderValue::from_str(ours).expect("a UUID is a header value"),
     );
     request
 }
