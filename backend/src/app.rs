@@ -6,7 +6,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::extract::State;
-use axum::http::{HeaderName, HeaderValue, Request, header};
+use axum::http::{HeaderValue, Request, header};
 use axum::response::{IntoResponse, Response};
 use tower::ServiceBuilder;
 use tower_http::CompressionLevel;
@@ -130,12 +130,8 @@ fn layered(routes: Router, access: Access) -> Router {
     // allocations a request, whatever the route.
     let layers = ServiceBuilder::new()
         .map_request(assign_request_ids)
-        .layer(PropagateRequestIdLayer::new(HeaderName::from_static(
-            REQUEST_ID,
-        )))
-        .layer(PropagateRequestIdLayer::new(HeaderName::from_static(
-            CLIENT_REQUEST_ID,
-        )))
+        .layer(PropagateRequestIdLayer::new(REQUEST_ID))
+        .layer(PropagateRequestIdLayer::new(CLIENT_REQUEST_ID))
         .layer(
             TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
                 let header = |name| req.headers().get(name).and_then(|v| v.to_str().ok());

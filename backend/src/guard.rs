@@ -16,6 +16,9 @@ use crate::error::ApiError;
 /// without a body.
 pub const MAX_HEADER_BYTES: usize = 16 * 1024;
 
+/// The load balancer's signed identity, a header of one value.
+const ALB_IDENTITY: HeaderName = HeaderName::from_static(crate::auth::alb::HEADER);
+
 pub async fn guard(request: Request, next: Next) -> Response {
     let path = request.uri().path();
     let api = path == "/api" || path.starts_with("/api/");
@@ -95,10 +98,7 @@ fn refuse(request: &Request) -> Option<ApiError> {
     for (name, field) in [
         (header::CONTENT_TYPE, "Content-Type"),
         (header::AUTHORIZATION, "Authorization"),
-        (
-            HeaderName::from_static(crate::auth::alb::HEADER),
-            "x-amzn-oidc-data",
-        ),
+        (ALB_IDENTITY, "x-amzn-oidc-data"),
     ] {
         if headers.get_all(&name).iter().nth(1).is_some() {
             return Some(ApiError::field(

@@ -28,11 +28,11 @@ use crate::store::listing::{Cursor, MAX_PAGE, Page};
 
 /// Each request's own id, made by the console (`crate::app` sets it): in
 /// its answer, its log lines and the history entry of the change it made.
-pub const REQUEST_ID: &str = "x-request-id";
+pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// The `X-Request-Id` a client sent, kept beside the console's id under
 /// this name (in the answer, the log and the history).
-pub const CLIENT_REQUEST_ID: &str = "x-client-request-id";
+pub const CLIENT_REQUEST_ID: HeaderName = HeaderName::from_static("x-client-request-id");
 
 /// The identity the auth layer verified. Without one (a route the layer
 /// did not wrap) the request fails closed.
@@ -538,7 +538,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Actor {
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         let identity = Identity::from_request_parts(parts, state).await?;
-        let header = |name: &str| {
+        let header = |name: HeaderName| {
             parts
                 .headers
                 .get(name)

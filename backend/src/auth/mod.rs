@@ -31,7 +31,7 @@ pub mod tokens;
 use std::sync::Arc;
 
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use gco_api::{AuthMode, Role, route};
@@ -487,12 +487,16 @@ pub fn require_role(request: &Request) -> Result<(), ApiError> {
     Ok(identity.require(role, judged.action)?)
 }
 
+/// Where a browser says a request comes from: `same-origin`, `same-site`,
+/// `cross-site` or `none` (typed in).
+const SEC_FETCH_SITE: HeaderName = HeaderName::from_static("sec-fetch-site");
+
 /// Whether a browser says this request comes from a page of `origin`: its
 /// `Origin`, or its `Sec-Fetch-Site` (which pages cannot set). A form post
 /// from a page with `Referrer-Policy: no-referrer`, as the console's, sends
 /// `Origin: null`, and only the latter tells.
 pub fn from_page_of(headers: &HeaderMap, origin: &str) -> bool {
-    let site = headers.get("sec-fetch-site").map(|s| s.as_bytes());
+    let site = headers.get(SEC_FETCH_SITE).map(|s| s.as_bytes());
     let sent = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok());
     site == Some(b"same-origin") || sent == Some(origin)
 }
@@ -503,7 +507,7 @@ pub fn from_page_of(headers: &HeaderMap, origin: &str) -> bool {
 /// not an http console's). Clients that are not browsers send neither.
 fn is_cross_site(request: &Request, scheme: &str) -> bool {
     let headers = request.headers();
-    if let Some(site) = headers.get("sec-fetch-site") {
+    if let Some(site) = headers.get(SEC_FETCH_SITE) {
         return !matches!(site.as_bytes(), b"same-origin" | b"none");
     }
     let Some(origin) = headers.get(header::ORIGIN) else {
