@@ -5,6 +5,7 @@
 //! ```sh
 //! cargo build --release -p gco-console --example profile_route
 //! valgrind --tool=callgrind target/release/examples/profile_route validate core/benches/inputs/requests/full.json 1000
+//! valgrind --tool=callgrind target/release/examples/profile_route validate core/benches/inputs/requests/full.json 11000
 //! valgrind --tool=callgrind target/release/examples/profile_route trivial - 1000
 //! ```
 //!
@@ -12,8 +13,11 @@
 //! FILE), `get` (GET /api/endpoints/{name} of FILE's endpoint, deployed
 //! first). Hyper's parsing and the sockets are left out: they cost every
 //! route the same, so the difference between two routes is what the
-//! handler adds. Divide callgrind's total by the count, after subtracting
-//! a run with count 0 (start-up).
+//! handler adds. Subtract callgrind's total for 1,000 requests from its
+//! total for 11,000 and divide by 10,000: both runs carry the start-up,
+//! whose clock calibration varies by millions of instructions from run to
+//! run (a run of none, subtracted from 1,000, moves the figure by about
+//! 2,000 a request).
 
 use std::path::PathBuf;
 use std::sync::Arc;
