@@ -5,7 +5,35 @@
 
 /// Declares a vocabulary enum: `Variant = "text",` per value, in the order
 /// `ALL` and `NAMES` list them (and messages and the JSON Schema with them).
+///
+/// Two forms. This crate's: serde and the JSON Schema behind its `serde`
+/// and `schema` features. Other crates' (`gco_api`'s roles, auth modes and
+/// methods), which always have serde: `vocabulary! { serde; ... }` derives
+/// it with each value's text. The forms differ because a macro's
+/// `cfg(feature)` is read in the crate that calls it.
+#[macro_export]
 macro_rules! vocabulary {
+    (
+        serde;
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            // `tt`, not `literal`: utoipa reads a `literal` fragment's
+            // `rename` as no rename at all.
+            $($(#[$variant_meta:meta])* $variant:ident = $text:tt,)+
+        }
+    ) => {
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+        $(#[$meta])*
+        $vis enum $name {
+            $(
+                $(#[$variant_meta])*
+                #[serde(rename = $text)]
+                $variant,
+            )+
+        }
+
+        $crate::vocabulary!(@words $name { $($variant = $text,)+ });
+    };
     (
         $(#[$meta:meta])*
         $vis:vis enum $name:ident {
@@ -24,6 +52,9 @@ macro_rules! vocabulary {
             )+
         }
 
+        $crate::vocabulary!(@words $name { $($variant = $text,)+ });
+    };
+    (@words $name:ident { $($variant:ident = $text:literal,)+ }) => {
         impl $name {
             /// Every value, in the vocabulary's order.
             pub const ALL: [$name; [$($text),+].len()] = [$($name::$variant),+];
