@@ -71,41 +71,26 @@ pub const OWNER_LABEL_PARAMETER: &str = "owner_label";
 /// A delete's condition on the lifecycle id (query parameter).
 pub const LIFECYCLE_ID_PARAMETER: &str = "lifecycle_id";
 
-/// The HTTP methods the API uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Method {
-    Get,
-    Post,
-    Put,
-    Delete,
+gco_spec::vocabulary! {
+    serde;
+    /// The HTTP methods the API uses.
+    #[derive(PartialOrd, Ord)]
+    pub enum Method {
+        Get = "GET",
+        Post = "POST",
+        Put = "PUT",
+        Delete = "DELETE",
+    }
 }
 
 impl Method {
     /// The method of an HTTP request, `HEAD` as the `GET` it mirrors; `None`
     /// for one the API has no route for.
-    pub fn parse(text: &str) -> Option<Method> {
-        Some(match text {
-            "GET" | "HEAD" => Method::Get,
-            "POST" => Method::Post,
-            "PUT" => Method::Put,
-            "DELETE" => Method::Delete,
-            _ => return None,
-        })
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Method::Get => "GET",
-            Method::Post => "POST",
-            Method::Put => "PUT",
-            Method::Delete => "DELETE",
+    pub fn of_request(text: &str) -> Option<Method> {
+        match text {
+            "HEAD" => Some(Method::Get),
+            _ => Method::parse(text),
         }
-    }
-}
-
-impl std::fmt::Display for Method {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

@@ -4,43 +4,25 @@
 use gco_spec::json::Value;
 use serde::{Deserialize, Serialize};
 
-/// What an identity may do. Each role includes the ones before it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    /// Read, validate, preview, and read the history.
-    Viewer,
-    /// Every change except a delete (and reverting one).
-    Operator,
-    /// Delete, and deploy a deleted endpoint again from its history.
-    Admin,
+gco_spec::vocabulary! {
+    serde;
+    /// What an identity may do. Each role includes the ones before it.
+    #[derive(PartialOrd, Ord)]
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    pub enum Role {
+        /// Read, validate, preview, and read the history.
+        Viewer = "viewer",
+        /// Every change except a delete (and reverting one).
+        Operator = "operator",
+        /// Delete, and deploy a deleted endpoint again from its history.
+        Admin = "admin",
+    }
 }
 
 impl Role {
-    pub const ALL: [Role; 3] = [Role::Viewer, Role::Operator, Role::Admin];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Viewer => "viewer",
-            Role::Operator => "operator",
-            Role::Admin => "admin",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Role> {
-        Role::ALL.into_iter().find(|r| r.as_str() == text)
-    }
-
     /// Whether an identity holding `roles` may act as `self` needs.
     pub fn granted_by(self, roles: &[Role]) -> bool {
         roles.iter().any(|held| *held >= self)
-    }
-}
-
-impl std::fmt::Display for Role {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -75,37 +57,21 @@ impl Me {
     }
 }
 
-/// How the console knows who is asking (its `--auth`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "lowercase")]
-pub enum AuthMode {
-    /// Loopback only: everyone is `local`, with every role.
-    #[default]
-    None,
-    /// Bearer tokens: the shared token file, or named tokens.
-    Token,
-    /// The console signs users in with an OpenID provider.
-    Oidc,
-    /// An AWS Application Load Balancer signs users in.
-    Alb,
-}
-
-impl AuthMode {
-    pub const ALL: [AuthMode; 4] = [
-        AuthMode::None,
-        AuthMode::Token,
-        AuthMode::Oidc,
-        AuthMode::Alb,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            AuthMode::None => "none",
-            AuthMode::Token => "token",
-            AuthMode::Oidc => "oidc",
-            AuthMode::Alb => "alb",
-        }
+gco_spec::vocabulary! {
+    serde;
+    /// How the console knows who is asking (its `--auth`).
+    #[derive(Default)]
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    pub enum AuthMode {
+        /// Loopback only: everyone is `local`, with every role.
+        #[default]
+        None = "none",
+        /// Bearer tokens: the shared token file, or named tokens.
+        Token = "token",
+        /// The console signs users in with an OpenID provider.
+        Oidc = "oidc",
+        /// An AWS Application Load Balancer signs users in.
+        Alb = "alb",
     }
 }
 
@@ -113,16 +79,8 @@ impl std::str::FromStr for AuthMode {
     type Err = String;
 
     fn from_str(text: &str) -> Result<AuthMode, String> {
-        AuthMode::ALL
-            .into_iter()
-            .find(|m| m.as_str() == text)
+        AuthMode::parse(text)
             .ok_or_else(|| format!("{text:?} is not an auth mode: none, token, oidc or alb"))
-    }
-}
-
-impl std::fmt::Display for AuthMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

@@ -245,7 +245,7 @@ struct Judged {
 
 fn judge(method: &Method, matched: Option<&str>, path: &str) -> Judged {
     let served = matched
-        .zip(gco_api::Method::parse(method.as_str()))
+        .zip(gco_api::Method::of_request(method.as_str()))
         .and_then(|(template, method)| route::served(method, template));
     if let Some(route) = served {
         return Judged {
