@@ -30,28 +30,18 @@ pub(crate) use skeleton::{
     proxy_program_name, serving_name, skeleton,
 };
 
-/// What the monitor does with an object.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
-    /// Created, or updated to match the spec.
-    Apply,
-    /// Kept, with no pods: a stopped endpoint's Deployments.
-    ScaleToZero,
-    /// Left as it is: the rest of a stopped endpoint, and objects other
-    /// endpoints share.
-    Keep,
-    /// Removed: a deleted endpoint, or a region no longer targeted.
-    Delete,
-}
-
-impl Action {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Action::Apply => "apply",
-            Action::ScaleToZero => "scale_to_zero",
-            Action::Keep => "keep",
-            Action::Delete => "delete",
-        }
+vocabulary! {
+    /// What the monitor does with an object.
+    pub enum Action {
+        /// Created, or updated to match the spec.
+        Apply = "apply",
+        /// Kept, with no pods: a stopped endpoint's Deployments.
+        ScaleToZero = "scale_to_zero",
+        /// Left as it is: the rest of a stopped endpoint, and objects other
+        /// endpoints share.
+        Keep = "keep",
+        /// Removed: a deleted endpoint, or a region no longer targeted.
+        Delete = "delete",
     }
 }
 

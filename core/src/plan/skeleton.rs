@@ -11,39 +11,23 @@ use crate::limits::{
 };
 use crate::mooncake::Role;
 
-/// A Kubernetes object kind the monitor manages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Deployment,
-    Service,
-    ConfigMap,
-    Secret,
-    StatefulSet,
-    /// An allow rule beside the namespace's default-deny posture.
-    NetworkPolicy,
-    HorizontalPodAutoscaler,
-    /// KEDA's autoscaler, for metrics a plain HPA cannot read (GPU).
-    ScaledObject,
-    /// A cluster-wide admission rule (the tenant write fence), and what
-    /// binds it.
-    ValidatingAdmissionPolicy,
-    ValidatingAdmissionPolicyBinding,
-}
-
-impl Kind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Deployment => "Deployment",
-            Kind::Service => "Service",
-            Kind::ConfigMap => "ConfigMap",
-            Kind::Secret => "Secret",
-            Kind::StatefulSet => "StatefulSet",
-            Kind::NetworkPolicy => "NetworkPolicy",
-            Kind::HorizontalPodAutoscaler => "HorizontalPodAutoscaler",
-            Kind::ScaledObject => "ScaledObject",
-            Kind::ValidatingAdmissionPolicy => "ValidatingAdmissionPolicy",
-            Kind::ValidatingAdmissionPolicyBinding => "ValidatingAdmissionPolicyBinding",
-        }
+vocabulary! {
+    /// A Kubernetes object kind the monitor manages.
+    pub enum Kind {
+        Deployment = "Deployment",
+        Service = "Service",
+        ConfigMap = "ConfigMap",
+        Secret = "Secret",
+        StatefulSet = "StatefulSet",
+        /// An allow rule beside the namespace's default-deny posture.
+        NetworkPolicy = "NetworkPolicy",
+        HorizontalPodAutoscaler = "HorizontalPodAutoscaler",
+        /// KEDA's autoscaler, for metrics a plain HPA cannot read (GPU).
+        ScaledObject = "ScaledObject",
+        /// A cluster-wide admission rule (the tenant write fence), and what
+        /// binds it.
+        ValidatingAdmissionPolicy = "ValidatingAdmissionPolicy",
+        ValidatingAdmissionPolicyBinding = "ValidatingAdmissionPolicyBinding",
     }
 }
 
