@@ -5,14 +5,16 @@
 //! and statuses only: never an endpoint's name, an identity or a record,
 //! and never a value a client chose (see [`track`]).
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::OnceLock;
 use std::time::Duration;
 
 use axum::extract::{MatchedPath, Request};
-use axum::http::Method;
+use axum::http::{Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::Response;
-use metrics::SharedString;
+use metrics::{Counter, Histogram, SharedString};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
 /// Where the metrics are served (`GET`).
@@ -66,34 +68,59 @@ const NOT_FOUND_ROUTES: [&str; 3] = ["/api", "/api/", "/api/{*rest}"];
 /// series per value, kept for the process's life.
 pub async fn track(request: Request, next: Next) -> Response {
     let route = match request.extensions().get::<MatchedPath>() {
-        Some(path) if !NOT_FOUND_ROUTES.contains(&path.as_str()) => route_label(path.as_str()),
-        _ => SharedString::const_str(UNMATCHED),
+        Some(path) if !NOT_FOUND_ROUTES.contains(&path.as_str()) => path.as_str(),
+        _ => UNMATCHED,
     };
-    let method = SharedString::const_str(method_label(request.method()));
+    // The API's own constant when it is one of its routes (as every route
+    // it serves is): labels that are constants are neither copied nor kept
+    // twice, and their series are kept at hand.
+    let route = gco_api::route::ROUTES
+        .iter()
+        .map(|r| r.path)
+        .chain([UNMATCHED])
+        .find(|r| *r == route)
+        .ok_or_else(|| route.to_owned());
+    let method = method_label(request.method());
     let started = std::time::Instant::now();
     let response = next.run(request).await;
-    let status = SharedString::from_owned(response.status().as_str().to_owned());
-    metrics::counter!(
+    let (count, time) = match route {
+        Ok(route) => series(route, method, response.status()),
+        Err(route) => register(SharedString::from_owned(route), method, response.status()),
+    };
+    count.increment(1);
+    time.record(started.elapsed().as_secs_f64());
+    response
+}
+
+/// The count and the latency of a route, method and status, registered
+/// once per thread: the recorder finds a series by hashing all its labels,
+/// on every request.
+fn series(route: &'static str, method: &'static str, status: StatusCode) -> (Counter, Histogram) {
+    type Series = HashMap<(&'static str, &'static str, u16), (Counter, Histogram)>;
+    thread_local! {
+        static SERIES: RefCell<Series> = RefCell::default();
+    }
+    SERIES.with_borrow_mut(|series| {
+        series
+            .entry((route, method, status.as_u16()))
+            .or_insert_with(|| register(SharedString::const_str(route), method, status))
+            .clone()
+    })
+}
+
+fn register(route: SharedString, method: &'static str, status: StatusCode) -> (Counter, Histogram) {
+    let method = SharedString::const_str(method);
+    let status = SharedString::from_owned(status.as_str().to_owned());
+    let count = metrics::counter!(
         HTTP_REQUESTS,
         &[
             ("route", route.clone()),
             ("method", method.clone()),
             ("status", status),
         ]
-    )
-    .increment(1);
-    metrics::histogram!(HTTP_SECONDS, &[("route", route), ("method", method)])
-        .record(started.elapsed().as_secs_f64());
-    response
-}
-
-/// A route template as a label: the API's own constant (labels that are
-/// constants are neither copied nor kept twice by the recorder).
-fn route_label(template: &str) -> SharedString {
-    match gco_api::route::ROUTES.iter().find(|r| r.path == template) {
-        Some(route) => SharedString::const_str(route.path),
-        None => SharedString::from_owned(template.to_owned()),
-    }
+    );
+    let time = metrics::histogram!(HTTP_SECONDS, &[("route", route), ("method", method)]);
+    (count, time)
 }
 
 /// A method as a label: one of RFC 9110's (and PATCH), else `other`.
