@@ -45,8 +45,10 @@ cd "$ROOT"
 # JS minified; and the console's size profile, "z" (issue 41: at "s",
 # for speed, it had grown to 101,653 bytes).
 # 97,175 bytes on 2026-12-07 after issue 44's monitor settings declared
-# once; the budget follows.
-GZIP_BUDGET=${GZIP_BUDGET:-97180}   # bytes, gzip -9 of the web wasm + JS
+# once; 97,270 after its per-request work (the storable check in one walk:
+# a validation's instructions back under issue 44's target), a trade-off
+# reported in BENCHMARKS.md; the budget follows.
+GZIP_BUDGET=${GZIP_BUDGET:-97275}   # bytes, gzip -9 of the web wasm + JS
 PROFILE=wasm-release
 TARGET=wasm32-unknown-unknown
 WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"

