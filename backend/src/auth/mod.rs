@@ -426,7 +426,7 @@ fn judged(request: &Request) -> Judged {
 /// Who is asking, in front of every route (a layer of the whole router,
 /// so that it knows the route axum matched): the host, another site's
 /// page, the identity where the route needs one, a session's origin, and
-/// then [`require_role`].
+/// the role the route needs.
 pub async fn authorize(State(access): State<Access>, mut request: Request, next: Next) -> Response {
     let judged = judged(&request);
     let mutation = judged.changes_state;
@@ -461,30 +461,41 @@ pub async fn authorize(State(access): State<Access>, mut request: Request, next:
         .into_response();
     }
     tracing::Span::current().record("who", identified.identity.name.as_str());
+    if let Err(refused) = judged.require_role(&identified.identity) {
+        return refused.into_response();
+    }
     if let Some(session) = identified.session {
         request.extensions_mut().insert(session);
     }
     request.extensions_mut().insert(identified.identity);
-    if let Err(refused) = require_role(&request) {
-        return refused.into_response();
-    }
     next.run(request).await
 }
 
-/// The one role check: the identity in `request` (as [`authorize`] put it
-/// there) must hold the role the route needs, or is refused in the route's
-/// words ("scaling an endpoint needs the operator role; ..."). Run inside
-/// the route, so that a method a path does not serve is judged too.
+impl Judged {
+    /// The one role check: `identity` must hold the role the route needs,
+    /// or is refused in the route's words ("scaling an endpoint needs the
+    /// operator role; ...").
+    fn require_role(&self, identity: &Identity) -> Result<(), ApiError> {
+        match self.needs {
+            Some(role) => Ok(identity.require(role, self.action)?),
+            None => Ok(()),
+        }
+    }
+}
+
+/// [`authorize`]'s role check for a layer that puts the identity in
+/// `request` itself (the tests' stand-in for sign-in): judged inside the
+/// route, so that a method a path does not serve is judged too.
 pub fn require_role(request: &Request) -> Result<(), ApiError> {
     let judged = judged(request);
-    let Some(role) = judged.needs else {
+    if judged.needs.is_none() {
         return Ok(());
-    };
+    }
     let identity = request
         .extensions()
         .get::<Identity>()
         .ok_or_else(identity::no_identity)?;
-    Ok(identity.require(role, judged.action)?)
+    judged.require_role(identity)
 }
 
 /// Where a browser says a request comes from: `same-origin`, `same-site`,
