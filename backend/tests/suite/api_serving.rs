@@ -370,3 +370,78 @@ async fn api_answers_travel_compressed() {
         "small answers stay plain"
     );
 }
+
+/// Every answer carries the security headers the guard sets: the API's,
+/// its refusals, the guard's own and the console's files.
+#[tokio::test]
+async fn every_answer_carries_the_security_headers() {
+    let api = Api::new();
+    for (path, status) in [
+        ("/healthz", StatusCode::OK),
+        ("/api/endpoints/ghost", StatusCode::NOT_FOUND),
+        ("/a/%2e%2e/b", StatusCode::BAD_REQUEST),
+        ("/new", StatusCode::OK),
+    ] {
+        let r = api.get(path).await;
+        assert_eq!(r.status, status, "{path}");
+        assert_eq!(
+            r.headers[header::X_CONTENT_TYPE_OPTIONS],
+            "nosniff",
+            "{path}"
+        );
+        assert_eq!(r.headers[header::X_FRAME_OPTIONS], "DENY", "{path}");
+        assert_eq!(r.headers[header::REFERRER_POLICY], "no-referrer", "{path}");
+    }
+}
+
+/// `If-None-Match` sent on two lines is one list (RFC 9110, section 5.3).
+#[tokio::test]
+async fn if_none_match_on_two_lines_is_one_list() {
+    let api = Api::new();
+    api.deploy_split("lines").await;
+    let path = "/api/endpoints/lines";
+    let tag = api.get(path).await.headers[header::ETAG]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let elsewhere = r#""elsewhere""#;
+    let r = api
+        .send(
+            "GET",
+            path,
+            None,
+            &[("if-none-match", elsewhere), ("if-none-match", &tag)],
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::NOT_MODIFIED);
+    let r = api
+        .send(
+            "GET",
+            path,
+            None,
+            &[
+                ("if-none-match", elsewhere),
+                ("if-none-match", r#""nowhere""#),
+            ],
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK);
+}
+
+/// A method a path does not serve is counted under the path's template.
+#[tokio::test]
+async fn a_405_is_counted_under_its_route() {
+    let api = Api::new();
+    let r = api.get("/api/validate").await;
+    assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
+    let metrics = api.get("/metrics").await.text;
+    assert!(
+        metrics
+            .lines()
+            .any(|line| line.starts_with("gco_http_requests_total{")
+                && line.contains(r#"route="/api/validate""#)
+                && line.contains(r#"method="GET""#)
+                && line.contains(r#"status="405""#)),
+        "{metrics}"
+    );
+}
