@@ -55,8 +55,10 @@ cd "$ROOT"
 # Issue 44's per-request work (the storable check in one walk, a label's
 # path made only for its error: 12,000 fewer instructions a validation)
 # made it 381,354 (+246 bytes raw; brotli +122), a trade-off reported in
-# BENCHMARKS.md; the budget follows at 381,360.
-BUDGET=${WEB_GZIP_BUDGET:-381360}   # bytes: wasm + JS, gzip -9
+# BENCHMARKS.md; the budget follows at 381,360. A fix (the editor's link
+# no longer lands on the endpoint page Deploy opens) made it 381,367 (+13;
+# brotli, as sent, 123 less): the budget follows at 381,370.
+BUDGET=${WEB_GZIP_BUDGET:-381370}   # bytes: wasm + JS, gzip -9
 PROFILE=wasm-release
 TARGET=wasm32-unknown-unknown
 WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"

@@ -72,6 +72,7 @@ pub fn open(
 pub fn follow(ed: Editor, ready: RwSignal<bool>, status: RwSignal<Option<String>>) {
     Effect::new(move |_| ed.state.with(draft::save));
     let generation = StoredValue::new(0u32);
+    let router = crate::route::Router::get();
     Effect::new(move |_| {
         let state = ed.state.get();
         if !ready.get() {
@@ -79,10 +80,15 @@ pub fn follow(ed: Editor, ready: RwSignal<bool>, status: RwSignal<Option<String>
         }
         generation.update_value(|g| *g += 1);
         let mine = generation.get_value();
+        // Whether this state is still the one to follow: the editor may be
+        // gone by now (Deploy opens the endpoint's page, before or while
+        // the state is encoded), and its link must not land on that page.
+        let current = move || {
+            generation.try_get_value() == Some(mine) && router.is_on(&crate::route::Page::New)
+        };
         set_timeout(
             move || {
-                // The page may be gone by now (after Deploy, say).
-                if generation.try_get_value() != Some(mine) {
+                if !current() {
                     return;
                 }
                 spawn_local(async move {
@@ -90,7 +96,11 @@ pub fn follow(ed: Editor, ready: RwSignal<bool>, status: RwSignal<Option<String>
                         share::set_fragment("");
                         return;
                     }
-                    match share::encode(&state).await {
+                    let encoded = share::encode(&state).await;
+                    if !current() {
+                        return;
+                    }
+                    match encoded {
                         Ok(f) => {
                             share::set_fragment(&f);
                             draft::note_fragment(&f);
