@@ -46,7 +46,12 @@ test('a 401 asks for the token; the retried deploy carries it and no link does',
     await dialog.waitFor({ state: 'detached' });
     assert.equal(await page.evaluate(() => sessionStorage.getItem('gco-console-token')), TOKEN);
     // Saving the token deploys again (issue 35, item 10): no second click.
-    await page.waitForURL(`${env.base}/endpoints/e2e-with-token`);
+    await page.waitForURL(`${env.base}/endpoints/e2e-with-token`).catch(async (e) => {
+      // Should it not get there: where it is, what it sent and says.
+      await h.screenshot(page, 'token-retry-failed', { fullPage: false });
+      const says = await page.locator('[role=alert], [role=status]').allTextContents();
+      throw new Error(`${e.message}\nat: ${page.url()}\nsent: ${JSON.stringify(sent)}\npage says: ${JSON.stringify(says)}`);
+    });
     assert.ok(!page.url().includes(TOKEN), 'no token in the URL');
     await page.locator('.record').waitFor();
     const posts = sent.filter((s) => s.method === 'POST');
