@@ -6,10 +6,10 @@
 /// Declares a vocabulary enum: `Variant = "text",` per value, in the order
 /// `ALL` and `NAMES` list them (and messages and the JSON Schema with them).
 ///
-/// Two forms. This crate's: serde and the JSON Schema behind its `serde`
-/// and `schema` features. Other crates' (`gco_api`'s roles, auth modes and
-/// methods), which always have serde: `vocabulary! { serde; ... }` derives
-/// it with each value's text. The forms differ because a macro's
+/// Two forms. This crate's: serde, the JSON Schema and the OpenAPI schema
+/// behind its `serde`, `schema` and `openapi` features. Other crates'
+/// (`gco_api`'s roles, auth modes and methods), which always have serde:
+/// `vocabulary! { serde; ... }` derives it with each value's text. The forms differ because a macro's
 /// `cfg(feature)` is read in the crate that calls it.
 #[macro_export]
 macro_rules! vocabulary {
@@ -53,6 +53,21 @@ macro_rules! vocabulary {
         }
 
         $crate::vocabulary!(@words $name { $($variant = $text,)+ });
+
+        // Its OpenAPI schema (this crate's `openapi` feature): a string,
+        // one of the texts.
+        #[cfg(feature = "openapi")]
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                utoipa::openapi::schema::ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::schema::Type::String)
+                    .enum_values(Some(Self::NAMES))
+                    .into()
+            }
+        }
+
+        #[cfg(feature = "openapi")]
+        impl utoipa::ToSchema for $name {}
     };
     (@words $name:ident { $($variant:ident = $text:literal,)+ }) => {
         impl $name {
