@@ -26,17 +26,22 @@ pub const CREATED_BY: &str = "created_by";
 //
 // With `schema`, the JSON Schema of a record (`core/schema/`): each field
 // described as the table holds it, which `from_value` reads.
+//
+// With `openapi`, its OpenAPI schema (the API's `Record`): each field as
+// the API answers it.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(
     feature = "schema",
     schemars(title = "EndpointRecord", rename = "EndpointRecord")
 )]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Record {
     /// The endpoint's name: the table's key.
     pub endpoint_name: String,
     /// Default: `deploying`.
     #[cfg_attr(feature = "schema", schemars(with = "Option<DesiredState>"))]
+    #[cfg_attr(feature = "openapi", schema(schema_with = <DesiredState as utoipa::PartialSchema>::schema))]
     pub desired_state: DesiredState,
     /// Regions to serve in: de-duplicated, order kept.
     #[cfg_attr(feature = "schema", schemars(with = "Option<Vec<String>>"))]
@@ -44,13 +49,19 @@ pub struct Record {
     /// The Kubernetes namespace. Default: `gco-inference`.
     #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub namespace: String,
-    /// What `deploy` stores: the endpoint spec.
+    /// What `deploy` stores: the endpoint spec
+    /// (core/schema/endpoint-spec.schema.json).
     #[cfg_attr(feature = "schema", schemars(with = "crate::types::EndpointSpec"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub spec: Object,
     /// Strings only; stored only when non-empty.
     #[cfg_attr(
         feature = "schema",
         schemars(with = "Option<std::collections::BTreeMap<String, String>>")
+    )]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(value_type = std::collections::BTreeMap<String, String>, required = false)
     )]
     pub labels: Object,
     /// `/inference/<endpoint_name>`, where GCO routes the endpoint.
@@ -70,13 +81,16 @@ pub struct Record {
         feature = "schema",
         schemars(with = "Option<std::collections::BTreeMap<String, Object>>")
     )]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub region_status: Object,
     /// 64 lowercase hex characters, minted at create; older records lack it.
+    #[cfg_attr(feature = "openapi", schema(value_type = String, required = false))]
     pub lifecycle_id: Option<String>,
     /// Every region ever targeted, append-only. Older records lack it (and
     /// `region_generations`): GCO's monitors then migrate the record, which
     /// they would not do once an empty one were written, so absent stays
     /// absent.
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>, required = false))]
     pub cleanup_regions: Option<Vec<String>>,
     /// Region -> 64 hex token, minted at create and on every add or removal
     /// of that region; the monitors fence their status writes with it.
@@ -84,14 +98,21 @@ pub struct Record {
         feature = "schema",
         schemars(with = "Option<std::collections::BTreeMap<String, String>>")
     )]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(value_type = std::collections::BTreeMap<String, String>, required = false)
+    )]
     pub region_generations: Option<Object>,
     /// 64 hex token the first delete mints (and later ones keep); the
     /// monitors fence their deleting status writes and the purge with it.
+    #[cfg_attr(feature = "openapi", schema(value_type = String, required = false))]
     pub deletion_generation: Option<String>,
     /// The regions to clean up, taken from `cleanup_regions` by the first
     /// delete (and kept by later ones).
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>, required = false))]
     pub deletion_regions: Option<Vec<String>>,
     #[cfg_attr(feature = "schema", schemars(skip))]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub extra: Object,
 }
 
