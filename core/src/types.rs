@@ -20,10 +20,21 @@ use crate::limits::{MOONCAKE_TOPOLOGY_MAX, MOONCAKE_TOPOLOGY_MIN, PORT_MAX, PORT
 use schemars::JsonSchema;
 
 macro_rules! typed {
+    // With `openapi`, also its OpenAPI schema: a body of the console's API.
+    (openapi; $(#[$meta:meta])* pub struct $name:ident { $($body:tt)* }) => {
+        typed!(@ [#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]]
+            [#[cfg_attr(feature = "openapi", schema(ignore))]]
+            $(#[$meta])* pub struct $name { $($body)* });
+    };
     ($(#[$meta:meta])* pub struct $name:ident { $($body:tt)* }) => {
+        typed!(@ [] [] $(#[$meta])* pub struct $name { $($body)* });
+    };
+    (@ [$($openapi:tt)*] [$($openapi_skip:tt)*]
+        $(#[$meta:meta])* pub struct $name:ident { $($body:tt)* }) => {
         $(#[$meta])*
         #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
         #[cfg_attr(feature = "schema", derive(JsonSchema))]
+        $($openapi)*
         // The checks warn of any other member, so the schema refuses it.
         #[cfg_attr(feature = "schema", schemars(deny_unknown_fields))]
         pub struct $name {
@@ -31,6 +42,7 @@ macro_rules! typed {
             /// Keys this version does not know, kept as they are.
             #[serde(flatten)]
             #[cfg_attr(feature = "schema", schemars(skip))]
+            $($openapi_skip)*
             pub extra: Object,
         }
     };
@@ -49,6 +61,7 @@ typed! {
 }
 
 typed! {
+    openapi;
     /// The KV-cache store pool. Byte sizes are whole numbers of bytes, as
     /// integers or decimal digits (stored as digits).
     pub struct MooncakeStoreConfig {
@@ -75,10 +88,12 @@ typed! {
         /// caches nothing).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "schema", schemars(schema_with = "byte_size"))]
+        #[cfg_attr(feature = "openapi", schema(schema_with = authored_byte_size, required = false))]
         pub global_segment_size: Option<String>,
         /// Each instance's local buffer in bytes, 0 to 2**63-1.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "schema", schemars(schema_with = "byte_size"))]
+        #[cfg_attr(feature = "openapi", schema(schema_with = authored_byte_size, required = false))]
         pub local_buffer_size: Option<String>,
         /// Where the store offloads KV blocks.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -293,6 +308,19 @@ fn byte_size(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
             {"type": "string", "pattern": r"^\s*[0-9]+\s*$"}
         ]
     })
+}
+
+/// A byte size as the API takes it: a number of bytes, or a text with a
+/// unit (`"4gb"`, `"2 GiB"`), which the console stores as digits.
+#[cfg(feature = "openapi")]
+fn authored_byte_size() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::String, Type::Integer]))
+        .description(Some(
+            "A number of bytes, or a text with a unit (\"4gb\", \"2 GiB\"), stored as digits.",
+        ))
+        .build()
 }
 
 /// The proxy's scheduling policies GCO's monitor understands.
