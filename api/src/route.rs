@@ -182,7 +182,7 @@ macro_rules! for_each_change {
                 [body TopologyBody], "Set the XpYd topology of a split-mode endpoint";
             ConfigureStore: configure_store, put STORE, Operator,
                 "configuring an endpoint's KV-cache store",
-                [body StoreSettings], "Replace the KV-store settings (spec.mooncake.store)";
+                [body MooncakeStoreConfig], "Replace the KV-store settings (spec.mooncake.store)";
             UpdateImage: update_image, put IMAGE, Operator, "updating an endpoint's image",
                 [body ImageBody], "Update the image (drops per-region image URIs)";
             Scale: scale, put REPLICAS, Operator, "scaling an endpoint",

@@ -18,10 +18,10 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement
 use utoipa::openapi::{
     InfoBuilder, ObjectBuilder, OpenApi, OpenApiBuilder, Ref, RefOr, Response, ResponseBuilder,
 };
-use utoipa::{IntoResponses, ToSchema};
+use utoipa::{IntoResponses, PartialSchema, ToSchema};
 
 use super::body::BODY_TIMEOUT;
-use super::schema::{Record, StoreSettings};
+use gco_spec::Record;
 
 pub const TITLE: &str = "GCO console API";
 
@@ -109,13 +109,12 @@ pub fn base() -> OpenApi {
     let mut schemas = Vec::new();
     collect::<ErrorBody>(&mut schemas);
     collect::<Diagnostic>(&mut schemas);
-    collect::<Record>(&mut schemas);
+    schemas.push((Record::name().into_owned(), record_schema()));
     collect::<Listing>(&mut schemas);
     collect::<Unreadable>(&mut schemas);
     collect::<Stale>(&mut schemas);
     collect::<Validation>(&mut schemas);
     collect::<gco_spec::DeployRequest>(&mut schemas);
-    collect::<StoreSettings>(&mut schemas);
     collect::<Health>(&mut schemas);
     components = components.schemas_from_iter(schemas);
     OpenApiBuilder::new()
@@ -130,6 +129,22 @@ pub fn base() -> OpenApi {
 }
 
 type Schemas = Vec<(String, RefOr<utoipa::openapi::Schema>)>;
+
+/// The core's record, with the attribute the console's deploy adds.
+fn record_schema() -> RefOr<utoipa::openapi::Schema> {
+    let mut schema = Record::schema();
+    if let RefOr::T(utoipa::openapi::Schema::Object(record)) = &mut schema {
+        let created_by = ObjectBuilder::new()
+            .schema_type(Type::String)
+            .description(Some(
+                "Who deployed it: the identity of the console's deploy (GCO's CLI leaves it out).",
+            ));
+        record
+            .properties
+            .insert(gco_spec::record::CREATED_BY.to_owned(), created_by.into());
+    }
+    schema
+}
 
 fn collect<T: ToSchema>(schemas: &mut Schemas) {
     schemas.push((T::name().into_owned(), T::schema()));

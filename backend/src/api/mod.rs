@@ -39,7 +39,8 @@ pub use extract::{
     IfNoneMatch, ListQuery, REQUEST_ID, RegionName,
 };
 use gco_api::{Health, HealthStatus, Listing, Stale, Unreadable, Validation};
-use schema::{StoreSettings, ValidateBody};
+use gco_spec::types::MooncakeStoreConfig;
+use schema::ValidateBody;
 
 use crate::service::{Actor, Service};
 use crate::store::Stored;

@@ -358,3 +358,27 @@ async fn the_served_document_is_the_committed_snapshot() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../api/openapi.json");
     expect_test::expect_file![path].assert_eq(&format!("{served}\n"));
 }
+
+/// The record's schema is the core's type: every attribute the record
+/// reads, and the one the console's deploy adds, and no other.
+#[test]
+fn the_record_schema_names_every_attribute() {
+    let document = parse(gco_console::api::document()).unwrap();
+    let properties = document
+        .as_object()
+        .and_then(|d| {
+            d.get("components")?
+                .as_object()?
+                .get("schemas")?
+                .as_object()
+        })
+        .and_then(|s| s.get("Record")?.as_object()?.get("properties")?.as_object())
+        .expect("the Record schema's properties");
+    let documented: Vec<String> = properties
+        .iter()
+        .map(|(key, _)| key.as_str().unwrap_or_default().to_owned())
+        .collect();
+    let mut attributes: Vec<String> = Record::ATTRIBUTES.map(str::to_owned).into();
+    attributes.push(gco_spec::record::CREATED_BY.to_owned());
+    assert_eq!(documented, attributes);
+}
