@@ -57,8 +57,10 @@ cd "$ROOT"
 # made it 381,354 (+246 bytes raw; brotli +122), a trade-off reported in
 # BENCHMARKS.md; the budget follows at 381,360. A fix (the editor's link
 # no longer lands on the endpoint page Deploy opens) made it 381,367 (+13;
-# brotli, as sent, 123 less): the budget follows at 381,370.
-BUDGET=${WEB_GZIP_BUDGET:-381370}   # bytes: wasm + JS, gzip -9
+# brotli, as sent, 123 less): the budget follows at 381,370. Dependencies'
+# paths named from the registry, not this machine's cargo home
+# (scripts/remap-paths.sh), made it 381,174: the budget follows at 381,180.
+BUDGET=${WEB_GZIP_BUDGET:-381180}   # bytes: wasm + JS, gzip -9
 PROFILE=wasm-release
 TARGET=wasm32-unknown-unknown
 WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"
@@ -75,6 +77,7 @@ log "cargo build -p gco-web ($PROFILE)"
 # Documented by Leptos; the console's behaviour is the same either way.
 # Scoped to this build (core's package build does not use Leptos).
 export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }--cfg erase_components"
+. scripts/remap-paths.sh
 # Not stripped here: wasm-bindgen reads the target_features section; wasm-opt strips below.
 CARGO_PROFILE_WASM_RELEASE_STRIP=false cargo build -q -p gco-web --target "$TARGET" --profile "$PROFILE"
 
