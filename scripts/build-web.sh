@@ -59,8 +59,11 @@ cd "$ROOT"
 # no longer lands on the endpoint page Deploy opens) made it 381,367 (+13;
 # brotli, as sent, 123 less): the budget follows at 381,370. Dependencies'
 # paths named from the registry, not this machine's cargo home
-# (scripts/remap-paths.sh), made it 381,174: the budget follows at 381,180.
-BUDGET=${WEB_GZIP_BUDGET:-381180}   # bytes: wasm + JS, gzip -9
+# (scripts/remap-paths.sh), made it 381,174. One path is left: Leptos's
+# wasm-split marker hashes the console's folder, so gzip's figure moves by
+# a few bytes with where it is built (381,178 in a clone under /tmp): the
+# budget follows at 381,190.
+BUDGET=${WEB_GZIP_BUDGET:-381190}   # bytes: wasm + JS, gzip -9
 PROFILE=wasm-release
 TARGET=wasm32-unknown-unknown
 WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"
