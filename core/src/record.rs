@@ -49,8 +49,7 @@ pub struct Record {
     /// The Kubernetes namespace. Default: `gco-inference`.
     #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub namespace: String,
-    /// What `deploy` stores: the endpoint spec
-    /// (core/schema/endpoint-spec.schema.json).
+    /// What `deploy` stores: the endpoint spec.
     #[cfg_attr(feature = "schema", schemars(with = "crate::types::EndpointSpec"))]
     #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub spec: Object,
