@@ -9,8 +9,9 @@
 /// Two forms. This crate's: serde, the JSON Schema and the OpenAPI schema
 /// behind its `serde`, `schema` and `openapi` features. Other crates'
 /// (`gco_api`'s roles, auth modes and methods), which always have serde:
-/// `vocabulary! { serde; ... }` derives it with each value's text. The forms differ because a macro's
-/// `cfg(feature)` is read in the crate that calls it.
+/// `vocabulary! { serde; ... }` derives it with each value's text. The
+/// forms differ because a macro's `cfg(feature)` is read in the crate that
+/// calls it.
 #[macro_export]
 macro_rules! vocabulary {
     (
