@@ -98,7 +98,7 @@ fn refuse(request: &Request) -> Option<ApiError> {
     for (name, field) in [
         (header::CONTENT_TYPE, "Content-Type"),
         (header::AUTHORIZATION, "Authorization"),
-        (ALB_IDENTITY, "x-amzn-oidc-data"),
+        (ALB_IDENTITY, crate::auth::alb::HEADER),
     ] {
         if headers.get_all(&name).iter().nth(1).is_some() {
             return Some(ApiError::field(
