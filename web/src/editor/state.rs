@@ -179,8 +179,9 @@ impl Editor {
         out.extend(self.report.with(|r| r.diagnostics.clone()));
         out.extend(self.server.with(|s| s.clone()));
         out.extend(self.name_taken());
-        out.sort_by_key(|d| d.severity);
-        out
+        let mut all = Report { diagnostics: out };
+        all.sort();
+        all.diagnostics
     }
 
     /// Whether the request must not be deployed or linked: an error, or
