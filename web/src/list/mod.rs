@@ -188,13 +188,24 @@ fn rows(listing: &Listing, query: &Query) -> Vec<Record> {
         .filter(|r| needle.is_empty() || r.endpoint_name.to_ascii_lowercase().contains(&needle))
         .cloned()
         .collect();
-    match query.sort {
-        Sort::Created => {}
-        Sort::Name => records.sort_by(|a, b| a.endpoint_name.cmp(&b.endpoint_name)),
-        Sort::State => {
-            records.sort_by_key(|r| (state_rank(r.desired_state), r.endpoint_name.clone()))
-        }
-    }
+    // One comparator for both orders: each sort call is its own copy of
+    // the sort's code in the wasm. Names are unique, so no two records
+    // compare equal and the unstable sort (the smaller code) is exact.
+    let by_state = match query.sort {
+        Sort::Created => return records,
+        Sort::Name => false,
+        Sort::State => true,
+    };
+    records.sort_unstable_by(|a, b| {
+        let rank = |r: &Record| {
+            if by_state {
+                state_rank(r.desired_state)
+            } else {
+                0
+            }
+        };
+        (rank(a), &a.endpoint_name).cmp(&(rank(b), &b.endpoint_name))
+    });
     records
 }
 
