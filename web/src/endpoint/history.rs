@@ -110,7 +110,9 @@ impl Filters {
 /// The values a select offers: those of the entries read, sorted, once.
 fn choices(entries: &[HistoryEntry], of: impl Fn(&HistoryEntry) -> String) -> Vec<String> {
     let mut values: Vec<String> = entries.iter().map(of).collect();
-    values.sort();
+    // Equal strings are alike: the unstable sort gives the same list, with
+    // less code than the stable one.
+    values.sort_unstable();
     values.dedup();
     values
 }
