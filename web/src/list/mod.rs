@@ -459,4 +459,39 @@ mod tests {
         assert_eq!(listing.unreadable, ["b (spec: not a mapping)"]);
         assert_eq!(listing.stale, Some(7));
     }
+
+    #[test]
+    fn rows_sort_by_name_or_by_state_then_name() {
+        let record = |name: &str, state: &str| {
+            let text = format!(
+                r#"{{"endpoint_name": "{name}", "desired_state": "{state}", "target_regions": ["us-east-1"],
+                    "namespace": "gco-inference", "spec": {{"image": "x"}}, "created_at": "t", "updated_at": "t"}}"#
+            );
+            Record::from_value(&parse(&text).unwrap()).unwrap()
+        };
+        let listing = Listing {
+            records: vec![
+                record("c", "running"),
+                record("a", "stopped"),
+                record("b", "running"),
+                record("d", "deploying"),
+            ],
+            next: None,
+            unreadable: vec![],
+            stale: None,
+        };
+        let names = |sort| {
+            let query = Query {
+                sort,
+                ..Query::default()
+            };
+            rows(&listing, &query)
+                .into_iter()
+                .map(|r| r.endpoint_name)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(Sort::Created), ["c", "a", "b", "d"]);
+        assert_eq!(names(Sort::Name), ["a", "b", "c", "d"]);
+        assert_eq!(names(Sort::State), ["d", "b", "c", "a"]);
+    }
 }
