@@ -10,7 +10,7 @@
 # then shrinks both .wasm files with binaryen's wasm-opt -Oz (the npm one:
 # Debian's binaryen 108 emits wasm that fails at start-up) and prints the
 # size of what a browser loads: the web wasm and JS. Fails when they exceed
-# the budget gzipped (GZIP_BUDGET, default 97216 bytes: 94.9375 KiB; it was
+# the budget gzipped (GZIP_BUDGET, its default below; it was
 # 96 KiB until issues 31 and 35 added the accepted frameworks, SGLang's
 # rules and launcher, and the name, label and master-image rules: the
 # package went from 97,151 to 99,106 bytes; then 97 KiB until issue 34 read
@@ -49,8 +49,10 @@ cd "$ROOT"
 # a validation's instructions back under issue 44's target), a trade-off
 # reported in BENCHMARKS.md; the budget follows. 97,223 with dependencies'
 # paths named from the registry (scripts/remap-paths.sh); the budget
-# follows.
-GZIP_BUDGET=${GZIP_BUDGET:-97225}   # bytes, gzip -9 of the web wasm + JS
+# follows. 94,938 once mooncake.json is built in key order rather than
+# sorted after (the package's one stable sort, and its code, gone); the
+# budget follows down.
+GZIP_BUDGET=${GZIP_BUDGET:-94940}   # bytes, gzip -9 of the web wasm + JS
 PROFILE=wasm-release
 TARGET=wasm32-unknown-unknown
 WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"
