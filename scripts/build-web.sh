@@ -66,16 +66,18 @@ cd "$ROOT"
 # call with its own element type and order is one): mooncake.json built in
 # key order, the editor's messages ordered by the core's Report::sort, the
 # list's two orders one comparator and, as the history's choices,
-# unstable: 375,870. The budget follows down to 375,890.
-BUDGET=${WEB_GZIP_BUDGET:-375890}   # bytes: wasm + JS, gzip -9
+# unstable: 375,870. wasm-bindgen's JS minified by esbuild: 373,745. The
+# budget follows down to 373,765.
+BUDGET=${WEB_GZIP_BUDGET:-373765}   # bytes: wasm + JS, gzip -9
 PROFILE=wasm-release
 TARGET=wasm32-unknown-unknown
 WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"
+ESBUILD="$ROOT/node_modules/.bin/esbuild"
 log() { printf '[build-web] %s\n' "$*" >&2; }
 SIZE_ONLY=; [ "${1:-}" = --size-only ] && SIZE_ONLY=1
 
 if [ -z "$SIZE_ONLY" ]; then
-[ -x "$WASM_OPT" ] && command -v wasm-bindgen >/dev/null || bash scripts/setup.sh
+[ -x "$WASM_OPT" ] && [ -x "$ESBUILD" ] && command -v wasm-bindgen >/dev/null || bash scripts/setup.sh
 
 log "cargo build -p gco-web ($PROFILE)"
 # --cfg erase_components: Leptos type-erases each component's view (an
@@ -99,6 +101,12 @@ wasm-bindgen "${CARGO_TARGET_DIR:-target}/$TARGET/$PROFILE/gco-web.wasm" --targe
   --strip-debug --strip-producers --strip-target-features \
   dist/gco-web_bg.wasm -o dist/gco-web_bg.wasm.opt
 mv dist/gco-web_bg.wasm.opt dist/gco-web_bg.wasm
+# wasm-bindgen's JS, minified whole (names too: unlike the package's, no
+# one reads its stack traces; the wasm's imports are looked up by property
+# names, which stay): about 2,100 bytes fewer gzipped.
+for js in dist/gco-web.js dist/snippets/*/*.js; do
+  "$ESBUILD" "$js" --minify --format=esm --log-level=warning --allow-overwrite --outfile="$js"
+done
 cp index.html web/boot.js web/style.css dist/
 # Names each asset by its content and writes its .br and .gz forms.
 node scripts/dist-assets.mjs dist >/dev/null

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and running the console needs, skipping what is
 # already there: the wasm target, wasm-bindgen-cli (the version Cargo.lock
-# pins) and binaryen's wasm-opt (package.json's dependencies). The tests'
+# pins), binaryen's wasm-opt and esbuild (package.json's dependencies). The tests'
 # tools are scripts/setup-tests.sh's. Idempotent: a warm machine spends
 # about a second here.
 set -euo pipefail
@@ -28,7 +28,7 @@ if ! command -v wasm-bindgen >/dev/null || [ "$(wasm-bindgen --version | awk '{p
     wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
 fi
 
-if [ ! -x node_modules/.bin/wasm-opt ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  log "installing binaryen's wasm-opt (npm)"
+if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -x node_modules/.bin/esbuild ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  log "installing binaryen's wasm-opt and esbuild (npm)"
   npm ci --omit=dev --no-audit --no-fund --loglevel=error
 fi
