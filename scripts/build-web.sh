@@ -66,9 +66,9 @@ cd "$ROOT"
 # call with its own element type and order is one): mooncake.json built in
 # key order, the editor's messages ordered by the core's Report::sort, the
 # list's two orders one comparator and, as the history's choices,
-# unstable: 375,870. wasm-bindgen's JS minified by esbuild: 373,745. The
-# budget follows down to 373,765.
-BUDGET=${WEB_GZIP_BUDGET:-373765}   # bytes: wasm + JS, gzip -9
+# unstable: 375,870. wasm-bindgen's JS minified by esbuild: 373,745; the
+# boot script too: 373,648. The budget follows down to 373,670.
+BUDGET=${WEB_GZIP_BUDGET:-373670}   # bytes: wasm + JS, gzip -9
 PROFILE=wasm-release
 TARGET=wasm32-unknown-unknown
 WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"
@@ -108,6 +108,10 @@ for js in dist/gco-web.js dist/snippets/*/*.js; do
   "$ESBUILD" "$js" --minify --format=esm --log-level=warning --allow-overwrite --outfile="$js"
 done
 cp index.html web/boot.js web/style.css dist/
+# The style sheet and the boot script minified too (the style sheet: about
+# 700 bytes fewer gzipped).
+"$ESBUILD" dist/style.css --minify --log-level=warning --allow-overwrite --outfile=dist/style.css
+"$ESBUILD" dist/boot.js --minify --format=esm --log-level=warning --allow-overwrite --outfile=dist/boot.js
 # Names each asset by its content and writes its .br and .gz forms.
 node scripts/dist-assets.mjs dist >/dev/null
 fi
