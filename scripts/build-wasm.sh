@@ -7,27 +7,26 @@
 #   core/pkg/node  CommonJS for node (wasm-bindgen --target nodejs), and an
 #                  ES module entry over it (core/npm/gco_spec.mjs)
 #   core/pkg/README.md     from core/npm/README.md
-# then shrinks both .wasm files with binaryen's wasm-opt -Oz (the npm one:
-# Debian's binaryen 108 emits wasm that fails at start-up) and prints the
-# size of what a browser loads: the web wasm and JS. Fails when they exceed
-# the budget gzipped (GZIP_BUDGET, its default below; it was
-# 96 KiB until issues 31 and 35 added the accepted frameworks, SGLang's
-# rules and launcher, and the name, label and master-image rules: the
-# package went from 97,151 to 99,106 bytes; then 97 KiB until issue 34 read
-# the options with serde into the types their declarations come from, to
-# 100,775 bytes, and gave the deploy request a type (28 named fields in
-# place of an index), to 101,653 bytes; issue 40 added GCO's SGLang deploy
-# checks and the TLS sidecar, base-pass objects and canary to the plan
-# (+2,804 bytes); issue 41 builds it at opt-level "z", as the console:
-# 91,397 bytes with both, within the 96 KiB target (91,444 on main at
+# then shrinks both .wasm files with binaryen's wasm-opt
+# (scripts/shrink-wasm.sh) and prints the size of what a browser loads:
+# the web wasm and JS. Fails when they exceed the budget gzipped
+# (GZIP_BUDGET, its default below; it was 96 KiB until issues 31 and 35 added
+# the accepted frameworks, SGLang's rules and launcher, and the name, label
+# and master-image rules: the package went from 97,151 to 99,106 bytes; then
+# 97 KiB until issue 34 read the options with serde into the types their
+# declarations come from, to 100,775 bytes, and gave the deploy request a type
+# (28 named fields in place of an index), to 101,653 bytes; issue 40 added
+# GCO's SGLang deploy checks and the TLS sidecar, base-pass objects and canary
+# to the plan (+2,804 bytes); issue 41 builds it at opt-level "z", as the
+# console: 91,397 bytes with both, within the 96 KiB target (91,444 on main at
 # issue 45's start). Issue 45 gave every diagnostic of a text its range (the
 # path's place found by a scan of the text, lines and UTF-16 columns, the
 # range in each answer: about +2,800 bytes) and validateDocument the monitor
-# settings (their reader and the master-image check: about +2,500 bytes),
-# to 96,875 bytes, still within the 96 KiB target. Issue 43's rules of
-# the model a spec names (SGLang's model path) took it to 96,913 bytes;
-# placing a deploy request's block faults at the fields it gives (the
-# table of those fields), to 97,213 bytes.
+# settings (their reader and the master-image check: about +2,500 bytes), to
+# 96,875 bytes, still within the 96 KiB target. Issue 43's rules of the model
+# a spec names (SGLang's model path) took it to 96,913 bytes; placing a deploy
+# request's block faults at the fields it gives (the table of those fields),
+# to 97,213 bytes.
 # `cd core/pkg && npm pack` makes the tarball.
 #
 # Idempotent; runs from any directory. Calls scripts/setup-tests.sh only when the
@@ -84,6 +83,7 @@ log "cargo build ($PROFILE, $TARGET)"
 # wasm-bindgen then cannot tell which wasm features it may use (it warns).
 # wasm-opt strips names, debug info and producers below instead.
 . scripts/remap-paths.sh
+. scripts/shrink-wasm.sh
 CARGO_PROFILE_WASM_RELEASE_STRIP=false cargo build -q -p gco-spec --lib --no-default-features --features wasm --target "$TARGET" --profile "$PROFILE"
 RAW="${CARGO_TARGET_DIR:-$ROOT/target}/$TARGET/$PROFILE/gco_spec.wasm"
 
@@ -91,21 +91,7 @@ for target in web nodejs; do
   out="core/pkg/${target/nodejs/node}"
   log "wasm-bindgen --target $target -> $out"
   wasm-bindgen "$RAW" --target "$target" --out-dir "$out" --out-name gco_spec
-  # The --enable flags are the features rustc's wasm32 target emits by
-  # default and wasm-bindgen keeps; wasm-opt must be allowed to keep them too.
-  # The passes: -Os, then binaryen's flatten and re-reloop of control flow,
-  # then -Oz twice, came out smallest gzipped (about 400 bytes below plain
-  # -Oz). Twice, not --converge (which reruns the whole list while the
-  # binary shrinks): as small or smaller, in half the time (the console's
-  # wasm: 33 s against 65 s, 314 bytes fewer gzipped). --low-memory-unused lets it fold constant offsets into
-  # loads: rustc puts the stack first, so the low 1 KiB is the bottom of the
-  # 1 MiB stack, reached only on the brink of a stack overflow.
-  "$WASM_OPT" --low-memory-unused -Os --flatten --rereloop -Oz -Oz \
-    --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-    --enable-mutable-globals --enable-multivalue --enable-reference-types \
-    --strip-debug --strip-producers --strip-target-features \
-    "$out/gco_spec_bg.wasm" -o "$out/gco_spec_bg.wasm.opt"
-  mv "$out/gco_spec_bg.wasm.opt" "$out/gco_spec_bg.wasm"
+  shrink_wasm "$out/gco_spec_bg.wasm"
 done
 # What a browser loads goes out minified, as bundlers would make it; names
 # are kept, so stack traces stay readable. The node build stays as written.

@@ -88,20 +88,13 @@ log "cargo build -p gco-web ($PROFILE)"
 # Scoped to this build (core's package build does not use Leptos).
 export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }--cfg erase_components"
 . scripts/remap-paths.sh
+. scripts/shrink-wasm.sh
 # Not stripped here: wasm-bindgen reads the target_features section; wasm-opt strips below.
 CARGO_PROFILE_WASM_RELEASE_STRIP=false cargo build -q -p gco-web --target "$TARGET" --profile "$PROFILE"
 
 rm -rf dist && mkdir -p dist
 wasm-bindgen "${CARGO_TARGET_DIR:-target}/$TARGET/$PROFILE/gco-web.wasm" --target web --no-typescript --out-dir dist --out-name gco-web
-# The passes are scripts/build-wasm.sh's (see there): -Os, flatten and
-# re-reloop, then -Oz twice, with --low-memory-unused (rustc puts the stack
-# first). About 3,650 bytes gzipped below plain -Oz here.
-"$WASM_OPT" --low-memory-unused -Os --flatten --rereloop -Oz -Oz \
-  --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-  --enable-mutable-globals --enable-multivalue --enable-reference-types \
-  --strip-debug --strip-producers --strip-target-features \
-  dist/gco-web_bg.wasm -o dist/gco-web_bg.wasm.opt
-mv dist/gco-web_bg.wasm.opt dist/gco-web_bg.wasm
+shrink_wasm dist/gco-web_bg.wasm
 # wasm-bindgen's JS, minified whole (names too: unlike the package's, no
 # one reads its stack traces; the wasm's imports are looked up by property
 # names, which stay): about 2,100 bytes fewer gzipped.
