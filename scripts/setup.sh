@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs what building and running the console needs, skipping what is
 # already there: the wasm target, wasm-bindgen-cli (the version Cargo.lock
-# pins), binaryen's wasm-opt and esbuild (package.json's dependencies). The tests'
-# tools are scripts/setup-tests.sh's. Idempotent: a warm machine spends
-# about a second here.
+# pins), binaryen's wasm-opt and esbuild (package.json's dependencies). The
+# tests' tools are scripts/setup-tests.sh's. Idempotent: a warm machine
+# spends about a second here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
